@@ -1,0 +1,72 @@
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOFoundationEssentialsCompat
+
+extension API {
+    /// Calls `request` and returns its decoded value.
+    ///
+    /// - Throws: ``APIError``.
+    public func call<Request: ResourceRequest>(_ request: Request) async throws(APIError) -> Request.ResourceType {
+        try await response(request).value
+    }
+
+    /// Calls `request` and returns its decoded value with the response's status and header fields.
+    ///
+    /// - Throws: ``APIError``.
+    public func response<Request: ResourceRequest>(
+        _ request: Request
+    ) async throws(APIError) -> APIResponse<Request.ResourceType> {
+        let start = ContinuousClock.now
+        let method = request.verb.method(update: request.updateMethod)
+        do throws(APIError) {
+            let authorization: String?
+            do {
+                authorization = try await authenticationStorage.authenticationHeader(for: config.service)
+            } catch {
+                throw APIError(kind: .authentication, underlying: error)
+            }
+            let built = try builder.build(request, authorization: authorization, encoder: requestEncoder, start: start)
+            let context = RequestContext(
+                requestID: Self.makeRequestID(),
+                verb: request.verb,
+                path: built.path,
+                pathTemplate: request.path.template,
+                query: built.query,
+                shouldRedactRequestBody: request.shouldRedactRequestBody,
+                shouldRedactResponseBody: request.shouldRedactResponseBody,
+                logger: logger,
+                config: config
+            )
+            let response = try await send(built.request, context: context)
+            return try ResponseValidator.validate(response, for: request, decoder: request.responseDecoder ?? responseDecoder)
+        } catch {
+            throw error.with(method: method, path: request.path.encoded)
+        }
+    }
+
+    /// Step 2 and 3: runs the middlewares around the transport.
+    private func send(_ request: TransportRequest, context: RequestContext) async throws(APIError) -> TransportResponse {
+        do {
+            return try await next(at: 0)(request, context)
+        } catch {
+            throw APIError.wrapping(error)
+        }
+    }
+
+    private func next(at index: Int) -> (TransportRequest, RequestContext) async throws -> TransportResponse {
+        guard index < middlewares.count else {
+            let client = httpClient
+            return { request, _ in try await client.send(request) }
+        }
+        let middleware = middlewares[index]
+        let rest = next(at: index + 1)
+        return { request, context in try await middleware.intercept(request, context: context, next: rest) }
+    }
+
+    private static func makeRequestID() -> String {
+        let value = UInt64.random(in: .min ... .max)
+        let hex = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - hex.utf8.count) + hex
+    }
+}

@@ -1,0 +1,62 @@
+public import Logging
+
+/// The one object every request goes through.
+///
+/// Build it once from its dependencies and inject it where calls are made:
+///
+/// ```swift
+/// let api = API(dependencies: try await APIDependencies.live(environment: "production"))
+/// let user = try await api.call(ShowUser(id: 42))
+/// ```
+///
+/// A call builds the request (base URL, path, query or body, headers, `Authorization` from the
+/// storage), runs it through the ``middlewares`` around the ``HTTPClient``, then decodes a 2xx
+/// response or throws ``APIError``. `API` is a value: copies share the transport.
+public struct API: Sendable {
+    /// What an `API` depends on: any type with these five parts.
+    public typealias Dependencies = HasAPIConfig & HasAuthenticationStorage & HasHTTPClient & HasCoders & HasLogger & Sendable
+
+    /// The configuration, read from the dependencies once, at creation.
+    public let config: APIConfig
+    /// The credential source.
+    public let authenticationStorage: any AuthenticationStorage
+    /// The transport.
+    public let httpClient: any HTTPClient
+    /// The injected body encoder.
+    public let requestEncoder: any RequestEncoder
+    /// The injected response decoder.
+    public let responseDecoder: any ResponseDecoder
+    /// The logger calls write through.
+    public private(set) var logger: Logger
+    /// The steps around the transport, outermost first.
+    public let middlewares: [any APIMiddleware]
+
+    let builder: RequestBuilder
+
+    /// Creates an API from `dependencies`, reading each of them once.
+    ///
+    /// - Parameter middlewares: The steps around the transport, outermost first. The default is
+    ///   the logging step alone; pass your own list to add steps or to leave logging out.
+    public init(dependencies: any Dependencies, middlewares: [any APIMiddleware] = [LoggingMiddleware()]) {
+        config = dependencies.apiConfig
+        authenticationStorage = dependencies.authenticationStorage
+        httpClient = dependencies.httpClient
+        requestEncoder = dependencies.requestEncoder
+        responseDecoder = dependencies.responseDecoder
+        logger = dependencies.logger
+        self.middlewares = middlewares
+        builder = RequestBuilder(config: dependencies.apiConfig)
+    }
+
+    /// This API writing through `logger` instead, such as an incoming request's logger in a server.
+    public func with(logger: Logger) -> API {
+        var copy = self
+        copy.logger = logger
+        return copy
+    }
+
+    /// Shuts the transport down. Calls made after it fail.
+    public func shutdown() async throws {
+        try await httpClient.shutdown()
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOFoundationEssentialsCompat
+
+/// Step 1 of a call: turns a ``ResourceRequest`` into a ``TransportRequest``.
+struct RequestBuilder: Sendable {
+    /// A built request and what the rest of the call needs to know about it.
+    struct Built: Sendable {
+        var request: TransportRequest
+        var path: String
+        var query: String
+    }
+
+    private let baseURL: String
+    private let baseHeaders: [(name: String, value: String)]
+    private let formEncoder: FormEncoder
+    private let defaultTimeout: Duration
+    private let maxResponseBytes: Int
+
+    init(config: APIConfig) {
+        var base = config.baseURL.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        baseURL = base
+        baseHeaders = config.baseHeaders.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        formEncoder = FormEncoder(keyStrategy: config.coding.keyStrategy, dateStrategy: config.coding.dateStrategy)
+        defaultTimeout = config.timeout
+        maxResponseBytes = config.maxResponseBytes
+    }
+
+    /// Builds the request; `authorization` is the storage's header value, if any.
+    func build<R: ResourceRequest>(
+        _ request: R,
+        authorization: String?,
+        encoder: any RequestEncoder,
+        start: ContinuousClock.Instant
+    ) throws(APIError) -> Built {
+        let path = request.path
+        guard !path.hasEmptySegment else {
+            throw APIError(kind: .invalidRequest, detail: "an interpolated path segment is empty")
+        }
+        var fields = HTTPFields()
+        fields.reserveCapacity(baseHeaders.count + request.headers.count + 3)
+        fields[.accept] = "application/json"
+        for (name, value) in baseHeaders { try Self.set(name, value, in: &fields) }
+        for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) { try Self.set(name, value, in: &fields) }
+        if let authorization, fields[.authorization] == nil {
+            guard HeaderValidation.isValidValue(authorization) else {
+                throw APIError(kind: .invalidRequest, detail: "the stored Authorization value holds CR, LF or NUL")
+            }
+            fields[.authorization] = authorization
+        }
+
+        var query = ""
+        var body: ByteBuffer?
+        let parameters = request.parameters
+        let hasParameters = !(parameters is Empty)
+        if request.verb.sendsBody {
+            if hasParameters {
+                body = try encodeBody(parameters, as: request.bodyEncoding, encoder: request.requestEncoder ?? encoder, fields: &fields)
+            }
+        } else if hasParameters {
+            query = try formFields(parameters).percentEncodedQuery()
+        }
+
+        var url = baseURL
+        url.reserveCapacity(baseURL.utf8.count + path.encoded.utf8.count + query.utf8.count + 2)
+        url += "/"
+        url += path.encoded
+        if !query.isEmpty {
+            url += "?"
+            url += query
+        }
+        let transport = TransportRequest(
+            method: request.verb.method(update: request.updateMethod),
+            url: url,
+            headerFields: fields,
+            body: body,
+            deadline: start + (request.timeout ?? defaultTimeout),
+            maxResponseBytes: maxResponseBytes
+        )
+        return Built(request: transport, path: path.encoded, query: query)
+    }
+
+    private func encodeBody(
+        _ parameters: some Encodable,
+        as encoding: BodyEncoding,
+        encoder: any RequestEncoder,
+        fields: inout HTTPFields
+    ) throws(APIError) -> ByteBuffer {
+        switch encoding {
+        case .json:
+            if fields[.contentType] == nil { fields[.contentType] = "application/json" }
+            do {
+                return ByteBuffer(data: try encoder.encode(parameters))
+            } catch let error as EncodingError {
+                var failure = APIError(kind: .encodingFailed, underlying: error)
+                if case .invalidValue(_, let context) = error { failure.codingPath = APIError.render(context.codingPath) }
+                throw failure
+            } catch {
+                throw APIError(kind: .encodingFailed, underlying: error)
+            }
+        case .formURLEncoded:
+            fields[.contentType] = "application/x-www-form-urlencoded"
+            return ByteBuffer(string: try formFields(parameters).percentEncodedQuery())
+        case .multipart:
+            let multipart = MultipartBody()
+            fields[.contentType] = multipart.contentType
+            return multipart.encode(try formFields(parameters))
+        }
+    }
+
+    private func formFields(_ parameters: some Encodable) throws(APIError) -> [FormField] {
+        do {
+            return try formEncoder.fields(of: parameters)
+        } catch let error as FormEncodingError {
+            throw APIError(kind: .invalidRequest, detail: error.description, underlying: error)
+        } catch {
+            throw APIError(kind: .invalidRequest, underlying: error)
+        }
+    }
+
+    private static func set(_ name: String, _ value: String, in fields: inout HTTPFields) throws(APIError) {
+        guard let fieldName = HTTPField.Name(name), HeaderValidation.isValidName(name) else {
+            throw APIError(kind: .invalidRequest, detail: "header name '\(PercentEncoding.encode(name, allowing: .unreserved))' is not a valid token")
+        }
+        guard HeaderValidation.isValidValue(value) else {
+            throw APIError(kind: .invalidRequest, detail: "the value of header '\(name)' holds CR, LF or NUL")
+        }
+        fields[fieldName] = value
+    }
+}
+
+extension [FormField] {
+    /// The fields as a query string, with file fields refused.
+    fileprivate func percentEncodedQuery() throws(APIError) -> String {
+        do {
+            return try percentEncoded()
+        } catch {
+            throw APIError(kind: .invalidRequest, detail: error.description, underlying: error)
+        }
+    }
+}

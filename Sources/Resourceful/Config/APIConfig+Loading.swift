@@ -1,0 +1,189 @@
+import Foundation
+import Configuration
+import Logging
+import SystemPackage
+
+extension APIConfig {
+    /// The prefix of environment variables that override configuration keys.
+    public static let environmentVariablePrefix = "RESOURCEFUL"
+
+    /// Loads `<configDirectory>/<environment>.json`, with environment variables overriding its keys.
+    ///
+    /// The directory is `configDirectory` if given, else the `RESOURCEFUL_CONFIG_DIR` environment
+    /// variable, else `Configs` in the current directory. A key such as `logging.level` is
+    /// overridden by `RESOURCEFUL_LOGGING_LEVEL` (camel case split at word boundaries:
+    /// `baseURL` → `RESOURCEFUL_BASE_URL`); lists are comma-separated. The keys are listed in
+    /// <doc:Configuration>.
+    ///
+    /// - Parameters:
+    ///   - environment: The file's name without `.json`, such as `development`.
+    ///   - configDirectory: Where the files are.
+    ///   - environmentVariables: The variables to read; the process environment when `nil`.
+    /// - Throws: ``APIConfigError`` naming the file and the key at fault.
+    public static func load(
+        environment: String,
+        configDirectory: String? = nil,
+        environmentVariables: [String: String]? = nil
+    ) async throws(APIConfigError) -> APIConfig {
+        let variables = environmentVariables ?? ProcessInfo.processInfo.environment
+        let directory = configDirectory ?? variables["\(environmentVariablePrefix)_CONFIG_DIR"] ?? "Configs"
+        let file = URL(fileURLWithPath: directory).appendingPathComponent("\(environment).json").path
+        return try await load(file: file, environmentVariables: variables)
+    }
+
+    /// Loads one JSON configuration file, with environment variables overriding its keys.
+    ///
+    /// - Throws: ``APIConfigError`` naming the file and the key at fault.
+    public static func load(
+        file: String,
+        environmentVariables: [String: String]? = nil
+    ) async throws(APIConfigError) -> APIConfig {
+        guard FileManager.default.fileExists(atPath: file) else {
+            throw APIConfigError(kind: .missingFile, file: file)
+        }
+        let fileProvider: FileProvider<JSONSnapshot>
+        do {
+            fileProvider = try await FileProvider<JSONSnapshot>(filePath: FilePath(file))
+        } catch {
+            throw APIConfigError(kind: .invalidFile, file: file)
+        }
+        let environment = EnvironmentVariablesProvider(
+            environmentVariables: environmentVariables ?? ProcessInfo.processInfo.environment
+        ).prefixKeys(with: ConfigKey(environmentVariablePrefix.lowercased()))
+        let reporter = ConfigProblemReporter()
+        let reader = ConfigReader(providers: [environment, fileProvider], accessReporter: reporter)
+        let keys = ConfigKeyReader(reader: reader, reporter: reporter, file: file)
+        return try keys.apiConfig()
+    }
+}
+
+/// Reads and checks each key of ``APIConfig``.
+struct ConfigKeyReader {
+    let reader: ConfigReader
+    let reporter: ConfigProblemReporter
+    let file: String
+
+    func apiConfig() throws(APIConfigError) -> APIConfig {
+        let defaults = APIConfig.LogSettings()
+        let baseURL = try url("baseURL")
+        guard let service = try string("service"), !service.isEmpty else {
+            throw missingOrEmpty("service")
+        }
+        var config = APIConfig(baseURL: baseURL, service: service)
+        if let lines = try stringArray("baseHeaders") { config.baseHeaders = try headers(lines, key: "baseHeaders") }
+        if let seconds = try double("timeout") {
+            guard seconds > 0, seconds.isFinite else { throw invalid("timeout", expected: "a positive number of seconds") }
+            config.timeout = .milliseconds(Int64((seconds * 1000).rounded()))
+        }
+        if let bytes = try int("maxResponseBytes") {
+            guard bytes > 0 else { throw invalid("maxResponseBytes", expected: "a positive number of bytes") }
+            config.maxResponseBytes = bytes
+        }
+        config.coding.keyStrategy = try choice("coding.keyStrategy") ?? config.coding.keyStrategy
+        config.coding.dateStrategy = try choice("coding.dateStrategy") ?? config.coding.dateStrategy
+        if let level = try string("logging.level") {
+            guard let parsed = Logger.Level(rawValue: level) else {
+                throw invalid("logging.level", expected: "one of " + Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            config.logging.level = parsed
+        }
+        config.logging.maskedHeaders = try stringArray("logging.maskedHeaders") ?? defaults.maskedHeaders
+        config.logging.maskedBodyKeys = try stringArray("logging.maskedBodyKeys") ?? defaults.maskedBodyKeys
+        if let bytes = try int("logging.maxBodyBytes") {
+            guard bytes >= 0 else { throw invalid("logging.maxBodyBytes", expected: "zero or more bytes") }
+            config.logging.maxBodyBytes = bytes
+        }
+        return config
+    }
+
+    private func url(_ key: String) throws(APIConfigError) -> URL {
+        guard let text = try string(key), !text.isEmpty else { throw missingOrEmpty(key) }
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = url.host, !host.isEmpty
+        else {
+            throw invalid(key, expected: "an absolute http or https URL")
+        }
+        guard url.user == nil, url.password == nil else {
+            throw invalid(key, expected: "a URL without user or password (credentials belong in the authentication storage)")
+        }
+        return url
+    }
+
+    private func headers(_ lines: [String], key: String) throws(APIConfigError) -> [String: String] {
+        var headers: [String: String] = [:]
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else {
+                throw invalid(key, expected: "entries of the form 'Name: value'")
+            }
+            let name = line[..<colon].trimmingCharacters(in: .whitespaces)
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            guard HeaderValidation.isValidName(name), HeaderValidation.isValidValue(value) else {
+                throw invalid(key, expected: "valid header names and values without CR or LF")
+            }
+            headers[name] = value
+        }
+        return headers
+    }
+
+    private func choice<T: RawRepresentable & CaseIterable>(_ key: String) throws(APIConfigError) -> T? where T.RawValue == String {
+        guard let text = try string(key) else { return nil }
+        guard let value = T(rawValue: text) else {
+            throw invalid(key, expected: "one of " + T.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        return value
+    }
+
+    private func string(_ key: String) throws(APIConfigError) -> String? {
+        let value = reader.string(forKey: ConfigKey(key))
+        try check(key)
+        return value
+    }
+
+    private func stringArray(_ key: String) throws(APIConfigError) -> [String]? {
+        let value = reader.stringArray(forKey: ConfigKey(key))
+        try check(key)
+        return value
+    }
+
+    private func double(_ key: String) throws(APIConfigError) -> Double? {
+        let value = reader.double(forKey: ConfigKey(key))
+        try check(key)
+        return value
+    }
+
+    private func int(_ key: String) throws(APIConfigError) -> Int? {
+        let value = reader.int(forKey: ConfigKey(key))
+        try check(key)
+        return value
+    }
+
+    /// Turns a lookup or conversion failure the reporter saw for `key` into a wrong-type error.
+    private func check(_ key: String) throws(APIConfigError) {
+        guard let problem = reporter.takeProblem(for: key) else { return }
+        let source = problem.fromEnvironment ? environmentVariable(for: key) : file
+        throw APIConfigError(kind: .wrongType, file: file, key: key, source: source, expected: problem.expectedType)
+    }
+
+    private func missingOrEmpty(_ key: String) -> APIConfigError {
+        APIConfigError(kind: .missingKey, file: file, key: key, expected: "a non-empty value")
+    }
+
+    private func invalid(_ key: String, expected: String) -> APIConfigError {
+        APIConfigError(kind: .invalidValue, file: file, key: key, source: file, expected: expected)
+    }
+
+    /// The environment variable that overrides `key`.
+    func environmentVariable(for key: String) -> String {
+        let words = ([APIConfig.environmentVariablePrefix] + key.split(separator: ".").map(String.init)).map { component in
+            var result = ""
+            var previous: Character?
+            for character in component {
+                if let previous, previous.isLowercase, character.isUppercase { result.append("_") }
+                result.append(character)
+                previous = character
+            }
+            return String(result.uppercased().map { $0.isLetter || $0.isNumber ? $0 : "_" })
+        }
+        return words.joined(separator: "_")
+    }
+}

@@ -1,0 +1,106 @@
+public import Foundation
+public import Logging
+
+/// What an ``API`` needs to know about the service it calls.
+///
+/// Build one in code (tests do), or load it from `Configs/<environment>.json` with environment
+/// variables overriding the file: ``load(environment:configDirectory:environmentVariables:)``.
+/// Every key is listed in <doc:Configuration>.
+public struct APIConfig: Sendable, Equatable {
+    /// The URL every request path is resolved against, such as `https://api.example.com/v1`.
+    public var baseURL: URL
+    /// The name the ``AuthenticationStorage`` is asked for when a request needs credentials.
+    public var service: String
+    /// Header fields sent with every request; a request's own ``ResourceRequest/headers`` win.
+    public var baseHeaders: [String: String]
+    /// How long one call may take, from building the request to decoding the response.
+    public var timeout: Duration
+    /// The largest response body accepted; a larger one fails with ``APIError/Kind/responseTooLarge``
+    /// without being held in memory.
+    public var maxResponseBytes: Int
+    /// How JSON keys and dates are written and read.
+    public var coding: Coding
+    /// What the logging step writes.
+    public var logging: LogSettings
+
+    /// Creates a configuration; every value but the base URL and service has a default.
+    public init(
+        baseURL: URL,
+        service: String,
+        baseHeaders: [String: String] = [:],
+        timeout: Duration = .seconds(30),
+        maxResponseBytes: Int = 10 * 1024 * 1024,
+        coding: Coding = Coding(),
+        logging: LogSettings = LogSettings()
+    ) {
+        self.baseURL = baseURL
+        self.service = service
+        self.baseHeaders = baseHeaders
+        self.timeout = timeout
+        self.maxResponseBytes = maxResponseBytes
+        self.coding = coding
+        self.logging = logging
+    }
+
+    /// How JSON keys and dates are written and read, by the live coders, query strings and forms.
+    public struct Coding: Sendable, Equatable {
+        /// How property names become JSON keys and query names.
+        public var keyStrategy: KeyStrategy
+        /// How dates are written and read.
+        public var dateStrategy: DateStrategy
+
+        /// Creates coding settings: default keys and ISO 8601 dates unless told otherwise.
+        public init(keyStrategy: KeyStrategy = .useDefaultKeys, dateStrategy: DateStrategy = .iso8601) {
+            self.keyStrategy = keyStrategy
+            self.dateStrategy = dateStrategy
+        }
+    }
+
+    /// How property names become keys.
+    public enum KeyStrategy: String, Sendable, Equatable, CaseIterable {
+        /// Names as they are in the Swift type.
+        case useDefaultKeys
+        /// `camelCase` names sent as `snake_case`, and read back from it.
+        case snakeCase
+    }
+
+    /// How dates are written and read.
+    public enum DateStrategy: String, Sendable, Equatable, CaseIterable {
+        /// ISO 8601 text, such as `2024-05-01T12:00:00Z`.
+        case iso8601
+        /// Seconds since 1970-01-01 as a number.
+        case secondsSince1970
+        /// Milliseconds since 1970-01-01 as a number.
+        case millisecondsSince1970
+        /// `Date`'s own `Codable` form: seconds since 2001-01-01.
+        case deferredToDate
+    }
+
+    /// What the logging step writes, and what it masks.
+    public struct LogSettings: Sendable, Equatable {
+        /// The level of the live logger: `trace`, `debug`, `info`, `notice`, `warning`, `error` or
+        /// `critical`. Request and response lines are written at `debug`.
+        public var level: Logger.Level
+        /// Header fields masked in logs besides the ones always masked (`Authorization`,
+        /// `Proxy-Authorization`, `Cookie`, `Set-Cookie`), such as `X-Api-Key`. Case does not matter.
+        public var maskedHeaders: [String]
+        /// JSON body fields (at any depth) and query or form fields whose values are masked in logs,
+        /// such as `password`. Case does not matter.
+        public var maskedBodyKeys: [String]
+        /// The most bytes of a body written to one log line; the rest is cut.
+        public var maxBodyBytes: Int
+
+        /// Creates log settings.
+        public init(
+            level: Logger.Level = .info,
+            maskedHeaders: [String] = [],
+            maskedBodyKeys: [String] = ["password", "token", "access_token", "refresh_token", "secret", "client_secret"],
+            maxBodyBytes: Int = 4096
+        ) {
+            self.level = level
+            self.maskedHeaders = maskedHeaders
+            self.maskedBodyKeys = maskedBodyKeys
+            self.maxBodyBytes = maxBodyBytes
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+public import Logging
+
+/// The ready-made container of what an ``API`` depends on; every field can be changed.
+///
+/// ```swift
+/// var deps = try await APIDependencies.live(environment: "development")
+/// deps.authenticationStorage = InMemoryAuthenticationStorage(["example-api": "Bearer test"])
+/// let api = API(dependencies: deps)
+/// ```
+///
+/// An app with a container of its own can conform it to ``API/Dependencies`` instead.
+public struct APIDependencies: API.Dependencies {
+    /// The configuration.
+    public var apiConfig: APIConfig
+    /// Where the `Authorization` header comes from.
+    public var authenticationStorage: any AuthenticationStorage
+    /// The transport.
+    public var httpClient: any HTTPClient
+    /// Encodes JSON request bodies.
+    public var requestEncoder: any RequestEncoder
+    /// Decodes response bodies.
+    public var responseDecoder: any ResponseDecoder
+    /// The logger.
+    public var logger: Logger
+
+    /// Creates a container; the coders default to JSON set up from `apiConfig.coding`, the logger
+    /// to one labelled `resourceful` at `apiConfig.logging.level`.
+    public init(
+        apiConfig: APIConfig,
+        authenticationStorage: any AuthenticationStorage = InMemoryAuthenticationStorage(),
+        httpClient: any HTTPClient,
+        requestEncoder: (any RequestEncoder)? = nil,
+        responseDecoder: (any ResponseDecoder)? = nil,
+        logger: Logger? = nil
+    ) {
+        self.apiConfig = apiConfig
+        self.authenticationStorage = authenticationStorage
+        self.httpClient = httpClient
+        self.requestEncoder = requestEncoder ?? JSONEncoder(coding: apiConfig.coding)
+        self.responseDecoder = responseDecoder ?? JSONDecoder(coding: apiConfig.coding)
+        self.logger = logger ?? Self.logger(level: apiConfig.logging.level)
+    }
+
+    /// The live dependencies: configuration from `Configs/<environment>.json` and the environment,
+    /// an ``AsyncHTTPClientTransport``, JSON coders and a logger set up from it.
+    ///
+    /// The authentication storage is `authenticationStorage` when given, else an empty
+    /// ``InMemoryAuthenticationStorage``. Shut the returned ``httpClient`` down when you are done
+    /// (``API/shutdown()`` does).
+    ///
+    /// - Throws: ``APIConfigError`` when the configuration cannot be loaded.
+    public static func live(
+        environment: String,
+        configDirectory: String? = nil,
+        environmentVariables: [String: String]? = nil,
+        authenticationStorage: (any AuthenticationStorage)? = nil
+    ) async throws -> APIDependencies {
+        let config = try await APIConfig.load(
+            environment: environment,
+            configDirectory: configDirectory,
+            environmentVariables: environmentVariables
+        )
+        return APIDependencies(
+            apiConfig: config,
+            authenticationStorage: authenticationStorage ?? InMemoryAuthenticationStorage(),
+            httpClient: AsyncHTTPClientTransport()
+        )
+    }
+
+    /// A logger labelled `resourceful` at `level`, writing through whatever the app bootstrapped.
+    static func logger(level: Logger.Level) -> Logger {
+        var logger = Logger(label: "resourceful")
+        logger.logLevel = level
+        return logger
+    }
+}

@@ -1,0 +1,20 @@
+/// Why parameters could not be written as a query string or form body.
+enum FormEncodingError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The parameters are a single value or a list, not an object with named fields.
+    case topLevelNotKeyed
+    /// A floating-point value was infinite or NaN.
+    case nonFiniteNumber(field: String)
+    /// A ``MultipartFile`` was found outside a multipart body.
+    case fileOutsideMultipart(field: String)
+
+    var description: String {
+        switch self {
+        case .topLevelNotKeyed:
+            "parameters must encode as an object with named fields"
+        case .nonFiniteNumber(let field):
+            "field '\(field)' is not a finite number"
+        case .fileOutsideMultipart(let field):
+            "field '\(field)' is a file, which needs a multipart body"
+        }
+    }
+}

@@ -1,0 +1,28 @@
+/// One name–value pair of a query string or form body, produced by ``FormEncoder``.
+struct FormField: Sendable, Equatable {
+    /// What a field holds.
+    enum Value: Sendable, Equatable {
+        case text(String)
+        case file(MultipartFile)
+    }
+
+    /// The bracketed name, such as `filter[tags][]`.
+    var name: String
+    var value: Value
+}
+
+extension [FormField] {
+    /// The fields as `name=value` pairs joined by `&`, both sides percent-encoded (RFC 3986 unreserved
+    /// characters are kept). A file field is an error: files need ``BodyEncoding/multipart``.
+    func percentEncoded() throws(FormEncodingError) -> String {
+        var result = ""
+        for field in self {
+            guard case .text(let text) = field.value else { throw .fileOutsideMultipart(field: field.name) }
+            if !result.isEmpty { result += "&" }
+            result += PercentEncoding.encode(field.name, allowing: .unreserved)
+            result += "="
+            result += PercentEncoding.encode(text, allowing: .unreserved)
+        }
+        return result
+    }
+}

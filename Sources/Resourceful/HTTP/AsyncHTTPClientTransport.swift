@@ -1,0 +1,144 @@
+public import AsyncHTTPClient
+import HTTPTypes
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+/// The live ``HTTPClient``: one long-lived AsyncHTTPClient with pooled connections.
+///
+/// Create one per process (``APIDependencies/live(environment:configDirectory:environmentVariables:)``
+/// does) and call ``shutdown()`` when done. Redirects are not followed: a `3xx` reaches the ``API``
+/// as a response, so a credential is never sent on to another host.
+public final class AsyncHTTPClientTransport: HTTPClient {
+    /// Settings of the client created by ``init(configuration:)``.
+    public struct Configuration: Sendable {
+        /// How many HTTP/1.1 connections may be open to one host at once.
+        public var maximumConnectionsPerHost: Int
+        /// How long an unused pooled connection stays open.
+        public var idleTimeout: Duration
+        /// How long opening a connection may take.
+        public var connectTimeout: Duration
+
+        /// Creates settings.
+        public init(maximumConnectionsPerHost: Int = 8, idleTimeout: Duration = .seconds(60), connectTimeout: Duration = .seconds(10)) {
+            self.maximumConnectionsPerHost = maximumConnectionsPerHost
+            self.idleTimeout = idleTimeout
+            self.connectTimeout = connectTimeout
+        }
+    }
+
+    private let client: AsyncHTTPClient.HTTPClient
+    private let ownsClient: Bool
+    private let isShutDown = Atomic<Bool>(false)
+
+    /// Creates a transport with its own client on the shared event loop group.
+    public init(configuration: Configuration = Configuration()) {
+        var settings = AsyncHTTPClient.HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: .nanoseconds(Int64(configuration.connectTimeout.nanoseconds))),
+            connectionPool: .init(
+                idleTimeout: .nanoseconds(Int64(configuration.idleTimeout.nanoseconds)),
+                concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.maximumConnectionsPerHost
+            )
+        )
+        settings.httpVersion = .automatic
+        self.client = AsyncHTTPClient.HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: settings
+        )
+        self.ownsClient = true
+    }
+
+    /// Creates a transport over a client the caller owns; ``shutdown()`` leaves it running.
+    public init(client: AsyncHTTPClient.HTTPClient) {
+        self.client = client
+        self.ownsClient = false
+    }
+
+    deinit {
+        // A transport dropped without `shutdown()` still releases its client instead of tripping
+        // AsyncHTTPClient's "not shut down" check; the callback form does not block.
+        if ownsClient, !isShutDown.load(ordering: .acquiring) {
+            client.shutdown { _ in }
+        }
+    }
+
+    /// Sends `request` and collects the response body, up to the request's limit and deadline.
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        guard !isShutDown.load(ordering: .acquiring) else { throw APIError(kind: .transport, underlying: ShutDownError()) }
+        var outgoing = HTTPClientRequest(url: request.url)
+        outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
+        outgoing.headers.reserveCapacity(request.headerFields.count)
+        for field in request.headerFields {
+            outgoing.headers.add(name: field.name.rawName, value: field.value)
+        }
+        if let body = request.body {
+            outgoing.body = .bytes(body)
+        }
+        let client = self.client
+        let prepared = outgoing
+        return try await Deadline.run(until: request.deadline) {
+            let remaining = ContinuousClock.now.duration(to: request.deadline)
+            let response: HTTPClientResponse
+            do {
+                response = try await client.execute(prepared, timeout: .nanoseconds(max(0, Int64(remaining.nanoseconds))))
+            } catch {
+                throw Self.translate(error)
+            }
+            if let length = response.headers.first(name: "content-length").flatMap(Int.init), length > request.maxResponseBytes {
+                throw APIError(kind: .responseTooLarge)
+            }
+            let body: ByteBuffer
+            do {
+                body = try await response.body.collect(upTo: request.maxResponseBytes)
+            } catch {
+                throw Self.translate(error)
+            }
+            var fields = HTTPFields()
+            fields.reserveCapacity(response.headers.count)
+            for (name, value) in response.headers {
+                if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
+            }
+            return TransportResponse(
+                status: HTTPResponse.Status(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase),
+                headerFields: fields,
+                body: body
+            )
+        }
+    }
+
+    /// Shuts the client down, if this transport created it; waits for its connections to close.
+    public func shutdown() async throws {
+        guard ownsClient, !isShutDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        try await client.shutdown()
+    }
+
+    private static func translate(_ error: any Error) -> any Error {
+        switch error {
+        case let error as APIError: error
+        case is NIOTooManyBytesError: APIError(kind: .responseTooLarge)
+        case is CancellationError: APIError(kind: .cancelled)
+        case let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout:
+            APIError(kind: .timeout, underlying: error)
+        case let error as HTTPClientError where error == .cancelled:
+            APIError(kind: .cancelled, underlying: error)
+        default: APIError(kind: .transport, underlying: error)
+        }
+    }
+
+    /// The transport was used after ``shutdown()``.
+    struct ShutDownError: Error, CustomStringConvertible {
+        var description: String { "the HTTP client has been shut down" }
+    }
+}
+
+extension Duration {
+    /// The whole duration in nanoseconds, saturating at `Int64`'s bounds.
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return seconds < 0 ? .min : .max }
+        let (sum, overflow2) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
+        return overflow2 ? (scaled < 0 ? .min : .max) : sum
+    }
+}

@@ -1,0 +1,73 @@
+public import HTTPTypes
+public import NIOCore
+
+/// Sends one HTTP request and returns the whole response: the transport under an ``API``.
+///
+/// ``AsyncHTTPClientTransport`` is the live one. `ResourcefulTesting` has a `MockServer` to point
+/// it at, and a `StubHTTPClient` for tests of one step without sockets.
+public protocol HTTPClient: Sendable {
+    /// Sends `request` and collects the response.
+    ///
+    /// Implementations must give up at ``TransportRequest/deadline`` with
+    /// ``APIError/Kind/timeout``, stop reading past ``TransportRequest/maxResponseBytes`` with
+    /// ``APIError/Kind/responseTooLarge``, and honour task cancellation.
+    func send(_ request: TransportRequest) async throws -> TransportResponse
+
+    /// Releases the client's connections and threads. Calls after it fail.
+    func shutdown() async throws
+}
+
+extension HTTPClient {
+    /// Does nothing: a client that holds nothing to release.
+    public func shutdown() async throws {}
+}
+
+/// A request as it goes to the network.
+public struct TransportRequest: Sendable {
+    /// The HTTP method.
+    public var method: HTTPRequest.Method
+    /// The absolute URL, percent-encoded.
+    public var url: String
+    /// The header fields.
+    public var headerFields: HTTPFields
+    /// The body, if any.
+    public var body: ByteBuffer?
+    /// When the whole exchange, body included, must be over.
+    public var deadline: ContinuousClock.Instant
+    /// The largest response body to accept.
+    public var maxResponseBytes: Int
+
+    /// Creates a request.
+    public init(
+        method: HTTPRequest.Method,
+        url: String,
+        headerFields: HTTPFields = [:],
+        body: ByteBuffer? = nil,
+        deadline: ContinuousClock.Instant,
+        maxResponseBytes: Int
+    ) {
+        self.method = method
+        self.url = url
+        self.headerFields = headerFields
+        self.body = body
+        self.deadline = deadline
+        self.maxResponseBytes = maxResponseBytes
+    }
+}
+
+/// A response as it came from the network, body collected.
+public struct TransportResponse: Sendable {
+    /// The status.
+    public var status: HTTPResponse.Status
+    /// The header fields.
+    public var headerFields: HTTPFields
+    /// The body; empty when there was none.
+    public var body: ByteBuffer
+
+    /// Creates a response.
+    public init(status: HTTPResponse.Status, headerFields: HTTPFields = [:], body: ByteBuffer = ByteBuffer()) {
+        self.status = status
+        self.headerFields = headerFields
+        self.body = body
+    }
+}

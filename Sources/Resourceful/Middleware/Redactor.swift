@@ -1,0 +1,103 @@
+import Logging
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOFoundationEssentialsCompat
+
+/// Masks secrets in what is logged: header values by name, JSON and form fields by key.
+struct Redactor: Sendable {
+    /// What a masked value is replaced with.
+    static let mask = "***"
+    /// Header fields masked whatever the configuration says.
+    static let alwaysMaskedHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie"]
+
+    private let maskedHeaders: Set<String>
+    private let maskedKeys: Set<String>
+    private let maxBodyBytes: Int
+
+    init(settings: APIConfig.LogSettings) {
+        maskedHeaders = Self.alwaysMaskedHeaders.union(settings.maskedHeaders.map { $0.lowercased() })
+        maskedKeys = Set(settings.maskedBodyKeys.map { $0.lowercased() })
+        maxBodyBytes = settings.maxBodyBytes
+    }
+
+    /// The header fields as log metadata, masked values replaced.
+    func headers(_ fields: HTTPFields) -> Logger.Metadata {
+        var metadata: Logger.Metadata = [:]
+        for field in fields {
+            let name = field.name.canonicalName
+            let value = maskedHeaders.contains(name) ? Self.mask : field.value
+            if case .string(let existing) = metadata[name] {
+                metadata[name] = .string(existing + ", " + value)
+            } else {
+                metadata[name] = .string(value)
+            }
+        }
+        return metadata
+    }
+
+    /// A query string with the values of masked keys replaced.
+    func query(_ query: String) -> String {
+        guard !query.isEmpty, !maskedKeys.isEmpty else { return query }
+        return query.split(separator: "&", omittingEmptySubsequences: false).map { pair in
+            guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
+            let name = String(pair[..<equals])
+            return isMasked(formName: name) ? name + "=" + Self.mask : String(pair)
+        }.joined(separator: "&")
+    }
+
+    /// A body as it may be logged: JSON and form bodies with masked fields replaced, cut to the
+    /// configured size; other content only as its size, since it cannot be masked.
+    func body(_ buffer: ByteBuffer, contentType: String?) -> String {
+        guard buffer.readableBytes > 0 else { return "" }
+        let type = contentType?.lowercased() ?? ""
+        let text: String
+        if type.hasPrefix("application/json") || type.contains("+json") {
+            guard let masked = maskedJSON(buffer) else { return "<\(buffer.readableBytes) bytes, not valid JSON>" }
+            text = masked
+        } else if type.hasPrefix("application/x-www-form-urlencoded") {
+            text = query(String(buffer: buffer))
+        } else {
+            return "<\(buffer.readableBytes) bytes of \(type.isEmpty ? "unknown type" : type)>"
+        }
+        return cut(text)
+    }
+
+    private func cut(_ text: String) -> String {
+        let utf8 = text.utf8
+        guard utf8.count > maxBodyBytes else { return text }
+        let prefix = String(decoding: utf8.prefix(maxBodyBytes), as: UTF8.self)
+        return prefix + "… (\(utf8.count) bytes)"
+    }
+
+    private func maskedJSON(_ buffer: ByteBuffer) -> String? {
+        let data = Data(buffer: buffer, byteTransferStrategy: .noCopy)
+        guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { return nil }
+        let masked = mask(object)
+        guard let output = try? JSONSerialization.data(withJSONObject: masked, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes])
+        else { return nil }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    private func mask(_ value: Any) -> Any {
+        switch value {
+        case let dictionary as [String: Any]:
+            var result: [String: Any] = [:]
+            for (key, item) in dictionary {
+                result[key] = maskedKeys.contains(key.lowercased()) ? Self.mask : mask(item)
+            }
+            return result
+        case let array as [Any]:
+            return array.map(mask)
+        default:
+            return value
+        }
+    }
+
+    /// Whether a form name such as `user[password]` or `user%5Bpassword%5D` ends in a masked key.
+    private func isMasked(formName: String) -> Bool {
+        let decoded = formName.removingPercentEncoding ?? formName
+        let last = decoded.split(whereSeparator: { $0 == "[" || $0 == "]" }).last.map(String.init) ?? decoded
+        return maskedKeys.contains(last.lowercased())
+    }
+}

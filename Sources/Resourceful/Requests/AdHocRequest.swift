@@ -1,0 +1,56 @@
+/// A request written at the call site, for one-off calls that do not deserve a type of their own.
+///
+/// ```swift
+/// let users = try await api.call(AdHocRequest<[User], _>(.index, "users", parameters: ["page": 2]))
+/// let _ = try await api.call(AdHocRequest<Empty, Empty>(.delete, "users/\(id)"))
+/// ```
+public struct AdHocRequest<ResourceType: Decodable & Sendable, Parameters: Encodable & Sendable>: ResourceRequest {
+    /// What the request does.
+    public var verb: ResourceVerb
+    /// Where the resource is.
+    public var path: ResourcePath
+    /// The values to send.
+    public var parameters: Parameters
+    /// Extra header fields.
+    public var headers: [String: String]
+    /// `PUT` or `PATCH` for updates.
+    public var updateMethod: UpdateMethod
+    /// How a body is encoded.
+    public var bodyEncoding: BodyEncoding
+    /// This call's own time limit.
+    public var timeout: Duration?
+    /// Keep the request body out of logs.
+    public var shouldRedactRequestBody: Bool
+    /// Keep the response body out of logs.
+    public var shouldRedactResponseBody: Bool
+
+    /// Creates a request.
+    public init(
+        _ verb: ResourceVerb,
+        _ path: ResourcePath,
+        parameters: Parameters,
+        headers: [String: String] = [:],
+        updateMethod: UpdateMethod = .put,
+        bodyEncoding: BodyEncoding = .json,
+        timeout: Duration? = nil,
+        shouldRedactRequestBody: Bool = false,
+        shouldRedactResponseBody: Bool = false
+    ) {
+        self.verb = verb
+        self.path = path
+        self.parameters = parameters
+        self.headers = headers
+        self.updateMethod = updateMethod
+        self.bodyEncoding = bodyEncoding
+        self.timeout = timeout
+        self.shouldRedactRequestBody = shouldRedactRequestBody
+        self.shouldRedactResponseBody = shouldRedactResponseBody
+    }
+}
+
+extension AdHocRequest where Parameters == Empty {
+    /// Creates a request without parameters.
+    public init(_ verb: ResourceVerb, _ path: ResourcePath, headers: [String: String] = [:], timeout: Duration? = nil) {
+        self.init(verb, path, parameters: Empty(), headers: headers, timeout: timeout)
+    }
+}

@@ -1,0 +1,107 @@
+/// The path of a resource, relative to the configured base URL.
+///
+/// Write it as a string literal; each interpolated value becomes exactly **one** path segment,
+/// percent-encoded, so user input can never change which resource a request reaches:
+///
+/// ```swift
+/// let path: ResourcePath = "users/\(id)/files/\(name)"
+/// // name "../etc/passwd" → "users/42/files/..%2Fetc%2Fpasswd"
+/// ```
+///
+/// Literal text is kept as written (characters that are not allowed in a path, such as a space,
+/// `?` or `#`, are percent-encoded; `/` stays a separator). An interpolated value that is `.` or `..`
+/// is encoded as `%2E` or `%2E%2E`, and an empty interpolated value makes the request fail with
+/// ``APIError/Kind/invalidRequest`` before anything is sent, since it would address another resource.
+public struct ResourcePath: Sendable, Hashable, CustomStringConvertible {
+    /// The percent-encoded path, without a leading `/`.
+    public let encoded: String
+    /// The path with each interpolated value replaced by `{}`: a label of bounded cardinality for
+    /// logs and metrics.
+    public let template: String
+    /// Whether an interpolated value was empty, which makes the path unusable.
+    let hasEmptySegment: Bool
+
+    /// Creates a path from text that is already percent-encoded where needed.
+    public init(encoded: String) {
+        let trimmed = Self.trimmingLeadingSlashes(encoded)
+        self.encoded = trimmed
+        self.template = trimmed
+        self.hasEmptySegment = false
+    }
+
+    init(encoded: String, template: String, hasEmptySegment: Bool) {
+        self.encoded = Self.trimmingLeadingSlashes(encoded)
+        self.template = Self.trimmingLeadingSlashes(template)
+        self.hasEmptySegment = hasEmptySegment
+    }
+
+    /// The encoded path.
+    public var description: String { encoded }
+
+    private static func trimmingLeadingSlashes(_ path: String) -> String {
+        guard path.hasPrefix("/") else { return path }
+        return String(path.drop(while: { $0 == "/" }))
+    }
+}
+
+extension ResourcePath: ExpressibleByStringLiteral {
+    /// Creates a path from a literal, encoding characters that a path may not hold.
+    public init(stringLiteral value: String) {
+        let encoded = PercentEncoding.encode(value, allowing: .pathAllowed)
+        self.init(encoded: encoded, template: encoded, hasEmptySegment: false)
+    }
+}
+
+extension ResourcePath: ExpressibleByStringInterpolation {
+    /// Builds a path from literal text and interpolated values.
+    public struct StringInterpolation: StringInterpolationProtocol {
+        var encoded = ""
+        var template = ""
+        var hasEmptySegment = false
+
+        /// Reserves room for the path.
+        public init(literalCapacity: Int, interpolationCount: Int) {
+            encoded.reserveCapacity(literalCapacity + interpolationCount * 8)
+        }
+
+        /// Appends literal text, which keeps its `/` separators.
+        public mutating func appendLiteral(_ literal: String) {
+            let piece = PercentEncoding.encode(literal, allowing: .pathAllowed)
+            encoded += piece
+            template += piece
+        }
+
+        /// Appends a value as one percent-encoded path segment.
+        public mutating func appendInterpolation(_ value: some CustomStringConvertible) {
+            appendSegment(value.description)
+        }
+
+        /// Appends a string as one percent-encoded path segment.
+        public mutating func appendInterpolation(_ value: String) {
+            appendSegment(value)
+        }
+
+        private mutating func appendSegment(_ text: String) {
+            template += "{}"
+            switch text {
+            case "":
+                hasEmptySegment = true
+            case ".":
+                encoded += "%2E"
+            case "..":
+                encoded += "%2E%2E"
+            default:
+                encoded += PercentEncoding.encode(text, allowing: .unreserved)
+            }
+        }
+    }
+
+    /// Creates a path from an interpolated literal.
+    public init(stringInterpolation: StringInterpolation) {
+        self.init(
+            encoded: stringInterpolation.encoded,
+            template: stringInterpolation.template,
+            hasEmptySegment: stringInterpolation.hasEmptySegment
+        )
+    }
+}

@@ -1,0 +1,74 @@
+/// One REST endpoint: a verb, a path, typed parameters and a typed result.
+///
+/// ```swift
+/// struct ShowUser: ResourceRequest {
+///     typealias ResourceType = User
+///     let verb = ResourceVerb.show
+///     let path: ResourcePath
+///     let parameters = Empty()
+///     init(id: Int) { path = "users/\(id)" }
+/// }
+/// let user = try await api.call(ShowUser(id: 42))
+/// ```
+///
+/// Parameters go to the query string for ``ResourceVerb/show``, ``ResourceVerb/index`` and
+/// ``ResourceVerb/delete`` (see <doc:QueryStrings>), and to the body for ``ResourceVerb/create`` and
+/// ``ResourceVerb/update``, encoded as ``bodyEncoding`` says (JSON by default, through the injected
+/// encoder). Every other requirement has a default.
+public protocol ResourceRequest: Sendable {
+    /// What a successful response decodes to; use ``Empty`` for `204 No Content` or an empty body.
+    associatedtype ResourceType: Decodable & Sendable
+    /// What the request sends; use ``Empty`` for nothing.
+    associatedtype Parameters: Encodable & Sendable = Empty
+    /// What an error response (any status outside 200–299) decodes to, carried by
+    /// ``APIError/errorResponse``. ``Empty`` (the default) means the body is not decoded.
+    associatedtype ErrorResponse: Decodable & Sendable = Empty
+
+    /// What the request does to the resource.
+    var verb: ResourceVerb { get }
+    /// Where the resource is, relative to the configured base URL.
+    var path: ResourcePath { get }
+    /// The values to send.
+    var parameters: Parameters { get }
+    /// Extra header fields for this request, added after the configured base headers (a field of
+    /// the same name replaces the base one). Values holding CR or LF are refused before sending.
+    var headers: [String: String] { get }
+    /// `PUT` (the default) or `PATCH`, for ``ResourceVerb/update`` requests.
+    var updateMethod: UpdateMethod { get }
+    /// How a body is encoded, for ``ResourceVerb/create`` and ``ResourceVerb/update``.
+    var bodyEncoding: BodyEncoding { get }
+    /// This request's own time limit, replacing the configured ``APIConfig/timeout``; `nil` keeps it.
+    var timeout: Duration? { get }
+    /// An encoder for this request alone, replacing the injected one for JSON bodies.
+    var requestEncoder: (any RequestEncoder)? { get }
+    /// A decoder for this request alone, replacing the injected one.
+    var responseDecoder: (any ResponseDecoder)? { get }
+    /// When `true`, this request's body is never written to any log line (logins, tokens).
+    var shouldRedactRequestBody: Bool { get }
+    /// When `true`, this request's response body is never written to any log line.
+    var shouldRedactResponseBody: Bool { get }
+}
+
+extension ResourceRequest {
+    /// No extra header fields.
+    public var headers: [String: String] { [:] }
+    /// `PUT`.
+    public var updateMethod: UpdateMethod { .put }
+    /// JSON.
+    public var bodyEncoding: BodyEncoding { .json }
+    /// The configured time limit.
+    public var timeout: Duration? { nil }
+    /// The injected encoder.
+    public var requestEncoder: (any RequestEncoder)? { nil }
+    /// The injected decoder.
+    public var responseDecoder: (any ResponseDecoder)? { nil }
+    /// `false`: the body is logged (masked, capped) at debug level.
+    public var shouldRedactRequestBody: Bool { false }
+    /// `false`: the response body is logged (masked, capped) at debug level.
+    public var shouldRedactResponseBody: Bool { false }
+}
+
+extension ResourceRequest where Parameters == Empty {
+    /// No parameters.
+    public var parameters: Empty { Empty() }
+}

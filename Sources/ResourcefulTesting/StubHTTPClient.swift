@@ -1,0 +1,28 @@
+public import Resourceful
+import Synchronization
+
+/// An ``HTTPClient`` that answers with a closure and records what it was sent: for tests of one
+/// step of a call without sockets. Tests of whole calls should use ``MockServer``.
+public final class StubHTTPClient: HTTPClient {
+    /// Answers a request.
+    public typealias Handler = @Sendable (TransportRequest) async throws -> TransportResponse
+
+    private let handler: Handler
+    private let recorded = Mutex<[TransportRequest]>([])
+
+    /// Creates a client answering with `handler`.
+    public init(_ handler: @escaping Handler) {
+        self.handler = handler
+    }
+
+    /// Every request sent so far.
+    public var requests: [TransportRequest] {
+        recorded.withLock { $0 }
+    }
+
+    /// Records `request` and answers it.
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        recorded.withLock { $0.append(request) }
+        return try await handler(request)
+    }
+}

@@ -1,0 +1,71 @@
+import ArgumentParser
+import Foundation
+import HTTPTypes
+import Logging
+import Resourceful
+import ResourcefulTesting
+
+/// Runs the five verbs against a sample "users" resource served on loopback.
+struct DemoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Serve a sample users resource on 127.0.0.1 and call it with each verb."
+    )
+
+    @Option(name: .customLong("env"), help: "The configuration to load from the config directory.")
+    var environment = "development"
+
+    @Option(help: "Where the configuration files are (default: $RESOURCEFUL_CONFIG_DIR, else ./Configs).")
+    var configDirectory: String?
+
+    func run() async throws {
+        var config = try await APIConfig.load(environment: environment, configDirectory: configDirectory)
+        let level = config.logging.level
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardOutput(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let server = try await DemoServer.start()
+        config.baseURL = server.baseURL.appendingPathComponent("v1")
+        let transport = AsyncHTTPClientTransport()
+        let storage = InMemoryAuthenticationStorage([config.service: "Bearer demo-\(UUID().uuidString)"])
+        let api = API(dependencies: APIDependencies(apiConfig: config, authenticationStorage: storage, httpClient: transport))
+        print("Serving a sample users resource at \(config.baseURL.absoluteString); log lines below are redacted.\n")
+        do {
+            try await runVerbs(api)
+            try await api.shutdown()
+            try await server.shutdown()
+        } catch {
+            try? await api.shutdown()
+            try? await server.shutdown()
+            throw error
+        }
+    }
+
+    private func runVerbs(_ api: API) async throws {
+        let listed = try await api.call(ListUsers(parameters: .init(nameContains: nil, limit: 10)))
+        try show("index users", listed)
+        let shown = try await api.call(ShowUser(id: 1))
+        try show("show users/1", shown)
+        let created = try await api.call(
+            CreateUser(parameters: .init(name: "Katherine Johnson", email: "katherine@example.com", password: "s3cret-demo"))
+        )
+        try show("create users", created)
+        let renamed = try await api.call(RenameUser(id: created.id, name: "Katherine G. Johnson"))
+        try show("update users/\(created.id) (PATCH)", renamed)
+        let deleted = try await api.response(DeleteUser(id: created.id))
+        print("== delete users/\(created.id) → \(deleted.status.code)\n")
+        do {
+            _ = try await api.call(ShowUser(id: created.id))
+        } catch {
+            print("== show users/\(created.id) after delete → \(error)\n")
+        }
+    }
+
+    private func show(_ title: String, _ value: some Encodable) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        print("== \(title)\n\(String(decoding: try encoder.encode(value), as: UTF8.self))\n")
+    }
+}

@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct ResourcefulCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "resourceful",
+        abstract: "Call REST APIs described as Resourceful requests.",
+        subcommands: [DemoCommand.self]
+    )
+}
