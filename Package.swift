@@ -58,13 +58,20 @@ let package = Package(
             dependencies: [
                 "Resourceful",
                 "ResourcefulTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
-            ],
-            resources: [.copy("Fixtures")]
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "ResourcefulTestingTests",
-            dependencies: ["ResourcefulTesting"]
+            dependencies: [
+                "Resourceful",
+                "ResourcefulTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
         ),
     ]
 )

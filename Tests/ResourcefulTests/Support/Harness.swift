@@ -1,0 +1,80 @@
+import Foundation
+import HTTPTypes
+import InMemoryLogging
+import Logging
+import Resourceful
+import ResourcefulTesting
+import Synchronization
+
+/// A MockServer on loopback, a live transport pointed at it, and a logger that keeps every line.
+struct Harness {
+    static let service = "test-api"
+
+    let server: MockServer
+    let logs: InMemoryLogHandler
+    var dependencies: APIDependencies
+
+    var api: API { API(dependencies: dependencies) }
+
+    /// Runs `body` with a fresh harness, shutting everything down afterwards.
+    static func run<T>(
+        authorization: String? = "Bearer test-token-5f2c9d",
+        configure: (inout APIConfig) -> Void = { _ in },
+        _ body: (inout Harness) async throws -> T
+    ) async throws -> T {
+        let server = try await MockServer.start()
+        let transport = AsyncHTTPClientTransport()
+        var config = APIConfig(baseURL: server.baseURL.appendingPathComponent("v1"), service: service)
+        config.logging.level = .trace
+        config.logging.maskedHeaders = ["X-Api-Key"]
+        configure(&config)
+        let logs = InMemoryLogHandler()
+        var logger = Logger(label: "test", factory: { _ in logs })
+        logger.logLevel = .trace
+        let storage = InMemoryAuthenticationStorage(authorization.map { [service: $0] } ?? [:])
+        var harness = Harness(
+            server: server,
+            logs: logs,
+            dependencies: APIDependencies(apiConfig: config, authenticationStorage: storage, httpClient: transport, logger: logger)
+        )
+        do {
+            let result = try await body(&harness)
+            try await transport.shutdown()
+            try await server.shutdown()
+            return result
+        } catch {
+            try? await transport.shutdown()
+            try? await server.shutdown()
+            throw error
+        }
+    }
+
+    /// Every log line as text: level, message and all metadata, nested values included.
+    var logText: String {
+        logs.entries.map { entry in
+            "\(entry.level) \(entry.message) \(Self.render(.dictionary(entry.metadata)))"
+        }.joined(separator: "\n")
+    }
+
+    private static func render(_ value: Logger.MetadataValue) -> String {
+        switch value {
+        case .string(let text): text
+        case .stringConvertible(let value): value.description
+        case .array(let values): values.map(render).joined(separator: ",")
+        case .dictionary(let values): values.map { "\($0.key)=\(render($0.value))" }.sorted().joined(separator: " ")
+        }
+    }
+}
+
+struct User: Codable, Equatable, Sendable {
+    var id: Int
+    var name: String
+}
+
+/// A value shared between tasks in a test.
+final class Locked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+    init(_ value: Value) { mutex = Mutex(value) }
+    var value: Value { mutex.withLock { $0 } }
+    func withLock<T: Sendable>(_ body: (inout Value) -> T) -> T { mutex.withLock { body(&$0) } }
+}
