@@ -24,6 +24,11 @@ build: setup
 test: setup
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 	$(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS)
+	@# The demo must run the five verbs and exit 0.
+	$(SWIFT) run --skip-build resourceful demo > .build/demo.log 2>&1 || { cat .build/demo.log; exit 1; }
+	@for verb in "index users" "show users/1" "create users" "update users" "delete users"; do \
+		grep -q "== $$verb" .build/demo.log || { echo "demo did not run: $$verb"; cat .build/demo.log; exit 1; }; \
+	done; echo "demo: five verbs ran"
 
 demo: setup
 	$(SWIFT) build --product resourceful $(SWIFT_BUILD_FLAGS)
