@@ -1,7 +1,7 @@
 # Set-up, build and test. `make test` is what CI runs; `make demo` shows the library at work.
 SWIFT ?= swift
 SWIFT_BUILD_FLAGS ?=
-APT_PACKAGES :=
+APT_PACKAGES := libsecret-1-dev gnome-keyring libsecret-tools dbus dbus-bin pkg-config
 
 .PHONY: all setup build test demo clean
 

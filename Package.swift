@@ -8,6 +8,7 @@ let package = Package(
     products: [
         .library(name: "Resourceful", targets: ["Resourceful"]),
         .library(name: "ResourcefulTesting", targets: ["ResourcefulTesting"]),
+        .library(name: "ResourcefulKeyring", targets: ["ResourcefulKeyring"]),
         .executable(name: "resourceful", targets: ["resourceful"]),
     ],
     dependencies: [
@@ -33,6 +34,19 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
+        .systemLibrary(
+            name: "CLibSecret",
+            pkgConfig: "libsecret-1",
+            providers: [.apt(["libsecret-1-dev"])]
+        ),
+        .target(
+            name: "ResourcefulKeyring",
+            dependencies: [
+                "Resourceful",
+                "CLibSecret",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(
             name: "ResourcefulTesting",
             dependencies: [
@@ -47,6 +61,7 @@ let package = Package(
             name: "resourceful",
             dependencies: [
                 "Resourceful",
+                "ResourcefulKeyring",
                 "ResourcefulTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -62,6 +77,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "ResourcefulKeyringTests",
+            dependencies: [
+                "Resourceful",
+                "ResourcefulKeyring",
+                "ResourcefulTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .testTarget(

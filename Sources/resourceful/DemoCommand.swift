@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Logging
 import Resourceful
+import ResourcefulKeyring
 import ResourcefulTesting
 
 /// Runs the five verbs against a sample "users" resource served on loopback.
@@ -26,17 +27,20 @@ struct DemoCommand: AsyncParsableCommand {
             handler.logLevel = level
             return handler
         }
-        let server = try await DemoServer.start()
+        let token = "demo-\(UUID().uuidString)"
+        let credentials = await DemoCredentials.make(token: token, service: config.service)
+        let server = try await DemoServer.start(requiring: "Bearer \(token)")
         config.baseURL = server.baseURL.appendingPathComponent("v1")
         let transport = AsyncHTTPClientTransport()
-        let storage = InMemoryAuthenticationStorage([config.service: "Bearer demo-\(UUID().uuidString)"])
-        let api = API(dependencies: APIDependencies(apiConfig: config, authenticationStorage: storage, httpClient: transport))
+        let api = API(dependencies: APIDependencies(apiConfig: config, authenticationStorage: credentials.storage, httpClient: transport))
         print("Serving a sample users resource at \(config.baseURL.absoluteString); log lines below are redacted.\n")
         do {
             try await runVerbs(api)
+            try await credentials.remove()
             try await api.shutdown()
             try await server.shutdown()
         } catch {
+            try? await credentials.remove()
             try? await api.shutdown()
             try? await server.shutdown()
             throw error

@@ -1,0 +1,111 @@
+public import Resourceful
+import Synchronization
+
+/// An ``AuthenticationStorage`` backed by the Linux keyring: the `Authorization` header is
+/// `"<scheme> <secret>"`, the secret being what the ``Keyring`` holds for the service and
+/// ``account``.
+///
+/// A keyring lookup costs about as much as a whole loopback request, so headers are cached for
+/// ``timeToLive`` (a missing credential too), and concurrent callers asking for the same service
+/// share one lookup. Call ``invalidate(service:)`` after changing the keyring from this process
+/// (a logout, a refreshed token).
+///
+/// ```swift
+/// var deps = try await APIDependencies.live(environment: "development")
+/// deps.authenticationStorage = KeyringAuthenticationStorage(account: "ada")
+/// ```
+public final class KeyringAuthenticationStorage: AuthenticationStorage {
+    private enum Entry: Sendable {
+        case cached(String?, expires: ContinuousClock.Instant)
+        case loading(Task<String?, any Error>, generation: UInt64)
+    }
+
+    private enum Lookup: Sendable {
+        case hit(String?)
+        case wait(Task<String?, any Error>, generation: UInt64)
+    }
+
+    private struct State: Sendable {
+        var entries: [String: Entry] = [:]
+        var generation: UInt64 = 0
+    }
+
+    /// The account the secret is stored under.
+    public let account: String
+    /// The scheme put before the secret, such as `Bearer`.
+    public let scheme: String
+    /// The keyring read from.
+    public let keyring: Keyring
+    /// How long a looked-up header is reused.
+    public let timeToLive: Duration
+    private let state = Mutex(State())
+
+    /// Creates a storage reading `account`'s secrets from `keyring`.
+    public init(account: String, scheme: String = "Bearer", keyring: Keyring = Keyring(), timeToLive: Duration = .seconds(300)) {
+        self.account = account
+        self.scheme = scheme
+        self.keyring = keyring
+        self.timeToLive = timeToLive
+    }
+
+    /// `"<scheme> <secret>"` for `service`, or `nil` when the keyring holds no secret for it.
+    ///
+    /// - Throws: ``KeyringError`` when the keyring cannot be read; a locked keyring is an error,
+    ///   never "no credential".
+    public func authenticationHeader(for service: String) async throws -> String? {
+        let now = ContinuousClock.now
+        let lookup: Lookup = state.withLock { state in
+            switch state.entries[service] {
+            case .cached(let header, let expires) where expires > now:
+                return .hit(header)
+            case .loading(let task, let generation):
+                return .wait(task, generation: generation)
+            default:
+                let keyring = keyring
+                let account = account
+                let scheme = scheme
+                let task = Task<String?, any Error> {
+                    try await keyring.lookup(service: service, account: account).map { "\(scheme) \($0)" }
+                }
+                state.entries[service] = .loading(task, generation: state.generation)
+                return .wait(task, generation: state.generation)
+            }
+        }
+        let task: Task<String?, any Error>
+        let generation: UInt64
+        switch lookup {
+        case .hit(let header):
+            return header
+        case .wait(let pending, let pendingGeneration):
+            task = pending
+            generation = pendingGeneration
+        }
+        do {
+            let header = try await task.value
+            state.withLock { state in
+                guard state.generation == generation, case .loading = state.entries[service] else { return }
+                state.entries[service] = .cached(header, expires: ContinuousClock.now + timeToLive)
+            }
+            return header
+        } catch {
+            state.withLock { state in
+                guard state.generation == generation, case .loading = state.entries[service] else { return }
+                state.entries[service] = nil
+            }
+            throw error
+        }
+    }
+
+    /// Forgets the cached header of `service`, or of every service when `nil`; the next call
+    /// looks it up again.
+    public func invalidate(service: String? = nil) {
+        state.withLock { state in
+            state.generation &+= 1
+            if let service {
+                state.entries[service] = nil
+            } else {
+                state.entries.removeAll()
+            }
+        }
+    }
+}
