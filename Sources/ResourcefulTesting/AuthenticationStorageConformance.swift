@@ -1,0 +1,108 @@
+public import Resourceful
+
+/// Checks that an ``AuthenticationStorage`` behaves as ``API`` expects; run it in your own tests
+/// against your own storage.
+///
+/// ```swift
+/// @Test func myStorageConforms() async throws {
+///     let storage = MyStorage()
+///     try await AuthenticationStorageConformance(storage: storage) { header, service in
+///         try await storage.save(header, for: service)   // nil removes
+///     }.run()
+/// }
+/// ```
+///
+/// Every check uses service names of its own, so suites can run in parallel against one store.
+/// A failure names the check, never a credential.
+public struct AuthenticationStorageConformance<Storage: AuthenticationStorage>: Sendable {
+    /// Puts `header` in the storage for `service`, or removes what is there when `header` is `nil`.
+    /// A caching storage must make the change visible to its next read.
+    public typealias Writer = @Sendable (_ header: String?, _ service: String) async throws -> Void
+
+    /// A check that did not hold.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// The check's name.
+        public var check: String
+        /// What was wrong, without any credential.
+        public var detail: String
+        /// `check: detail`.
+        public var description: String { "\(check): \(detail)" }
+    }
+
+    private let storage: Storage
+    private let write: Writer
+
+    /// Creates the suite for `storage`, changed through `write`.
+    public init(storage: Storage, write: @escaping Writer) {
+        self.storage = storage
+        self.write = write
+    }
+
+    /// Runs every check; throws ``Failure`` at the first that does not hold.
+    public func run() async throws {
+        try await unknownServiceHasNoHeader()
+        try await storedHeaderIsReturnedExactly()
+        try await servicesAreIndependent()
+        try await concurrentReadsAgree()
+        try await removedHeaderIsGone()
+    }
+
+    private func service(_ check: String) -> String {
+        "conformance-\(check)-\(UInt64.random(in: .min ... .max))"
+    }
+
+    private func expect(_ condition: Bool, _ check: String, _ detail: String) throws {
+        if !condition { throw Failure(check: check, detail: detail) }
+    }
+
+    private func unknownServiceHasNoHeader() async throws {
+        let header = try await storage.authenticationHeader(for: service("unknown"))
+        try expect(header == nil, "unknownServiceHasNoHeader", "a header was returned for a service never written")
+    }
+
+    private func storedHeaderIsReturnedExactly() async throws {
+        for (index, header) in ["Bearer conformance-token", "Basic Y29uZm9ybWFuY2U6dGVzdA==", "Token a.b-c_d~e+f/g=", "Bearer ünïcödé-🔑"].enumerated() {
+            let name = service("exact-\(index)")
+            try await write(header, name)
+            let read = try await storage.authenticationHeader(for: name)
+            try expect(read == header, "storedHeaderIsReturnedExactly", "header #\(index) did not come back unchanged")
+            try await write(nil, name)
+        }
+    }
+
+    private func servicesAreIndependent() async throws {
+        let first = service("first")
+        let second = service("second")
+        try await write("Bearer first-service", first)
+        let other = try await storage.authenticationHeader(for: second)
+        try expect(other == nil, "servicesAreIndependent", "a header written for one service was returned for another")
+        try await write("Bearer second-service", second)
+        let read = try await storage.authenticationHeader(for: first)
+        try expect(read == "Bearer first-service", "servicesAreIndependent", "writing one service changed another")
+        try await write(nil, first)
+        try await write(nil, second)
+    }
+
+    private func concurrentReadsAgree() async throws {
+        let name = service("concurrent")
+        try await write("Bearer concurrent-reads", name)
+        let storage = storage
+        let reads = try await withThrowingTaskGroup(of: String?.self) { group in
+            for _ in 0..<32 { group.addTask { try await storage.authenticationHeader(for: name) } }
+            var all: [String?] = []
+            for try await read in group { all.append(read) }
+            return all
+        }
+        try expect(reads.count == 32 && reads.allSatisfy { $0 == "Bearer concurrent-reads" }, "concurrentReadsAgree", "32 concurrent reads did not all return the stored header")
+        try await write(nil, name)
+    }
+
+    private func removedHeaderIsGone() async throws {
+        let name = service("removed")
+        try await write("Bearer soon-gone", name)
+        _ = try await storage.authenticationHeader(for: name)
+        try await write(nil, name)
+        let read = try await storage.authenticationHeader(for: name)
+        try expect(read == nil, "removedHeaderIsGone", "a removed header was still returned")
+    }
+}

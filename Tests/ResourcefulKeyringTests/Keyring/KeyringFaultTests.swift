@@ -1,0 +1,81 @@
+import Foundation
+import ResourcefulKeyring
+import Testing
+
+/// Each fault ends within its bound with the right error, through the real daemon and tool.
+@Suite struct KeyringFaultTests {
+    @Test func noBusAddressFailsAtOnce() async throws {
+        let keyring = Keyring(configuration: .init(environment: [:]))
+        let start = ContinuousClock.now
+        let error = await #expect(throws: KeyringError.self) { _ = try await keyring.lookup(service: "s", account: "a") }
+        #expect(error?.kind == .noSessionBus)
+        #expect(error?.description.contains("DBUS_SESSION_BUS_ADDRESS") == true)
+        #expect(ContinuousClock.now - start < .seconds(1))
+    }
+
+    @Test func toolWithoutABusSaysWhatToStart() async throws {
+        let result = try await Command.run(PrivateBus.tool, ["status", "--service", "s", "--account", "a"])
+        #expect(result.status == 3)
+        #expect(result.output.contains("noSessionBus"))
+        #expect(result.output.contains("dbus-run-session"))
+    }
+
+    @Test func busWithoutSecretService() async throws {
+        try await PrivateBus.with(withKeyring: false) { bus in
+            let result = try await bus.tool(["status", "--service", "s", "--account", "a", "--keyring-timeout", "3"])
+            #expect(result.status == 3)
+            #expect(result.output.contains("noSecretService"))
+            #expect(result.output.contains("gnome-keyring"))
+            #expect(result.duration < .seconds(3))
+        }
+    }
+
+    @Test func lockedCollectionIsAnErrorNotAMissingCredential() async throws {
+        try await PrivateBus.with { bus in
+            let stored = try await bus.tool(["login", "--service", "locked-svc", "--account", "a"], input: "locked-token-SECRET\n")
+            #expect(stored.status == 0)
+            let found = try await bus.tool(["status", "--service", "locked-svc", "--account", "a"])
+            #expect(found.status == 0)
+            try await bus.lockDefaultCollection()
+            let locked = try await bus.tool(["status", "--service", "locked-svc", "--account", "a"])
+            #expect(locked.status == 3)
+            #expect(locked.output.contains("locked"))
+            #expect(!locked.output.contains("No credential"))
+            let missing = try await bus.tool(["status", "--service", "never-stored", "--account", "a"])
+            #expect(missing.status == 3)
+            for result in [stored, found, locked, missing] { #expect(!result.output.contains("locked-token-SECRET")) }
+        }
+    }
+
+    @Test func frozenDaemonTimesOutWithinItsBound() async throws {
+        try await PrivateBus.with { bus in
+            let stored = try await bus.tool(["login", "--service", "frozen", "--account", "a"], input: "t\n")
+            #expect(stored.status == 0)
+            bus.signalKeyring(SIGSTOP)
+            let frozen = try await bus.tool(["status", "--service", "frozen", "--account", "a", "--keyring-timeout", "1"])
+            bus.signalKeyring(SIGCONT)
+            #expect(frozen.status == 3)
+            #expect(frozen.output.contains("timedOut"))
+            #expect(frozen.duration < .seconds(4))
+            let thawed = try await bus.tool(["status", "--service", "frozen", "--account", "a"])
+            #expect(thawed.status == 0)
+        }
+    }
+
+    @Test func loginLogoutAndStatusRoundTrip() async throws {
+        try await PrivateBus.with { bus in
+            #expect(try await bus.tool(["status", "--service", "cli", "--account", "ada"]).status == 1)
+            let login = try await bus.tool(["login", "--service", "cli", "--account", "ada"], input: "cli-token-SECRET\n")
+            #expect(login.status == 0)
+            #expect(!login.output.contains("cli-token-SECRET"))
+            let status = try await bus.tool(["status", "--service", "cli", "--account", "ada"])
+            #expect(status.status == 0)
+            #expect(!status.output.contains("cli-token-SECRET"))
+            let logout = try await bus.tool(["logout", "--service", "cli", "--account", "ada"])
+            #expect(logout.output.contains("Removed"))
+            #expect(try await bus.tool(["status", "--service", "cli", "--account", "ada"]).status == 1)
+            let again = try await bus.tool(["logout", "--service", "cli", "--account", "ada"])
+            #expect(again.output.contains("No credential was stored"))
+        }
+    }
+}
