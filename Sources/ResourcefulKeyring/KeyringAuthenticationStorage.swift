@@ -34,18 +34,25 @@ public final class KeyringAuthenticationStorage: AuthenticationStorage {
     public let account: String
     /// The scheme put before the secret, such as `Bearer`.
     public let scheme: String
-    /// The keyring read from.
-    public let keyring: Keyring
     /// How long a looked-up header is reused.
     public let timeToLive: Duration
+    private let lookUpSecret: @Sendable (_ service: String) async throws -> String?
     private let state = Mutex(State())
 
     /// Creates a storage reading `account`'s secrets from `keyring`.
-    public init(account: String, scheme: String = "Bearer", keyring: Keyring = Keyring(), timeToLive: Duration = .seconds(300)) {
+    public convenience init(account: String, scheme: String = "Bearer", keyring: Keyring = Keyring(), timeToLive: Duration = .seconds(300)) {
+        self.init(account: account, scheme: scheme, timeToLive: timeToLive) { service in
+            try await keyring.lookup(service: service, account: account)
+        }
+    }
+
+    /// Creates a storage whose secrets come from `lookUpSecret`: the caching and sharing of
+    /// lookups, without a keyring.
+    init(account: String, scheme: String, timeToLive: Duration, lookUpSecret: @escaping @Sendable (_ service: String) async throws -> String?) {
         self.account = account
         self.scheme = scheme
-        self.keyring = keyring
         self.timeToLive = timeToLive
+        self.lookUpSecret = lookUpSecret
     }
 
     /// `"<scheme> <secret>"` for `service`, or `nil` when the keyring holds no secret for it.
@@ -61,11 +68,10 @@ public final class KeyringAuthenticationStorage: AuthenticationStorage {
             case .loading(let task, let generation):
                 return .wait(task, generation: generation)
             default:
-                let keyring = keyring
-                let account = account
+                let lookUpSecret = lookUpSecret
                 let scheme = scheme
                 let task = Task<String?, any Error> {
-                    try await keyring.lookup(service: service, account: account).map { "\(scheme) \($0)" }
+                    try await lookUpSecret(service).map { "\(scheme) \($0)" }
                 }
                 state.entries[service] = .loading(task, generation: state.generation)
                 return .wait(task, generation: state.generation)

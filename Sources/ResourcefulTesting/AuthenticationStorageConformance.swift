@@ -29,13 +29,23 @@ public struct AuthenticationStorageConformance<Storage: AuthenticationStorage>: 
         public var description: String { "\(check): \(detail)" }
     }
 
+    /// Headers of several schemes and characters, written and read back by the suite.
+    public static var defaultSampleHeaders: [String] {
+        ["Bearer conformance-token", "Basic Y29uZm9ybWFuY2U6dGVzdA==", "Token a.b-c_d~e+f/g=", "Bearer ünïcödé-🔑"]
+    }
+
     private let storage: Storage
     private let write: Writer
+    private let sampleHeaders: [String]
 
     /// Creates the suite for `storage`, changed through `write`.
-    public init(storage: Storage, write: @escaping Writer) {
+    ///
+    /// - Parameter sampleHeaders: The headers written and read back; a storage that always uses
+    ///   one scheme passes headers of that scheme only.
+    public init(storage: Storage, sampleHeaders: [String] = defaultSampleHeaders, write: @escaping Writer) {
         self.storage = storage
         self.write = write
+        self.sampleHeaders = sampleHeaders
     }
 
     /// Runs every check; throws ``Failure`` at the first that does not hold.
@@ -61,7 +71,7 @@ public struct AuthenticationStorageConformance<Storage: AuthenticationStorage>: 
     }
 
     private func storedHeaderIsReturnedExactly() async throws {
-        for (index, header) in ["Bearer conformance-token", "Basic Y29uZm9ybWFuY2U6dGVzdA==", "Token a.b-c_d~e+f/g=", "Bearer ünïcödé-🔑"].enumerated() {
+        for (index, header) in sampleHeaders.enumerated() {
             let name = service("exact-\(index)")
             try await write(header, name)
             let read = try await storage.authenticationHeader(for: name)
