@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "Resourceful", targets: ["Resourceful"]),
         .library(name: "ResourcefulTesting", targets: ["ResourcefulTesting"]),
         .library(name: "ResourcefulKeyring", targets: ["ResourcefulKeyring"]),
+        .library(name: "ResourcefulServiceLifecycle", targets: ["ResourcefulServiceLifecycle"]),
+        .library(name: "ResourcefulCombine", targets: ["ResourcefulCombine"]),
         .executable(name: "resourceful", targets: ["resourceful"]),
     ],
     dependencies: [
@@ -19,6 +21,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
     ],
     targets: [
         .target(
@@ -32,6 +38,8 @@ let package = Package(
                 .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         .systemLibrary(
@@ -45,6 +53,20 @@ let package = Package(
                 "Resourceful",
                 "CLibSecret",
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "ResourcefulServiceLifecycle",
+            dependencies: [
+                "Resourceful",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(
+            name: "ResourcefulCombine",
+            dependencies: [
+                "Resourceful",
+                .product(name: "OpenCombineShim", package: "OpenCombine"),
             ]
         ),
         .target(
@@ -77,6 +99,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         .testTarget(
@@ -85,6 +110,28 @@ let package = Package(
                 "Resourceful",
                 "ResourcefulKeyring",
                 "ResourcefulTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .testTarget(
+            name: "ResourcefulServiceLifecycleTests",
+            dependencies: [
+                "Resourceful",
+                "ResourcefulServiceLifecycle",
+                "ResourcefulTesting",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .testTarget(
+            name: "ResourcefulCombineTests",
+            dependencies: [
+                "Resourceful",
+                "ResourcefulCombine",
+                "ResourcefulTesting",
+                .product(name: "OpenCombineShim", package: "OpenCombine"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),

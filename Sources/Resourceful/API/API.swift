@@ -35,9 +35,9 @@ public struct API: Sendable {
 
     /// Creates an API from `dependencies`, reading each of them once.
     ///
-    /// - Parameter middlewares: The steps around the transport, outermost first. The default is
-    ///   the logging step alone; pass your own list to add steps or to leave logging out.
-    public init(dependencies: any Dependencies, middlewares: [any APIMiddleware] = [LoggingMiddleware()]) {
+    /// - Parameter middlewares: The steps around the transport, outermost first; the default is
+    ///   ``defaultMiddlewares``. Pass your own list to add steps or to leave some out.
+    public init(dependencies: any Dependencies, middlewares: [any APIMiddleware] = API.defaultMiddlewares) {
         config = dependencies.apiConfig
         authenticationStorage = dependencies.authenticationStorage
         httpClient = dependencies.httpClient
@@ -46,6 +46,13 @@ public struct API: Sendable {
         logger = dependencies.logger
         self.middlewares = middlewares
         builder = RequestBuilder(config: dependencies.apiConfig)
+    }
+
+    /// Tracing, metrics and logging, in that order: each records through what the app bootstrapped
+    /// (swift-distributed-tracing, swift-metrics) or the injected logger, and costs little when
+    /// nothing is bootstrapped.
+    public static var defaultMiddlewares: [any APIMiddleware] {
+        [TracingMiddleware(), MetricsMiddleware(), LoggingMiddleware()]
     }
 
     /// This API writing through `logger` instead, such as an incoming request's logger in a server.

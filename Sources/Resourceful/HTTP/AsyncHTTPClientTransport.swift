@@ -42,6 +42,8 @@ public final class AsyncHTTPClientTransport: HTTPClient {
             )
         )
         settings.httpVersion = .automatic
+        // Spans and trace headers come from `TracingMiddleware`, one per call, named by path template.
+        settings.tracing.tracer = nil
         self.client = AsyncHTTPClient.HTTPClient(
             eventLoopGroupProvider: .singleton,
             configuration: settings

@@ -1,0 +1,58 @@
+public import CoreMetrics
+import HTTPTypes
+
+/// Counts calls and times them with swift-metrics, through whatever metrics backend the app
+/// bootstrapped (none: nothing is recorded, at the cost of a few allocations).
+///
+/// - `resourceful.requests` (counter) and `resourceful.request.duration` (timer, nanoseconds), with
+///   the dimensions `verb`, `method`, `path` (the path *template*, such as `users/{}`, so the
+///   number of series stays bounded) and `outcome` (the status code, or the ``APIError/Kind`` of a
+///   call that got no response, such as `timeout`).
+public struct MetricsMiddleware: APIMiddleware {
+    /// The label of the call counter.
+    public static let requestsLabel = "resourceful.requests"
+    /// The label of the call timer.
+    public static let durationLabel = "resourceful.request.duration"
+
+    private let factory: (any MetricsFactory)?
+
+    /// Records through `factory`, or through the bootstrapped `MetricsSystem` when `nil`.
+    public init(factory: (any MetricsFactory)? = nil) {
+        self.factory = factory
+    }
+
+    /// Passes the request on and records its outcome and duration.
+    public func intercept(
+        _ request: TransportRequest,
+        context: RequestContext,
+        next: (TransportRequest, RequestContext) async throws -> TransportResponse
+    ) async throws -> TransportResponse {
+        let start = ContinuousClock.now
+        let outcome: String
+        defer {
+            let dimensions = [
+                ("verb", context.verb.rawValue), ("method", request.method.rawValue),
+                ("path", context.pathTemplate), ("outcome", outcome),
+            ]
+            let factory = factory ?? MetricsSystem.factory
+            Counter(label: Self.requestsLabel, dimensions: dimensions, factory: factory).increment()
+            Timer(label: Self.durationLabel, dimensions: dimensions, factory: factory).recordInterval(since: start)
+        }
+        do {
+            let response = try await next(request, context)
+            outcome = String(response.status.code)
+            return response
+        } catch {
+            outcome = APIError.wrapping(error).kind.description
+            throw error
+        }
+    }
+}
+
+extension Timer {
+    fileprivate func recordInterval(since start: ContinuousClock.Instant) {
+        let elapsed = ContinuousClock.now - start
+        let (seconds, attoseconds) = elapsed.components
+        recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

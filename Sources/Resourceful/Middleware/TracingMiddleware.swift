@@ -1,0 +1,61 @@
+import HTTPTypes
+public import Tracing
+
+/// Wraps each call in a client span of swift-distributed-tracing and propagates its context in the
+/// outgoing header fields, through whatever tracer the app bootstrapped (none: nothing is recorded
+/// or sent).
+///
+/// The span is named `<METHOD> <path template>` (such as `GET users/{}`), so the number of span
+/// names stays bounded, and carries `http.request.method`, `url.template`, `resourceful.verb` and
+/// `http.response.status_code` attributes. The tracer decides the header form: with swift-otel it
+/// is W3C Trace Context (`traceparent`, `tracestate`).
+public struct TracingMiddleware: APIMiddleware {
+    private let tracer: (any Tracer)?
+
+    /// Traces through `tracer`, or through the bootstrapped `InstrumentationSystem` when `nil`.
+    public init(tracer: (any Tracer)? = nil) {
+        self.tracer = tracer
+    }
+
+    /// Starts a span, injects its context into `request`, passes it on and ends the span.
+    public func intercept(
+        _ request: TransportRequest,
+        context: RequestContext,
+        next: (TransportRequest, RequestContext) async throws -> TransportResponse
+    ) async throws -> TransportResponse {
+        let tracer = tracer ?? InstrumentationSystem.tracer
+        let span = tracer.startSpan(
+            "\(request.method.rawValue) \(context.pathTemplate)",
+            context: InstrumentationContext.current ?? .topLevel,
+            ofKind: .client
+        )
+        defer { span.end() }
+        span.attributes["http.request.method"] = request.method.rawValue
+        span.attributes["url.template"] = context.pathTemplate
+        span.attributes["resourceful.verb"] = context.verb.rawValue
+        var request = request
+        tracer.inject(span.context, into: &request.headerFields, using: HTTPFieldsInjector())
+        do {
+            let response = try await InstrumentationContext.withValue(span.context) {
+                try await next(request, context)
+            }
+            span.attributes["http.response.status_code"] = response.status.code
+            if response.status.kind == .serverError || response.status.kind == .clientError {
+                span.setStatus(SpanStatus(code: .error))
+            }
+            return response
+        } catch {
+            span.recordError(error)
+            span.setStatus(SpanStatus(code: .error))
+            throw error
+        }
+    }
+}
+
+/// Writes trace context into `HTTPFields`.
+struct HTTPFieldsInjector: Injector {
+    func inject(_ value: String, forKey key: String, into fields: inout HTTPFields) {
+        guard let name = HTTPField.Name(key), HeaderValidation.isValidValue(value) else { return }
+        fields[name] = value
+    }
+}

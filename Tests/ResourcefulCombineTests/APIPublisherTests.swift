@@ -1,0 +1,105 @@
+import Foundation
+import HTTPTypes
+@preconcurrency import OpenCombineShim
+import Resourceful
+import ResourcefulCombine
+import ResourcefulTesting
+import Synchronization
+import Testing
+
+@Suite struct APIPublisherTests {
+    struct Item: Codable, Equatable, Sendable { var id: Int }
+
+    /// What a subscriber saw.
+    final class Recorder: Sendable {
+        let values = Mutex<[Item]>([])
+        let completion = Mutex<Subscribers.Completion<APIError>?>(nil)
+
+        func wait(timeout: Duration = .seconds(5)) async {
+            let deadline = ContinuousClock.now + timeout
+            while completion.withLock({ $0 == nil }), ContinuousClock.now < deadline { await Task.yield() }
+        }
+    }
+
+    private func subscribe(_ publisher: AnyPublisher<Item, APIError>, to recorder: Recorder) -> AnyCancellable {
+        publisher.sink(
+            receiveCompletion: { completion in recorder.completion.withLock { $0 = completion } },
+            receiveValue: { value in recorder.values.withLock { $0.append(value) } }
+        )
+    }
+
+    private func api(_ server: MockServer) -> (API, AsyncHTTPClientTransport) {
+        let transport = AsyncHTTPClientTransport()
+        return (API(dependencies: APIDependencies(apiConfig: APIConfig(baseURL: server.baseURL, service: "s"), httpClient: transport)), transport)
+    }
+
+    @Test func coldSingleValue() async throws {
+        try await MockServer.withRunning { server in
+            server.stub(.get, "/items/1", try .json(Item(id: 1)))
+            let (api, transport) = api(server)
+            let publisher = api.publisher(for: AdHocRequest<Item, Resourceful.Empty>(.show, "items/1"))
+            #expect(server.requests.isEmpty)
+            let recorder = Recorder()
+            let cancellable = subscribe(publisher, to: recorder)
+            await recorder.wait()
+            #expect(recorder.values.withLock { $0 } == [Item(id: 1)])
+            let finished = recorder.completion.withLock { completion in
+                if case .finished = completion { return true }
+                return false
+            }
+            #expect(finished)
+            let again = Recorder()
+            let second = subscribe(publisher, to: again)
+            await again.wait()
+            #expect(server.requests.count == 2)
+            cancellable.cancel()
+            second.cancel()
+            try await transport.shutdown()
+        }
+    }
+
+    @Test func failureCarriesTheAPIError() async throws {
+        try await MockServer.withRunning { server in
+            server.stub(.get, "/items/2", .status(.notFound))
+            let (api, transport) = api(server)
+            let recorder = Recorder()
+            let cancellable = subscribe(api.publisher(for: AdHocRequest<Item, Resourceful.Empty>(.show, "items/2")), to: recorder)
+            await recorder.wait()
+            guard case .failure(let error) = recorder.completion.withLock({ $0 }) else {
+                Issue.record("no failure")
+                return
+            }
+            #expect(error.kind == .unacceptableStatus)
+            #expect(error.status == .notFound)
+            #expect(recorder.values.withLock { $0 }.isEmpty)
+            cancellable.cancel()
+            try await transport.shutdown()
+        }
+    }
+
+    @Test func cancellingTheSubscriptionCancelsTheCall() async throws {
+        let cancelled = Atomic<Bool>(false)
+        let started = Atomic<Bool>(false)
+        let stub = StubHTTPClient { _ in
+            started.store(true, ordering: .releasing)
+            do {
+                try await Task.sleep(for: .seconds(30))
+            } catch {
+                cancelled.store(true, ordering: .releasing)
+                throw error
+            }
+            return TransportResponse(status: .ok)
+        }
+        let api = API(dependencies: APIDependencies(apiConfig: APIConfig(baseURL: URL(string: "http://example.invalid")!, service: "s"), httpClient: stub))
+        let recorder = Recorder()
+        let cancellable = subscribe(api.publisher(for: AdHocRequest<Item, Resourceful.Empty>(.show, "slow")), to: recorder)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !started.load(ordering: .acquiring), ContinuousClock.now < deadline { await Task.yield() }
+        cancellable.cancel()
+        while !cancelled.load(ordering: .acquiring), ContinuousClock.now < deadline { await Task.yield() }
+        let wasCancelled = cancelled.load(ordering: .acquiring)
+        #expect(wasCancelled)
+        #expect(recorder.values.withLock { $0 }.isEmpty)
+        #expect(recorder.completion.withLock { $0 == nil })
+    }
+}
