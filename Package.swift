@@ -104,9 +104,25 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
+        .target(
+            name: "ProcessTestSupport",
+            path: "Tests/Support/ProcessTestSupport"
+        ),
+        .testTarget(
+            name: "resourcefulTests",
+            dependencies: [
+                "resourceful",
+                "Resourceful",
+                "ResourcefulTesting",
+                "ProcessTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         .testTarget(
             name: "ResourcefulKeyringTests",
             dependencies: [
+                "resourceful",
+                "ProcessTestSupport",
                 "Resourceful",
                 "ResourcefulKeyring",
                 "ResourcefulTesting",

@@ -5,6 +5,9 @@ struct ResourcefulCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "resourceful",
         abstract: "Call REST APIs described as Resourceful requests.",
-        subcommands: [DemoCommand.self, LoginCommand.self, LogoutCommand.self, StatusCommand.self]
+        subcommands: [
+            ShowCommand.self, IndexCommand.self, CreateCommand.self, UpdateCommand.self, DeleteCommand.self,
+            LoginCommand.self, LogoutCommand.self, StatusCommand.self, DemoCommand.self,
+        ]
     )
 }

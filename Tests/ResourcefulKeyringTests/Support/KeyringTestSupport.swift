@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import ResourcefulKeyring
 
 /// Tests that use the process's own session bus run only inside `scripts/private-keyring.sh run`
@@ -28,7 +29,7 @@ struct PrivateBus {
     static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let script = repository.appendingPathComponent("scripts/private-keyring.sh").path
-    static let tool = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("resourceful").path
+    static let tool = resourcefulTool
 
     /// Starts a bus (and a keyring unless `withKeyring` is false), runs `body`, stops both.
     static func with<T>(withKeyring: Bool = true, _ body: (PrivateBus) async throws -> T) async throws -> T {
@@ -71,54 +72,3 @@ struct PrivateBus {
     }
 }
 
-/// Runs a program to its end without blocking a cooperative thread.
-enum Command {
-    struct Result: Sendable {
-        var status: Int32
-        var output: String
-        var duration: Duration
-    }
-
-    struct Failed: Error, CustomStringConvertible {
-        var result: Result
-        var description: String { "exit \(result.status): \(result.output)" }
-    }
-
-    /// Runs `executable`; with `capture` false its output is discarded (for commands that leave
-    /// daemons running, which would hold a pipe open).
-    static func run(
-        _ executable: String,
-        _ arguments: [String],
-        environment: [String: String] = [:],
-        input: String? = nil,
-        capture: Bool = true
-    ) async throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        var variables = ProcessInfo.processInfo.environment
-        variables["DBUS_SESSION_BUS_ADDRESS"] = nil
-        variables.merge(environment) { $1 }
-        process.environment = variables
-        let output = Pipe()
-        process.standardOutput = capture ? output : FileHandle.nullDevice
-        process.standardError = capture ? output : FileHandle.nullDevice
-        let stdin = Pipe()
-        process.standardInput = stdin
-        let start = ContinuousClock.now
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-                if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-                try stdin.fileHandleForWriting.close()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        try output.fileHandleForWriting.close()
-        let text = capture ? String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) : ""
-        return Result(status: status, output: text, duration: ContinuousClock.now - start)
-    }
-}

@@ -1,0 +1,116 @@
+import Foundation
+import HTTPTypes
+import ProcessTestSupport
+import Resourceful
+import ResourcefulTesting
+import Testing
+
+/// The verb commands, run as a user runs them, against a MockServer.
+@Suite struct ResourceCommandsTests {
+    /// A config directory whose `test` environment points at `server`.
+    private func configDirectory(for server: MockServer) throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let json = #"{"baseURL": "\#(server.baseURL.absoluteString)/v1", "service": "cli-test", "logging": {"maskedBodyKeys": ["password"]}}"#
+        try Data(json.utf8).write(to: directory.appendingPathComponent("test.json"))
+        return directory.path
+    }
+
+    private func tool(_ server: MockServer, _ arguments: [String], keepSessionBus: Bool = false) async throws -> Command.Result {
+        try await Command.run(
+            resourcefulTool, arguments + ["--env", "test", "--config-directory", try configDirectory(for: server)],
+            keepSessionBus: keepSessionBus
+        )
+    }
+
+    @Test func showPrintsPrettyJSON() async throws {
+        try await MockServer.withRunning { server in
+            server.stub(.get, "/v1/users/42", .json(raw: #"{"name":"Ada","id":42,"tags":["a"]}"#))
+            let result = try await tool(server, ["show", "users/42"])
+            #expect(result.status == 0)
+            #expect(result.output == "{\n  \"id\" : 42,\n  \"name\" : \"Ada\",\n  \"tags\" : [\n    \"a\"\n  ]\n}\n")
+            #expect(server.requests.first?.method == .get)
+        }
+    }
+
+    @Test func indexSendsTextAndJSONParametersInTheQuery() async throws {
+        try await MockServer.withRunning { server in
+            server.stub(.get, "/v1/users", .json(raw: "[]"))
+            let result = try await tool(server, ["index", "users", "name=Ada Lovelace", "limit:=10", "active:=true"])
+            #expect(result.status == 0)
+            let items = try #require(server.requests.first).queryItems.map { "\($0.name)=\($0.value)" }.sorted()
+            #expect(items == ["active=true", "limit=10", "name=Ada Lovelace"])
+        }
+    }
+
+    @Test func createSendsDataFromAFile() async throws {
+        try await MockServer.withRunning { server in
+            server.route(.post, "/v1/users") { request in .json(raw: request.body, status: .created) }
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("user-\(UUID().uuidString).json")
+            try Data(#"{"name": "Grace", "roles": ["admin"], "age": 85}"#.utf8).write(to: file)
+            let result = try await tool(server, ["create", "users", "--data", "@\(file.path)"])
+            #expect(result.status == 0)
+            let sent = try #require(server.requests.first)
+            #expect(sent.headerFields[.contentType] == "application/json")
+            let body = try JSONSerialization.jsonObject(with: sent.body) as? [String: Any]
+            #expect(body?["name"] as? String == "Grace")
+            #expect(body?["age"] as? Int == 85)
+            #expect(result.output.contains("\"roles\" : [\n    \"admin\"\n  ]"))
+        }
+    }
+
+    @Test func updateWithPatchAndDeleteWithNoContent() async throws {
+        try await MockServer.withRunning { server in
+            server.stub(.patch, "/v1/users/1", .json(raw: #"{"id":1}"#))
+            server.stub(.delete, "/v1/users/1", .status(.noContent))
+            let patched = try await tool(server, ["update", "users/1", "name=New", "--patch"])
+            let deleted = try await tool(server, ["delete", "users/1"])
+            #expect(patched.status == 0)
+            #expect(deleted.status == 0)
+            #expect(deleted.output.isEmpty)
+            #expect(server.requests.map(\.method) == [.patch, .delete])
+            #expect(server.requests.first?.bodyText == #"{"name":"New"}"#)
+        }
+    }
+
+    @Test func exitCodesScriptsCanRelyOn() async throws {
+        try await MockServer.withRunning { server in
+            server.stub(.get, "/v1/users/9", .json(raw: #"{"message":"no such user"}"#, status: .notFound))
+            server.stub(.get, "/v1/gone", .closeConnection)
+            let notFound = try await tool(server, ["show", "users/9"])
+            #expect(notFound.status == 1)
+            #expect(notFound.output.contains("404 Not Found"))
+            #expect(notFound.output.contains("\"message\" : \"no such user\""))
+            #expect(try await tool(server, ["show", "gone"]).status == 4)
+            let missingConfig = try await Command.run(resourcefulTool, ["show", "x", "--env", "absent", "--config-directory", "/nonexistent"])
+            #expect(missingConfig.status == 5)
+            #expect(missingConfig.output.contains("/nonexistent/absent.json"))
+            let badParameter = try await tool(server, ["show", "x", "not-a-pair"])
+            #expect(badParameter.status == 64)
+            #expect(server.requests.count == 2)
+        }
+    }
+
+    @Test func verboseLogsAreRedactedAndUseTheStoredCredential() async throws {
+        guard ProcessInfo.processInfo.environment["RESOURCEFUL_PRIVATE_KEYRING"] == "1" else {
+            Issue.record("run through `make test`, which provides a private keyring")
+            return
+        }
+        try await MockServer.withRunning { server in
+            server.stub(.post, "/v1/sessions", .json(raw: #"{"ok":true}"#))
+            let account = "cli-\(UUID().uuidString)"
+            let login = try await Command.run(
+                resourcefulTool, ["login", "--service", "cli-test", "--account", account], input: "cli-SECRET-token\n", keepSessionBus: true
+            )
+            #expect(login.status == 0)
+            let result = try await tool(server, ["create", "sessions", "password=hunter2-SECRET", "--account", account, "--verbose"], keepSessionBus: true)
+            #expect(result.status == 0)
+            #expect(server.requests.first?.headerFields[.authorization] == "Bearer cli-SECRET-token")
+            #expect(result.output.contains("Sending request"))
+            #expect(result.output.contains("resourceful.method=POST"))
+            #expect(!result.output.contains("cli-SECRET-token"))
+            #expect(!result.output.contains("hunter2-SECRET"))
+            _ = try await Command.run(resourcefulTool, ["logout", "--service", "cli-test", "--account", account], keepSessionBus: true)
+        }
+    }
+}
