@@ -5,7 +5,7 @@ SWIFT_BUILD_FLAGS ?=
 KEYRING := scripts/private-keyring.sh run
 APT_PACKAGES := libsecret-1-dev gnome-keyring libsecret-tools dbus dbus-bin pkg-config
 
-.PHONY: all setup build test demo clean
+.PHONY: all setup build test examples demo clean
 
 all: build
 
@@ -32,10 +32,16 @@ test: setup
 	@for verb in "index users" "show users/1" "create users" "update users" "delete users"; do \
 		grep -q "== $$verb" .build/demo.log || { echo "demo did not run: $$verb"; cat .build/demo.log; exit 1; }; \
 	done; echo "demo: five verbs ran through the keyring"
+	$(MAKE) examples
+
+# Builds and tests the example server apps (their own package, depending on this one by path).
+examples: setup
+	cd Examples && $(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
+	cd Examples && $(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS)
 
 demo: setup
 	$(SWIFT) build --product resourceful $(SWIFT_BUILD_FLAGS)
 	$(KEYRING) $(SWIFT) run --skip-build resourceful demo
 
 clean:
-	rm -rf .build
+	rm -rf .build Examples/.build

@@ -27,7 +27,7 @@ extension API {
                 throw APIError(kind: .authentication, underlying: error)
             }
             let built = try builder.build(request, authorization: authorization, encoder: requestEncoder, start: start)
-            let context = RequestContext(
+            let context = CallContext(
                 requestID: Self.makeRequestID(),
                 verb: request.verb,
                 path: built.path,
@@ -46,7 +46,7 @@ extension API {
     }
 
     /// Step 2 and 3: runs the middlewares around the transport.
-    private func send(_ request: TransportRequest, context: RequestContext) async throws(APIError) -> TransportResponse {
+    private func send(_ request: TransportRequest, context: CallContext) async throws(APIError) -> TransportResponse {
         do {
             return try await next(at: 0)(request, context)
         } catch {
@@ -54,7 +54,7 @@ extension API {
         }
     }
 
-    private func next(at index: Int) -> (TransportRequest, RequestContext) async throws -> TransportResponse {
+    private func next(at index: Int) -> (TransportRequest, CallContext) async throws -> TransportResponse {
         guard index < middlewares.count else {
             let client = httpClient
             return { request, _ in try await client.send(request) }

@@ -8,8 +8,8 @@ public import Logging
 /// ```swift
 /// struct RequireJSON: APIMiddleware {
 ///     func intercept(
-///         _ request: TransportRequest, context: RequestContext,
-///         next: (TransportRequest, RequestContext) async throws -> TransportResponse
+///         _ request: TransportRequest, context: CallContext,
+///         next: (TransportRequest, CallContext) async throws -> TransportResponse
 ///     ) async throws -> TransportResponse {
 ///         let response = try await next(request, context)
 ///         guard response.headerFields[.contentType]?.hasPrefix("application/json") ?? true else {
@@ -23,13 +23,13 @@ public protocol APIMiddleware: Sendable {
     /// Handles `request`, calling `next` to pass it on.
     func intercept(
         _ request: TransportRequest,
-        context: RequestContext,
-        next: (TransportRequest, RequestContext) async throws -> TransportResponse
+        context: CallContext,
+        next: (TransportRequest, CallContext) async throws -> TransportResponse
     ) async throws -> TransportResponse
 }
 
 /// What a middleware knows about the call it is part of.
-public struct RequestContext: Sendable {
+public struct CallContext: Sendable {
     /// An identifier for this call, also in its log lines as `resourceful.request-id`.
     public var requestID: String
     /// The request's verb.

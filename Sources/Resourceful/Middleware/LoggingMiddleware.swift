@@ -22,8 +22,8 @@ public struct LoggingMiddleware: APIMiddleware {
     /// Logs `request`, passes it on, and logs what came back.
     public func intercept(
         _ request: TransportRequest,
-        context: RequestContext,
-        next: (TransportRequest, RequestContext) async throws -> TransportResponse
+        context: CallContext,
+        next: (TransportRequest, CallContext) async throws -> TransportResponse
     ) async throws -> TransportResponse {
         let logger = context.logger
         guard logger.logLevel <= level else { return try await next(request, context) }

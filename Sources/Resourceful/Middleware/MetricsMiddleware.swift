@@ -24,8 +24,8 @@ public struct MetricsMiddleware: APIMiddleware {
     /// Passes the request on and records its outcome and duration.
     public func intercept(
         _ request: TransportRequest,
-        context: RequestContext,
-        next: (TransportRequest, RequestContext) async throws -> TransportResponse
+        context: CallContext,
+        next: (TransportRequest, CallContext) async throws -> TransportResponse
     ) async throws -> TransportResponse {
         let start = ContinuousClock.now
         let outcome: String

@@ -20,8 +20,8 @@ public struct TracingMiddleware: APIMiddleware {
     /// Starts a span, injects its context into `request`, passes it on and ends the span.
     public func intercept(
         _ request: TransportRequest,
-        context: RequestContext,
-        next: (TransportRequest, RequestContext) async throws -> TransportResponse
+        context: CallContext,
+        next: (TransportRequest, CallContext) async throws -> TransportResponse
     ) async throws -> TransportResponse {
         let tracer = tracer ?? InstrumentationSystem.tracer
         let span = tracer.startSpan(

@@ -13,8 +13,8 @@ import Testing
         let name: String
         let trail: Locked<[String]>
         func intercept(
-            _ request: TransportRequest, context: RequestContext,
-            next: (TransportRequest, RequestContext) async throws -> TransportResponse
+            _ request: TransportRequest, context: CallContext,
+            next: (TransportRequest, CallContext) async throws -> TransportResponse
         ) async throws -> TransportResponse {
             trail.withLock { $0.append("in \(name)") }
             var request = request
@@ -28,8 +28,8 @@ import Testing
     /// Answers from a fallback when the server fails.
     struct Fallback: APIMiddleware {
         func intercept(
-            _ request: TransportRequest, context: RequestContext,
-            next: (TransportRequest, RequestContext) async throws -> TransportResponse
+            _ request: TransportRequest, context: CallContext,
+            next: (TransportRequest, CallContext) async throws -> TransportResponse
         ) async throws -> TransportResponse {
             let response = try await next(request, context)
             guard response.status.kind == .serverError else { return response }
@@ -66,17 +66,17 @@ import Testing
 
     @Test func contextDescribesTheCall() async throws {
         struct Capture: APIMiddleware {
-            let seen: Locked<RequestContext?>
+            let seen: Locked<CallContext?>
             func intercept(
-                _ request: TransportRequest, context: RequestContext,
-                next: (TransportRequest, RequestContext) async throws -> TransportResponse
+                _ request: TransportRequest, context: CallContext,
+                next: (TransportRequest, CallContext) async throws -> TransportResponse
             ) async throws -> TransportResponse {
                 seen.withLock { $0 = context }
                 return try await next(request, context)
             }
         }
         let stub = StubHTTPClient { _ in TransportResponse(status: .noContent) }
-        let seen = Locked<RequestContext?>(nil)
+        let seen = Locked<CallContext?>(nil)
         let deps = APIDependencies(apiConfig: APIConfig(baseURL: URL(string: "http://example.invalid")!, service: "s"), httpClient: stub)
         let api = API(dependencies: deps, middlewares: [Capture(seen: seen)])
         _ = try await api.call(AdHocRequest<Empty, [String: Int]>(.index, "teams/\("a b")/members", parameters: ["page": 2]))
