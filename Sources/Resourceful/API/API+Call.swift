@@ -17,6 +17,14 @@ extension API {
     public func response<Request: ResourceRequest>(
         _ request: Request
     ) async throws(APIError) -> APIResponse<Request.ResourceType> {
+        try await perform(request, url: nil)
+    }
+
+    /// Calls `request`, sent to `url` instead of its own when one is given (a pagination link).
+    func perform<Request: ResourceRequest>(
+        _ request: Request,
+        url: String?
+    ) async throws(APIError) -> APIResponse<Request.ResourceType> {
         let start = ContinuousClock.now
         let method = request.verb.method(update: request.updateMethod)
         do throws(APIError) {
@@ -26,7 +34,11 @@ extension API {
             } catch {
                 throw APIError(kind: .authentication, underlying: error)
             }
-            let built = try builder.build(request, authorization: authorization, encoder: requestEncoder, start: start)
+            var built = try builder.build(request, authorization: authorization, encoder: requestEncoder, start: start)
+            if let url {
+                built.request.url = url
+                built.query = ""
+            }
             let context = CallContext(
                 requestID: Self.makeRequestID(),
                 verb: request.verb,
@@ -36,7 +48,9 @@ extension API {
                 shouldRedactRequestBody: request.shouldRedactRequestBody,
                 shouldRedactResponseBody: request.shouldRedactResponseBody,
                 logger: logger,
-                config: config
+                config: config,
+                allowsRetries: request.allowsRetries,
+                retryPolicy: request.retryPolicy
             )
             let response = try await send(built.request, context: context)
             return try ResponseValidator.validate(response, for: request, decoder: request.responseDecoder ?? responseDecoder)
@@ -57,7 +71,8 @@ extension API {
     private func next(at index: Int) -> (TransportRequest, CallContext) async throws -> TransportResponse {
         guard index < middlewares.count else {
             let client = httpClient
-            return { request, _ in try await client.send(request) }
+            let redirects = RedirectFollower(limit: config.http.maxRedirects)
+            return { request, _ in try await redirects.send(request, through: client) }
         }
         let middleware = middlewares[index]
         let rest = next(at: index + 1)

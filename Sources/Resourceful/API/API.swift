@@ -48,11 +48,17 @@ public struct API: Sendable {
         builder = RequestBuilder(config: dependencies.apiConfig)
     }
 
-    /// Tracing, metrics and logging, in that order: each records through what the app bootstrapped
-    /// (swift-distributed-tracing, swift-metrics) or the injected logger, and costs little when
-    /// nothing is bootstrapped.
+    /// Tracing, metrics, retries and logging, in that order: a call is one span and one count
+    /// whatever its attempts, and each attempt is logged. Tracing and metrics record through what
+    /// the app bootstrapped and cost little when nothing is.
     public static var defaultMiddlewares: [any APIMiddleware] {
-        [TracingMiddleware(), MetricsMiddleware(), LoggingMiddleware()]
+        [TracingMiddleware(), MetricsMiddleware(), RetryMiddleware(), LoggingMiddleware()]
+    }
+
+    /// ``defaultMiddlewares`` with a ``CredentialRefreshMiddleware`` for `refresher` after the
+    /// retries, so that a 401 is refreshed and sent again within each attempt.
+    public static func defaultMiddlewares(refresher: any CredentialRefresher) -> [any APIMiddleware] {
+        [TracingMiddleware(), MetricsMiddleware(), RetryMiddleware(), CredentialRefreshMiddleware(refresher: refresher), LoggingMiddleware()]
     }
 
     /// This API writing through `logger` instead, such as an incoming request's logger in a server.

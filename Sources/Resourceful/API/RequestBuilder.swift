@@ -12,6 +12,11 @@ struct RequestBuilder: Sendable {
         var query: String
     }
 
+    /// `Idempotency-Key`: lets the server recognise a retried create (IETF draft
+    /// "The Idempotency-Key HTTP Header Field").
+    // A literal, valid token (RFC 9110 §5.1), so the initializer cannot return nil.
+    static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
+
     private let baseURL: String
     private let baseHeaders: [(name: String, value: String)]
     private let formEncoder: FormEncoder
@@ -44,6 +49,9 @@ struct RequestBuilder: Sendable {
         fields[.accept] = "application/json"
         for (name, value) in baseHeaders { try Self.set(name, value, in: &fields) }
         for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) { try Self.set(name, value, in: &fields) }
+        if request.verb == .create, request.allowsRetries, fields[Self.idempotencyKey] == nil {
+            fields[Self.idempotencyKey] = UUID().uuidString
+        }
         if let authorization, fields[.authorization] == nil {
             guard HeaderValidation.isValidValue(authorization) else {
                 throw APIError(kind: .invalidRequest, detail: "the stored Authorization value holds CR, LF or NUL")

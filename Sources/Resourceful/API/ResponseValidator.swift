@@ -12,10 +12,13 @@ enum ResponseValidator {
         decoder: any ResponseDecoder
     ) throws(APIError) -> APIResponse<Request.ResourceType> {
         guard response.status.kind == .successful else {
-            var error = APIError(kind: .unacceptableStatus)
-            error.status = response.status
-            if Request.ErrorResponse.self != Empty.self, response.body.readableBytes > 0 {
-                error.errorResponse = try? decode(Request.ErrorResponse.self, from: response.body, decoder: decoder)
+            var error = APIError(kind: response.status == .unauthorized ? .unauthorized : .unacceptableStatus, status: response.status)
+            if response.body.readableBytes > 0 {
+                if Request.ErrorResponse.self != Empty.self {
+                    error.errorResponse = try? decode(Request.ErrorResponse.self, from: response.body, decoder: decoder)
+                } else if response.headerFields[.contentType]?.lowercased().hasPrefix("application/problem+json") == true {
+                    error.errorResponse = try? decode(ProblemDetails.self, from: response.body, decoder: JSONDecoder())
+                }
             }
             throw error
         }
@@ -32,10 +35,18 @@ enum ResponseValidator {
                     failure.codingPath = APIError.codingPath(of: decoding)
                     failure.detail = response.body.readableBytes == 0 ? "the body is empty" : APIError.reason(of: decoding)
                 }
+                if let type = response.headerFields[.contentType], !Self.isJSON(type), response.body.readableBytes > 0 {
+                    failure.detail = "the body is \(type.split(separator: ";").first.map(String.init) ?? type), not JSON"
+                }
                 throw failure
             }
         }
         return APIResponse(value: value, status: response.status, headerFields: response.headerFields)
+    }
+
+    static func isJSON(_ contentType: String) -> Bool {
+        let type = contentType.lowercased()
+        return type.hasPrefix("application/json") || type.split(separator: ";").first?.hasSuffix("+json") == true
     }
 
     private static func decode<T: Decodable>(_ type: T.Type, from body: ByteBuffer, decoder: any ResponseDecoder) throws -> T {

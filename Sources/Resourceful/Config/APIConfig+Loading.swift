@@ -71,10 +71,7 @@ struct ConfigKeyReader {
         }
         var config = APIConfig(baseURL: baseURL, service: service)
         if let lines = try stringArray("baseHeaders") { config.baseHeaders = try headers(lines, key: "baseHeaders") }
-        if let seconds = try double("timeout") {
-            guard seconds > 0, seconds.isFinite else { throw invalid("timeout", expected: "a positive number of seconds") }
-            config.timeout = .milliseconds(Int64((seconds * 1000).rounded()))
-        }
+        config.timeout = try seconds("timeout", allowZero: false) ?? config.timeout
         if let bytes = try int("maxResponseBytes") {
             guard bytes > 0 else { throw invalid("maxResponseBytes", expected: "a positive number of bytes") }
             config.maxResponseBytes = bytes
@@ -92,6 +89,29 @@ struct ConfigKeyReader {
         if let bytes = try int("logging.maxBodyBytes") {
             guard bytes >= 0 else { throw invalid("logging.maxBodyBytes", expected: "zero or more bytes") }
             config.logging.maxBodyBytes = bytes
+        }
+        if let attempts = try int("retry.maxAttempts") {
+            guard attempts >= 1 else { throw invalid("retry.maxAttempts", expected: "one or more attempts") }
+            config.retry.maxAttempts = attempts
+        }
+        config.retry.baseDelay = try seconds("retry.baseDelay", allowZero: true) ?? config.retry.baseDelay
+        config.retry.maxDelay = try seconds("retry.maxDelay", allowZero: true) ?? config.retry.maxDelay
+        if let statuses = try stringArray("retry.retryableStatuses") {
+            let codes = statuses.compactMap { Int($0) }.filter { (100...599).contains($0) }
+            guard codes.count == statuses.count else { throw invalid("retry.retryableStatuses", expected: "HTTP status codes") }
+            config.retry.retryableStatuses = Set(codes)
+        }
+        if let connections = try int("http.maximumConnectionsPerHost") {
+            guard connections >= 1 else { throw invalid("http.maximumConnectionsPerHost", expected: "one or more connections") }
+            config.http.maximumConnectionsPerHost = connections
+        }
+        config.http.connectTimeout = try seconds("http.connectTimeout", allowZero: false) ?? config.http.connectTimeout
+        if let redirects = try int("http.maxRedirects") {
+            guard redirects >= 0 else { throw invalid("http.maxRedirects", expected: "zero or more redirects") }
+            config.http.maxRedirects = redirects
+        }
+        if let insecure = try bool("http.dangerouslyDisableCertificateVerification") {
+            config.http.dangerouslyDisableCertificateVerification = insecure
         }
         return config
     }
@@ -130,6 +150,20 @@ struct ConfigKeyReader {
         guard let value = T(rawValue: text) else {
             throw invalid(key, expected: "one of " + T.allCases.map(\.rawValue).joined(separator: ", "))
         }
+        return value
+    }
+
+    private func seconds(_ key: String, allowZero: Bool) throws(APIConfigError) -> Duration? {
+        guard let seconds = try double(key) else { return nil }
+        guard seconds.isFinite, allowZero ? seconds >= 0 : seconds > 0 else {
+            throw invalid(key, expected: allowZero ? "zero or more seconds" : "a positive number of seconds")
+        }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
+    }
+
+    private func bool(_ key: String) throws(APIConfigError) -> Bool? {
+        let value = reader.bool(forKey: ConfigKey(key))
+        try check(key)
         return value
     }
 

@@ -22,6 +22,10 @@ public struct APIConfig: Sendable, Equatable {
     public var coding: Coding
     /// What the logging step writes.
     public var logging: LogSettings
+    /// When failed attempts are tried again.
+    public var retry: RetryPolicy
+    /// Settings of the live HTTP client.
+    public var http: HTTPSettings
 
     /// Creates a configuration; every value but the base URL and service has a default.
     public init(
@@ -31,7 +35,9 @@ public struct APIConfig: Sendable, Equatable {
         timeout: Duration = .seconds(30),
         maxResponseBytes: Int = 10 * 1024 * 1024,
         coding: Coding = Coding(),
-        logging: LogSettings = LogSettings()
+        logging: LogSettings = LogSettings(),
+        retry: RetryPolicy = RetryPolicy(),
+        http: HTTPSettings = HTTPSettings()
     ) {
         self.baseURL = baseURL
         self.service = service
@@ -40,6 +46,8 @@ public struct APIConfig: Sendable, Equatable {
         self.maxResponseBytes = maxResponseBytes
         self.coding = coding
         self.logging = logging
+        self.retry = retry
+        self.http = http
     }
 
     /// How JSON keys and dates are written and read, by the live coders, query strings and forms.

@@ -64,7 +64,7 @@ public struct APIDependencies: API.Dependencies {
         return APIDependencies(
             apiConfig: config,
             authenticationStorage: authenticationStorage ?? InMemoryAuthenticationStorage(),
-            httpClient: AsyncHTTPClientTransport()
+            httpClient: AsyncHTTPClientTransport(settings: config.http)
         )
     }
 

@@ -11,7 +11,7 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     public struct Kind: Sendable, Hashable, CustomStringConvertible {
         private enum Code: String, Sendable, Hashable {
             case invalidRequest, encodingFailed, authentication, transport, timeout, cancelled
-            case responseTooLarge, unacceptableStatus, decodingFailed
+            case responseTooLarge, unacceptableStatus, unauthorized, tooManyRedirects, decodingFailed
         }
 
         private let code: Code
@@ -34,6 +34,12 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         /// The server answered with a status outside 200–299; see ``APIError/status`` and
         /// ``APIError/errorResponse``.
         public static let unacceptableStatus = Kind(code: .unacceptableStatus)
+        /// The server answered `401 Unauthorized`: no credential, a wrong one, or (with a
+        /// ``CredentialRefresher``) still after a refreshed one. ``APIError/status`` is 401.
+        public static let unauthorized = Kind(code: .unauthorized)
+        /// The call was redirected more times than ``APIConfig/HTTPSettings/maxRedirects``, or in
+        /// a loop.
+        public static let tooManyRedirects = Kind(code: .tooManyRedirects)
         /// A 2xx body could not be decoded as the request's `ResourceType`; see ``APIError/codingPath``.
         public static let decodingFailed = Kind(code: .decodingFailed)
 
@@ -59,7 +65,8 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     /// is not part of this error's and may hold more detail.
     public internal(set) var underlying: (any Error)?
 
-    init(kind: Kind, detail: String? = nil, underlying: (any Error)? = nil) {
+    init(kind: Kind, status: HTTPResponse.Status? = nil, detail: String? = nil, underlying: (any Error)? = nil) {
+        self.status = status
         self.kind = kind
         self.detail = detail
         self.underlying = underlying

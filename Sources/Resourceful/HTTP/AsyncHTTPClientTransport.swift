@@ -2,6 +2,7 @@ public import AsyncHTTPClient
 import HTTPTypes
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 import Synchronization
 
 /// The live ``HTTPClient``: one long-lived AsyncHTTPClient with pooled connections.
@@ -19,11 +20,20 @@ public final class AsyncHTTPClientTransport: HTTPClient {
         /// How long opening a connection may take.
         public var connectTimeout: Duration
 
+        /// Accept any TLS certificate: only for a local test server.
+        public var dangerouslyDisableCertificateVerification: Bool
+
         /// Creates settings.
-        public init(maximumConnectionsPerHost: Int = 8, idleTimeout: Duration = .seconds(60), connectTimeout: Duration = .seconds(10)) {
+        public init(
+            maximumConnectionsPerHost: Int = 8,
+            idleTimeout: Duration = .seconds(60),
+            connectTimeout: Duration = .seconds(10),
+            dangerouslyDisableCertificateVerification: Bool = false
+        ) {
             self.maximumConnectionsPerHost = maximumConnectionsPerHost
             self.idleTimeout = idleTimeout
             self.connectTimeout = connectTimeout
+            self.dangerouslyDisableCertificateVerification = dangerouslyDisableCertificateVerification
         }
     }
 
@@ -42,6 +52,11 @@ public final class AsyncHTTPClientTransport: HTTPClient {
             )
         )
         settings.httpVersion = .automatic
+        if configuration.dangerouslyDisableCertificateVerification {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.certificateVerification = .none
+            settings.tlsConfiguration = tls
+        }
         // Spans and trace headers come from `TracingMiddleware`, one per call, named by path template.
         settings.tracing.tracer = nil
         self.client = AsyncHTTPClient.HTTPClient(
@@ -49,6 +64,17 @@ public final class AsyncHTTPClientTransport: HTTPClient {
             configuration: settings
         )
         self.ownsClient = true
+    }
+
+    /// Creates a transport with its own client, set up from a configuration's HTTP settings.
+    public convenience init(settings: APIConfig.HTTPSettings) {
+        self.init(
+            configuration: Configuration(
+                maximumConnectionsPerHost: settings.maximumConnectionsPerHost,
+                connectTimeout: settings.connectTimeout,
+                dangerouslyDisableCertificateVerification: settings.dangerouslyDisableCertificateVerification
+            )
+        )
     }
 
     /// Creates a transport over a client the caller owns; ``shutdown()`` leaves it running.

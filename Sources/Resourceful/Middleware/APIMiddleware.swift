@@ -48,6 +48,12 @@ public struct CallContext: Sendable {
     public var logger: Logger
     /// The configuration of the ``API``.
     public var config: APIConfig
+    /// Whether failed attempts may be tried again (see ``ResourceRequest/allowsRetries``).
+    public var allowsRetries: Bool
+    /// The retry policy of this call.
+    public var retryPolicy: APIConfig.RetryPolicy
+    /// Which attempt this is, from 1; set by ``RetryMiddleware``.
+    public var attempt: Int
 
     /// Creates a context.
     public init(
@@ -59,7 +65,10 @@ public struct CallContext: Sendable {
         shouldRedactRequestBody: Bool = false,
         shouldRedactResponseBody: Bool = false,
         logger: Logger,
-        config: APIConfig
+        config: APIConfig,
+        allowsRetries: Bool = true,
+        retryPolicy: APIConfig.RetryPolicy? = nil,
+        attempt: Int = 1
     ) {
         self.requestID = requestID
         self.verb = verb
@@ -70,5 +79,8 @@ public struct CallContext: Sendable {
         self.shouldRedactResponseBody = shouldRedactResponseBody
         self.logger = logger
         self.config = config
+        self.allowsRetries = allowsRetries
+        self.retryPolicy = retryPolicy ?? config.retry
+        self.attempt = attempt
     }
 }

@@ -43,6 +43,12 @@ public protocol ResourceRequest: Sendable {
     var requestEncoder: (any RequestEncoder)? { get }
     /// A decoder for this request alone, replacing the injected one.
     var responseDecoder: (any ResponseDecoder)? { get }
+    /// Whether failed attempts may be tried again: by default `true` for every verb but
+    /// ``ResourceVerb/create``. A create request that opts in is sent with an `Idempotency-Key`
+    /// header that stays the same across its attempts.
+    var allowsRetries: Bool { get }
+    /// This request's own retry policy, replacing ``APIConfig/retry``; `nil` keeps it.
+    var retryPolicy: APIConfig.RetryPolicy? { get }
     /// When `true`, this request's body is never written to any log line (logins, tokens).
     var shouldRedactRequestBody: Bool { get }
     /// When `true`, this request's response body is never written to any log line.
@@ -62,6 +68,10 @@ extension ResourceRequest {
     public var requestEncoder: (any RequestEncoder)? { nil }
     /// The injected decoder.
     public var responseDecoder: (any ResponseDecoder)? { nil }
+    /// `true` except for ``ResourceVerb/create``, whose side effect a retry could repeat.
+    public var allowsRetries: Bool { verb != .create }
+    /// The configured policy.
+    public var retryPolicy: APIConfig.RetryPolicy? { nil }
     /// `false`: the body is logged (masked, capped) at debug level.
     public var shouldRedactRequestBody: Bool { false }
     /// `false`: the response body is logged (masked, capped) at debug level.

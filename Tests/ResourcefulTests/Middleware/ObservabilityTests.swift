@@ -81,6 +81,6 @@ import Tracing
 
     @Test func defaultMiddlewaresTraceMeasureAndLog() {
         let kinds = API.defaultMiddlewares.map { "\(type(of: $0))" }
-        #expect(kinds == ["TracingMiddleware", "MetricsMiddleware", "LoggingMiddleware"])
+        #expect(kinds == ["TracingMiddleware", "MetricsMiddleware", "RetryMiddleware", "LoggingMiddleware"])
     }
 }

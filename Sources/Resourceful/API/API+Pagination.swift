@@ -1,0 +1,144 @@
+import Foundation
+import HTTPTypes
+
+/// How ``API/pages(_:pagination:)`` finds the next page of an index.
+public enum Pagination<Request: ResourceRequest>: Sendable {
+    /// Follow the `Link: <…>; rel="next"` header field (RFC 8288). The next URL must have the
+    /// origin of ``APIConfig/baseURL``: a link elsewhere fails the call rather than send
+    /// credentials there.
+    case link
+    /// Ask the closure for the next request, given the last page (for example with the cursor the
+    /// page carried as a parameter); `nil` ends the sequence.
+    case cursor(@Sendable (APIResponse<Request.ResourceType>) -> Request?)
+}
+
+extension API {
+    /// The pages of an index, one call each, fetched as the sequence is iterated.
+    ///
+    /// ```swift
+    /// for try await page in api.pages(ListUsers()) { handle(page) }
+    /// ```
+    public func pages<Request: ResourceRequest>(_ request: Request, pagination: Pagination<Request> = .link) -> APIPages<Request> {
+        APIPages(api: self, first: request, pagination: pagination)
+    }
+
+    /// Every element of every page, up to `limit` elements.
+    ///
+    /// - Throws: ``APIError``, from whichever page failed.
+    public func all<Request: ResourceRequest>(
+        _ request: Request,
+        pagination: Pagination<Request> = .link,
+        limit: Int = .max
+    ) async throws -> Request.ResourceType where Request.ResourceType: RangeReplaceableCollection {
+        var all = Request.ResourceType()
+        for try await page in pages(request, pagination: pagination) {
+            all.append(contentsOf: page.prefix(limit - all.count))
+            if all.count >= limit { break }
+        }
+        return all
+    }
+}
+
+/// The pages of an index, as an `AsyncSequence` of each page's decoded value.
+public struct APIPages<Request: ResourceRequest>: AsyncSequence, Sendable {
+    /// A page.
+    public typealias Element = Request.ResourceType
+
+    let api: API
+    let first: Request
+    let pagination: Pagination<Request>
+
+    /// Starts at the first page.
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(api: api, pagination: pagination, next: .request(first, url: nil))
+    }
+
+    /// Fetches one page per step.
+    public struct Iterator: AsyncIteratorProtocol {
+        enum Step {
+            case request(Request, url: String?)
+            case done
+        }
+
+        let api: API
+        let pagination: Pagination<Request>
+        var next: Step
+        var visited: Set<String> = []
+
+        /// The next page, or `nil` after the last.
+        public mutating func next() async throws -> Request.ResourceType? {
+            guard case .request(let request, let url) = next else { return nil }
+            next = .done
+            let response = try await api.perform(request, url: url)
+            switch pagination {
+            case .cursor(let nextRequest):
+                if let following = nextRequest(response) { next = .request(following, url: nil) }
+            case .link:
+                if let link = LinkHeader.next(in: response.headerFields[values: LinkHeader.name]) {
+                    let target = try resolve(link, after: url)
+                    guard visited.insert(target).inserted else {
+                        throw APIError(kind: .invalidRequest, detail: "the next link repeats an earlier page")
+                    }
+                    next = .request(request, url: target)
+                }
+            }
+            return response.value
+        }
+
+        /// The absolute URL of `link`, which must share the base URL's origin.
+        private func resolve(_ link: String, after current: String?) throws(APIError) -> String {
+            let base = current.flatMap(URL.init(string:)) ?? api.config.baseURL.appendingPathComponent("")
+            guard let target = URL(string: link, relativeTo: base)?.absoluteURL,
+                RedirectFollower.origin(of: target) == RedirectFollower.origin(of: api.config.baseURL)
+            else {
+                throw APIError(kind: .invalidRequest, detail: "the next link points to another origin")
+            }
+            return target.absoluteString
+        }
+    }
+}
+
+/// Reads `Link` header fields (RFC 8288).
+enum LinkHeader {
+    // A literal, valid token (RFC 9110 §5.1), so the initializer cannot return nil.
+    static let name = HTTPField.Name("Link")!
+
+    /// The target of the first link with relation type `next`.
+    static func next(in values: [String]) -> String? {
+        for value in values {
+            for link in split(value) {
+                guard let open = link.firstIndex(of: "<"), let close = link[open...].firstIndex(of: ">") else { continue }
+                let target = String(link[link.index(after: open)..<close])
+                let parameters = link[link.index(after: close)...].split(separator: ";")
+                for parameter in parameters {
+                    let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                    guard pair.count == 2, pair[0].lowercased() == "rel" else { continue }
+                    let relations = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased().split(separator: " ")
+                    if relations.contains("next") { return target }
+                }
+            }
+        }
+        return nil
+    }
+
+    /// Splits a field value at the commas between links (not those inside `<…>` or quotes).
+    private static func split(_ value: String) -> [Substring] {
+        var parts: [Substring] = []
+        var start = value.startIndex
+        var inTarget = false
+        var inQuotes = false
+        for index in value.indices {
+            switch value[index] {
+            case "<" where !inQuotes: inTarget = true
+            case ">" where !inQuotes: inTarget = false
+            case "\"" where !inTarget: inQuotes.toggle()
+            case "," where !inTarget && !inQuotes:
+                parts.append(value[start..<index])
+                start = value.index(after: index)
+            default: break
+            }
+        }
+        parts.append(value[start...])
+        return parts
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import HTTPTypes
+import Logging
+
+/// Tries failed attempts again, within the call's one deadline.
+///
+/// An attempt is tried again when the request allows it (``ResourceRequest/allowsRetries``), the
+/// policy (``CallContext/retryPolicy``) has attempts left, and it failed to connect or was cut
+/// off (``APIError/Kind/transport``), or answered with a status of
+/// ``APIConfig/RetryPolicy/retryableStatuses`` (429, 502, 503, 504 by default). The wait is the
+/// server's `Retry-After` (seconds or HTTP-date) when it gives one, else an exponential backoff
+/// with full jitter. A wait that would pass the call's deadline is not started: the last answer
+/// or error is returned instead. Bodies are held in memory, so every body can be sent again.
+public struct RetryMiddleware: APIMiddleware {
+    /// Creates the retry step.
+    public init() {}
+
+    /// Passes the request on, again after a wait while the policy allows.
+    public func intercept(
+        _ request: TransportRequest,
+        context: CallContext,
+        next: (TransportRequest, CallContext) async throws -> TransportResponse
+    ) async throws -> TransportResponse {
+        let policy = context.retryPolicy
+        guard context.allowsRetries, policy.maxAttempts > 1 else { return try await next(request, context) }
+        var attempt = 1
+        while true {
+            var attemptContext = context
+            attemptContext.attempt = attempt
+            let wait: Duration
+            do {
+                let response = try await next(request, attemptContext)
+                guard attempt < policy.maxAttempts, policy.retryableStatuses.contains(response.status.code) else { return response }
+                wait = RetryAfter.delay(response.headerFields[.retryAfter]) ?? Self.backoff(attempt: attempt, policy: policy)
+                guard ContinuousClock.now + wait < request.deadline else { return response }
+                Self.log(context, attempt: attempt, wait: wait, reason: String(response.status.code))
+            } catch {
+                let failure = APIError.wrapping(error)
+                guard attempt < policy.maxAttempts, failure.kind == .transport else { throw error }
+                wait = Self.backoff(attempt: attempt, policy: policy)
+                guard ContinuousClock.now + wait < request.deadline else { throw error }
+                Self.log(context, attempt: attempt, wait: wait, reason: failure.kind.description)
+            }
+            do {
+                try await Task.sleep(for: wait)
+            } catch {
+                throw APIError(kind: .cancelled, underlying: error)
+            }
+            attempt += 1
+        }
+    }
+
+    /// A wait drawn at random between zero and `baseDelay · 2^(attempt-1)`, capped at `maxDelay`.
+    static func backoff(attempt: Int, policy: APIConfig.RetryPolicy) -> Duration {
+        let base = max(policy.baseDelay.nanoseconds, 0)
+        let cap = max(policy.maxDelay.nanoseconds, 0)
+        let shift = min(attempt - 1, 32)
+        let (scaled, overflow) = base.multipliedReportingOverflow(by: Int64(1) << shift)
+        let bound = overflow ? cap : min(scaled, cap)
+        return .nanoseconds(bound > 0 ? Int64.random(in: 0...bound) : 0)
+    }
+
+    private static func log(_ context: CallContext, attempt: Int, wait: Duration, reason: String) {
+        context.logger.debug(
+            "Retrying request",
+            metadata: [
+                "resourceful.request-id": .string(context.requestID),
+                "resourceful.attempt": .stringConvertible(attempt),
+                "resourceful.retry-reason": .string(reason),
+                "resourceful.retry-wait-ms": .stringConvertible(wait.nanoseconds / 1_000_000),
+            ]
+        )
+    }
+}
+
+/// Reads `Retry-After` (RFC 9110 §10.2.3): delay-seconds or an HTTP-date.
+enum RetryAfter {
+    static func delay(_ value: String?, now: Date = Date()) -> Duration? {
+        guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        if let seconds = Int64(value) {
+            return seconds >= 0 ? .seconds(seconds) : nil
+        }
+        guard let date = httpDate(value) else { return nil }
+        let interval = date.timeIntervalSince(now)
+        return .milliseconds(Int64(max(0, interval) * 1000))
+    }
+
+    /// Parses the IMF-fixdate form, `Sun, 06 Nov 1994 08:49:37 GMT`.
+    static func httpDate(_ text: String) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter.date(from: text)
+    }
+
+    /// Writes a date in the IMF-fixdate form.
+    static func httpDateString(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
+    }
+}
