@@ -57,6 +57,7 @@ public struct APIPages<Request: ResourceRequest>: AsyncSequence, Sendable {
     public struct Iterator: AsyncIteratorProtocol {
         enum Step {
             case request(Request, url: String?)
+            case link(Request, target: String, from: String?)
             case done
         }
 
@@ -67,7 +68,22 @@ public struct APIPages<Request: ResourceRequest>: AsyncSequence, Sendable {
 
         /// The next page, or `nil` after the last.
         public mutating func next() async throws -> Request.ResourceType? {
-            guard case .request(let request, let url) = next else { return nil }
+            let request: Request
+            let url: String?
+            switch next {
+            case .done:
+                return nil
+            case .request(let first, let given):
+                request = first
+                url = given
+            case .link(let first, let target, let from):
+                next = .done
+                request = first
+                url = try resolve(target, after: from)
+                guard visited.insert(url ?? "").inserted else {
+                    throw APIError(kind: .invalidRequest, detail: "the next link repeats an earlier page")
+                }
+            }
             next = .done
             let response = try await api.perform(request, url: url)
             switch pagination {
@@ -75,14 +91,16 @@ public struct APIPages<Request: ResourceRequest>: AsyncSequence, Sendable {
                 if let following = nextRequest(response) { next = .request(following, url: nil) }
             case .link:
                 if let link = LinkHeader.next(in: response.headerFields[values: LinkHeader.name]) {
-                    let target = try resolve(link, after: url)
-                    guard visited.insert(target).inserted else {
-                        throw APIError(kind: .invalidRequest, detail: "the next link repeats an earlier page")
-                    }
-                    next = .request(request, url: target)
+                    if visited.isEmpty { visited.insert(url ?? firstURL(request)) }
+                    next = .link(request, target: link, from: url)
                 }
             }
             return response.value
+        }
+
+        /// The URL of the first page, as the builder makes it.
+        private func firstURL(_ request: Request) -> String {
+            (try? api.builder.build(request, authorization: nil, encoder: api.requestEncoder, start: .now).request.url) ?? ""
         }
 
         /// The absolute URL of `link`, which must share the base URL's origin.

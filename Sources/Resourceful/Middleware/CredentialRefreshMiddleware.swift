@@ -60,13 +60,15 @@ public final class CredentialRefreshMiddleware: APIMiddleware {
             return running
         }
         do {
-            let header = try await task.value
+            let header = try await SharedTaskWait.value(of: task)
             states.withLock { states in
                 if states[service]?.running == task {
                     states[service] = ServiceState(running: nil, latest: header)
                 }
             }
             return header
+        } catch is CancellationError {
+            throw APIError(kind: .cancelled)
         } catch {
             states.withLock { states in
                 if states[service]?.running == task { states[service]?.running = nil }

@@ -18,16 +18,16 @@ struct Harness {
 
     /// Runs `body` with a fresh harness, shutting everything down afterwards.
     static func run<T>(
-        authorization: String? = "Bearer test-token-5f2c9d",
+        authorization: String? = Harness.token,
         configure: (inout APIConfig) -> Void = { _ in },
         _ body: (inout Harness) async throws -> T
     ) async throws -> T {
         let server = try await MockServer.start()
-        let transport = AsyncHTTPClientTransport()
         var config = APIConfig(baseURL: server.baseURL.appendingPathComponent("v1"), service: service)
         config.logging.level = .trace
         config.logging.maskedHeaders = ["X-Api-Key"]
         configure(&config)
+        let transport = AsyncHTTPClientTransport(settings: config.http)
         let logs = InMemoryLogHandler()
         var logger = Logger(label: "test", factory: { _ in logs })
         logger.logLevel = .trace
@@ -47,6 +47,19 @@ struct Harness {
             try? await server.shutdown()
             throw error
         }
+    }
+
+    /// The credential every harness call sends.
+    static let token = "Bearer test-token-5f2c9d"
+
+    /// How many attempts the logging step saw (one "Sending request" line each).
+    var attemptsLogged: Int {
+        logs.entries.filter { $0.message.description == "Sending request" }.count
+    }
+
+    /// Whether the credential reached no log line.
+    var logsAreFreeOfSecrets: Bool {
+        !logText.contains("test-token-5f2c9d")
     }
 
     /// Every log line as text: level, message and all metadata, nested values included.
