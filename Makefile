@@ -5,7 +5,7 @@ SWIFT_BUILD_FLAGS ?=
 KEYRING := scripts/private-keyring.sh run
 APT_PACKAGES := libsecret-1-dev gnome-keyring libsecret-tools dbus dbus-bin pkg-config
 
-.PHONY: all setup build test examples demo clean
+.PHONY: all setup build test test-tsan examples demo clean
 
 all: build
 
@@ -34,6 +34,12 @@ test: setup
 	done; echo "demo: five verbs ran through the keyring"
 	$(MAKE) examples
 
+# The core and testing modules' tests under ThreadSanitizer, in a build folder of their own.
+TSAN_FLAGS := --sanitize=thread --scratch-path .build-tsan
+test-tsan: setup
+	$(SWIFT) build --build-tests $(TSAN_FLAGS)
+	$(SWIFT) test --skip-build $(TSAN_FLAGS) --filter 'ResourcefulTests|ResourcefulTestingTests'
+
 # Builds and tests the example server apps (their own package, depending on this one by path).
 examples: setup
 	cd Examples && $(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
@@ -44,4 +50,4 @@ demo: setup
 	$(KEYRING) $(SWIFT) run --skip-build resourceful demo
 
 clean:
-	rm -rf .build Examples/.build
+	rm -rf .build .build-tsan Examples/.build

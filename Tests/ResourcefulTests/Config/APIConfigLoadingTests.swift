@@ -36,6 +36,27 @@ import Testing
         #expect(config.logging == APIConfig.LogSettings(level: .debug, maskedHeaders: ["X-Api-Key"], maskedBodyKeys: ["pin"], maxBodyBytes: 100))
     }
 
+    @Test func retryAndHTTPSettings() async throws {
+        let json = """
+            {"baseURL": "https://a.example", "service": "s",
+             "retry": {"maxAttempts": 5, "baseDelay": 0.25, "maxDelay": 2, "retryableStatuses": ["503", "429"]},
+             "http": {"maximumConnectionsPerHost": 32, "connectTimeout": 1.5, "maxRedirects": 0,
+                      "dangerouslyDisableCertificateVerification": true}}
+            """
+        let config = try await APIConfig.load(
+            environment: "staging", configDirectory: directory(with: json), environmentVariables: ["RESOURCEFUL_RETRY_MAX_ATTEMPTS": "2"]
+        )
+        #expect(config.retry == APIConfig.RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(250), maxDelay: .seconds(2), retryableStatuses: [429, 503]))
+        #expect(config.http == APIConfig.HTTPSettings(
+            maximumConnectionsPerHost: 32, connectTimeout: .milliseconds(1500), maxRedirects: 0, dangerouslyDisableCertificateVerification: true
+        ))
+        let defaults = try await APIConfig.load(
+            environment: "staging", configDirectory: directory(with: #"{"baseURL": "https://a.example", "service": "s"}"#), environmentVariables: [:]
+        )
+        #expect(defaults.retry == APIConfig.RetryPolicy())
+        #expect(defaults.http.dangerouslyDisableCertificateVerification == false)
+    }
+
     @Test func onlyBaseURLAndServiceAreRequired() async throws {
         let json = #"{"baseURL": "http://localhost:8080", "service": "s"}"#
         let config = try await APIConfig.load(environment: "staging", configDirectory: directory(with: json), environmentVariables: [:])
@@ -135,6 +156,9 @@ import Testing
         ("coding.keyStrategy", #""coding": {"keyStrategy": "kebab"}"#),
         ("timeout", #""timeout": -1"#),
         ("baseHeaders", #""baseHeaders": ["no colon here"]"#),
+        ("retry.maxAttempts", #""retry": {"maxAttempts": 0}"#),
+        ("retry.retryableStatuses", #""retry": {"retryableStatuses": ["teapot"]}"#),
+        ("http.maxRedirects", #""http": {"maxRedirects": -1}"#),
     ])
     func invalidValues(key: String, fragment: String) async throws {
         let json = #"{"baseURL": "https://a.example", "service": "s", \#(fragment)}"#
