@@ -1,5 +1,6 @@
 public import Foundation
 public import HTTPTypes
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -40,7 +41,7 @@ public final class MockServer: Sendable {
 
     /// The port the server listens on.
     public let port: Int
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
     private let acceptedConnections = Atomic<Int>(0)
     private let channel: NIOAsyncChannel<NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, Never>
     private let serving: Mutex<Task<Void, Never>?> = Mutex(nil)
@@ -97,7 +98,7 @@ public final class MockServer: Sendable {
 
     /// Every request received so far, in order of arrival.
     public var requests: [RecordedRequest] {
-        state.withLock { $0.requests }
+        state.withLockedValue { $0.requests }
     }
 
     /// How many connections the server has accepted so far.
@@ -120,12 +121,12 @@ public final class MockServer: Sendable {
     /// Answers `method` `path` with whatever `handler` returns.
     public func route(_ method: HTTPRequest.Method, _ path: String, _ handler: @escaping Handler) {
         let route = Route(method: method, segments: Self.segments(path), handler: handler)
-        state.withLock { $0.routes.append(route) }
+        state.withLockedValue { $0.routes.append(route) }
     }
 
     /// Forgets every route and recorded request.
     public func reset() {
-        state.withLock { $0 = State() }
+        state.withLockedValue { $0 = State() }
     }
 
     /// Stops accepting connections and closes the open ones.
@@ -192,13 +193,13 @@ public final class MockServer: Sendable {
             headerFields: fields,
             body: Data(body.readableBytesView)
         )
-        let match = state.withLock { state in
+        let match = state.withLockedValue { state in
             state.routes.reversed().lazy.compactMap { route in
                 route.method == request.method ? Self.match(route.segments, path).map { (route.handler, $0) } : nil
             }.first
         }
         request.pathParameters = match?.1 ?? [:]
-        state.withLock { $0.requests.append(request) }
+        state.withLockedValue { $0.requests.append(request) }
 
         let response: MockResponse
         if let handler = match?.0 {
