@@ -5,7 +5,7 @@ SWIFT_BUILD_FLAGS ?=
 KEYRING := scripts/private-keyring.sh run
 APT_PACKAGES := libsecret-1-dev gnome-keyring libsecret-tools dbus dbus-bin pkg-config
 
-.PHONY: all setup build test test-tsan examples demo clean
+.PHONY: all setup build test test-tsan examples bench demo clean
 
 all: build
 
@@ -40,6 +40,12 @@ test-tsan: setup
 	$(SWIFT) build --build-tests $(TSAN_FLAGS)
 	$(SWIFT) test --skip-build $(TSAN_FLAGS) --filter 'ResourcefulTests|ResourcefulTestingTests'
 
+# Runs the benchmarks (release build, loopback server) and prints them as ratios to raw
+# AsyncHTTPClient measured in the same run.
+bench: setup
+	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark --no-progress | tee .build/benchmarks.txt
+	python3 Benchmarks/scripts/ratios.py < Benchmarks/.build/benchmarks.txt
+
 # Builds and tests the example server apps (their own package, depending on this one by path).
 examples: setup
 	cd Examples && $(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
@@ -50,4 +56,4 @@ demo: setup
 	$(KEYRING) $(SWIFT) run --skip-build resourceful demo
 
 clean:
-	rm -rf .build .build-tsan Examples/.build
+	rm -rf .build .build-tsan Examples/.build Benchmarks/.build
