@@ -39,6 +39,7 @@ import Testing
         let lookups = Atomic<Int>(0)
         let storage = KeyringAuthenticationStorage(account: "a", scheme: "Bearer", timeToLive: .seconds(60)) { _ in
             lookups.add(1, ordering: .relaxed)
+            // A slow lookup, so that concurrent callers arrive while it runs (not a wait for readiness).
             try await Task.sleep(for: .milliseconds(50))
             return "shared"
         }

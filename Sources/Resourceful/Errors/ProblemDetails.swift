@@ -3,7 +3,7 @@
 ///
 /// ```swift
 /// catch let error as APIError {
-///     if let problem = error.errorResponse(as: ProblemDetails.self) { print(problem.title ?? "") }
+///     if let problem = error.errorResponse(as: ProblemDetails.self) { logger.warning("\(problem.title ?? problem.type)") }
 /// }
 /// ```
 public struct ProblemDetails: Decodable, Sendable, Equatable {

@@ -21,6 +21,7 @@ import Testing
 
         func refreshCredential(for service: String) async throws -> String {
             let count = refreshes.add(1, ordering: .relaxed).newValue
+            // A slow refresh, so that concurrent 401s arrive while it runs (not a wait for readiness).
             try await Task.sleep(for: .milliseconds(50))
             if fails { throw RefreshFailed() }
             let header = "Bearer fresh-\(count)"
