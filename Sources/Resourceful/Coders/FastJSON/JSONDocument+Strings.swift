@@ -1,0 +1,112 @@
+import Foundation
+
+extension JSONDocument {
+    /// The string at tape `index`, unescaped and checked: valid UTF-8, no raw control character,
+    /// valid escapes and surrogate pairs.
+    func string(at index: Int) throws(JSONSyntaxError) -> String {
+        let raw = contents(index)
+        let flags = flags(index)
+        if flags & Self.plain != 0 {
+            if flags & Self.ascii != 0 { return String(decoding: raw, as: UTF8.self) }
+            guard let string = String(validating: raw, as: UTF8.self) else {
+                throw JSONSyntaxError(reason: "a string is not valid UTF-8", offset: offset(index))
+            }
+            return string
+        }
+        return try unescape(raw, at: offset(index))
+    }
+
+    /// Whether the string at tape `index` is exactly `utf8`, without building a `String` when the
+    /// string is plain.
+    @inline(__always)
+    func string(at index: Int, equals utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        if flags(index) & Self.plain != 0 {
+            let raw = contents(index)
+            return raw.count == utf8.count && (raw.count == 0 || memcmp(raw.baseAddress!, utf8.baseAddress!, raw.count) == 0)
+        }
+        guard let decoded = try? string(at: index) else { return false }
+        return decoded.utf8.elementsEqual(utf8)
+    }
+
+    private func unescape(_ raw: UnsafeBufferPointer<UInt8>, at offset: Int) throws(JSONSyntaxError) -> String {
+        var output = ""
+        output.reserveCapacity(raw.count)
+        var chunkStart = 0
+        var position = 0
+
+        func flush(upTo end: Int) throws(JSONSyntaxError) {
+            guard end > chunkStart else { return }
+            guard let chunk = String(validating: UnsafeBufferPointer(rebasing: raw[chunkStart..<end]), as: UTF8.self) else {
+                throw JSONSyntaxError(reason: "a string is not valid UTF-8", offset: offset + chunkStart)
+            }
+            output += chunk
+        }
+
+        while position < raw.count {
+            let byte = raw[position]
+            if byte == UInt8(ascii: "\\") {
+                try flush(upTo: position)
+                position += 1
+                // The scanner made sure an escape has its character, and `\u` its four bytes.
+                let escaped = raw[position]
+                position += 1
+                switch escaped {
+                case UInt8(ascii: "\""): output.append("\"")
+                case UInt8(ascii: "\\"): output.append("\\")
+                case UInt8(ascii: "/"): output.append("/")
+                case UInt8(ascii: "b"): output.append("\u{08}")
+                case UInt8(ascii: "f"): output.append("\u{0C}")
+                case UInt8(ascii: "n"): output.append("\n")
+                case UInt8(ascii: "r"): output.append("\r")
+                case UInt8(ascii: "t"): output.append("\t")
+                case UInt8(ascii: "u"):
+                    let lead = try hexQuad(raw, at: position, offset: offset)
+                    position += 4
+                    if UTF16.isLeadSurrogate(lead) {
+                        guard position + 6 <= raw.count, raw[position] == UInt8(ascii: "\\"), raw[position + 1] == UInt8(ascii: "u") else {
+                            throw JSONSyntaxError(reason: "a high surrogate is not followed by a low one", offset: offset + position)
+                        }
+                        let trail = try hexQuad(raw, at: position + 2, offset: offset)
+                        guard UTF16.isTrailSurrogate(trail) else {
+                            throw JSONSyntaxError(reason: "a high surrogate is not followed by a low one", offset: offset + position)
+                        }
+                        position += 6
+                        output.unicodeScalars.append(UTF16.decode(UTF16.EncodedScalar([lead, trail])))
+                    } else {
+                        guard let scalar = Unicode.Scalar(lead) else {
+                            throw JSONSyntaxError(reason: "an escape is not a Unicode scalar", offset: offset + position - 6)
+                        }
+                        output.unicodeScalars.append(scalar)
+                    }
+                default:
+                    throw JSONSyntaxError(reason: "invalid escape sequence", offset: offset + position - 1)
+                }
+                chunkStart = position
+            } else if byte < 0x20 {
+                throw JSONSyntaxError(reason: "unescaped control character in a string", offset: offset + position)
+            } else {
+                position += 1
+            }
+        }
+        try flush(upTo: raw.count)
+        return output
+    }
+
+    private func hexQuad(_ raw: UnsafeBufferPointer<UInt8>, at position: Int, offset: Int) throws(JSONSyntaxError) -> UInt16 {
+        guard position + 4 <= raw.count else {
+            throw JSONSyntaxError(reason: "invalid \\u escape", offset: offset + position)
+        }
+        var value: UInt16 = 0
+        for byte in raw[position..<position + 4] {
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw JSONSyntaxError(reason: "invalid \\u escape", offset: offset + position)
+            }
+            value = value << 4 | UInt16(digit)
+        }
+        return value
+    }
+}
