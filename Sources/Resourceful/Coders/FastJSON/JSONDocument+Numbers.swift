@@ -96,13 +96,28 @@ extension JSONDocument {
     }
 
     /// Whether a number that parsed to zero is written as zero (and did not underflow).
+    ///
+    /// Foundation's decoder looks at the digits four at a time from the start and at the last one
+    /// to three from the end backwards, so a short zero whose last byte is a non-zero exponent
+    /// digit (`0e2`) counts as an underflow there; the same order is kept here so that both
+    /// decoders refuse the same documents.
     static func isTrueZero(_ raw: UnsafeBufferPointer<UInt8>) -> Bool {
-        for byte in raw {
+        func check(_ byte: UInt8) -> Bool? {
             switch byte {
-            case UInt8(ascii: "1")...UInt8(ascii: "9"): return false
-            case UInt8(ascii: "e"), UInt8(ascii: "E"): return true
-            default: continue
+            case UInt8(ascii: "1")...UInt8(ascii: "9"): false
+            case UInt8(ascii: "e"), UInt8(ascii: "E"): true
+            default: nil
             }
+        }
+        var start = 0
+        while raw.count - start >= 4 {
+            for offset in 0..<4 {
+                if let result = check(raw[start + offset]) { return result }
+            }
+            start += 4
+        }
+        for position in (start..<raw.count).reversed() {
+            if let result = check(raw[position]) { return result }
         }
         return true
     }
