@@ -62,26 +62,21 @@ extension API {
     /// Step 2 and 3: runs the middlewares around the transport.
     private func send(_ request: TransportRequest, context: CallContext) async throws(APIError) -> TransportResponse {
         do {
-            return try await next(at: 0)(request, context)
+            return try await chain(request, context)
         } catch {
             throw APIError.wrapping(error)
         }
     }
 
-    private func next(at index: Int) -> (TransportRequest, CallContext) async throws -> TransportResponse {
-        guard index < middlewares.count else {
-            let client = httpClient
-            let redirects = RedirectFollower(limit: config.http.maxRedirects)
-            return { request, _ in try await redirects.send(request, through: client) }
-        }
-        let middleware = middlewares[index]
-        let rest = next(at: index + 1)
-        return { request, context in try await middleware.intercept(request, context: context, next: rest) }
-    }
-
+    /// 16 lowercase hex digits, random: one allocation.
     private static func makeRequestID() -> String {
         let value = UInt64.random(in: .min ... .max)
-        let hex = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - hex.utf8.count) + hex
+        return String(unsafeUninitializedCapacity: 16) { buffer in
+            let digits: StaticString = "0123456789abcdef"
+            for index in 0..<16 {
+                buffer[index] = digits.utf8Start[Int((value >> (60 - 4 * UInt64(index))) & 0xF)]
+            }
+            return 16
+        }
     }
 }

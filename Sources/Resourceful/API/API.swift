@@ -32,6 +32,11 @@ public struct API: Sendable {
     public let middlewares: [any APIMiddleware]
 
     let builder: RequestBuilder
+    /// The middlewares around the transport, composed once.
+    let chain: Chain
+
+    /// A request's way through the middlewares to the transport.
+    typealias Chain = @Sendable (TransportRequest, CallContext) async throws -> TransportResponse
 
     /// Creates an API from `dependencies`, reading each of them once.
     ///
@@ -46,6 +51,17 @@ public struct API: Sendable {
         logger = dependencies.logger
         self.middlewares = middlewares
         builder = RequestBuilder(config: dependencies.apiConfig)
+        chain = Self.chain(middlewares, around: dependencies.httpClient, redirects: RedirectFollower(limit: dependencies.apiConfig.http.maxRedirects))
+    }
+
+    /// Composes `middlewares`, first outermost, around the redirect-following transport.
+    private static func chain(_ middlewares: [any APIMiddleware], around client: any HTTPClient, redirects: RedirectFollower) -> Chain {
+        var next: Chain = { request, _ in try await redirects.send(request, through: client) }
+        for middleware in middlewares.reversed() {
+            let rest = next
+            next = { request, context in try await middleware.intercept(request, context: context, next: rest) }
+        }
+        return next
     }
 
     /// Tracing, metrics, retries and logging, in that order: a call is one span and one count

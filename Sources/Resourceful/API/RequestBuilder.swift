@@ -18,7 +18,8 @@ struct RequestBuilder: Sendable {
     static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
 
     private let baseURL: String
-    private let baseHeaders: [(name: String, value: String)]
+    /// The configured base header fields, checked once: the fields, or why they are refused.
+    private let baseHeaders: Result<[HTTPField], APIError>
     private let formEncoder: FormEncoder
     private let defaultTimeout: Duration
     private let maxResponseBytes: Int
@@ -27,7 +28,11 @@ struct RequestBuilder: Sendable {
         var base = config.baseURL.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
         baseURL = base
-        baseHeaders = config.baseHeaders.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        baseHeaders = Result { () throws(APIError) in
+            var fields = HTTPFields()
+            for (name, value) in config.baseHeaders.sorted(by: { $0.key < $1.key }) { try Self.set(name, value, in: &fields) }
+            return Array(fields)
+        }
         formEncoder = FormEncoder(keyStrategy: config.coding.keyStrategy, dateStrategy: config.coding.dateStrategy)
         defaultTimeout = config.timeout
         maxResponseBytes = config.maxResponseBytes
@@ -44,11 +49,15 @@ struct RequestBuilder: Sendable {
         guard !path.hasEmptySegment else {
             throw APIError(kind: .invalidRequest, detail: "an interpolated path segment is empty")
         }
+        let base = try baseHeaders.get()
+        let headers = request.headers
         var fields = HTTPFields()
-        fields.reserveCapacity(baseHeaders.count + request.headers.count + 3)
+        fields.reserveCapacity(base.count + headers.count + 3)
         fields[.accept] = "application/json"
-        for (name, value) in baseHeaders { try Self.set(name, value, in: &fields) }
-        for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) { try Self.set(name, value, in: &fields) }
+        for field in base { fields[field.name] = field.value }
+        if !headers.isEmpty {
+            for (name, value) in headers.sorted(by: { $0.key < $1.key }) { try Self.set(name, value, in: &fields) }
+        }
         if request.verb == .create, request.allowsRetries, fields[Self.idempotencyKey] == nil {
             fields[Self.idempotencyKey] = UUID().uuidString
         }

@@ -23,7 +23,7 @@ enum ResponseValidator {
             throw error
         }
         let value: Request.ResourceType
-        if let empty = Empty() as? Request.ResourceType {
+        if Request.ResourceType.self == Empty.self, let empty = Empty() as? Request.ResourceType {
             value = empty
         } else {
             do {

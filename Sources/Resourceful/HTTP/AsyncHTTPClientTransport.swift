@@ -92,47 +92,55 @@ public final class AsyncHTTPClientTransport: HTTPClient {
     }
 
     /// Sends `request` and collects the response body, up to the request's limit and deadline.
+    ///
+    /// The deadline is AsyncHTTPClient's own, which holds until the whole body is in, and task
+    /// cancellation cancels the request: the call runs in the caller's task, with no task or timer
+    /// of its own.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         guard !isShutDown.load(ordering: .acquiring) else { throw APIError(kind: .transport, underlying: ShutDownError()) }
-        var outgoing = HTTPClientRequest(url: request.url)
-        outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
-        outgoing.headers.reserveCapacity(request.headerFields.count)
+        let remaining = ContinuousClock.now.duration(to: request.deadline)
+        guard remaining > .zero else { throw APIError(kind: .timeout) }
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(request.headerFields.count)
         for field in request.headerFields {
-            outgoing.headers.add(name: field.name.rawName, value: field.value)
+            headers.add(name: field.name.rawName, value: field.value)
         }
-        if let body = request.body {
-            outgoing.body = .bytes(body)
-        }
-        let client = self.client
-        let prepared = outgoing
-        return try await Deadline.run(until: request.deadline) {
-            let remaining = ContinuousClock.now.duration(to: request.deadline)
-            let response: HTTPClientResponse
-            do {
-                response = try await client.execute(prepared, timeout: .nanoseconds(max(0, Int64(remaining.nanoseconds))))
-            } catch {
-                throw Self.translate(error)
-            }
-            if let length = response.headers.first(name: "content-length").flatMap(Int.init), length > request.maxResponseBytes {
-                throw APIError(kind: .responseTooLarge)
-            }
-            let body: ByteBuffer
-            do {
-                body = try await response.body.collect(upTo: request.maxResponseBytes)
-            } catch {
-                throw Self.translate(error)
-            }
-            var fields = HTTPFields()
-            fields.reserveCapacity(response.headers.count)
-            for (name, value) in response.headers {
-                if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
-            }
-            return TransportResponse(
-                status: HTTPResponse.Status(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase),
-                headerFields: fields,
-                body: body
+        let outgoing: AsyncHTTPClient.HTTPClient.Request
+        do {
+            outgoing = try AsyncHTTPClient.HTTPClient.Request(
+                url: request.url,
+                method: HTTPMethod(rawValue: request.method.rawValue),
+                headers: headers,
+                body: request.body.map { .byteBuffer($0) }
             )
+        } catch {
+            throw APIError(kind: .invalidRequest, underlying: error)
         }
+        let task = client.execute(
+            request: outgoing,
+            delegate: ResponseAccumulator(request: outgoing, maxBodySize: request.maxResponseBytes),
+            deadline: .now() + .nanoseconds(remaining.nanoseconds)
+        )
+        let response: AsyncHTTPClient.HTTPClient.Response
+        do {
+            response = try await withTaskCancellationHandler {
+                try await task.futureResult.get()
+            } onCancel: {
+                task.cancel()
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+        var fields = HTTPFields()
+        fields.reserveCapacity(response.headers.count)
+        for (name, value) in response.headers {
+            if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
+        }
+        return TransportResponse(
+            status: HTTPResponse.Status(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase),
+            headerFields: fields,
+            body: response.body ?? ByteBuffer()
+        )
     }
 
     /// Shuts the client down, if this transport created it; waits for its connections to close.
@@ -144,7 +152,7 @@ public final class AsyncHTTPClientTransport: HTTPClient {
     private static func translate(_ error: any Error) -> any Error {
         switch error {
         case let error as APIError: error
-        case is NIOTooManyBytesError: APIError(kind: .responseTooLarge)
+        case is NIOTooManyBytesError, is ResponseAccumulator.ResponseTooBigError: APIError(kind: .responseTooLarge)
         case is CancellationError: APIError(kind: .cancelled)
         case let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout:
             APIError(kind: .timeout, underlying: error)

@@ -12,16 +12,21 @@ import NIOCore
 struct RedirectFollower: Sendable {
     let limit: Int
 
-    private static let redirects: Set<Int> = [301, 302, 303, 307, 308]
+    private static func isRedirect(_ code: Int) -> Bool {
+        switch code {
+        case 301, 302, 303, 307, 308: true
+        default: false
+        }
+    }
     private static let credentialFields: [HTTPField.Name] = [.authorization, .proxyAuthorization, .cookie]
 
     func send(_ request: TransportRequest, through client: any HTTPClient) async throws -> TransportResponse {
         var current = request
-        var visited: Set<String> = [request.url]
+        var visited: Set<String> = []
         var hops = 0
         while true {
             let response = try await client.send(current)
-            guard limit > 0, Self.redirects.contains(response.status.code),
+            guard limit > 0, Self.isRedirect(response.status.code),
                 let location = response.headerFields[.location],
                 let from = URL(string: current.url)
             else { return response }
@@ -34,6 +39,7 @@ struct RedirectFollower: Sendable {
                 throw APIError(kind: .transport, status: response.status, detail: "a redirect from https to http was refused")
             }
             hops += 1
+            if visited.isEmpty { visited.insert(request.url) }
             guard hops <= limit, visited.insert(target.absoluteString).inserted else {
                 throw APIError(kind: .tooManyRedirects, status: response.status, detail: "more than \(limit) redirects, or a loop")
             }

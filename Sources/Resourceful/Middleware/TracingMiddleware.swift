@@ -24,6 +24,8 @@ public struct TracingMiddleware: APIMiddleware {
         next: (TransportRequest, CallContext) async throws -> TransportResponse
     ) async throws -> TransportResponse {
         let tracer = tracer ?? InstrumentationSystem.tracer
+        // Nothing bootstrapped: no span to name, no context to bind.
+        if tracer is NoOpTracer { return try await next(request, context) }
         let span = tracer.startSpan(
             "\(request.method.rawValue) \(context.pathTemplate)",
             context: InstrumentationContext.current ?? .topLevel,
