@@ -5,20 +5,24 @@ SWIFT_BUILD_FLAGS ?=
 KEYRING := scripts/private-keyring.sh run
 APT_PACKAGES := libsecret-1-dev gnome-keyring libsecret-tools dbus dbus-bin pkg-config
 
-.PHONY: all setup build test test-tsan examples bench demo clean
+.PHONY: all setup build test test-tsan examples bench fuzz demo clean
 
 all: build
 
 # Installs the Debian packages the project needs and a fresh machine lacks; does nothing when
 # they are all present. (apt here can fail once with "cannot access archive": retry once.)
-setup:
-	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+define apt_install
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 		echo "Installing:$$missing"; \
 		apt-get update -qq && \
 		{ DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing || \
 		  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; }; \
 	fi
+endef
+
+setup:
+	$(call apt_install,$(APT_PACKAGES))
 
 build: setup
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
@@ -40,11 +44,25 @@ test-tsan: setup
 	$(SWIFT) build --build-tests $(TSAN_FLAGS)
 	$(SWIFT) test --skip-build $(TSAN_FLAGS) --filter 'ResourcefulTests|ResourcefulTestingTests'
 
-# Runs the benchmarks (release build, loopback server) and prints them as ratios to raw
-# AsyncHTTPClient measured in the same run.
+# Runs the benchmarks: a release build, then the runs with the client pinned to the first core,
+# against nginx on the last core (scripts/bench-server.sh) and credentials in a private keyring.
+# Prints the medians as ratios to raw AsyncHTTPClient measured in the same run.
+BENCH_APT_PACKAGES := nginx-light
 bench: setup
-	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark --no-progress | tee .build/benchmarks.txt
+	$(call apt_install,$(BENCH_APT_PACKAGES))
+	cd Benchmarks && $(SWIFT) build -c release
+	@scratch=$$(mktemp -d) && chmod 755 $$scratch && server=$$scratch/server; \
+	url=$$(scripts/bench-server.sh start $$server) || exit 1; \
+	trap '$(CURDIR)/scripts/bench-server.sh stop '$$server' && rmdir '$$scratch EXIT; \
+	cd Benchmarks && RESOURCEFUL_BENCH_URL=$$url RESOURCEFUL_BENCH_KEYRING=1 \
+		../$(KEYRING) taskset -c 0 $(SWIFT) package --allow-writing-to-package-directory benchmark --no-progress \
+		| tee .build/benchmarks.txt
 	python3 Benchmarks/scripts/ratios.py < Benchmarks/.build/benchmarks.txt
+
+# A long run of the fast decoder's fuzz test (the one in `make test` is 100 times shorter).
+fuzz: setup
+	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
+	RESOURCEFUL_FUZZ_SCALE=100 $(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) --filter FastJSONDecoderFuzzTests
 
 # Builds and tests the example server apps (their own package, depending on this one by path).
 examples: setup

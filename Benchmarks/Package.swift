@@ -22,6 +22,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "Resourceful", package: "Resourceful"),
                 .product(name: "ResourcefulTesting", package: "Resourceful"),
+                .product(name: "ResourcefulKeyring", package: "Resourceful"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),

@@ -5,15 +5,16 @@ import Logging
 import NIOCore
 import NIOFoundationCompat
 import Resourceful
+import ResourcefulKeyring
 import ResourcefulTesting
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// A log handler at `debug` that writes nowhere: the logging step does all its work.
+/// A log handler that writes nowhere, at the level it is given.
 struct DiscardingLogHandler: LogHandler {
     var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .debug
+    var logLevel: Logger.Level
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
@@ -21,57 +22,90 @@ struct DiscardingLogHandler: LogHandler {
     func log(event: LogEvent) {}
 }
 
-/// A loopback server with the fixed payloads, and the three clients under comparison.
+/// The server under test and the clients compared against it.
+///
+/// The server is the one at `RESOURCEFUL_BENCH_URL` (`make bench` starts nginx on its own core);
+/// without it, a `MockServer` in this process, which shares the client's cores. Credentials come
+/// from the keyring when `RESOURCEFUL_BENCH_KEYRING` is set (`make bench` runs under a private
+/// keyring), else from memory.
 final class Fixtures: Sendable {
     static let shared = Fixtures()
 
-    let server: MockServer
+    /// The per-host connection limit of every client here: the default of ``APIConfig``.
+    static let connections = APIConfig.HTTPSettings().maximumConnectionsPerHost
+    static let service = "bench"
+    static let token = "bench-token-3e1f"
+
+    let base: String
+    let serverDescription: String
+    let storage: any AuthenticationStorage
+    /// `api.call` with `JSONDecoder`, and with ``FastJSONDecoder``.
     let api: API
+    let fastAPI: API
     let rawClient: AsyncHTTPClient.HTTPClient
     let session: URLSession
-    let base: String
     let decoder = JSONDecoder()
+    let fastDecoder = FastJSONDecoder()
     let encoder = JSONEncoder()
+    /// Held so that a fallback server stays up.
+    private let server: MockServer?
 
     private init() {
-        let started = BlockingStart { try await MockServer.start() }
-        server = started.value
-        server.stub(.get, "/users/1", .json(raw: Payloads.showJSON))
-        server.stub(.get, "/users", .json(raw: Payloads.indexJSON))
-        server.stub(.post, "/users", .json(raw: Payloads.showJSON, status: .created))
-        base = server.baseURL.absoluteString
-        var config = APIConfig(baseURL: server.baseURL, service: "bench")
+        if let url = ProcessInfo.processInfo.environment["RESOURCEFUL_BENCH_URL"] {
+            base = url
+            serverDescription = "nginx at \(url)"
+            server = nil
+        } else {
+            let started = BlockingStart { try await MockServer.start() }
+            let mock = started.value
+            mock.stub(.get, "/users/1", .json(raw: Payloads.showJSON))
+            mock.stub(.get, "/users", .json(raw: Payloads.indexJSON))
+            mock.stub(.post, "/users", .json(raw: Payloads.showJSON, status: .created))
+            base = mock.baseURL.absoluteString
+            serverDescription = "in-process MockServer (set RESOURCEFUL_BENCH_URL, or run make bench)"
+            server = mock
+        }
+        if ProcessInfo.processInfo.environment["RESOURCEFUL_BENCH_KEYRING"] != nil {
+            let keyring = Keyring()
+            BlockingStart { try await keyring.store(Self.token, service: Self.service, account: Self.service) }.value
+            storage = KeyringAuthenticationStorage(account: Self.service, keyring: keyring)
+        } else {
+            storage = InMemoryAuthenticationStorage([Self.service: "Bearer \(Self.token)"])
+        }
+        guard let baseURL = URL(string: base) else { preconditionFailure("bad RESOURCEFUL_BENCH_URL") }
+        var config = APIConfig(baseURL: baseURL, service: Self.service)
         config.logging.maskedBodyKeys = ["password"]
-        config.http.maximumConnectionsPerHost = 64
-        var logger = Logger(label: "bench") { _ in DiscardingLogHandler() }
-        logger.logLevel = .info
-        api = API(
-            dependencies: APIDependencies(
-                apiConfig: config,
-                authenticationStorage: InMemoryAuthenticationStorage(["bench": "Bearer bench-token"]),
-                httpClient: AsyncHTTPClientTransport(settings: config.http),
-                logger: logger
-            )
-        )
-        var rawConfiguration = AsyncHTTPClient.HTTPClient.Configuration()
-        rawConfiguration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
-        rawClient = AsyncHTTPClient.HTTPClient(eventLoopGroupProvider: .singleton, configuration: rawConfiguration)
+        // Default-level logging: the logging step is in the chain and finds nothing to write.
+        let logger = Logger(label: "bench") { _ in DiscardingLogHandler(logLevel: .info) }
+        let transport = AsyncHTTPClientTransport(settings: config.http)
+        var dependencies = APIDependencies(apiConfig: config, authenticationStorage: storage, httpClient: transport, logger: logger)
+        dependencies.responseDecoder = JSONDecoder()
+        api = API(dependencies: dependencies)
+        dependencies.responseDecoder = FastJSONDecoder()
+        fastAPI = API(dependencies: dependencies)
+        rawClient = Self.rawClient(connections: Self.connections)
         let sessionConfiguration = URLSessionConfiguration.ephemeral
-        sessionConfiguration.httpMaximumConnectionsPerHost = 64
+        sessionConfiguration.httpMaximumConnectionsPerHost = Self.connections
         session = URLSession(configuration: sessionConfiguration)
     }
 
-    /// `GET` or `POST` with raw AsyncHTTPClient, collected and decoded like `api.call`.
-    func raw<T: Decodable>(_ path: String, as type: T.Type, body: Data? = nil) async throws -> T {
+    static func rawClient(connections: Int) -> AsyncHTTPClient.HTTPClient {
+        var configuration = AsyncHTTPClient.HTTPClient.Configuration()
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)
+        return AsyncHTTPClient.HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    /// `GET` or `POST` with raw AsyncHTTPClient, collected and decoded as `api.call` does.
+    func raw<T: Decodable>(_ path: String, as type: T.Type, body: Data? = nil, client: AsyncHTTPClient.HTTPClient? = nil) async throws -> T {
         var request = HTTPClientRequest(url: base + path)
         request.headers.add(name: "Accept", value: "application/json")
-        request.headers.add(name: "Authorization", value: "Bearer bench-token")
+        request.headers.add(name: "Authorization", value: "Bearer \(Self.token)")
         if let body {
             request.method = .POST
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(data: body))
         }
-        let response = try await rawClient.execute(request, timeout: .seconds(30))
+        let response = try await (client ?? rawClient).execute(request, timeout: .seconds(30))
         let bytes = try await response.body.collect(upTo: 10 * 1024 * 1024)
         return try decoder.decode(type, from: Data(buffer: bytes, byteTransferStrategy: .noCopy))
     }
@@ -81,7 +115,7 @@ final class Fixtures: Sendable {
         guard let url = URL(string: base + path) else { throw URLError(.badURL) }
         var request = URLRequest(url: url)
         request.setValue("application/json", forHTTPHeaderField: "Accept")
-        request.setValue("Bearer bench-token", forHTTPHeaderField: "Authorization")
+        request.setValue("Bearer \(Self.token)", forHTTPHeaderField: "Authorization")
         if let body {
             request.httpMethod = "POST"
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -95,19 +129,26 @@ final class Fixtures: Sendable {
 /// Runs async set-up to its end from synchronous code, once, at start-up.
 final class BlockingStart<T: Sendable>: @unchecked Sendable {
     // Written once by the task before the semaphore is signalled, read after the wait.
-    private var result: T?
+    private var result: Result<T, any Error>?
 
     init(_ start: @escaping @Sendable () async throws -> T) {
         let done = DispatchSemaphore(value: 0)
         Task {
-            result = try? await start()
+            do {
+                result = .success(try await start())
+            } catch {
+                result = .failure(error)
+            }
             done.signal()
         }
         done.wait()
     }
 
     var value: T {
-        guard let result else { preconditionFailure("benchmark set-up failed") }
-        return result
+        switch result {
+        case .success(let value): return value
+        case .failure(let error): preconditionFailure("benchmark set-up failed: \(error)")
+        case nil: preconditionFailure("benchmark set-up did not finish")
+        }
     }
 }

@@ -1,61 +1,153 @@
+import AsyncHTTPClient
 import Benchmark
 import Foundation
+import HTTPTypes
+import Logging
+import NIOCore
 import Resourceful
+import ResourcefulKeyring
 
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .throughput, .mallocCountTotal],
-        warmupIterations: 20,
-        maxDuration: .seconds(2),
-        maxIterations: 20_000
+        warmupIterations: 50,
+        maxDuration: .seconds(3),
+        maxIterations: 100_000
     )
     let fixtures = Fixtures.shared
+    FileHandle.standardError.write(Data("Server: \(fixtures.serverDescription)\n".utf8))
 
-    // Micro: coding alone.
-    Benchmark("decode show (JSONDecoder)") { benchmark in
+    // Micro: one step of a call at a time.
+    Benchmark("micro decode show JSONDecoder") { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try fixtures.decoder.decode(User.self, from: Payloads.showJSON)) }
     }
-    Benchmark("decode index of 50 (JSONDecoder)") { benchmark in
+    Benchmark("micro decode show FastJSONDecoder") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try fixtures.fastDecoder.decode(User.self, from: Payloads.showJSON)) }
+    }
+    Benchmark("micro decode index of 50 JSONDecoder") { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try fixtures.decoder.decode([User].self, from: Payloads.indexJSON)) }
     }
-    Benchmark("encode create body (JSONEncoder)") { benchmark in
+    Benchmark("micro decode index of 50 FastJSONDecoder") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try fixtures.fastDecoder.decode([User].self, from: Payloads.indexJSON)) }
+    }
+    for (payload, json) in [("show", Payloads.showJSON), ("index of 50", Payloads.indexJSON)] {
+        let many = payload != "show"
+        Paired(names: ["JSONDecoder", "FastJSONDecoder"]) { variant in
+            let decoder: any ResponseDecoder = variant == 0 ? fixtures.decoder : fixtures.fastDecoder
+            if many { blackHole(try decoder.decode([User].self, from: json)) } else { blackHole(try decoder.decode(User.self, from: json)) }
+        }.register("decode \(payload) paired", maxDuration: .seconds(3))
+    }
+    Benchmark("micro encode create body JSONEncoder") { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try fixtures.encoder.encode(Payloads.createBody)) }
     }
+    Benchmark("micro build show request", configuration: .init(scalingFactor: .kilo)) { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try await fixtures.api.transportRequest(for: ShowUser())) }
+    }
+    Benchmark("micro build index request with query", configuration: .init(scalingFactor: .kilo)) { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try await fixtures.api.transportRequest(for: ListUsers())) }
+    }
+    Benchmark("micro cached Authorization header", configuration: .init(scalingFactor: .kilo)) { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try await fixtures.storage.authenticationHeader(for: Fixtures.service)) }
+    }
+    let logging = LoggingLine()
+    Benchmark("micro log line with redaction") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try await logging.run()) }
+    }
 
-    // Macro: one call at a time, then 32 at once, for each client.
-    for (name, path) in [("show", "/users/1"), ("index", "/users"), ("create", "/users")] {
+    // Macro, paired: one batch of each client per iteration.
+    for verb in ["show", "index", "create"] {
         for concurrency in [1, 32] {
-            Benchmark("\(name) C=\(concurrency) raw AsyncHTTPClient") { benchmark in
-                for _ in benchmark.scaledIterations {
-                    try await batch(concurrency) {
-                        switch name {
-                        case "show": blackHole(try await fixtures.raw(path, as: User.self))
-                        case "index": blackHole(try await fixtures.raw(path, as: [User].self))
-                        default: blackHole(try await fixtures.raw(path, as: User.self, body: try fixtures.encoder.encode(Payloads.createBody)))
-                        }
+            Paired(names: ["raw AsyncHTTPClient", "api.call JSONDecoder", "api.call FastJSONDecoder", "URLSession"]) { client in
+                try await batch(concurrency) {
+                    switch client {
+                    case 0: try await rawCall(verb, fixtures)
+                    case 1: try await apiCall(verb, fixtures.api)
+                    case 2: try await apiCall(verb, fixtures.fastAPI)
+                    default: try await sessionCall(verb, fixtures)
                     }
                 }
-            }
-            Benchmark("\(name) C=\(concurrency) api.call") { benchmark in
-                for _ in benchmark.scaledIterations {
-                    try await batch(concurrency) {
-                        switch name {
-                        case "show": blackHole(try await fixtures.api.call(ShowUser()))
-                        case "index": blackHole(try await fixtures.api.call(ListUsers()))
-                        default: blackHole(try await fixtures.api.call(CreateUser()))
-                        }
-                    }
+            }.register("\(verb) C=\(concurrency) paired")
+        }
+    }
+
+    // Allocations and absolute times of one call, unpaired.
+    Benchmark("show C=1 raw AsyncHTTPClient") { benchmark in
+        for _ in benchmark.scaledIterations { try await rawCall("show", fixtures) }
+    }
+    Benchmark("show C=1 api.call JSONDecoder") { benchmark in
+        for _ in benchmark.scaledIterations { try await apiCall("show", fixtures.api) }
+    }
+    Benchmark("index C=1 raw AsyncHTTPClient") { benchmark in
+        for _ in benchmark.scaledIterations { try await rawCall("index", fixtures) }
+    }
+    Benchmark("index C=1 api.call JSONDecoder") { benchmark in
+        for _ in benchmark.scaledIterations { try await apiCall("index", fixtures.api) }
+    }
+
+    // The per-host connection limit: raw AsyncHTTPClient at C=32 with 8 (AsyncHTTPClient's own
+    // default), 32 and 64 connections, paired.
+    let pools = [8, 32, 64].map { (connections: $0, client: Fixtures.rawClient(connections: $0)) }
+    Paired(names: pools.map { "max \($0.connections)" }) { variant in
+        try await batch(32) { blackHole(try await fixtures.raw("/users/1", as: User.self, client: pools[variant].client)) }
+    }.register("pool show C=32 paired")
+}
+
+func rawCall(_ verb: String, _ fixtures: Fixtures) async throws {
+    switch verb {
+    case "show": blackHole(try await fixtures.raw("/users/1", as: User.self))
+    case "index": blackHole(try await fixtures.raw("/users?page=1&tags%5B%5D=alpha", as: [User].self))
+    default: blackHole(try await fixtures.raw("/users", as: User.self, body: try fixtures.encoder.encode(Payloads.createBody)))
+    }
+}
+
+func apiCall(_ verb: String, _ api: API) async throws {
+    switch verb {
+    case "show": blackHole(try await api.call(ShowUser()))
+    case "index": blackHole(try await api.call(ListUsers()))
+    default: blackHole(try await api.call(CreateUser()))
+    }
+}
+
+func sessionCall(_ verb: String, _ fixtures: Fixtures) async throws {
+    switch verb {
+    case "show": blackHole(try await fixtures.urlSession("/users/1", as: User.self))
+    case "index": blackHole(try await fixtures.urlSession("/users?page=1&tags%5B%5D=alpha", as: [User].self))
+    default: blackHole(try await fixtures.urlSession("/users", as: User.self, body: try fixtures.encoder.encode(Payloads.createBody)))
+    }
+}
+
+/// Variants of one operation measured in pairs: each iteration runs every variant once, in an order
+/// that rotates, and records the first variant's time and each other's time over it (times
+/// 10,000), so that drift in the machine's speed between benchmarks does not enter the ratios.
+struct Paired: Sendable {
+    let names: [String]
+    let run: @Sendable (_ variant: Int) async throws -> Void
+
+    var metrics: [BenchmarkMetric] {
+        [.custom("\(names[0]) (ns)", useScalingFactor: false)]
+            + names.dropFirst().map { .custom("\($0) / \(names[0]) (x10000)", useScalingFactor: false) }
+    }
+
+    func register(_ name: String, maxDuration: Duration = .seconds(6)) {
+        let metrics = metrics
+        // Whole numbers, never scaled to thousands, so that the ratios keep four digits.
+        let units = Dictionary(uniqueKeysWithValues: metrics.map { ($0, BenchmarkUnits.count) })
+        let configuration = Benchmark.Configuration(
+            metrics: metrics, units: units, warmupIterations: 10, maxDuration: maxDuration, maxIterations: 50_000
+        )
+        Benchmark(name, configuration: configuration) { benchmark in
+            for iteration in benchmark.scaledIterations {
+                var nanoseconds = [Int](repeating: 0, count: names.count)
+                for step in 0..<names.count {
+                    let variant = (step + iteration) % names.count
+                    let start = ContinuousClock.now
+                    try await run(variant)
+                    let elapsed = (ContinuousClock.now - start).components
+                    nanoseconds[variant] = Int(elapsed.seconds) * 1_000_000_000 + Int(elapsed.attoseconds / 1_000_000_000)
                 }
-            }
-            Benchmark("\(name) C=\(concurrency) URLSession") { benchmark in
-                for _ in benchmark.scaledIterations {
-                    try await batch(concurrency) {
-                        switch name {
-                        case "show": blackHole(try await fixtures.urlSession(path, as: User.self))
-                        case "index": blackHole(try await fixtures.urlSession(path, as: [User].self))
-                        default: blackHole(try await fixtures.urlSession(path, as: User.self, body: try fixtures.encoder.encode(Payloads.createBody)))
-                        }
-                    }
+                benchmark.measurement(metrics[0], nanoseconds[0])
+                for variant in 1..<names.count {
+                    benchmark.measurement(metrics[variant], nanoseconds[variant] * 10_000 / max(nanoseconds[0], 1))
                 }
             }
         }
@@ -68,5 +160,37 @@ func batch(_ count: Int, _ body: @escaping @Sendable () async throws -> Void) as
     try await withThrowingTaskGroup(of: Void.self) { group in
         for _ in 0..<count { group.addTask(operation: body) }
         try await group.waitForAll()
+    }
+}
+
+/// The logging step writing its two lines for a create, with a password masked in the body.
+struct LoggingLine: Sendable {
+    let middleware = LoggingMiddleware()
+    let request: TransportRequest
+    let response = TransportResponse(
+        status: .created,
+        headerFields: [.contentType: "application/json", .setCookie: "session=abc"],
+        body: ByteBuffer(data: Payloads.showJSON)
+    )
+    let context: CallContext
+
+    init() {
+        var config = APIConfig(baseURL: URL(string: "http://127.0.0.1:1")!, service: Fixtures.service)
+        config.logging.maskedBodyKeys = ["password"]
+        let logger = Logger(label: "bench") { _ in DiscardingLogHandler(logLevel: .debug) }
+        request = TransportRequest(
+            method: .post,
+            url: "http://127.0.0.1:1/users",
+            headerFields: [.authorization: "Bearer \(Fixtures.token)", .contentType: "application/json", .accept: "application/json"],
+            body: ByteBuffer(data: (try? JSONEncoder().encode(Payloads.createBody)) ?? Data()),
+            deadline: .now + .seconds(3600),
+            maxResponseBytes: 1 << 20
+        )
+        context = CallContext(requestID: "0123456789abcdef", verb: .create, path: "users", pathTemplate: "users", logger: logger, config: config)
+    }
+
+    func run() async throws -> TransportResponse {
+        let response = self.response
+        return try await middleware.intercept(request, context: context) { _, _ in response }
     }
 }

@@ -1,56 +1,119 @@
 #!/usr/bin/env python3
-"""Reads the text output of `swift package benchmark` and prints a table of ratios.
+"""Reads the text output of `swift package benchmark` and prints the tables of Benchmarks/README.md.
 
-Each macro row is the median wall-clock time of `api.call` and of URLSession divided by that of
-raw AsyncHTTPClient measured in the same run; micro rows give the median itself.
+Paired benchmarks run every variant once per iteration and record each one's time over the first
+variant's in the same iteration (times 10,000); the tables give the medians of those ratios, so
+drift in the machine's speed between benchmarks does not enter them.
 """
 import re
 import sys
 
 UNITS = {"ns": 1e-3, "μs": 1.0, "us": 1.0, "ms": 1e3, "s": 1e6}
+CLIENTS = ["api.call JSONDecoder", "api.call FastJSONDecoder", "URLSession"]
 
 
-def medians(text):
+def parse(text):
+    """{benchmark: {row label: (p25, p50, p75, samples)}}, times in µs for wall-clock rows."""
     result = {}
     name = None
     for line in text.splitlines():
         stripped = line.strip()
         if not stripped:
             continue
-        if stripped[0] not in "│╒╞├╘═─" and not stripped.startswith(("Warning", "Note", "Writing", "warning", "Build", "[", "/", "Running", "=")):
+        if stripped[0] not in "│╒╞├╘═─" and not stripped.startswith(
+            ("Warning", "Note", "Writing", "warning", "Build", "[", "/", "Running", "=", "Server:", "Building", "Compiling", "Host", "#")
+        ):
             name = stripped
             continue
-        match = re.match(r"│\s*Time \(wall clock\) \((\S+)\)\s*\*?\s*│(.*)", stripped)
-        if match and name:
-            cells = [cell.strip() for cell in match.group(2).split("│") if cell.strip()]
-            if len(cells) >= 3:
-                result[name] = float(cells[2]) * UNITS.get(match.group(1), 1.0)
+        if not name or not stripped.startswith("│"):
+            continue
+        cells = [cell.strip() for cell in stripped.strip("│").split("│")]
+        if len(cells) < 9:
+            continue
+        try:
+            p25, p50, p75 = (float(cells[i].replace(",", "")) for i in (2, 3, 4))
+            samples = int(cells[8].replace(",", ""))
+        except ValueError:
+            continue
+        label = re.sub(r" \((#|K|M|G)\)$", "", cells[0].rstrip(" *"))
+        scale = 1.0
+        time = re.match(r"Time \(wall clock\) \((\S+)\)", label)
+        if time:
+            label, scale = "time", UNITS.get(time.group(1), 1.0)
+        elif label.startswith("Malloc (total)"):
+            label, scale = "mallocs", 1000.0 if "(K)" in label else 1.0
+        result.setdefault(name, {})[label] = (p25 * scale, p50 * scale, p75 * scale, samples)
     return result
 
 
 def fmt_time(us):
-    return f"{us / 1000:.1f} ms" if us >= 1000 else f"{us:.0f} µs" if us >= 10 else f"{us:.2f} µs"
+    if us >= 1000:
+        return f"{us / 1000:.2f} ms"
+    return f"{us:.0f} µs" if us >= 10 else f"{us:.2f} µs"
+
+
+def paired(values, benchmark):
+    """(baseline median in µs, {variant: (median ratio, p25, p75)}, samples) of a paired benchmark."""
+    rows = values.get(benchmark, {})
+    base = next((v for k, v in rows.items() if k.endswith("(ns)")), None)
+    ratios = {}
+    for label, (p25, p50, p75, _) in rows.items():
+        match = re.fullmatch(r"(.+) / .+ \(x10000\)", label)
+        if match:
+            ratios[match.group(1)] = (p50 / 10000, p25 / 10000, p75 / 10000)
+    return (base[1] / 1000 if base else None), ratios, (base[3] if base else 0)
 
 
 def main():
-    values = medians(sys.stdin.read())
-    print("| call | raw AsyncHTTPClient (median) | api.call / raw | URLSession / raw |")
+    values = parse(sys.stdin.read())
+
+    print("| call | raw AsyncHTTPClient, median per batch | " + " | ".join(f"{c} / raw" for c in CLIENTS) + " | pairs |")
+    print("| --- | --- | " + " | ".join("---" for _ in CLIENTS) + " | --- |")
+    for verb in ["show", "index", "create"]:
+        for concurrency in [1, 32]:
+            base, ratios, samples = paired(values, f"{verb} C={concurrency} paired")
+            if base is None:
+                continue
+            cells = [f"{ratios[c][0]:.3f} ({ratios[c][1]:.3f}–{ratios[c][2]:.3f})" if c in ratios else "n/a" for c in CLIENTS]
+            print(f"| {verb} C={concurrency} | {fmt_time(base)} | " + " | ".join(cells) + f" | {samples} |")
+    print("\nEach ratio: the median of the per-iteration ratios, with the 25th–75th percentiles.")
+
+    raw = values.get("show C=1 raw AsyncHTTPClient", {})
+    api = values.get("show C=1 api.call JSONDecoder", {})
+    if "mallocs" in raw and "mallocs" in api:
+        print(f"\nAllocations per show call: raw AsyncHTTPClient {raw['mallocs'][1]:.0f}, api.call {api['mallocs'][1]:.0f}.")
+    raw = values.get("index C=1 raw AsyncHTTPClient", {})
+    api = values.get("index C=1 api.call JSONDecoder", {})
+    if "mallocs" in raw and "mallocs" in api:
+        print(f"Allocations per index call: raw AsyncHTTPClient {raw['mallocs'][1]:.0f}, api.call {api['mallocs'][1]:.0f}.")
+
+    base, ratios, samples = paired(values, "pool show C=32 paired")
+    if base is not None:
+        print("\n| connections per host (show, C=32, raw AsyncHTTPClient) | time / with 8 |")
+        print("| --- | --- |")
+        print(f"| 8 | 1 ({fmt_time(base)} per batch) |")
+        for variant, (ratio, low, high) in sorted(ratios.items(), key=lambda item: int(item[0].split()[-1])):
+            print(f"| {variant.split()[-1]} | {ratio:.3f} ({low:.3f}–{high:.3f}) |")
+
+    print("\n| decoding | JSONDecoder, median | FastJSONDecoder / JSONDecoder | JSONDecoder / FastJSONDecoder |")
     print("| --- | --- | --- | --- |")
-    for name, raw in sorted(values.items()):
-        match = re.fullmatch(r"(show|index|create) C=(\d+) raw AsyncHTTPClient", name)
-        if not match:
-            continue
-        prefix = f"{match.group(1)} C={match.group(2)}"
-        api = values.get(f"{prefix} api.call")
-        session = values.get(f"{prefix} URLSession")
-        ratio = lambda x: f"{x / raw:.3f}" if x else "n/a"
-        print(f"| {prefix} | {fmt_time(raw)} | {ratio(api)} | {ratio(session)} |")
-    print()
-    print("| micro benchmark | median |")
-    print("| --- | --- |")
-    for name, value in sorted(values.items()):
-        if "C=" not in name:
-            print(f"| {name} | {fmt_time(value)} |")
+    for payload in ["show", "index of 50"]:
+        base, ratios, _ = paired(values, f"decode {payload} paired")
+        if base is not None and "FastJSONDecoder" in ratios:
+            ratio = ratios["FastJSONDecoder"][0]
+            print(f"| {payload} | {fmt_time(base)} | {ratio:.3f} | {1 / ratio:.2f}× |")
+
+    base, ratios, _ = paired(values, "index C=1 paired")
+    if base is not None and "api.call FastJSONDecoder" in ratios:
+        print(f"\nindex C=1 end to end: api.call with FastJSONDecoder takes {ratios['api.call FastJSONDecoder'][0]:.3f} of the time of raw "
+              f"AsyncHTTPClient + JSONDecoder ({1 / ratios['api.call FastJSONDecoder'][0]:.2f}× as fast).")
+
+    print("\n| micro benchmark | median | mallocs |")
+    print("| --- | --- | --- |")
+    for name, rows in sorted(values.items()):
+        if name.startswith("micro ") and "time" in rows:
+            mallocs = f"{rows['mallocs'][1]:.0f}" if "mallocs" in rows else "n/a"
+            print(f"| {name[6:]} | {fmt_time(rows['time'][1])} | {mallocs} |")
 
 
 if __name__ == "__main__":

@@ -28,13 +28,7 @@ extension API {
         let start = ContinuousClock.now
         let method = request.verb.method(update: request.updateMethod)
         do throws(APIError) {
-            let authorization: String?
-            do {
-                authorization = try await authenticationStorage.authenticationHeader(for: config.service)
-            } catch {
-                throw APIError(kind: .authentication, underlying: error)
-            }
-            var built = try builder.build(request, authorization: authorization, encoder: requestEncoder, start: start)
+            var built = try await build(request, start: start)
             if let url {
                 built.request.url = url
                 built.query = ""
@@ -57,6 +51,32 @@ extension API {
         } catch {
             throw error.with(method: method, path: request.path.encoded)
         }
+    }
+
+    /// The request a call of `request` would hand to the middlewares, built as a call builds it
+    /// (base URL, path, query or body, header fields, `Authorization` from the storage), without
+    /// sending it: for dry runs, request signing and tests. Middlewares may still add to it
+    /// (trace context).
+    ///
+    /// - Throws: ``APIError``, as ``call(_:)`` would for the same request.
+    public func transportRequest<Request: ResourceRequest>(for request: Request) async throws(APIError) -> TransportRequest {
+        let method = request.verb.method(update: request.updateMethod)
+        do throws(APIError) {
+            return try await build(request, start: .now).request
+        } catch {
+            throw error.with(method: method, path: request.path.encoded)
+        }
+    }
+
+    /// Step 1: the storage's `Authorization` and the built request.
+    private func build<Request: ResourceRequest>(_ request: Request, start: ContinuousClock.Instant) async throws(APIError) -> RequestBuilder.Built {
+        let authorization: String?
+        do {
+            authorization = try await authenticationStorage.authenticationHeader(for: config.service)
+        } catch {
+            throw APIError(kind: .authentication, underlying: error)
+        }
+        return try builder.build(request, authorization: authorization, encoder: requestEncoder, start: start)
     }
 
     /// Step 2 and 3: runs the middlewares around the transport.

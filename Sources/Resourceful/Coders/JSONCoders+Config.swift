@@ -34,6 +34,17 @@ extension JSONDecoder {
     }
 }
 
+extension APIConfig.Coding {
+    /// The response decoder these settings choose (``decoder``), with their key and date
+    /// strategies.
+    public func makeResponseDecoder() -> any ResponseDecoder {
+        switch decoder {
+        case .fast: FastJSONDecoder(coding: self)
+        case .foundation: JSONDecoder(coding: self)
+        }
+    }
+}
+
 extension APIConfig.DateStrategy {
     /// How a date is written in a query string or form body.
     func formString(_ date: Date) -> String {

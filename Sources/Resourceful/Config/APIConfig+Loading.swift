@@ -78,6 +78,7 @@ struct ConfigKeyReader {
         }
         config.coding.keyStrategy = try choice("coding.keyStrategy") ?? config.coding.keyStrategy
         config.coding.dateStrategy = try choice("coding.dateStrategy") ?? config.coding.dateStrategy
+        config.coding.decoder = try choice("coding.decoder") ?? config.coding.decoder
         if let level = try string("logging.level") {
             guard let parsed = Logger.Level(rawValue: level) else {
                 throw invalid("logging.level", expected: "one of " + Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))

@@ -24,7 +24,8 @@ public struct APIDependencies: API.Dependencies {
     /// The logger.
     public var logger: Logger
 
-    /// Creates a container; the coders default to JSON set up from `apiConfig.coding`, the logger
+    /// Creates a container; the coders default to JSON set up from `apiConfig.coding` (the response
+    /// decoder is the one ``APIConfig/Coding/decoder`` chooses), the logger
     /// to one labelled `resourceful` at `apiConfig.logging.level`.
     public init(
         apiConfig: APIConfig,
@@ -38,7 +39,7 @@ public struct APIDependencies: API.Dependencies {
         self.authenticationStorage = authenticationStorage
         self.httpClient = httpClient
         self.requestEncoder = requestEncoder ?? JSONEncoder(coding: apiConfig.coding)
-        self.responseDecoder = responseDecoder ?? JSONDecoder(coding: apiConfig.coding)
+        self.responseDecoder = responseDecoder ?? apiConfig.coding.makeResponseDecoder()
         self.logger = logger ?? Self.logger(level: apiConfig.logging.level)
     }
 

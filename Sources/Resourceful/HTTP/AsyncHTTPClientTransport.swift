@@ -25,7 +25,7 @@ public final class AsyncHTTPClientTransport: HTTPClient {
 
         /// Creates settings.
         public init(
-            maximumConnectionsPerHost: Int = 8,
+            maximumConnectionsPerHost: Int = 64,
             idleTimeout: Duration = .seconds(60),
             connectTimeout: Duration = .seconds(10),
             dangerouslyDisableCertificateVerification: Bool = false

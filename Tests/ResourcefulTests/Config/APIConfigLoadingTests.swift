@@ -20,7 +20,7 @@ import Testing
           "baseHeaders": ["User-Agent: test/1", "X-Team: core"],
           "timeout": 2.5,
           "maxResponseBytes": 2048,
-          "coding": { "keyStrategy": "snakeCase", "dateStrategy": "secondsSince1970" },
+          "coding": { "keyStrategy": "snakeCase", "dateStrategy": "secondsSince1970", "decoder": "foundation" },
           "logging": { "level": "debug", "maskedHeaders": ["X-Api-Key"], "maskedBodyKeys": ["pin"], "maxBodyBytes": 100 }
         }
         """
@@ -32,7 +32,8 @@ import Testing
         #expect(config.baseHeaders == ["User-Agent": "test/1", "X-Team": "core"])
         #expect(config.timeout == .milliseconds(2500))
         #expect(config.maxResponseBytes == 2048)
-        #expect(config.coding == APIConfig.Coding(keyStrategy: .snakeCase, dateStrategy: .secondsSince1970))
+        #expect(config.coding == APIConfig.Coding(keyStrategy: .snakeCase, dateStrategy: .secondsSince1970, decoder: .foundation))
+        #expect(config.coding.makeResponseDecoder() is JSONDecoder)
         #expect(config.logging == APIConfig.LogSettings(level: .debug, maskedHeaders: ["X-Api-Key"], maskedBodyKeys: ["pin"], maxBodyBytes: 100))
     }
 
@@ -154,6 +155,7 @@ import Testing
     @Test(arguments: [
         ("logging.level", #""logging": {"level": "loud"}"#),
         ("coding.keyStrategy", #""coding": {"keyStrategy": "kebab"}"#),
+        ("coding.decoder", #""coding": {"decoder": "simdjson"}"#),
         ("timeout", #""timeout": -1"#),
         ("baseHeaders", #""baseHeaders": ["no colon here"]"#),
         ("retry.maxAttempts", #""retry": {"maxAttempts": 0}"#),
@@ -176,5 +178,6 @@ import Testing
             .appendingPathComponent("Configs").path
         let config = try await APIConfig.load(environment: environment, configDirectory: configs, environmentVariables: [:])
         #expect(!config.service.isEmpty)
+        #expect(config.coding.decoder == .fast)
     }
 }

@@ -11,8 +11,8 @@ enum DecodingPathStep {
     }
 }
 
-/// A coding path kept as a chain of parents, so that going one level deeper costs nothing until
-/// a path is asked for (an error, or `codingPath`).
+/// A coding path as a chain of parents; `nil` is the root. Nodes are made only for values that
+/// are decoded through `init(from:)` and for errors, never for a scalar read that succeeds.
 final class DecodingPathNode {
     let parent: DecodingPathNode?
     let step: DecodingPathStep
@@ -21,29 +21,11 @@ final class DecodingPathNode {
         self.parent = parent
         self.step = step
     }
-}
 
-/// The path of a value: its parent's node and its own last step, if any.
-struct DecodingPath {
-    var parent: DecodingPathNode?
-    var last: DecodingPathStep?
-
-    static var root: DecodingPath { DecodingPath(parent: nil, last: nil) }
-
-    /// The path as a node that children can point at.
-    var node: DecodingPathNode? {
-        guard let last else { return parent }
-        return DecodingPathNode(parent: parent, step: last)
-    }
-
-    func appending(_ step: DecodingPathStep) -> DecodingPath {
-        DecodingPath(parent: node, last: step)
-    }
-
-    var codingPath: [any CodingKey] {
+    /// The path ending at `node`, root first.
+    static func codingPath(_ node: DecodingPathNode?) -> [any CodingKey] {
         var steps: [any CodingKey] = []
-        if let last { steps.append(last.codingKey) }
-        var current = parent
+        var current = node
         while let node = current {
             steps.append(node.step.codingKey)
             current = node.parent

@@ -65,7 +65,7 @@ public struct FastJSONDecoder: ResponseDecoder {
             return document
         }
         guard let document else { return try foundationDecoder.decode(type, from: data) }
-        return try JSONDecoding(document: document, options: self).unwrap(0, as: type, path: .root)
+        return try JSONDecoding(document: document, options: self).unwrap(0, as: type) { nil }
     }
 
     /// Whether `Data` starts like UTF-8 (with or without a byte order mark) rather than UTF-16 or
@@ -78,18 +78,6 @@ public struct FastJSONDecoder: ResponseDecoder {
         case (0, 1..., -1, -1), (1..., 0, -1, -1): return false
         default: return true
         }
-    }
-
-    /// Whether JSON keys are converted from snake case.
-    var snakeCaseKeys: Bool {
-        if case .convertFromSnakeCase = keyDecodingStrategy { return true }
-        return false
-    }
-
-    /// Whether JSON keys are converted at all (and a `[String: Value]` keeps its keys apart).
-    var usesKeyConversion: Bool {
-        if case .useDefaultKeys = keyDecodingStrategy { return false }
-        return true
     }
 
     /// Foundation's decoder with these strategies, for documents that are not UTF-8.

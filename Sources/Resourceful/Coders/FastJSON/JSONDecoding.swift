@@ -11,18 +11,30 @@ final class JSONDecoding {
     /// The tape index of the value being decoded.
     var current: Int
     /// The path of that value.
-    var path: DecodingPath
+    var path: DecodingPathNode?
+    /// The last type `unwrap` found not to be an array.
+    private var lastNonArrayType: ObjectIdentifier?
+    /// The key strategy, read once.
+    let snakeCaseKeys: Bool
+    let customKeys: Bool
+    let convertsKeys: Bool
 
-    init(document: JSONDocument, options: FastJSONDecoder, current: Int = 0, path: DecodingPath = .root) {
+    init(document: JSONDocument, options: FastJSONDecoder, current: Int = 0, path: DecodingPathNode? = nil) {
         self.document = document
         self.options = options
         self.current = current
         self.path = path
+        switch options.keyDecodingStrategy {
+        case .useDefaultKeys: (snakeCaseKeys, customKeys) = (false, false)
+        case .convertFromSnakeCase: (snakeCaseKeys, customKeys) = (true, false)
+        default: (snakeCaseKeys, customKeys) = (false, true)
+        }
+        convertsKeys = snakeCaseKeys || customKeys
     }
 
     /// Runs `body` with the decoder moved to the value at `index`.
     @inline(__always)
-    func with<T>(_ index: Int, path: DecodingPath, _ body: () throws -> T) rethrows -> T {
+    func with<T>(_ index: Int, path: DecodingPathNode?, _ body: () throws -> T) rethrows -> T {
         let (savedIndex, savedPath) = (current, self.path)
         current = index
         self.path = path
@@ -33,49 +45,55 @@ final class JSONDecoding {
         return try body()
     }
 
-    // MARK: Values
+    // MARK: Scalars
 
-    /// Decodes the value at `index` as `T`, with the strategies for dates, data, URLs and
-    /// decimals, and fast paths for the common scalar types.
-    func unwrap<T: Decodable>(_ index: Int, as type: T.Type, path: DecodingPath) throws -> T {
-        // Each branch is taken only when `T` is exactly the type produced, so the casts hold.
-        if T.self == String.self { return unsafeBitCast(try string(index, path: path), to: T.self) }
-        if T.self == Int.self { return unsafeBitCast(try integer(index, as: Int.self, path: path), to: T.self) }
-        if T.self == Double.self { return unsafeBitCast(try floatingPoint(index, as: Double.self, path: path), to: T.self) }
-        if T.self == Bool.self { return unsafeBitCast(try bool(index, path: path), to: T.self) }
-        if T.self == Date.self { return unsafeBitCast(try date(index, path: path), to: T.self) }
-        if T.self == Data.self { return unsafeBitCast(try data(index, path: path), to: T.self) }
-        if T.self == URL.self { return unsafeBitCast(try url(index, path: path), to: T.self) }
-        if T.self == Decimal.self { return unsafeBitCast(try decimal(index, path: path), to: T.self) }
-        if options.usesKeyConversion, let dictionary = T.self as? any StringKeyedDictionary.Type {
-            // The key strategy does not apply to a dictionary's own keys.
-            return try unsafeBitCast(dictionary.decodeEntries(self, index, path), to: T.self)
-        }
-        return try with(index, path: path) { try T(from: self) }
-    }
-
-    func bool(_ index: Int, path: DecodingPath) throws -> Bool {
+    @inline(__always)
+    func readBool(_ index: Int) throws(ValueFailure) -> Bool {
         switch document.kind(index) {
         case .true: return true
         case .false: return false
-        default: throw mismatch(Bool.self, index, path)
+        // Foundation reports a null where a Bool is expected as a type mismatch.
+        default: throw .mismatch(found: index)
         }
     }
 
-    func string(_ index: Int, path: DecodingPath) throws -> String {
-        guard document.kind(index) == .string else { throw notString(String.self, index, path) }
-        return try corrupt(path) { () throws(JSONSyntaxError) in try document.string(at: index) }
+    @inline(__always)
+    func readString(_ index: Int) throws(ValueFailure) -> String {
+        switch document.kind(index) {
+        case .string:
+            do {
+                return try document.string(at: index)
+            } catch {
+                throw .corrupt(error)
+            }
+        case .null: throw .null
+        default: throw .mismatch(found: index)
+        }
     }
 
-    func integer<T: FixedWidthInteger>(_ index: Int, as type: T.Type, path: DecodingPath) throws -> T {
-        guard document.kind(index) == .number else { throw notNumber(T.self, index, path) }
-        return try corrupt(path) { () throws(JSONSyntaxError) in try document.integer(at: index, as: T.self) }
-    }
-
-    func floatingPoint<T: BinaryFloatingPoint & LosslessStringConvertible>(_ index: Int, as type: T.Type, path: DecodingPath) throws -> T {
+    @inline(__always)
+    func readInteger<T: FixedWidthInteger>(_ index: Int, as type: T.Type) throws(ValueFailure) -> T {
         switch document.kind(index) {
         case .number:
-            return try corrupt(path) { () throws(JSONSyntaxError) in try document.floatingPoint(at: index, as: T.self) }
+            do {
+                return try document.integer(at: index, as: T.self)
+            } catch {
+                throw .corrupt(error)
+            }
+        case .null: throw .null
+        default: throw .mismatch(found: index)
+        }
+    }
+
+    @inline(__always)
+    func readFloatingPoint<T: BinaryFloatingPoint & LosslessStringConvertible>(_ index: Int, as type: T.Type) throws(ValueFailure) -> T {
+        switch document.kind(index) {
+        case .number:
+            do {
+                return try document.floatingPoint(at: index, as: T.self)
+            } catch {
+                throw .corrupt(error)
+            }
         case .string where document.flags(index) & JSONDocument.plain != 0:
             if case .convertFromString(let positive, let negative, let nan) = options.nonConformingFloatDecodingStrategy {
                 let raw = document.contents(index)
@@ -83,33 +101,94 @@ final class JSONDecoding {
                 if raw.elementsEqual(negative.utf8) { return -.infinity }
                 if raw.elementsEqual(nan.utf8) { return .nan }
             }
-            throw mismatch(T.self, index, path)
-        default:
-            throw notNumber(T.self, index, path)
+            throw .mismatch(found: index)
+        case .null: throw .null
+        default: throw .mismatch(found: index)
         }
     }
 
-    func decimal(_ index: Int, path: DecodingPath) throws -> Decimal {
+    /// The `DecodingError` for a failed read of a `type` at `path`.
+    func failure(_ failure: ValueFailure, _ type: Any.Type, at path: DecodingPathNode?) -> DecodingError {
+        switch failure {
+        case .mismatch(let index):
+            DecodingError.typeMismatch(type, context(path, "Expected to decode \(type) but found \(document.typeDescription(index)) instead."))
+        case .null:
+            DecodingError.valueNotFound(type, context(path, "Cannot get value of type \(type) -- found null value instead"))
+        case .corrupt(let error):
+            Self.corrupted(error, path: DecodingPathNode.codingPath(path))
+        }
+    }
+
+    // MARK: Any value
+
+    /// Decodes the value at `index` as `T`: the common scalars directly, dates, data, URLs and
+    /// decimals with their strategies, anything else through `T.init(from:)`. `path` is asked for
+    /// only when a path is needed.
+    func unwrap<T: Decodable>(_ index: Int, as type: T.Type, path: () -> DecodingPathNode?) throws -> T {
+        // Each branch is taken only when `T` is exactly the type produced, so the casts hold.
+        do throws(ValueFailure) {
+            if T.self == String.self { return unsafeBitCast(try readString(index), to: T.self) }
+            if T.self == Int.self { return unsafeBitCast(try readInteger(index, as: Int.self), to: T.self) }
+            if T.self == Double.self { return unsafeBitCast(try readFloatingPoint(index, as: Double.self), to: T.self) }
+            if T.self == Bool.self { return unsafeBitCast(try readBool(index), to: T.self) }
+        } catch {
+            throw failure(error, T.self, at: path())
+        }
+        let node = path()
+        if T.self == Date.self { return unsafeBitCast(try date(index, path: node), to: T.self) }
+        if T.self == Data.self { return unsafeBitCast(try data(index, path: node), to: T.self) }
+        if T.self == URL.self { return unsafeBitCast(try url(index, path: node), to: T.self) }
+        if T.self == Decimal.self { return unsafeBitCast(try decimal(index, path: node), to: T.self) }
+        // The elements of an array are all of one type: look its conformance up once.
+        if ObjectIdentifier(T.self) != lastNonArrayType {
+            if let array = T.self as? any DecodableArray.Type {
+                return try unsafeBitCast(array.decodeElements(self, index, node), to: T.self)
+            }
+            lastNonArrayType = ObjectIdentifier(T.self)
+        }
+        if convertsKeys, let dictionary = T.self as? any StringKeyedDictionary.Type {
+            // The key strategy does not apply to a dictionary's own keys.
+            return try unsafeBitCast(dictionary.decodeEntries(self, index, node), to: T.self)
+        }
+        return try with(index, path: node) { try T(from: self) }
+    }
+
+    func string(_ index: Int, path: DecodingPathNode?) throws -> String {
+        do throws(ValueFailure) {
+            return try readString(index)
+        } catch {
+            throw failure(error, String.self, at: path)
+        }
+    }
+
+    func decimal(_ index: Int, path: DecodingPathNode?) throws -> Decimal {
         switch document.kind(index) {
-        case .null: throw DecodingError.valueNotFound(Decimal.self, context(path, "Cannot get value of type Decimal -- found null value instead"))
-        case .number: return try corrupt(path) { () throws(JSONSyntaxError) in try document.decimal(at: index) }
-        default: throw DecodingError.typeMismatch(Decimal.self, context(path, ""))
+        case .null:
+            throw failure(.null, Decimal.self, at: path)
+        case .number:
+            do {
+                return try document.decimal(at: index)
+            } catch {
+                throw Self.corrupted(error, path: DecodingPathNode.codingPath(path))
+            }
+        default:
+            throw DecodingError.typeMismatch(Decimal.self, context(path, ""))
         }
     }
 
-    func url(_ index: Int, path: DecodingPath) throws -> URL {
+    func url(_ index: Int, path: DecodingPathNode?) throws -> URL {
         let text = try string(index, path: path)
         guard let url = URL(string: text) else { throw DecodingError.dataCorrupted(context(path, "Invalid URL string.")) }
         return url
     }
 
-    func data(_ index: Int, path: DecodingPath) throws -> Data {
-        try notNull(Data.self, index, path)
+    func data(_ index: Int, path: DecodingPathNode?) throws -> Data {
+        if document.kind(index) == .null { throw failure(.null, Data.self, at: path) }
         switch options.dataDecodingStrategy {
         case .deferredToData:
             return try with(index, path: path) { try Data(from: self) }
         case .base64:
-            guard document.kind(index) == .string else { throw mismatch(String.self, index, path) }
+            guard document.kind(index) == .string else { throw failure(.mismatch(found: index), String.self, at: path) }
             guard let data = Data(base64Encoded: try string(index, path: path)) else {
                 throw DecodingError.dataCorrupted(context(path, "Encountered Data is not valid Base64."))
             }
@@ -121,15 +200,20 @@ final class JSONDecoding {
         }
     }
 
-    func date(_ index: Int, path: DecodingPath) throws -> Date {
-        try notNull(Date.self, index, path)
+    func date(_ index: Int, path: DecodingPathNode?) throws -> Date {
+        if document.kind(index) == .null { throw failure(.null, Date.self, at: path) }
         switch options.dateDecodingStrategy {
         case .deferredToDate:
             return try with(index, path: path) { try Date(from: self) }
-        case .secondsSince1970:
-            return Date(timeIntervalSince1970: try floatingPoint(index, as: Double.self, path: path))
-        case .millisecondsSince1970:
-            return Date(timeIntervalSince1970: try floatingPoint(index, as: Double.self, path: path) / 1000)
+        case .secondsSince1970, .millisecondsSince1970:
+            let seconds: Double
+            do throws(ValueFailure) {
+                seconds = try readFloatingPoint(index, as: Double.self)
+            } catch {
+                throw failure(error, Double.self, at: path)
+            }
+            if case .millisecondsSince1970 = options.dateDecodingStrategy { return Date(timeIntervalSince1970: seconds / 1000) }
+            return Date(timeIntervalSince1970: seconds)
         case .iso8601:
             let text = try string(index, path: path)
             guard let date = try? Date.ISO8601FormatStyle().parse(text) else {
@@ -145,36 +229,17 @@ final class JSONDecoding {
 
     // MARK: Errors
 
-    func context(_ path: DecodingPath, _ description: String) -> DecodingError.Context {
-        DecodingError.Context(codingPath: path.codingPath, debugDescription: description)
-    }
-
-    func mismatch(_ type: Any.Type, _ index: Int, _ path: DecodingPath) -> DecodingError {
-        DecodingError.typeMismatch(type, context(path, "Expected to decode \(type) but found \(document.typeDescription(index)) instead."))
-    }
-
-    func notNull(_ type: Any.Type, _ index: Int, _ path: DecodingPath) throws {
-        guard document.kind(index) == .null else { return }
-        throw DecodingError.valueNotFound(type, context(path, "Cannot get value of type \(type) -- found null value instead"))
-    }
-
-    private func notString(_ type: Any.Type, _ index: Int, _ path: DecodingPath) -> any Error {
-        document.kind(index) == .null
-            ? DecodingError.valueNotFound(type, context(path, "Cannot get value of type \(type) -- found null value instead"))
-            : mismatch(type, index, path)
-    }
-
-    private func notNumber(_ type: Any.Type, _ index: Int, _ path: DecodingPath) -> any Error {
-        notString(type, index, path)
+    func context(_ path: DecodingPathNode?, _ description: String) -> DecodingError.Context {
+        DecodingError.Context(codingPath: DecodingPathNode.codingPath(path), debugDescription: description)
     }
 
     /// Runs a read of the document, turning a syntax error into `dataCorrupted` at `path`.
     @inline(__always)
-    func corrupt<T>(_ path: DecodingPath, _ read: () throws(JSONSyntaxError) -> T) throws -> T {
+    func corrupt<T>(_ path: DecodingPathNode?, _ read: () throws(JSONSyntaxError) -> T) throws -> T {
         do {
             return try read()
         } catch {
-            throw Self.corrupted(error, path: path.codingPath)
+            throw Self.corrupted(error, path: DecodingPathNode.codingPath(path))
         }
     }
 
@@ -191,27 +256,91 @@ final class JSONDecoding {
 
 /// `[String: Value]`, whose keys a key strategy leaves as they are.
 protocol StringKeyedDictionary {
-    static func decodeEntries(_ decoding: JSONDecoding, _ index: Int, _ path: DecodingPath) throws -> Self
+    static func decodeEntries(_ decoding: JSONDecoding, _ index: Int, _ path: DecodingPathNode?) throws -> Self
 }
 
 extension Dictionary: StringKeyedDictionary where Key == String, Value: Decodable {
-    static func decodeEntries(_ decoding: JSONDecoding, _ index: Int, _ path: DecodingPath) throws -> Self {
+    static func decodeEntries(_ decoding: JSONDecoding, _ index: Int, _ path: DecodingPathNode?) throws -> Self {
         let document = decoding.document
-        try decoding.notNull([String: Any].self, index, path)
-        guard document.kind(index) == .object else { throw decoding.mismatch([String: Any].self, index, path) }
+        switch document.kind(index) {
+        case .object: break
+        case .null: throw decoding.failure(.null, [String: Any].self, at: path)
+        default: throw decoding.failure(.mismatch(found: index), [String: Any].self, at: path)
+        }
         var result: [String: Value] = [:]
         result.reserveCapacity(document.count(index))
-        let parent = path.node
         var member = index + 2
         let end = document.next(index)
         while member < end {
             let key = try decoding.corrupt(path) { () throws(JSONSyntaxError) in try document.string(at: member) }
-            let value = member + 2
             // Every value is decoded, and the first of duplicate keys kept, as Foundation does.
-            let decoded = try decoding.unwrap(value, as: Value.self, path: DecodingPath(parent: parent, last: .key(StringCodingKey(key))))
+            let decoded = try decoding.unwrap(member + 2, as: Value.self) { DecodingPathNode(parent: path, step: .key(StringCodingKey(key))) }
             if result[key] == nil { result[key] = decoded }
-            member = document.next(value)
+            member = document.next(member + 2)
         }
         return result
     }
+}
+
+/// `[Element]`, decoded straight from the tape into an array of the right capacity, with the
+/// errors and paths of `Array.init(from:)`.
+protocol DecodableArray {
+    static func decodeElements(_ decoding: JSONDecoding, _ index: Int, _ path: DecodingPathNode?) throws -> Self
+}
+
+extension Array: DecodableArray where Element: Decodable {
+    static func decodeElements(_ decoding: JSONDecoding, _ index: Int, _ path: DecodingPathNode?) throws -> Self {
+        let document = decoding.document
+        switch document.kind(index) {
+        case .array: break
+        case .null:
+            throw DecodingError.valueNotFound([Any].self, decoding.context(path, "Cannot get unkeyed decoding container -- found null value instead"))
+        default:
+            throw DecodingError.typeMismatch([Any].self, decoding.context(path, "Expected to decode \([Any].self) but found \(document.typeDescription(index)) instead."))
+        }
+        let count = document.count(index)
+        // The common scalar elements, in loops of their own: no generic code per element.
+        // Each branch is taken only when `Element` is exactly that type, so the casts hold.
+        if Element.self == String.self {
+            return unsafeBitCast(try scalars(decoding, index, path) { d, i throws(ValueFailure) in try d.readString(i) }, to: Self.self)
+        }
+        if Element.self == Int.self {
+            return unsafeBitCast(try scalars(decoding, index, path) { d, i throws(ValueFailure) in try d.readInteger(i, as: Int.self) }, to: Self.self)
+        }
+        if Element.self == Double.self {
+            return unsafeBitCast(try scalars(decoding, index, path) { d, i throws(ValueFailure) in try d.readFloatingPoint(i, as: Double.self) }, to: Self.self)
+        }
+        if Element.self == Bool.self {
+            return unsafeBitCast(try scalars(decoding, index, path) { d, i throws(ValueFailure) in try d.readBool(i) }, to: Self.self)
+        }
+        var result: [Element] = []
+        result.reserveCapacity(count)
+        var position = index + 2
+        for offset in 0..<count {
+            result.append(try decoding.unwrap(position, as: Element.self) { DecodingPathNode(parent: path, step: .index(offset)) })
+            position = document.next(position)
+        }
+        return result
+    }
+}
+
+/// The elements of the array at tape `index`, each read with `read`.
+@inline(__always)
+private func scalars<T>(
+    _ decoding: JSONDecoding, _ index: Int, _ path: DecodingPathNode?, _ read: (JSONDecoding, Int) throws(ValueFailure) -> T
+) throws -> [T] {
+    let document = decoding.document
+    let count = document.count(index)
+    var result: [T] = []
+    result.reserveCapacity(count)
+    var position = index + 2
+    for offset in 0..<count {
+        do throws(ValueFailure) {
+            result.append(try read(decoding, position))
+        } catch {
+            throw decoding.failure(error, T.self, at: DecodingPathNode(parent: path, step: .index(offset)))
+        }
+        position = document.next(position)
+    }
+    return result
 }

@@ -9,16 +9,15 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     static var indexThreshold: Int { 12 }
 
     private let decoding: JSONDecoding
-    private let path: DecodingPath
-    private let node: DecodingPathNode?
+    private let path: DecodingPathNode?
     /// Tape indices of the first member's key and of the end of the object.
     private let start: Int
     private let end: Int
     private let index: [String: Int]?
 
-    var codingPath: [any CodingKey] { path.codingPath }
+    var codingPath: [any CodingKey] { DecodingPathNode.codingPath(path) }
 
-    init(decoding: JSONDecoding, index object: Int, path: DecodingPath) throws {
+    init(decoding: JSONDecoding, index object: Int, path: DecodingPathNode?) throws {
         let document = decoding.document
         switch document.kind(object) {
         case .object: break
@@ -29,20 +28,18 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         }
         self.decoding = decoding
         self.path = path
-        node = path.node
         start = object + 2
         end = document.next(object)
 
         // Every key must be a valid string, used or not, as in Foundation.
         var member = start
         while member < end {
-            if document.flags(member) & (JSONDocument.plain | JSONDocument.ascii) != JSONDocument.plain | JSONDocument.ascii {
+            if document.flags(member) != JSONDocument.plain | JSONDocument.ascii {
                 _ = try decoding.corrupt(path) { () throws(JSONSyntaxError) in try document.string(at: member) }
             }
             member = document.next(member + 2)
         }
-        let strategy = decoding.options.keyDecodingStrategy
-        if document.count(object) > Self.indexThreshold || strategy.isCustom {
+        if document.count(object) > Self.indexThreshold || decoding.customKeys {
             var keys: [String: Int] = [:]
             keys.reserveCapacity(document.count(object))
             member = start
@@ -77,27 +74,26 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     private func find(name: String) -> Int? {
         if let index { return index[name] }
-        var name = name
-        return name.withUTF8 { target in
-            let document = decoding.document
-            let snakeCase = decoding.options.snakeCaseKeys
-            var member = start
-            while member < end {
-                let found: Bool
-                if !snakeCase {
-                    found = document.string(at: member, equals: target)
-                } else if document.flags(member) == JSONDocument.plain | JSONDocument.ascii,
-                    let matches = SnakeCaseKeys.matches(document.contents(member), target)
-                {
-                    found = matches
-                } else {
-                    found = (try? decoding.convertedKey(member, path: path))?.utf8.elementsEqual(target) ?? false
-                }
-                if found { return member + 2 }
-                member = document.next(member + 2)
-            }
-            return nil
+        if decoding.snakeCaseKeys {
+            var name = name
+            return name.withUTF8 { findSnakeCase($0, decoding.document) }
         }
+        return decoding.document.member(named: name, from: start, to: end)
+    }
+
+    private func findSnakeCase(_ target: UnsafeBufferPointer<UInt8>, _ document: JSONDocument) -> Int? {
+        var member = start
+        while member < end {
+            let found: Bool
+            if document.flags(member) == JSONDocument.plain | JSONDocument.ascii, let matches = SnakeCaseKeys.matches(document.contents(member), target) {
+                found = matches
+            } else {
+                found = (try? decoding.convertedKey(member, path: path))?.utf8.elementsEqual(target) ?? false
+            }
+            if found { return member + 2 }
+            member = document.next(member + 2)
+        }
+        return nil
     }
 
     private func value(_ key: Key) throws -> Int {
@@ -107,59 +103,75 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return value
     }
 
-    private func childPath(_ key: Key) -> DecodingPath { DecodingPath(parent: node, last: .key(key)) }
+    private func child(_ key: Key) -> DecodingPathNode { DecodingPathNode(parent: path, step: .key(key)) }
 
+    /// Reads `key`'s value with `read`, or throws a `DecodingError` for `type` at its path.
     @inline(__always)
-    private func read<T>(_ key: Key, _ read: (Int, DecodingPath) throws -> T) throws -> T {
-        try read(try value(key), childPath(key))
+    private func scalar<T>(_ key: Key, _ type: T.Type, _ read: (JSONDecoding, Int) throws(ValueFailure) -> T) throws -> T {
+        let index = try value(key)
+        do throws(ValueFailure) {
+            return try read(decoding, index)
+        } catch {
+            throw decoding.failure(error, type, at: child(key))
+        }
     }
 
+    /// The same, nil when the key is missing or its value null.
     @inline(__always)
-    private func readIfPresent<T>(_ key: Key, _ read: (Int, DecodingPath) throws -> T) throws -> T? {
-        guard let value = find(key), decoding.document.kind(value) != .null else { return nil }
-        return try read(value, childPath(key))
+    private func scalarIfPresent<T>(_ key: Key, _ type: T.Type, _ read: (JSONDecoding, Int) throws(ValueFailure) -> T) throws -> T? {
+        guard let index = find(key), decoding.document.kind(index) != .null else { return nil }
+        do throws(ValueFailure) {
+            return try read(decoding, index)
+        } catch {
+            throw decoding.failure(error, type, at: child(key))
+        }
     }
 
     func decodeNil(forKey key: Key) throws -> Bool { decoding.document.kind(try value(key)) == .null }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try read(key, decoding.bool) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try read(key, decoding.string) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try read(key) { try decoding.floatingPoint($0, as: type, path: $1) } }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try read(key) { try decoding.floatingPoint($0, as: type, path: $1) } }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try read(key) { try decoding.integer($0, as: type, path: $1) } }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try read(key) { try decoding.integer($0, as: type, path: $1) } }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try read(key) { try decoding.integer($0, as: type, path: $1) } }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try read(key) { try decoding.integer($0, as: type, path: $1) } }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try read(key) { try decoding.integer($0, as: type, path: $1) } }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try read(key) { try decoding.integer($0, as: type, path: $1) } }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try read(key) { try decoding.integer($0, as: type, path: $1) } }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try read(key) { try decoding.integer($0, as: type, path: $1) } }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try read(key) { try decoding.integer($0, as: type, path: $1) } }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try read(key) { try decoding.integer($0, as: type, path: $1) } }
-    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try read(key) { try decoding.unwrap($0, as: type, path: $1) } }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try scalar(key, type) { d, i throws(ValueFailure) in try d.readBool(i) } }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try scalar(key, type) { d, i throws(ValueFailure) in try d.readString(i) } }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try scalar(key, type) { d, i throws(ValueFailure) in try d.readFloatingPoint(i, as: type) } }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try scalar(key, type) { d, i throws(ValueFailure) in try d.readFloatingPoint(i, as: type) } }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try scalar(key, type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try scalar(key, type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try scalar(key, type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try scalar(key, type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try scalar(key, type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try scalar(key, type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try scalar(key, type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try scalar(key, type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try scalar(key, type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try scalar(key, type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        try decoding.unwrap(try value(key), as: type) { child(key) }
+    }
 
-    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try readIfPresent(key, decoding.bool) }
-    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try readIfPresent(key, decoding.string) }
-    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try readIfPresent(key) { try decoding.floatingPoint($0, as: type, path: $1) } }
-    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try readIfPresent(key) { try decoding.floatingPoint($0, as: type, path: $1) } }
-    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try readIfPresent(key) { try decoding.integer($0, as: type, path: $1) } }
-    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try readIfPresent(key) { try decoding.integer($0, as: type, path: $1) } }
-    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try readIfPresent(key) { try decoding.integer($0, as: type, path: $1) } }
-    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try readIfPresent(key) { try decoding.integer($0, as: type, path: $1) } }
-    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try readIfPresent(key) { try decoding.integer($0, as: type, path: $1) } }
-    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try readIfPresent(key) { try decoding.integer($0, as: type, path: $1) } }
-    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try readIfPresent(key) { try decoding.integer($0, as: type, path: $1) } }
-    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try readIfPresent(key) { try decoding.integer($0, as: type, path: $1) } }
-    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try readIfPresent(key) { try decoding.integer($0, as: type, path: $1) } }
-    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try readIfPresent(key) { try decoding.integer($0, as: type, path: $1) } }
-    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? { try readIfPresent(key) { try decoding.unwrap($0, as: type, path: $1) } }
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try scalarIfPresent(key, type) { d, i throws(ValueFailure) in try d.readBool(i) } }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try scalarIfPresent(key, type) { d, i throws(ValueFailure) in try d.readString(i) } }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try scalarIfPresent(key, type) { d, i throws(ValueFailure) in try d.readFloatingPoint(i, as: type) } }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try scalarIfPresent(key, type) { d, i throws(ValueFailure) in try d.readFloatingPoint(i, as: type) } }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try scalarIfPresent(key, type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try scalarIfPresent(key, type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try scalarIfPresent(key, type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try scalarIfPresent(key, type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try scalarIfPresent(key, type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try scalarIfPresent(key, type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try scalarIfPresent(key, type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try scalarIfPresent(key, type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try scalarIfPresent(key, type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try scalarIfPresent(key, type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        guard let index = find(key), decoding.document.kind(index) != .null else { return nil }
+        return try decoding.unwrap(index, as: type) { child(key) }
+    }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-        KeyedDecodingContainer(try JSONKeyedContainer<NestedKey>(decoding: decoding, index: try value(key), path: childPath(key)))
+        KeyedDecodingContainer(try JSONKeyedContainer<NestedKey>(decoding: decoding, index: try value(key), path: child(key)))
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        try JSONUnkeyedContainer(decoding: decoding, index: try value(key), path: childPath(key))
+        try JSONUnkeyedContainer(decoding: decoding, index: try value(key), path: child(key))
     }
 
     func superDecoder() throws -> any Decoder {
@@ -172,13 +184,13 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     /// A decoder for the value of `key`, or for null when there is none.
     private func superDecoder(_ key: some CodingKey, _ value: Int?) -> any Decoder {
-        decoding.detached(value ?? decoding.document.nullIndex, path: DecodingPath(parent: node, last: .key(key)))
+        decoding.detached(value ?? decoding.document.nullIndex, path: DecodingPathNode(parent: path, step: .key(key)))
     }
 }
 
 extension JSONDecoding {
     /// The key at tape `member` under the key strategy.
-    func convertedKey(_ member: Int, path: DecodingPath) throws -> String {
+    func convertedKey(_ member: Int, path: DecodingPathNode?) throws -> String {
         let name = try corrupt(path) { () throws(JSONSyntaxError) in try document.string(at: member) }
         switch options.keyDecodingStrategy {
         case .useDefaultKeys:
@@ -186,16 +198,9 @@ extension JSONDecoding {
         case .convertFromSnakeCase:
             return SnakeCaseKeys.convert(name)
         case .custom(let convert):
-            return convert(path.codingPath + [StringCodingKey(name)]).stringValue
+            return convert(DecodingPathNode.codingPath(path) + [StringCodingKey(name)]).stringValue
         @unknown default:
             return name
         }
-    }
-}
-
-extension JSONDecoder.KeyDecodingStrategy {
-    var isCustom: Bool {
-        if case .custom = self { return true }
-        return false
     }
 }

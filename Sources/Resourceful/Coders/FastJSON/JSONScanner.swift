@@ -29,15 +29,16 @@ struct JSONScanner {
 
     /// Fills the document's tape, or throws where the structure is broken.
     mutating func scan() throws(JSONSyntaxError) {
-        var open: [Open] = []
-        open.reserveCapacity(8)
+        // The innermost open container lives in `top`; those around it wait in `outer`.
+        var outer: [Open] = []
+        var top: Open?
         if end >= 3, base[0] == 0xEF, base[1] == 0xBB, base[2] == 0xBF { index = 3 }
 
         value: while true {
             let byte = try nextNonWhitespace()
             switch byte {
             case UInt8(ascii: "{"), UInt8(ascii: "["):
-                guard open.count < Self.maximumDepth else { throw fail("too many nested arrays or objects") }
+                guard outer.count + (top == nil ? 0 : 1) < Self.maximumDepth else { throw fail("too many nested arrays or objects") }
                 let isObject = byte == UInt8(ascii: "{")
                 index += 1
                 let start = document.tapeCount
@@ -46,7 +47,8 @@ struct JSONScanner {
                     index += 1
                     document.patch(start, (isObject ? JSONDocument.Kind.object : .array).rawValue, document.tapeCount)
                 } else {
-                    open.append(Open(tapeIndex: start, isObject: isObject))
+                    if let open = top { outer.append(open) }
+                    top = Open(tapeIndex: start, isObject: isObject)
                     if isObject { try scanKey() }
                     continue value
                 }
@@ -65,14 +67,14 @@ struct JSONScanner {
             }
 
             // After a value: go on to the next element or member, or close containers.
-            while !open.isEmpty {
-                open[open.count - 1].count += 1
-                let container = open[open.count - 1]
+            while var container = top {
+                container.count += 1
                 let close = container.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
                 let separator = try nextNonWhitespace()
                 if separator == UInt8(ascii: ",") {
                     index += 1
                     if try nextNonWhitespace() != close {
+                        top = container
                         if container.isObject { try scanKey() }
                         continue value
                     }
@@ -80,9 +82,9 @@ struct JSONScanner {
                     throw fail(container.isObject ? "expected ',' or '}' in an object" : "expected ',' or ']' in an array")
                 }
                 index += 1
-                open.removeLast()
                 let kind = container.isObject ? JSONDocument.Kind.object : .array
                 document.patch(container.tapeIndex, kind.rawValue | container.count << 8, document.tapeCount)
+                top = outer.popLast()
             }
             break
         }
@@ -142,6 +144,12 @@ struct JSONScanner {
         var bits: UInt8 = 0
         while index < end {
             let byte = base[index]
+            // Most bytes are neither a quote, a backslash nor a control character.
+            if byte > UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") {
+                bits |= byte
+                index += 1
+                continue
+            }
             if byte == UInt8(ascii: "\"") {
                 var flags = plain ? JSONDocument.plain : 0
                 if bits & 0x80 == 0 { flags |= JSONDocument.ascii }
@@ -149,8 +157,9 @@ struct JSONScanner {
                 index += 1
                 return
             }
-            bits |= byte
-            if byte == UInt8(ascii: "\\") {
+            if byte < 0x20 {
+                plain = false
+            } else if byte == UInt8(ascii: "\\") {
                 plain = false
                 index += 1
                 guard index < end else { break }
@@ -163,8 +172,6 @@ struct JSONScanner {
                     }
                     index += 4
                 }
-            } else if byte < 0x20 {
-                plain = false
             }
             index += 1
         }

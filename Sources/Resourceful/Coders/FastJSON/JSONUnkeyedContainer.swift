@@ -1,18 +1,17 @@
 /// The elements of a JSON array, in order.
 struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
     private let decoding: JSONDecoding
-    private let path: DecodingPath
-    private let parent: DecodingPathNode?
+    private let path: DecodingPathNode?
     /// The tape index of the next element.
     private var position: Int
 
     let count: Int?
     private(set) var currentIndex = 0
 
-    var codingPath: [any CodingKey] { path.codingPath }
+    var codingPath: [any CodingKey] { DecodingPathNode.codingPath(path) }
     var isAtEnd: Bool { currentIndex >= count! }
 
-    init(decoding: JSONDecoding, index: Int, path: DecodingPath) throws {
+    init(decoding: JSONDecoding, index: Int, path: DecodingPathNode?) throws {
         let document = decoding.document
         switch document.kind(index) {
         case .array: break
@@ -23,12 +22,11 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
         }
         self.decoding = decoding
         self.path = path
-        parent = path.node
         position = index + 2
         count = document.count(index)
     }
 
-    private var elementPath: DecodingPath { DecodingPath(parent: parent, last: .index(currentIndex)) }
+    private var elementPath: DecodingPathNode { DecodingPathNode(parent: path, step: .index(currentIndex)) }
 
     /// The next element's tape index; past the end, `valueNotFound`.
     private func next(_ type: Any.Type, _ message: String = "Unkeyed container is at end.") throws -> Int {
@@ -41,20 +39,33 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
         currentIndex += 1
     }
 
-    /// Decodes the next element with `read`, then moves on.
+    /// Reads the next element with `read`, then moves on.
     @inline(__always)
-    private mutating func take<T>(_ type: T.Type, _ read: (JSONDecoding, Int, DecodingPath) throws -> T) throws -> T {
-        let value = try read(decoding, try next(type), elementPath)
-        advance()
-        return value
+    private mutating func scalar<T>(_ type: T.Type, _ read: (JSONDecoding, Int) throws(ValueFailure) -> T) throws -> T {
+        let index = try next(type)
+        do throws(ValueFailure) {
+            let value = try read(decoding, index)
+            advance()
+            return value
+        } catch {
+            throw decoding.failure(error, type, at: elementPath)
+        }
     }
 
-    /// Decodes the next element with `read` unless it is null or missing, then moves on.
+    /// Reads the next element with `read` unless it is null or missing, then moves on.
     @inline(__always)
-    private mutating func takeIfPresent<T>(_ type: T.Type, _ read: (JSONDecoding, Int, DecodingPath) throws -> T) throws -> T? {
-        defer { advance() }
-        guard !isAtEnd, decoding.document.kind(position) != .null else { return nil }
-        return try read(decoding, position, elementPath)
+    private mutating func scalarIfPresent<T>(_ type: T.Type, _ read: (JSONDecoding, Int) throws(ValueFailure) -> T) throws -> T? {
+        guard !isAtEnd, decoding.document.kind(position) != .null else {
+            advance()
+            return nil
+        }
+        do throws(ValueFailure) {
+            let value = try read(decoding, position)
+            advance()
+            return value
+        } catch {
+            throw decoding.failure(error, type, at: elementPath)
+        }
     }
 
     mutating func decodeNil() throws -> Bool {
@@ -63,42 +74,58 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
         return true
     }
 
-    mutating func decode(_ type: Bool.Type) throws -> Bool { try take(type) { try $0.bool($1, path: $2) } }
-    mutating func decode(_ type: String.Type) throws -> String { try take(type) { try $0.string($1, path: $2) } }
-    mutating func decode(_ type: Double.Type) throws -> Double { try take(type) { try $0.floatingPoint($1, as: type, path: $2) } }
-    mutating func decode(_ type: Float.Type) throws -> Float { try take(type) { try $0.floatingPoint($1, as: type, path: $2) } }
-    mutating func decode(_ type: Int.Type) throws -> Int { try take(type) { try $0.integer($1, as: type, path: $2) } }
-    mutating func decode(_ type: Int8.Type) throws -> Int8 { try take(type) { try $0.integer($1, as: type, path: $2) } }
-    mutating func decode(_ type: Int16.Type) throws -> Int16 { try take(type) { try $0.integer($1, as: type, path: $2) } }
-    mutating func decode(_ type: Int32.Type) throws -> Int32 { try take(type) { try $0.integer($1, as: type, path: $2) } }
-    mutating func decode(_ type: Int64.Type) throws -> Int64 { try take(type) { try $0.integer($1, as: type, path: $2) } }
-    mutating func decode(_ type: UInt.Type) throws -> UInt { try take(type) { try $0.integer($1, as: type, path: $2) } }
-    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try take(type) { try $0.integer($1, as: type, path: $2) } }
-    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try take(type) { try $0.integer($1, as: type, path: $2) } }
-    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try take(type) { try $0.integer($1, as: type, path: $2) } }
-    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try take(type) { try $0.integer($1, as: type, path: $2) } }
-    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try take(type) { try $0.unwrap($1, as: type, path: $2) } }
+    mutating func decode(_ type: Bool.Type) throws -> Bool { try scalar(type) { d, i throws(ValueFailure) in try d.readBool(i) } }
+    mutating func decode(_ type: String.Type) throws -> String { try scalar(type) { d, i throws(ValueFailure) in try d.readString(i) } }
+    mutating func decode(_ type: Double.Type) throws -> Double { try scalar(type) { d, i throws(ValueFailure) in try d.readFloatingPoint(i, as: type) } }
+    mutating func decode(_ type: Float.Type) throws -> Float { try scalar(type) { d, i throws(ValueFailure) in try d.readFloatingPoint(i, as: type) } }
+    mutating func decode(_ type: Int.Type) throws -> Int { try scalar(type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 { try scalar(type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 { try scalar(type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 { try scalar(type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 { try scalar(type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    mutating func decode(_ type: UInt.Type) throws -> UInt { try scalar(type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try scalar(type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try scalar(type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try scalar(type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try scalar(type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
 
-    mutating func decodeIfPresent(_ type: Bool.Type) throws -> Bool? { try takeIfPresent(type) { try $0.bool($1, path: $2) } }
-    mutating func decodeIfPresent(_ type: String.Type) throws -> String? { try takeIfPresent(type) { try $0.string($1, path: $2) } }
-    mutating func decodeIfPresent(_ type: Double.Type) throws -> Double? { try takeIfPresent(type) { try $0.floatingPoint($1, as: type, path: $2) } }
-    mutating func decodeIfPresent(_ type: Float.Type) throws -> Float? { try takeIfPresent(type) { try $0.floatingPoint($1, as: type, path: $2) } }
-    mutating func decodeIfPresent(_ type: Int.Type) throws -> Int? { try takeIfPresent(type) { try $0.integer($1, as: type, path: $2) } }
-    mutating func decodeIfPresent(_ type: Int8.Type) throws -> Int8? { try takeIfPresent(type) { try $0.integer($1, as: type, path: $2) } }
-    mutating func decodeIfPresent(_ type: Int16.Type) throws -> Int16? { try takeIfPresent(type) { try $0.integer($1, as: type, path: $2) } }
-    mutating func decodeIfPresent(_ type: Int32.Type) throws -> Int32? { try takeIfPresent(type) { try $0.integer($1, as: type, path: $2) } }
-    mutating func decodeIfPresent(_ type: Int64.Type) throws -> Int64? { try takeIfPresent(type) { try $0.integer($1, as: type, path: $2) } }
-    mutating func decodeIfPresent(_ type: UInt.Type) throws -> UInt? { try takeIfPresent(type) { try $0.integer($1, as: type, path: $2) } }
-    mutating func decodeIfPresent(_ type: UInt8.Type) throws -> UInt8? { try takeIfPresent(type) { try $0.integer($1, as: type, path: $2) } }
-    mutating func decodeIfPresent(_ type: UInt16.Type) throws -> UInt16? { try takeIfPresent(type) { try $0.integer($1, as: type, path: $2) } }
-    mutating func decodeIfPresent(_ type: UInt32.Type) throws -> UInt32? { try takeIfPresent(type) { try $0.integer($1, as: type, path: $2) } }
-    mutating func decodeIfPresent(_ type: UInt64.Type) throws -> UInt64? { try takeIfPresent(type) { try $0.integer($1, as: type, path: $2) } }
-    mutating func decodeIfPresent<T: Decodable>(_ type: T.Type) throws -> T? { try takeIfPresent(type) { try $0.unwrap($1, as: type, path: $2) } }
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        let index = try next(type)
+        let value = try decoding.unwrap(index, as: type) { elementPath }
+        advance()
+        return value
+    }
+
+    mutating func decodeIfPresent(_ type: Bool.Type) throws -> Bool? { try scalarIfPresent(type) { d, i throws(ValueFailure) in try d.readBool(i) } }
+    mutating func decodeIfPresent(_ type: String.Type) throws -> String? { try scalarIfPresent(type) { d, i throws(ValueFailure) in try d.readString(i) } }
+    mutating func decodeIfPresent(_ type: Double.Type) throws -> Double? { try scalarIfPresent(type) { d, i throws(ValueFailure) in try d.readFloatingPoint(i, as: type) } }
+    mutating func decodeIfPresent(_ type: Float.Type) throws -> Float? { try scalarIfPresent(type) { d, i throws(ValueFailure) in try d.readFloatingPoint(i, as: type) } }
+    mutating func decodeIfPresent(_ type: Int.Type) throws -> Int? { try scalarIfPresent(type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    mutating func decodeIfPresent(_ type: Int8.Type) throws -> Int8? { try scalarIfPresent(type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    mutating func decodeIfPresent(_ type: Int16.Type) throws -> Int16? { try scalarIfPresent(type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    mutating func decodeIfPresent(_ type: Int32.Type) throws -> Int32? { try scalarIfPresent(type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    mutating func decodeIfPresent(_ type: Int64.Type) throws -> Int64? { try scalarIfPresent(type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    mutating func decodeIfPresent(_ type: UInt.Type) throws -> UInt? { try scalarIfPresent(type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    mutating func decodeIfPresent(_ type: UInt8.Type) throws -> UInt8? { try scalarIfPresent(type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    mutating func decodeIfPresent(_ type: UInt16.Type) throws -> UInt16? { try scalarIfPresent(type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    mutating func decodeIfPresent(_ type: UInt32.Type) throws -> UInt32? { try scalarIfPresent(type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+    mutating func decodeIfPresent(_ type: UInt64.Type) throws -> UInt64? { try scalarIfPresent(type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
+
+    mutating func decodeIfPresent<T: Decodable>(_ type: T.Type) throws -> T? {
+        guard !isAtEnd, decoding.document.kind(position) != .null else {
+            advance()
+            return nil
+        }
+        let value = try decoding.unwrap(position, as: type) { elementPath }
+        advance()
+        return value
+    }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
-        try take(KeyedDecodingContainer<NestedKey>.self) { decoding, index, path in
-            KeyedDecodingContainer(try JSONKeyedContainer<NestedKey>(decoding: decoding, index: index, path: path))
-        }
+        let index = try next(KeyedDecodingContainer<NestedKey>.self)
+        let container = KeyedDecodingContainer(try JSONKeyedContainer<NestedKey>(decoding: decoding, index: index, path: elementPath))
+        advance()
+        return container
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
