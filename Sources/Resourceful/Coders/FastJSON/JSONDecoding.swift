@@ -227,6 +227,17 @@ final class JSONDecoding {
         }
     }
 
+    /// Throws, with Foundation's errors, unless the value at `index` is an array.
+    func requireArray(_ index: Int, path: DecodingPathNode?) throws {
+        switch document.kind(index) {
+        case .array: return
+        case .null:
+            throw DecodingError.valueNotFound([Any].self, context(path, "Cannot get unkeyed decoding container -- found null value instead"))
+        default:
+            throw DecodingError.typeMismatch([Any].self, context(path, "Expected to decode \([Any].self) but found \(document.typeDescription(index)) instead."))
+        }
+    }
+
     // MARK: Errors
 
     func context(_ path: DecodingPathNode?, _ description: String) -> DecodingError.Context {
@@ -291,13 +302,7 @@ protocol DecodableArray {
 extension Array: DecodableArray where Element: Decodable {
     static func decodeElements(_ decoding: JSONDecoding, _ index: Int, _ path: DecodingPathNode?) throws -> Self {
         let document = decoding.document
-        switch document.kind(index) {
-        case .array: break
-        case .null:
-            throw DecodingError.valueNotFound([Any].self, decoding.context(path, "Cannot get unkeyed decoding container -- found null value instead"))
-        default:
-            throw DecodingError.typeMismatch([Any].self, decoding.context(path, "Expected to decode \([Any].self) but found \(document.typeDescription(index)) instead."))
-        }
+        try decoding.requireArray(index, path: path)
         let count = document.count(index)
         // The common scalar elements, in loops of their own: no generic code per element.
         // Each branch is taken only when `Element` is exactly that type, so the casts hold.

@@ -12,18 +12,11 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
     var isAtEnd: Bool { currentIndex >= count! }
 
     init(decoding: JSONDecoding, index: Int, path: DecodingPathNode?) throws {
-        let document = decoding.document
-        switch document.kind(index) {
-        case .array: break
-        case .null:
-            throw DecodingError.valueNotFound([Any].self, decoding.context(path, "Cannot get unkeyed decoding container -- found null value instead"))
-        default:
-            throw DecodingError.typeMismatch([Any].self, decoding.context(path, "Expected to decode \([Any].self) but found \(document.typeDescription(index)) instead."))
-        }
+        try decoding.requireArray(index, path: path)
         self.decoding = decoding
         self.path = path
         position = index + 2
-        count = document.count(index)
+        count = decoding.document.count(index)
     }
 
     private var elementPath: DecodingPathNode { DecodingPathNode(parent: path, step: .index(currentIndex)) }
