@@ -20,4 +20,24 @@ extension APIDependencies {
             authenticationStorage: KeyringAuthenticationStorage(account: account, scheme: scheme, keyring: keyring)
         )
     }
+
+    /// The live dependencies with the credential storages the configuration names, the keyring
+    /// among them: `Configs/<environment>.json` and the environment, and a
+    /// ``KeyringAuthenticationStorage`` on `keyring` for `authentication.keyring.account` wherever
+    /// `authentication.storages` lists `keyring`.
+    ///
+    /// ```swift
+    /// let api = API(dependencies: try await .live(environment: "development", keyring: Keyring()))
+    /// ```
+    public static func live(
+        environment: String,
+        keyring: Keyring,
+        configDirectory: String? = nil,
+        environmentVariables: [String: String]? = nil
+    ) async throws -> APIDependencies {
+        let config = try await APIConfig.load(environment: environment, configDirectory: configDirectory, environmentVariables: environmentVariables)
+        return live(config: config, environmentVariables: environmentVariables) { settings in
+            KeyringAuthenticationStorage(account: settings.keyringAccount, scheme: settings.keyringScheme, keyring: keyring)
+        }
+    }
 }

@@ -34,18 +34,30 @@ public struct AuthenticationStorageConformance<Storage: AuthenticationStorage>: 
         ["Bearer conformance-token", "Basic Y29uZm9ybWFuY2U6dGVzdA==", "Token a.b-c_d~e+f/g=", "Bearer ünïcödé-🔑"]
     }
 
+    /// How a storage answers for a service it holds nothing for.
+    public enum Absence: Sendable {
+        /// It returns `nil` (in memory, the keyring, environment variables).
+        case noHeader
+        /// It throws, with a description that names no credential (a missing file).
+        case error
+    }
+
     private let storage: Storage
     private let write: Writer
     private let sampleHeaders: [String]
+    private let absence: Absence
 
     /// Creates the suite for `storage`, changed through `write`.
     ///
-    /// - Parameter sampleHeaders: The headers written and read back; a storage that always uses
-    ///   one scheme passes headers of that scheme only.
-    public init(storage: Storage, sampleHeaders: [String] = defaultSampleHeaders, write: @escaping Writer) {
+    /// - Parameters:
+    ///   - sampleHeaders: The headers written and read back; a storage that always uses one scheme
+    ///     passes headers of that scheme only.
+    ///   - absence: How the storage answers for a service it holds nothing for.
+    public init(storage: Storage, sampleHeaders: [String] = defaultSampleHeaders, absence: Absence = .noHeader, write: @escaping Writer) {
         self.storage = storage
         self.write = write
         self.sampleHeaders = sampleHeaders
+        self.absence = absence
     }
 
     /// Runs every check; throws ``Failure`` at the first that does not hold.
@@ -65,9 +77,28 @@ public struct AuthenticationStorageConformance<Storage: AuthenticationStorage>: 
         if !condition { throw Failure(check: check, detail: detail) }
     }
 
+    /// Checks that `name` has no credential, the way ``absence`` says.
+    private func expectAbsent(_ name: String, _ check: String, _ detail: String) async throws {
+        switch absence {
+        case .noHeader:
+            let header = try await storage.authenticationHeader(for: name)
+            try expect(header == nil, check, detail)
+        case .error:
+            do {
+                _ = try await storage.authenticationHeader(for: name)
+                try expect(false, check, detail)
+            } catch let failure as Failure {
+                throw failure
+            } catch {
+                let text = String(describing: error)
+                let leaks = (sampleHeaders + ["first-service", "second-service", "soon-gone", "concurrent-reads"]).contains { text.contains($0) }
+                try expect(!leaks, check, "the error for a missing credential holds a credential")
+            }
+        }
+    }
+
     private func unknownServiceHasNoHeader() async throws {
-        let header = try await storage.authenticationHeader(for: service("unknown"))
-        try expect(header == nil, "unknownServiceHasNoHeader", "a header was returned for a service never written")
+        try await expectAbsent(service("unknown"), "unknownServiceHasNoHeader", "a header was returned for a service never written")
     }
 
     private func storedHeaderIsReturnedExactly() async throws {
@@ -84,8 +115,7 @@ public struct AuthenticationStorageConformance<Storage: AuthenticationStorage>: 
         let first = service("first")
         let second = service("second")
         try await write("Bearer first-service", first)
-        let other = try await storage.authenticationHeader(for: second)
-        try expect(other == nil, "servicesAreIndependent", "a header written for one service was returned for another")
+        try await expectAbsent(second, "servicesAreIndependent", "a header written for one service was returned for another")
         try await write("Bearer second-service", second)
         let read = try await storage.authenticationHeader(for: first)
         try expect(read == "Bearer first-service", "servicesAreIndependent", "writing one service changed another")
@@ -112,7 +142,6 @@ public struct AuthenticationStorageConformance<Storage: AuthenticationStorage>: 
         try await write("Bearer soon-gone", name)
         _ = try await storage.authenticationHeader(for: name)
         try await write(nil, name)
-        let read = try await storage.authenticationHeader(for: name)
-        try expect(read == nil, "removedHeaderIsGone", "a removed header was still returned")
+        try await expectAbsent(name, "removedHeaderIsGone", "a removed header was still returned")
     }
 }

@@ -7,7 +7,7 @@ struct ResourcefulCommand: AsyncParsableCommand {
         abstract: "Call REST APIs described as Resourceful requests.",
         subcommands: [
             ShowCommand.self, IndexCommand.self, CreateCommand.self, UpdateCommand.self, DeleteCommand.self,
-            LoginCommand.self, LogoutCommand.self, StatusCommand.self, DemoCommand.self,
+            LoginCommand.self, LogoutCommand.self, StatusCommand.self, CredentialsCommand.self, DemoCommand.self,
         ]
     )
 }

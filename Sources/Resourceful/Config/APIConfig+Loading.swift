@@ -114,7 +114,49 @@ struct ConfigKeyReader {
         if let insecure = try bool("http.dangerouslyDisableCertificateVerification") {
             config.http.dangerouslyDisableCertificateVerification = insecure
         }
+        config.authentication = try authentication()
         return config
+    }
+
+    private func authentication() throws(APIConfigError) -> APIConfig.AuthenticationSettings {
+        var settings = APIConfig.AuthenticationSettings()
+        if let names = try stringArray("authentication.storages") {
+            settings.storages = try storageKinds(names, key: "authentication.storages")
+            guard Set(settings.storages).count == settings.storages.count else {
+                throw invalid("authentication.storages", expected: "each storage once")
+            }
+        }
+        if let names = try stringArray("authentication.optional") {
+            settings.optional = Set(try storageKinds(names, key: "authentication.optional"))
+        }
+        if let directory = try string("authentication.file.directory") {
+            guard directory.hasPrefix("/") else { throw invalid("authentication.file.directory", expected: "an absolute path") }
+            settings.fileDirectory = directory
+        }
+        if let scheme = try string("authentication.file.scheme") { settings.fileScheme = scheme }
+        settings.fileRefreshInterval = try seconds("authentication.file.refreshInterval", allowZero: true) ?? settings.fileRefreshInterval
+        if let prefix = try string("authentication.environment.prefix") {
+            guard !prefix.isEmpty else { throw invalid("authentication.environment.prefix", expected: "a non-empty prefix") }
+            settings.environmentPrefix = prefix
+        }
+        if let scheme = try string("authentication.environment.scheme") { settings.environmentScheme = scheme }
+        if let account = try string("authentication.keyring.account") {
+            guard !account.isEmpty else { throw invalid("authentication.keyring.account", expected: "a non-empty account name") }
+            settings.keyringAccount = account
+        }
+        if let scheme = try string("authentication.keyring.scheme") { settings.keyringScheme = scheme }
+        return settings
+    }
+
+    private func storageKinds(_ names: [String], key: String) throws(APIConfigError) -> [APIConfig.StorageKind] {
+        var kinds: [APIConfig.StorageKind] = []
+        for name in names {
+            guard let kind = APIConfig.StorageKind(rawValue: name) else {
+                throw invalid(key, expected: "storages among " + APIConfig.StorageKind.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            kinds.append(kind)
+        }
+        return kinds
     }
 
     private func url(_ key: String) throws(APIConfigError) -> URL {

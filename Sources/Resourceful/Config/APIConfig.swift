@@ -26,6 +26,8 @@ public struct APIConfig: Sendable, Equatable {
     public var retry: RetryPolicy
     /// Settings of the live HTTP client.
     public var http: HTTPSettings
+    /// Where the live dependencies get credentials.
+    public var authentication: AuthenticationSettings
 
     /// Creates a configuration; every value but the base URL and service has a default.
     public init(
@@ -37,7 +39,8 @@ public struct APIConfig: Sendable, Equatable {
         coding: Coding = Coding(),
         logging: LogSettings = LogSettings(),
         retry: RetryPolicy = RetryPolicy(),
-        http: HTTPSettings = HTTPSettings()
+        http: HTTPSettings = HTTPSettings(),
+        authentication: AuthenticationSettings = AuthenticationSettings()
     ) {
         self.baseURL = baseURL
         self.service = service
@@ -48,6 +51,7 @@ public struct APIConfig: Sendable, Equatable {
         self.logging = logging
         self.retry = retry
         self.http = http
+        self.authentication = authentication
     }
 
     /// How JSON keys and dates are written and read, by the live coders, query strings and forms.

@@ -46,10 +46,14 @@ public struct APIDependencies: API.Dependencies {
     /// The live dependencies: configuration from `Configs/<environment>.json` and the environment,
     /// an ``AsyncHTTPClientTransport``, JSON coders and a logger set up from it.
     ///
-    /// The authentication storage is `authenticationStorage` when given, else an empty
-    /// ``InMemoryAuthenticationStorage``. Shut the returned ``httpClient`` down when you are done
-    /// (``API/shutdown()`` does).
+    /// The authentication storage is `authenticationStorage` when given, else the one the
+    /// configuration's `authentication` keys describe (``APIConfig/AuthenticationSettings``): a
+    /// chain such as files then environment variables in production, or an empty
+    /// ``InMemoryAuthenticationStorage`` when it names none. Shut the returned ``httpClient`` down
+    /// when you are done (``API/shutdown()`` does).
     ///
+    /// - Parameter environmentVariables: The variables that override configuration keys and that
+    ///   an environment storage reads; the process environment when `nil`.
     /// - Throws: ``APIConfigError`` when the configuration cannot be loaded.
     public static func live(
         environment: String,
@@ -62,10 +66,27 @@ public struct APIDependencies: API.Dependencies {
             configDirectory: configDirectory,
             environmentVariables: environmentVariables
         )
+        return live(config: config, environmentVariables: environmentVariables, authenticationStorage: authenticationStorage)
+    }
+
+    /// The live dependencies for `config`: an ``AsyncHTTPClientTransport``, JSON coders, a logger,
+    /// and `authenticationStorage` or the storage `config.authentication` describes.
+    ///
+    /// - Parameter keyring: Makes the keyring storage when the configuration names one;
+    ///   `ResourcefulKeyring`'s `live(environment:keyring:)` passes it.
+    public static func live(
+        config: APIConfig,
+        environmentVariables: [String: String]? = nil,
+        authenticationStorage: (any AuthenticationStorage)? = nil,
+        keyring: (@Sendable (APIConfig.AuthenticationSettings) -> any AuthenticationStorage)? = nil
+    ) -> APIDependencies {
+        let logger = Self.logger(level: config.logging.level)
         return APIDependencies(
             apiConfig: config,
-            authenticationStorage: authenticationStorage ?? InMemoryAuthenticationStorage(),
-            httpClient: AsyncHTTPClientTransport(settings: config.http)
+            authenticationStorage: authenticationStorage
+                ?? config.authentication.makeStorage(logger: logger, environment: environmentVariables, keyring: keyring),
+            httpClient: AsyncHTTPClientTransport(settings: config.http),
+            logger: logger
         )
     }
 

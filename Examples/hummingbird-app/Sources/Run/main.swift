@@ -7,13 +7,11 @@ import ResourcefulServiceLifecycle
 import ServiceLifecycle
 import UnixSignals
 
-// One API for the whole app, from Configs/<RESOURCEFUL_ENV>.json; credentials from the keyring
-// account in RESOURCEFUL_ACCOUNT, else none.
+// One API for the whole app, from Configs/<RESOURCEFUL_ENV>.json; credentials from the chain that
+// file names (mounted secret files, then environment variables, in production; the keyring, then
+// environment variables, in development).
 let environment = ProcessInfo.processInfo.environment
-var dependencies = try await APIDependencies.live(environment: environment["RESOURCEFUL_ENV"] ?? "development")
-if let account = environment["RESOURCEFUL_ACCOUNT"] {
-    dependencies.authenticationStorage = KeyringAuthenticationStorage(account: account)
-}
+let dependencies = try await APIDependencies.live(environment: environment["RESOURCEFUL_ENV"] ?? "development", keyring: Keyring())
 let api = API(dependencies: dependencies)
 let app = buildApplication(api: api)
 

@@ -5,17 +5,15 @@ import ResourcefulKeyring
 import Vapor
 import VaporApp
 
-// One API for the whole app, from Configs/<RESOURCEFUL_ENV>.json; credentials from the keyring
-// account in RESOURCEFUL_ACCOUNT, else none. Its client is shut down with the app.
+// One API for the whole app, from Configs/<RESOURCEFUL_ENV>.json; credentials from the chain that
+// file names (mounted secret files, then environment variables, in production; the keyring, then
+// environment variables, in development). Its client is shut down with the app.
 var environment = try Environment.detect()
 try LoggingSystem.bootstrap(from: &environment)
 let app = try await Application.make(environment)
 do {
     let variables = ProcessInfo.processInfo.environment
-    var dependencies = try await APIDependencies.live(environment: variables["RESOURCEFUL_ENV"] ?? "development")
-    if let account = variables["RESOURCEFUL_ACCOUNT"] {
-        dependencies.authenticationStorage = KeyringAuthenticationStorage(account: account)
-    }
+    let dependencies = try await APIDependencies.live(environment: variables["RESOURCEFUL_ENV"] ?? "development", keyring: Keyring())
     try configure(app, api: API(dependencies: dependencies))
     try await app.execute()
 } catch {

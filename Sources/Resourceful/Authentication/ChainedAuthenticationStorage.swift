@@ -1,0 +1,74 @@
+public import Logging
+import Synchronization
+
+/// Asks several storages in turn and returns the first header found: files mounted by the
+/// orchestrator, then the environment, say.
+///
+/// A storage that has no credential (`nil`) passes the question on. A storage that fails passes
+/// it on only when its link is optional: the failure is then logged once, at `warning`, through the
+/// logger given, and again only after that storage has answered in between. A failure of a link
+/// that is not optional fails the call. With no header anywhere, the answer is `nil`.
+///
+/// ```swift
+/// deps.authenticationStorage = ChainedAuthenticationStorage([
+///     .init("file", FileAuthenticationStorage(directory: "/run/secrets"), isOptional: true),
+///     .init("environment", EnvironmentAuthenticationStorage()),
+/// ], logger: deps.logger)
+/// ```
+public final class ChainedAuthenticationStorage: AuthenticationStorage {
+    /// One storage of the chain.
+    public struct Link: Sendable {
+        /// A name for log lines, such as `file`.
+        public var name: String
+        /// The storage asked.
+        public var storage: any AuthenticationStorage
+        /// Whether a failure of this storage passes the question on instead of failing the call.
+        public var isOptional: Bool
+
+        /// Creates a link.
+        public init(_ name: String, _ storage: any AuthenticationStorage, isOptional: Bool = false) {
+            self.name = name
+            self.storage = storage
+            self.isOptional = isOptional
+        }
+    }
+
+    /// The storages, in the order they are asked.
+    public let links: [Link]
+    private let logger: Logger
+    /// The links and services whose latest failure has been logged.
+    private let logged = Mutex<Set<String>>([])
+
+    /// Creates a chain of `links`, asked in order, logging through `logger`.
+    public init(_ links: [Link], logger: Logger) {
+        self.links = links
+        self.logger = logger
+    }
+
+    /// The first header any storage has for `service`, or `nil`.
+    ///
+    /// - Throws: The error of the first failing storage that is not optional.
+    public func authenticationHeader(for service: String) async throws -> String? {
+        for (index, link) in links.enumerated() {
+            let key = "\(index)/\(service)"
+            do {
+                let header = try await link.storage.authenticationHeader(for: service)
+                _ = logged.withLock { $0.remove(key) }
+                if let header { return header }
+            } catch {
+                guard link.isOptional else { throw error }
+                if logged.withLock({ $0.insert(key).inserted }) {
+                    logger.warning(
+                        "Credential storage failed; asking the next one",
+                        metadata: [
+                            "resourceful.storage": .string(link.name),
+                            "resourceful.service": .string(service),
+                            "resourceful.error": .string(String(describing: error)),
+                        ]
+                    )
+                }
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,95 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads one credential file: its identity, to notice when it has been replaced, and its contents,
+/// trimmed and checked. Errors name the path, never the contents.
+enum CredentialFile {
+    /// What changes when the file is replaced (by rename or by a symlink swap) or rewritten.
+    struct Identity: Equatable, Sendable {
+        var device: UInt64
+        var inode: UInt64
+        var size: Int64
+        var modified: Int64
+        var modifiedNanoseconds: Int64
+
+        init(_ status: stat) {
+            device = UInt64(status.st_dev)
+            inode = UInt64(status.st_ino)
+            size = Int64(status.st_size)
+            modified = Int64(status.st_mtim.tv_sec)
+            modifiedNanoseconds = Int64(status.st_mtim.tv_nsec)
+        }
+    }
+
+    /// The identity of the file at `path`, following symlinks.
+    static func identity(of path: String) throws(AuthenticationStorageError) -> Identity {
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw failure(errno, path: path) }
+        return Identity(status)
+    }
+
+    /// The file's contents without trailing newlines, and its identity.
+    static func load(_ path: String, maximumBytes: Int) throws(AuthenticationStorageError) -> (value: String, identity: Identity) {
+        let source = "file \(path)"
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure(errno, path: path) }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw failure(errno, path: path) }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw AuthenticationStorageError(kind: .unreadable, source: source, detail: "is not a regular file")
+        }
+        guard Int(status.st_size) <= maximumBytes else {
+            throw AuthenticationStorageError(kind: .tooLarge, source: source, detail: "holds \(status.st_size) bytes, over the limit of \(maximumBytes)")
+        }
+        // One byte more than the limit, in case the file grew since `fstat`.
+        var bytes = [UInt8](repeating: 0, count: maximumBytes + 1)
+        var count = 0
+        while count < bytes.count {
+            let received = bytes.withUnsafeMutableBytes { buffer in read(descriptor, buffer.baseAddress! + count, buffer.count - count) }
+            if received < 0 {
+                if errno == EINTR { continue }
+                throw failure(errno, path: path)
+            }
+            if received == 0 { break }
+            count += received
+        }
+        guard count <= maximumBytes else {
+            throw AuthenticationStorageError(kind: .tooLarge, source: source, detail: "holds more than the limit of \(maximumBytes) bytes")
+        }
+        while count > 0 && (bytes[count - 1] == 0x0A || bytes[count - 1] == 0x0D) { count -= 1 }
+        guard count > 0 else { throw AuthenticationStorageError(kind: .empty, source: source, detail: "is empty") }
+        guard !bytes[0..<count].contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0x00 }) else {
+            throw AuthenticationStorageError(kind: .invalidValue, source: source, detail: "holds a line break or NUL inside")
+        }
+        guard let value = String(validating: bytes[0..<count], as: UTF8.self) else {
+            throw AuthenticationStorageError(kind: .invalidValue, source: source, detail: "is not UTF-8 text")
+        }
+        return (value, Identity(status))
+    }
+
+    /// The error for a failed system call on `path`.
+    static func failure(_ code: Int32, path: String) -> AuthenticationStorageError {
+        let source = "file \(path)"
+        switch code {
+        case ENOENT, ENOTDIR:
+            let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+            var status = stat()
+            if !directory.isEmpty, stat(directory, &status) != 0 || status.st_mode & S_IFMT != S_IFDIR {
+                return AuthenticationStorageError(kind: .missing, source: source, detail: "its directory \(directory) does not exist")
+            }
+            return AuthenticationStorageError(kind: .missing, source: source, detail: "does not exist")
+        case EACCES, EPERM:
+            return AuthenticationStorageError(kind: .unreadable, source: source, detail: "permission denied")
+        case EISDIR:
+            return AuthenticationStorageError(kind: .unreadable, source: source, detail: "is not a regular file")
+        default:
+            return AuthenticationStorageError(kind: .unreadable, source: source, detail: String(cString: strerror(code)))
+        }
+    }
+}

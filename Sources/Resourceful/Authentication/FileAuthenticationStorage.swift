@@ -1,0 +1,78 @@
+import Synchronization
+
+/// Credentials from files, one per service, under a directory: secrets mounted by the
+/// orchestrator, such as Kubernetes or Docker secrets under `/run/secrets`.
+///
+/// The file for the service `example-api` is `<directory>/example-api`. It holds a bare token, sent
+/// as `<scheme> <token>` (`Bearer …` by default), or the whole `Authorization` value when `scheme`
+/// is `nil`; trailing newlines are trimmed.
+///
+/// A file that is replaced while the program runs, as orchestrators rotate secrets (by renaming a
+/// new file over the old one, or by swapping a symlink), is picked up without a restart: a header
+/// read less than ``refreshInterval`` ago is served from memory, and after that a `stat` of the
+/// file tells whether it changed; the file is read again only when it did. Replace the file
+/// atomically, so that a read never sees half of it.
+///
+/// A missing, empty, unreadable or too large file (``maximumBytes``) is an
+/// ``AuthenticationStorageError`` naming the path, never the contents.
+public final class FileAuthenticationStorage: AuthenticationStorage {
+    private struct Entry {
+        var header: String
+        var identity: CredentialFile.Identity
+        var checked: ContinuousClock.Instant
+    }
+
+    /// The directory holding one file per service.
+    public let directory: String
+    /// The scheme put before the file's token, or `nil` when the file holds the whole header.
+    public let scheme: String?
+    /// How long a header is served without looking at the file.
+    public let refreshInterval: Duration
+    /// The largest file accepted.
+    public let maximumBytes: Int
+    private let entries = Mutex<[String: Entry]>([:])
+
+    /// Creates a storage over `directory`.
+    public init(directory: String, scheme: String? = "Bearer", refreshInterval: Duration = .seconds(1), maximumBytes: Int = 64 * 1024) {
+        var directory = directory
+        while directory.count > 1 && directory.hasSuffix("/") { directory.removeLast() }
+        self.directory = directory
+        self.scheme = scheme
+        self.refreshInterval = refreshInterval
+        self.maximumBytes = maximumBytes
+    }
+
+    /// The file that holds `service`'s credential.
+    public func path(for service: String) -> String {
+        directory == "/" ? "/\(service)" : "\(directory)/\(service)"
+    }
+
+    /// The header made from `service`'s file.
+    ///
+    /// - Throws: ``AuthenticationStorageError`` when the file is missing, empty, unreadable or too
+    ///   large, or the service name cannot name a file in the directory.
+    public func authenticationHeader(for service: String) async throws -> String? {
+        guard !service.isEmpty, !service.contains("/"), service != ".", service != ".." else {
+            throw AuthenticationStorageError(kind: .invalidValue, source: "service \(service.debugDescription)", detail: "cannot name a file in \(directory)")
+        }
+        let path = path(for: service)
+        let now = ContinuousClock.now
+        if let entry = entries.withLock({ $0[service] }) {
+            if now - entry.checked < refreshInterval { return entry.header }
+            if (try? CredentialFile.identity(of: path)) == entry.identity {
+                entries.withLock { $0[service]?.checked = now }
+                return entry.header
+            }
+        }
+        let file: (value: String, identity: CredentialFile.Identity)
+        do {
+            file = try CredentialFile.load(path, maximumBytes: maximumBytes)
+        } catch {
+            entries.withLock { $0[service] = nil }
+            throw error
+        }
+        let header = scheme.map { "\($0) \(file.value)" } ?? file.value
+        entries.withLock { $0[service] = Entry(header: header, identity: file.identity, checked: now) }
+        return header
+    }
+}

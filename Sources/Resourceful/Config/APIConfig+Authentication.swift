@@ -1,0 +1,110 @@
+public import Logging
+
+extension APIConfig {
+    /// A kind of credential storage the configuration can name.
+    public enum StorageKind: String, Sendable, Hashable, CaseIterable {
+        /// The Linux keyring (``AuthenticationStorage`` from `ResourcefulKeyring`).
+        case keyring
+        /// ``FileAuthenticationStorage``: files mounted by the orchestrator.
+        case file
+        /// ``EnvironmentAuthenticationStorage``: environment variables.
+        case environment
+    }
+
+    /// Where the live dependencies get credentials: the storages, in the order they are asked,
+    /// and the settings of each (the `authentication.*` keys).
+    public struct AuthenticationSettings: Sendable, Equatable {
+        /// The storages asked, in order; none means an empty in-memory storage.
+        public var storages: [StorageKind]
+        /// The storages whose failures are logged and passed over instead of failing the call.
+        public var optional: Set<StorageKind>
+        /// The directory of ``FileAuthenticationStorage``.
+        public var fileDirectory: String
+        /// The scheme put before a file's token; empty when the files hold whole headers.
+        public var fileScheme: String
+        /// How long a file's header is served before the file is looked at again.
+        public var fileRefreshInterval: Duration
+        /// The prefix of ``EnvironmentAuthenticationStorage``'s variables.
+        public var environmentPrefix: String
+        /// The scheme put before a `_TOKEN` variable's value.
+        public var environmentScheme: String
+        /// The keyring account.
+        public var keyringAccount: String
+        /// The scheme put before the keyring's secret.
+        public var keyringScheme: String
+
+        /// Creates settings: no storage, files under `/run/secrets`, variables under
+        /// `RESOURCEFUL_AUTH`, the keyring account `default`, and `Bearer` tokens.
+        public init(
+            storages: [StorageKind] = [],
+            optional: Set<StorageKind> = [],
+            fileDirectory: String = "/run/secrets",
+            fileScheme: String = "Bearer",
+            fileRefreshInterval: Duration = .seconds(1),
+            environmentPrefix: String = EnvironmentAuthenticationStorage.defaultPrefix,
+            environmentScheme: String = "Bearer",
+            keyringAccount: String = "default",
+            keyringScheme: String = "Bearer"
+        ) {
+            self.storages = storages
+            self.optional = optional
+            self.fileDirectory = fileDirectory
+            self.fileScheme = fileScheme
+            self.fileRefreshInterval = fileRefreshInterval
+            self.environmentPrefix = environmentPrefix
+            self.environmentScheme = environmentScheme
+            self.keyringAccount = keyringAccount
+            self.keyringScheme = keyringScheme
+        }
+
+        /// The storage these settings describe: a ``ChainedAuthenticationStorage`` of the
+        /// configured storages, or an empty ``InMemoryAuthenticationStorage`` when there are none.
+        ///
+        /// - Parameters:
+        ///   - logger: Where the chain logs the failures of optional storages.
+        ///   - environment: The variables ``EnvironmentAuthenticationStorage`` reads; the
+        ///     process environment, at each call, when `nil`.
+        ///   - keyring: Makes the keyring storage; `ResourcefulKeyring` passes one. Without it, a
+        ///     configured keyring fails with ``AuthenticationStorageError/Kind/unavailable``
+        ///     (passed over when it is optional).
+        public func makeStorage(
+            logger: Logger,
+            environment: [String: String]? = nil,
+            keyring: (@Sendable (AuthenticationSettings) -> any AuthenticationStorage)? = nil
+        ) -> any AuthenticationStorage {
+            guard !storages.isEmpty else { return InMemoryAuthenticationStorage() }
+            let links = storages.map { kind -> ChainedAuthenticationStorage.Link in
+                let storage: any AuthenticationStorage
+                switch kind {
+                case .file:
+                    storage = FileAuthenticationStorage(
+                        directory: fileDirectory,
+                        scheme: fileScheme.isEmpty ? nil : fileScheme,
+                        refreshInterval: fileRefreshInterval
+                    )
+                case .environment:
+                    storage = EnvironmentAuthenticationStorage(prefix: environmentPrefix, scheme: environmentScheme, environment: environment)
+                case .keyring:
+                    storage = keyring?(self) ?? UnavailableStorage(
+                        error: AuthenticationStorageError(
+                            kind: .unavailable,
+                            source: "keyring storage",
+                            detail: "needs ResourcefulKeyring: build the dependencies with APIDependencies.live(environment:keyring:)"
+                        )
+                    )
+                }
+                return ChainedAuthenticationStorage.Link(kind.rawValue, storage, isOptional: optional.contains(kind))
+            }
+            return ChainedAuthenticationStorage(links, logger: logger)
+        }
+    }
+}
+
+/// A storage that cannot be used here: every call fails with the same error.
+struct UnavailableStorage: AuthenticationStorage {
+    let error: AuthenticationStorageError
+
+    func authenticationHeader(for service: String) async throws -> String? {
+        throw error
+    }
+}

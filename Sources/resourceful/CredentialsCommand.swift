@@ -1,0 +1,69 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Resourceful
+import ResourcefulKeyring
+
+/// Tells where the configured storages find the service's credential, one line per storage,
+/// never printing a credential: for finding out why a deployment does not authenticate.
+struct CredentialsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "credentials",
+        abstract: "Tell which configured credential storage holds the service's credential (never prints it).",
+        discussion: """
+            Asks each storage that the configuration's authentication.storages lists, in order, and \
+            prints what each answered: found, none, or why it failed (a missing or unreadable file, \
+            an empty variable). The exit status is what a call would meet, asking in order: 0 when \
+            a credential is found, 1 when none is, 2 when the configuration cannot be loaded, 3 when \
+            a storage that is not optional fails first.
+            """
+    )
+
+    @Option(name: .customLong("env"), help: "The configuration to load from the config directory.")
+    var environment = "development"
+
+    @Option(help: "Where the configuration files are (default: $RESOURCEFUL_CONFIG_DIR, else ./Configs).")
+    var configDirectory: String?
+
+    func run() async throws {
+        let config: APIConfig
+        do {
+            config = try await APIConfig.load(environment: environment, configDirectory: configDirectory)
+        } catch {
+            printError("resourceful: \(error)")
+            throw ExitCode(2)
+        }
+        let settings = config.authentication
+        guard case let chain as ChainedAuthenticationStorage = settings.makeStorage(
+            logger: Logger(label: "resourceful"),
+            keyring: { KeyringAuthenticationStorage(account: $0.keyringAccount, scheme: $0.keyringScheme) }
+        ) else {
+            print("No credential storage is configured (authentication.storages is empty).")
+            throw ExitCode(1)
+        }
+        // What a call would meet: the first credential found, or the first required failure.
+        var outcome: Int32?
+        for link in chain.links {
+            let optional = link.isOptional ? " (optional)" : ""
+            do {
+                if try await link.storage.authenticationHeader(for: config.service) != nil {
+                    print("\(link.name)\(optional): a credential for \(config.service)")
+                    outcome = outcome ?? 0
+                } else {
+                    print("\(link.name)\(optional): none for \(config.service)")
+                }
+            } catch {
+                print("\(link.name)\(optional): \(error)")
+                if !link.isOptional { outcome = outcome ?? 3 }
+            }
+        }
+        switch outcome ?? 1 {
+        case 0: return
+        case let code: throw ExitCode(code)
+        }
+    }
+
+    private func printError(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+}
