@@ -38,6 +38,8 @@ public final class ChainedAuthenticationStorage: AuthenticationStorage {
     private let logger: Logger
     /// The links and services whose latest failure has been logged.
     private let logged = Mutex<Set<String>>([])
+    /// Whether `logged` may hold anything: a call that finds it false touches no lock.
+    private let anyLogged = Atomic<Bool>(false)
 
     /// Creates a chain of `links`, asked in order, logging through `logger`.
     public init(_ links: [Link], logger: Logger) {
@@ -50,14 +52,16 @@ public final class ChainedAuthenticationStorage: AuthenticationStorage {
     /// - Throws: The error of the first failing storage that is not optional.
     public func authenticationHeader(for service: String) async throws -> String? {
         for (index, link) in links.enumerated() {
-            let key = "\(index)/\(service)"
             do {
                 let header = try await link.storage.authenticationHeader(for: service)
-                _ = logged.withLock { $0.remove(key) }
+                if anyLogged.load(ordering: .relaxed) {
+                    _ = logged.withLock { $0.remove("\(index)/\(service)") }
+                }
                 if let header { return header }
             } catch {
                 guard link.isOptional else { throw error }
-                if logged.withLock({ $0.insert(key).inserted }) {
+                anyLogged.store(true, ordering: .relaxed)
+                if logged.withLock({ $0.insert("\(index)/\(service)").inserted }) {
                     logger.warning(
                         "Credential storage failed; asking the next one",
                         metadata: [

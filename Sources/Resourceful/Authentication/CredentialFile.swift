@@ -47,8 +47,9 @@ enum CredentialFile {
         guard Int(status.st_size) <= maximumBytes else {
             throw AuthenticationStorageError(kind: .tooLarge, source: source, detail: "holds \(status.st_size) bytes, over the limit of \(maximumBytes)")
         }
-        // One byte more than the limit, in case the file grew since `fstat`.
-        var bytes = [UInt8](repeating: 0, count: maximumBytes + 1)
+        // One byte more than the file's size (and at most than the limit), to notice a file that
+        // grew since `fstat`.
+        var bytes = [UInt8](repeating: 0, count: min(Int(status.st_size), maximumBytes) + 1)
         var count = 0
         while count < bytes.count {
             let received = bytes.withUnsafeMutableBytes { buffer in read(descriptor, buffer.baseAddress! + count, buffer.count - count) }
@@ -61,6 +62,10 @@ enum CredentialFile {
         }
         guard count <= maximumBytes else {
             throw AuthenticationStorageError(kind: .tooLarge, source: source, detail: "holds more than the limit of \(maximumBytes) bytes")
+        }
+        if count == bytes.count {
+            // The file grew while it was read: a writer is at work; this is not a whole version.
+            throw AuthenticationStorageError(kind: .unreadable, source: source, detail: "changed while it was read")
         }
         while count > 0 && (bytes[count - 1] == 0x0A || bytes[count - 1] == 0x0D) { count -= 1 }
         guard count > 0 else { throw AuthenticationStorageError(kind: .empty, source: source, detail: "is empty") }

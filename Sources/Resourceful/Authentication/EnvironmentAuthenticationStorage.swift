@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -24,7 +26,7 @@ import Darwin
 /// ```swift
 /// deps.authenticationStorage = EnvironmentAuthenticationStorage()
 /// ```
-public struct EnvironmentAuthenticationStorage: AuthenticationStorage {
+public final class EnvironmentAuthenticationStorage: AuthenticationStorage {
     /// `RESOURCEFUL_AUTH`.
     public static let defaultPrefix = "RESOURCEFUL_AUTH"
 
@@ -33,10 +35,12 @@ public struct EnvironmentAuthenticationStorage: AuthenticationStorage {
     /// The scheme put before a bare token.
     public let scheme: String
     private let lookup: @Sendable (String) -> String?
+    /// Each service's two variable names, worked out once.
+    private let names = Mutex<[String: (whole: String, bare: String)]>([:])
 
     /// Reads the process's environment at each call, so a value set while the program runs is
     /// seen; or `environment`, when given, instead.
-    public init(prefix: String = defaultPrefix, scheme: String = "Bearer", environment: [String: String]? = nil) {
+    public convenience init(prefix: String = defaultPrefix, scheme: String = "Bearer", environment: [String: String]? = nil) {
         if let environment {
             self.init(prefix: prefix, scheme: scheme) { environment[$0] }
         } else {
@@ -51,6 +55,16 @@ public struct EnvironmentAuthenticationStorage: AuthenticationStorage {
         self.lookup = lookup
     }
 
+    private func variables(for service: String) -> (whole: String, bare: String) {
+        if let known = names.withLock({ $0[service] }) { return known }
+        let made = (
+            whole: Self.variableName(prefix: prefix, service: service, suffix: "AUTHORIZATION"),
+            bare: Self.variableName(prefix: prefix, service: service, suffix: "TOKEN")
+        )
+        names.withLock { $0[service] = made }
+        return made
+    }
+
     /// The variable for `service` with `suffix`: `<PREFIX>_<SERVICE>_<SUFFIX>`, the service
     /// upper-cased with every character other than `A`–`Z` and `0`–`9` made `_`.
     public static func variableName(prefix: String, service: String, suffix: String) -> String {
@@ -63,11 +77,10 @@ public struct EnvironmentAuthenticationStorage: AuthenticationStorage {
     /// The `_AUTHORIZATION` variable's value, or `<scheme> ` and the `_TOKEN` variable's value, or
     /// `nil` when neither is set.
     public func authenticationHeader(for service: String) async throws -> String? {
-        let whole = Self.variableName(prefix: prefix, service: service, suffix: "AUTHORIZATION")
+        let (whole, bare) = variables(for: service)
         if let value = lookup(whole) {
             return try Self.checked(value, variable: whole)
         }
-        let bare = Self.variableName(prefix: prefix, service: service, suffix: "TOKEN")
         if let value = lookup(bare) {
             return "\(scheme) \(try Self.checked(value, variable: bare))"
         }

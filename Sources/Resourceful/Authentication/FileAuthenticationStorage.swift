@@ -52,13 +52,14 @@ public final class FileAuthenticationStorage: AuthenticationStorage {
     /// - Throws: ``AuthenticationStorageError`` when the file is missing, empty, unreadable or too
     ///   large, or the service name cannot name a file in the directory.
     public func authenticationHeader(for service: String) async throws -> String? {
+        let now = ContinuousClock.now
+        let cached = entries.withLock { $0[service] }
+        if let cached, now - cached.checked < refreshInterval { return cached.header }
         guard !service.isEmpty, !service.contains("/"), service != ".", service != ".." else {
             throw AuthenticationStorageError(kind: .invalidValue, source: "service \(service.debugDescription)", detail: "cannot name a file in \(directory)")
         }
         let path = path(for: service)
-        let now = ContinuousClock.now
-        if let entry = entries.withLock({ $0[service] }) {
-            if now - entry.checked < refreshInterval { return entry.header }
+        if let entry = cached {
             if (try? CredentialFile.identity(of: path)) == entry.identity {
                 entries.withLock { $0[service]?.checked = now }
                 return entry.header
