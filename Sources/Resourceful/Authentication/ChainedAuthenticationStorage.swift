@@ -1,4 +1,5 @@
 public import Logging
+import NIOConcurrencyHelpers
 import Synchronization
 
 /// Asks several storages in turn and returns the first header found: files mounted by the
@@ -37,7 +38,8 @@ public final class ChainedAuthenticationStorage: AuthenticationStorage {
     public let links: [Link]
     private let logger: Logger
     /// The links and services whose latest failure has been logged.
-    private let logged = Mutex<Set<String>>([])
+    // NIO's lock rather than `Mutex`: ThreadSanitizer sees its pthread mutex (not `Mutex`'s futex).
+    private let logged = NIOLockedValueBox<Set<String>>([])
     /// Whether `logged` may hold anything: a call that finds it false touches no lock.
     private let anyLogged = Atomic<Bool>(false)
 
@@ -55,13 +57,13 @@ public final class ChainedAuthenticationStorage: AuthenticationStorage {
             do {
                 let header = try await link.storage.authenticationHeader(for: service)
                 if anyLogged.load(ordering: .relaxed) {
-                    _ = logged.withLock { $0.remove("\(index)/\(service)") }
+                    _ = logged.withLockedValue { $0.remove("\(index)/\(service)") }
                 }
                 if let header { return header }
             } catch {
                 guard link.isOptional else { throw error }
                 anyLogged.store(true, ordering: .relaxed)
-                if logged.withLock({ $0.insert("\(index)/\(service)").inserted }) {
+                if logged.withLockedValue({ $0.insert("\(index)/\(service)").inserted }) {
                     logger.warning(
                         "Credential storage failed; asking the next one",
                         metadata: [

@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 #if canImport(Glibc)
 import Glibc
@@ -36,7 +36,8 @@ public final class EnvironmentAuthenticationStorage: AuthenticationStorage {
     public let scheme: String
     private let lookup: @Sendable (String) -> String?
     /// Each service's two variable names, worked out once.
-    private let names = Mutex<[String: (whole: String, bare: String)]>([:])
+    // NIO's lock rather than `Mutex`: ThreadSanitizer sees its pthread mutex (not `Mutex`'s futex).
+    private let names = NIOLockedValueBox<[String: (whole: String, bare: String)]>([:])
 
     /// Reads the process's environment at each call, so a value set while the program runs is
     /// seen; or `environment`, when given, instead.
@@ -56,12 +57,12 @@ public final class EnvironmentAuthenticationStorage: AuthenticationStorage {
     }
 
     private func variables(for service: String) -> (whole: String, bare: String) {
-        if let known = names.withLock({ $0[service] }) { return known }
+        if let known = names.withLockedValue({ $0[service] }) { return known }
         let made = (
             whole: Self.variableName(prefix: prefix, service: service, suffix: "AUTHORIZATION"),
             bare: Self.variableName(prefix: prefix, service: service, suffix: "TOKEN")
         )
-        names.withLock { $0[service] = made }
+        names.withLockedValue { $0[service] = made }
         return made
     }
 

@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Credentials from files, one per service, under a directory: secrets mounted by the
 /// orchestrator, such as Kubernetes or Docker secrets under `/run/secrets`.
@@ -30,7 +30,8 @@ public final class FileAuthenticationStorage: AuthenticationStorage {
     public let refreshInterval: Duration
     /// The largest file accepted.
     public let maximumBytes: Int
-    private let entries = Mutex<[String: Entry]>([:])
+    // NIO's lock rather than `Mutex`: ThreadSanitizer sees its pthread mutex (not `Mutex`'s futex).
+    private let entries = NIOLockedValueBox<[String: Entry]>([:])
 
     /// Creates a storage over `directory`.
     public init(directory: String, scheme: String? = "Bearer", refreshInterval: Duration = .seconds(1), maximumBytes: Int = 64 * 1024) {
@@ -53,7 +54,7 @@ public final class FileAuthenticationStorage: AuthenticationStorage {
     ///   large, or the service name cannot name a file in the directory.
     public func authenticationHeader(for service: String) async throws -> String? {
         let now = ContinuousClock.now
-        let cached = entries.withLock { $0[service] }
+        let cached = entries.withLockedValue { $0[service] }
         if let cached, now - cached.checked < refreshInterval { return cached.header }
         guard !service.isEmpty, !service.contains("/"), service != ".", service != ".." else {
             throw AuthenticationStorageError(kind: .invalidValue, source: "service \(service.debugDescription)", detail: "cannot name a file in \(directory)")
@@ -61,7 +62,7 @@ public final class FileAuthenticationStorage: AuthenticationStorage {
         let path = path(for: service)
         if let entry = cached {
             if (try? CredentialFile.identity(of: path)) == entry.identity {
-                entries.withLock { $0[service]?.checked = now }
+                entries.withLockedValue { $0[service]?.checked = now }
                 return entry.header
             }
         }
@@ -69,11 +70,11 @@ public final class FileAuthenticationStorage: AuthenticationStorage {
         do {
             file = try CredentialFile.load(path, maximumBytes: maximumBytes)
         } catch {
-            entries.withLock { $0[service] = nil }
+            entries.withLockedValue { $0[service] = nil }
             throw error
         }
         let header = scheme.map { "\($0) \(file.value)" } ?? file.value
-        entries.withLock { $0[service] = Entry(header: header, identity: file.identity, checked: now) }
+        entries.withLockedValue { $0[service] = Entry(header: header, identity: file.identity, checked: now) }
         return header
     }
 }
