@@ -48,7 +48,9 @@ test-tsan: setup
 # Runs the benchmarks: a release build, then the runs with the client pinned to the first core,
 # against nginx on the last core (scripts/bench-server.sh) and credentials in a private keyring.
 # Prints the medians as ratios to raw AsyncHTTPClient measured in the same run.
+# `make bench BENCH_FILTER='index C=32'` runs only the benchmarks whose names match the pattern.
 BENCH_APT_PACKAGES := nginx-light
+BENCH_FILTER ?=
 bench: setup
 	$(call apt_install,$(BENCH_APT_PACKAGES))
 	cd Benchmarks && $(SWIFT) build -c release
@@ -57,6 +59,7 @@ bench: setup
 	trap '$(CURDIR)/scripts/bench-server.sh stop '$$server' && rmdir '$$scratch EXIT; \
 	cd Benchmarks && RESOURCEFUL_BENCH_URL=$$url RESOURCEFUL_BENCH_KEYRING=1 \
 		../$(KEYRING) taskset -c 0 $(SWIFT) package --allow-writing-to-package-directory benchmark --no-progress \
+		$(if $(BENCH_FILTER),--filter '$(BENCH_FILTER)') \
 		| tee .build/benchmarks.txt
 	python3 Benchmarks/scripts/ratios.py < Benchmarks/.build/benchmarks.txt
 

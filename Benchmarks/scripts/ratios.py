@@ -74,6 +74,8 @@ def main():
             base, ratios, samples = paired(values, f"{verb} C={concurrency} paired")
             if base is None:
                 continue
+            # URLSession runs in pairs of its own with raw AsyncHTTPClient.
+            ratios.update(paired(values, f"{verb} C={concurrency} URLSession paired")[1])
             cells = [f"{ratios[c][0]:.3f} ({ratios[c][1]:.3f}–{ratios[c][2]:.3f})" if c in ratios else "n/a" for c in CLIENTS]
             print(f"| {verb} C={concurrency} | {fmt_time(base)} | " + " | ".join(cells) + f" | {samples} |")
     print("\nEach ratio: the median of the per-iteration ratios, with the 25th–75th percentiles.")

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import NIOCore
 import NIOFoundationEssentialsCompat
+import Synchronization
 
 extension API {
     /// Calls `request` and returns its decoded value.
@@ -88,9 +89,17 @@ extension API {
         }
     }
 
-    /// 16 lowercase hex digits, random: one allocation.
-    private static func makeRequestID() -> String {
-        let value = UInt64.random(in: .min ... .max)
+    /// 16 lowercase hex digits: one allocation, no system call.
+    ///
+    /// A per-process counter, offset by a random seed drawn once, through SplitMix64's finalizer.
+    /// The finalizer is a bijection on `UInt64`, so two calls of one process never share an ID, and
+    /// the seed makes IDs of different processes unlikely to meet. (`UInt64.random` would ask the
+    /// kernel for randomness on every call.)
+    static func makeRequestID() -> String {
+        var value = RequestIDSource.seed &+ RequestIDSource.counter.wrappingAdd(1, ordering: .relaxed).oldValue
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        value ^= value >> 31
         return String(unsafeUninitializedCapacity: 16) { buffer in
             let digits: StaticString = "0123456789abcdef"
             for index in 0..<16 {
@@ -99,4 +108,10 @@ extension API {
             return 16
         }
     }
+}
+
+/// The state behind ``API/makeRequestID()``.
+private enum RequestIDSource {
+    static let seed = UInt64.random(in: .min ... .max)
+    static let counter = Atomic<UInt64>(0)
 }
