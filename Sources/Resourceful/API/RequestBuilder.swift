@@ -18,8 +18,9 @@ struct RequestBuilder: Sendable {
     static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
 
     private let baseURL: String
-    /// The configured base header fields, checked once: the fields, or why they are refused.
-    private let baseHeaders: Result<[HTTPField], APIError>
+    /// `Accept` and the configured base header fields, checked and merged once: the fields every
+    /// request starts from, or why they are refused.
+    private let baseHeaders: Result<HTTPFields, APIError>
     private let formEncoder: FormEncoder
     private let defaultTimeout: Duration
     private let maxResponseBytes: Int
@@ -29,9 +30,9 @@ struct RequestBuilder: Sendable {
         while base.hasSuffix("/") { base.removeLast() }
         baseURL = base
         baseHeaders = Result { () throws(APIError) in
-            var fields = HTTPFields()
+            var fields: HTTPFields = [.accept: "application/json"]
             for (name, value) in config.baseHeaders.sorted(by: { $0.key < $1.key }) { try Self.set(name, value, in: &fields) }
-            return Array(fields)
+            return fields
         }
         formEncoder = FormEncoder(keyStrategy: config.coding.keyStrategy, dateStrategy: config.coding.dateStrategy)
         defaultTimeout = config.timeout
@@ -49,12 +50,8 @@ struct RequestBuilder: Sendable {
         guard !path.hasEmptySegment else {
             throw APIError(kind: .invalidRequest, detail: "an interpolated path segment is empty")
         }
-        let base = try baseHeaders.get()
+        var fields = try baseHeaders.get()
         let headers = request.headers
-        var fields = HTTPFields()
-        fields.reserveCapacity(base.count + headers.count + 3)
-        fields[.accept] = "application/json"
-        for field in base { fields[field.name] = field.value }
         if !headers.isEmpty {
             for (name, value) in headers.sorted(by: { $0.key < $1.key }) { try Self.set(name, value, in: &fields) }
         }
@@ -65,7 +62,8 @@ struct RequestBuilder: Sendable {
             guard HeaderValidation.isValidValue(authorization) else {
                 throw APIError(kind: .invalidRequest, detail: "the stored Authorization value holds CR, LF or NUL")
             }
-            fields[.authorization] = authorization
+            // Known absent: appended, without the search a subscript assignment makes.
+            fields.append(HTTPField(name: .authorization, value: authorization))
         }
 
         var query = ""

@@ -26,7 +26,7 @@ public struct RetryMiddleware: APIMiddleware {
         var attempt = 1
         while true {
             var attemptContext = context
-            attemptContext.attempt = attempt
+            if attemptContext.attempt != attempt { attemptContext.attempt = attempt }
             let wait: Duration
             do {
                 let response = try await next(request, attemptContext)

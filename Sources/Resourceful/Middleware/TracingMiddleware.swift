@@ -23,8 +23,16 @@ public struct TracingMiddleware: APIMiddleware {
         context: CallContext,
         next: (TransportRequest, CallContext) async throws -> TransportResponse
     ) async throws -> TransportResponse {
-        let tracer = tracer ?? InstrumentationSystem.tracer
-        // Nothing bootstrapped: no span to name, no context to bind.
+        let tracer: any Tracer
+        if let own = self.tracer {
+            tracer = own
+        } else {
+            // Nothing bootstrapped: no span to name, no context to bind. Checked on the instrument
+            // itself first, a plain type check: `InstrumentationSystem.tracer` searches for a
+            // tracer through a protocol cast on every call.
+            if InstrumentationSystem.instrument is NoOpInstrument { return try await next(request, context) }
+            tracer = InstrumentationSystem.tracer
+        }
         if tracer is NoOpTracer { return try await next(request, context) }
         let span = tracer.startSpan(
             "\(request.method.rawValue) \(context.pathTemplate)",

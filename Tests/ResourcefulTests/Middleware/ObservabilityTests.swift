@@ -63,6 +63,24 @@ import Tracing
         }
     }
 
+    @Test func theSystemTracerIsUsedWhenNoneIsGiven() async throws {
+        try await Harness.run { harness in
+            harness.server.stub(.get, "/v1/ping", .status(.noContent))
+            let api = API(dependencies: harness.dependencies, middlewares: [TracingMiddleware()])
+            // Without a tracer anywhere, a call records nothing and sends no trace header.
+            _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "ping"))
+            #expect(harness.server.requests.first?.headerFields[HTTPField.Name(InMemoryTracer.traceIDKey)!] == nil)
+            // The tracer `InstrumentationSystem` hands out (here bound to the task, as a
+            // bootstrapped one would be to the process) gets the span.
+            let tracer = InMemoryTracer()
+            try await withTracer(tracer) {
+                _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "ping"))
+            }
+            #expect(tracer.finishedSpans.map(\.operationName) == ["GET ping"])
+            #expect(harness.server.requests.last?.headerFields[HTTPField.Name(InMemoryTracer.traceIDKey)!] == tracer.finishedSpans.first?.traceID)
+        }
+    }
+
     @Test func callsInsideASpanBecomeItsChildren() async throws {
         try await Harness.run { harness in
             harness.server.stub(.get, "/v1/ping", .status(.noContent))

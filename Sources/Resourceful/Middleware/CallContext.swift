@@ -1,0 +1,129 @@
+public import Logging
+
+/// What a middleware knows about the call it is part of.
+///
+/// A value type whose fields live in one shared, immutable box: passing a context through the
+/// middlewares costs one reference count, not one per field (the configuration alone holds dozens),
+/// and changing a field gives this copy a box of its own.
+public struct CallContext: Sendable {
+    private struct Fields: Sendable {
+        var requestID: String
+        var verb: ResourceVerb
+        var path: String
+        var pathTemplate: String
+        var query: String
+        var shouldRedactRequestBody: Bool
+        var shouldRedactResponseBody: Bool
+        var logger: Logger
+        var config: APIConfig
+        var allowsRetries: Bool
+        var retryPolicy: APIConfig.RetryPolicy
+        var attempt: Int
+    }
+
+    private final class Box: Sendable {
+        let fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    private var box: Box
+
+    private var fields: Fields {
+        get { box.fields }
+        set { box = Box(newValue) }
+    }
+
+    /// An identifier for this call, also in its log lines as `resourceful.request-id`.
+    public var requestID: String {
+        get { box.fields.requestID }
+        set { fields.requestID = newValue }
+    }
+    /// The request's verb.
+    public var verb: ResourceVerb {
+        get { box.fields.verb }
+        set { fields.verb = newValue }
+    }
+    /// The request's path, percent-encoded, without the query.
+    public var path: String {
+        get { box.fields.path }
+        set { fields.path = newValue }
+    }
+    /// The path with its interpolated values replaced by `{}`, a label of bounded cardinality.
+    public var pathTemplate: String {
+        get { box.fields.pathTemplate }
+        set { fields.pathTemplate = newValue }
+    }
+    /// The query string, percent-encoded, without `?`; empty when there is none.
+    public var query: String {
+        get { box.fields.query }
+        set { fields.query = newValue }
+    }
+    /// Whether the request body must stay out of logs.
+    public var shouldRedactRequestBody: Bool {
+        get { box.fields.shouldRedactRequestBody }
+        set { fields.shouldRedactRequestBody = newValue }
+    }
+    /// Whether the response body must stay out of logs.
+    public var shouldRedactResponseBody: Bool {
+        get { box.fields.shouldRedactResponseBody }
+        set { fields.shouldRedactResponseBody = newValue }
+    }
+    /// The logger of the call.
+    public var logger: Logger {
+        get { box.fields.logger }
+        set { fields.logger = newValue }
+    }
+    /// The configuration of the ``API``.
+    public var config: APIConfig {
+        get { box.fields.config }
+        set { fields.config = newValue }
+    }
+    /// Whether failed attempts may be tried again (see ``ResourceRequest/allowsRetries``).
+    public var allowsRetries: Bool {
+        get { box.fields.allowsRetries }
+        set { fields.allowsRetries = newValue }
+    }
+    /// The retry policy of this call.
+    public var retryPolicy: APIConfig.RetryPolicy {
+        get { box.fields.retryPolicy }
+        set { fields.retryPolicy = newValue }
+    }
+    /// Which attempt this is, from 1; set by ``RetryMiddleware``.
+    public var attempt: Int {
+        get { box.fields.attempt }
+        set { fields.attempt = newValue }
+    }
+
+    /// Creates a context.
+    public init(
+        requestID: String,
+        verb: ResourceVerb,
+        path: String,
+        pathTemplate: String,
+        query: String = "",
+        shouldRedactRequestBody: Bool = false,
+        shouldRedactResponseBody: Bool = false,
+        logger: Logger,
+        config: APIConfig,
+        allowsRetries: Bool = true,
+        retryPolicy: APIConfig.RetryPolicy? = nil,
+        attempt: Int = 1
+    ) {
+        box = Box(
+            Fields(
+                requestID: requestID,
+                verb: verb,
+                path: path,
+                pathTemplate: pathTemplate,
+                query: query,
+                shouldRedactRequestBody: shouldRedactRequestBody,
+                shouldRedactResponseBody: shouldRedactResponseBody,
+                logger: logger,
+                config: config,
+                allowsRetries: allowsRetries,
+                retryPolicy: retryPolicy ?? config.retry,
+                attempt: attempt
+            )
+        )
+    }
+}
