@@ -42,6 +42,8 @@ final class Fixtures: Sendable {
     /// `api.call` with `JSONDecoder`, and with ``FastJSONDecoder``.
     let api: API
     let fastAPI: API
+    /// `api.call` with `JSONDecoder` over ``CannedTransport``: everything of a call but the network.
+    let cannedAPI: API
     let rawClient: AsyncHTTPClient.HTTPClient
     let session: URLSession
     let decoder = JSONDecoder()
@@ -83,6 +85,10 @@ final class Fixtures: Sendable {
         api = API(dependencies: dependencies)
         dependencies.responseDecoder = FastJSONDecoder()
         fastAPI = API(dependencies: dependencies)
+        var canned = dependencies
+        canned.httpClient = CannedTransport()
+        canned.responseDecoder = JSONDecoder()
+        cannedAPI = API(dependencies: canned)
         rawClient = Self.rawClient(connections: Self.connections)
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.httpMaximumConnectionsPerHost = Self.connections
@@ -151,4 +157,19 @@ final class BlockingStart<T: Sendable>: @unchecked Sendable {
         case nil: preconditionFailure("benchmark set-up did not finish")
         }
     }
+}
+
+/// A transport that answers every request at once with the show payload and nginx's usual header
+/// fields, so that `api.call` over it measures the library's own work per call.
+struct CannedTransport: Resourceful.HTTPClient {
+    let response = TransportResponse(
+        status: .ok,
+        headerFields: [
+            .server: "nginx", HTTPField.Name("Date")!: "Sun, 22 Nov 2026 21:00:00 GMT", .contentType: "application/json",
+            .contentLength: String(Payloads.showJSON.count), .connection: "keep-alive",
+        ],
+        body: ByteBuffer(data: Payloads.showJSON)
+    )
+
+    func send(_ request: TransportRequest) async throws -> TransportResponse { response }
 }

@@ -54,3 +54,11 @@ struct CreateUser: ResourceRequest {
     let path: ResourcePath = "users"
     let parameters = Payloads.createBody
 }
+
+/// The index request (query string and all) answered with one user, for the in-memory transport.
+struct ListUsersAnswered: ResourceRequest {
+    typealias ResourceType = User
+    let verb = ResourceVerb.index
+    let path: ResourcePath = "users"
+    let parameters = ListUsers.Parameters(page: 1, tags: ["alpha"])
+}

@@ -49,6 +49,15 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("micro cached Authorization header", configuration: .init(scalingFactor: .kilo)) { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try await fixtures.storage.authenticationHeader(for: Fixtures.service)) }
     }
+    // The library's own work per call: `api.call` over a transport that answers at once, paired
+    // with decoding the same payload alone. The difference is everything but network and decoding.
+    Paired(names: ["decode show JSONDecoder", "api.call show in-memory transport", "api.call index in-memory transport"]) { variant in
+        switch variant {
+        case 0: blackHole(try fixtures.decoder.decode(User.self, from: Payloads.showJSON))
+        case 1: blackHole(try await fixtures.cannedAPI.call(ShowUser()))
+        default: blackHole(try await fixtures.cannedAPI.call(ListUsersAnswered()))
+        }
+    }.register("own work paired", repeats: 100, maxDuration: .seconds(4))
     let logging = LoggingLine()
     Benchmark("micro log line with redaction") { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try await logging.run()) }

@@ -105,6 +105,16 @@ def main():
             ratio = ratios["FastJSONDecoder"][0]
             print(f"| {payload} | {fmt_time(base)} | {ratio:.3f} | {1 / ratio:.2f}× |")
 
+    base, ratios, _ = paired(values, "own work paired")
+    if base is not None:
+        print("\n| the library's own work per call (in-memory transport, minus decoding) | µs |")
+        print("| --- | --- |")
+        for call in ["show", "index"]:
+            ratio = ratios.get(f"api.call {call} in-memory transport")
+            if ratio:
+                print(f"| {call} | {(ratio[0] - 1) * base:.2f} |")
+        print(f"\nDecoding the show payload alone: {fmt_time(base)}.")
+
     base, ratios, _ = paired(values, "index C=1 paired")
     if base is not None and "api.call FastJSONDecoder" in ratios:
         print(f"\nindex C=1 end to end: api.call with FastJSONDecoder takes {ratios['api.call FastJSONDecoder'][0]:.3f} of the time of raw "
