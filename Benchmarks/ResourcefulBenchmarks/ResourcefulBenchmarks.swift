@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import Resourceful
 import ResourcefulKeyring
+import ResourcefulTesting
 
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
@@ -155,7 +156,7 @@ struct Paired: Sendable {
             metrics: metrics, units: units, warmupIterations: 10, maxDuration: maxDuration, maxIterations: 50_000
         )
         Benchmark(name, configuration: configuration) { benchmark in
-            var generator = SplitMix64(seed: 0x5EED)
+            var generator = SeededRandomNumberGenerator(seed: 0x5EED)
             for _ in benchmark.scaledIterations {
                 var nanoseconds = [Int](repeating: 0, count: names.count)
                 for variant in Array(0..<names.count).shuffled(using: &generator) {
@@ -170,19 +171,6 @@ struct Paired: Sendable {
                 }
             }
         }
-    }
-}
-
-/// A small seeded generator, so that every run shuffles in the same orders.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Resourceful
+import ResourcefulTesting
 import Testing
 
 /// Random documents, and random mutations of valid ones, decoded with `JSONDecoder` and
@@ -14,7 +15,7 @@ import Testing
 
     @Test(arguments: [1, 2, 3, 4])
     func randomDocumentsAgree(seed: UInt64) async {
-        var random = SplitMix(seed: seed)
+        var random = SeededRandomNumberGenerator(seed: seed)
         let compare = DecoderComparison()
         for round in 0..<400 * Self.scale {
             if round % 50 == 0 { await Task.yield() }
@@ -25,7 +26,7 @@ import Testing
 
     @Test(arguments: [11, 12, 13, 14])
     func mutatedDocumentsAgree(seed: UInt64) async {
-        var random = SplitMix(seed: seed)
+        var random = SeededRandomNumberGenerator(seed: seed)
         let compare = DecoderComparison()
         let seeds = JSONGenerator.validDocuments
         for round in 0..<1_000 * Self.scale {
@@ -38,7 +39,7 @@ import Testing
 
     @Test(arguments: [21, 22])
     func snakeCaseDocumentsAgree(seed: UInt64) async {
-        var random = SplitMix(seed: seed)
+        var random = SeededRandomNumberGenerator(seed: seed)
         var compare = DecoderComparison()
         compare.keys = .convertFromSnakeCase
         for round in 0..<300 * Self.scale {
@@ -62,20 +63,6 @@ import Testing
     }
 }
 
-/// A small, seedable generator (SplitMix64), so a failing case can be run again.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Random JSON text, mostly valid, with the odd form JSON parsers disagree on.
 enum JSONGenerator {
     static let validDocuments = [
@@ -90,7 +77,7 @@ enum JSONGenerator {
     static let strings = [#""""#, #""a""#, #""é""#, #""\n\t""#, #""\u00e9""#, #""\ud83d\ude00""#, #""\ud800""#, #""\x""#, "\"\u{01}\"", #""😀""#, #""a\/b""#]
     static let keys = ["id", "tags", "name", "count", "x", "y", "a", "b", "flag", "list", "ratio", "children", "counts", "color", "\u{e9}", "k\\u0065y"]
 
-    static func value(depth: Int, _ random: inout SplitMix) -> String {
+    static func value(depth: Int, _ random: inout SeededRandomNumberGenerator) -> String {
         let choice = random.next() % (depth > 3 ? 5 : 8)
         switch choice {
         case 0: return "null"
@@ -108,16 +95,16 @@ enum JSONGenerator {
         }
     }
 
-    private static func space(_ random: inout SplitMix) -> String {
+    private static func space(_ random: inout SeededRandomNumberGenerator) -> String {
         [" ", "", "", "\n", "\t"][Int(random.next() % 5)]
     }
 
-    private static func trailingComma(_ isEmpty: Bool, _ random: inout SplitMix) -> String {
+    private static func trailingComma(_ isEmpty: Bool, _ random: inout SeededRandomNumberGenerator) -> String {
         !isEmpty && random.next() % 8 == 0 ? "," : ""
     }
 
     /// Replaces, inserts, deletes or duplicates bytes, or cuts the document short.
-    static func mutate(_ bytes: inout [UInt8], _ random: inout SplitMix) {
+    static func mutate(_ bytes: inout [UInt8], _ random: inout SeededRandomNumberGenerator) {
         let alphabet = Array(#"{}[]":,.-+eE0123456789\"u tnfalsrx"#.utf8) + [0x00, 0x01, 0x0A, 0x7F, 0x80, 0xC3, 0xE9, 0xED, 0xF0, 0xFF]
         guard !bytes.isEmpty else { return bytes.append(alphabet[Int(random.next() % UInt64(alphabet.count))]) }
         let position = Int(random.next() % UInt64(bytes.count))
