@@ -4,6 +4,13 @@ import Foundation
 /// Secrets in the Linux keyring (a Secret Service such as gnome-keyring, through libsecret),
 /// stored by service and account.
 ///
+/// An item is identified by two string attributes, `service` and `account`, whatever its schema
+/// (the `xdg:schema` attribute): a secret stored by another tool is found, so
+/// `secret-tool store --label=API service example-api account ada` is a way to provide one.
+/// ``store(_:service:account:label:)`` writes items under ``Configuration/schemaName`` and removes
+/// any other item with the same two attributes, so one secret is left for each pair;
+/// ``delete(service:account:)`` removes them all.
+///
 /// ```swift
 /// let keyring = Keyring()
 /// try await keyring.store("t0k3n", service: "example-api", account: "ada")
@@ -18,7 +25,8 @@ import Foundation
 public struct Keyring: Sendable {
     /// Where and how the keyring is reached.
     public struct Configuration: Sendable {
-        /// The libsecret schema name items are stored under.
+        /// The libsecret schema name items are stored under (their `xdg:schema` attribute). Lookups
+        /// and deletions match items of any schema by `service` and `account`.
         public var schemaName: String
         /// The most one call may take.
         public var timeout: Duration
@@ -64,6 +72,11 @@ public struct Keyring: Sendable {
                 guard secret_service_store_sync(connection.service, schema, attributes, nil, label, value, cancellable, &error) != 0 else {
                     throw GLibError.take(error, operation: "store")
                 }
+                // An item for the same service and account made by another tool would be found
+                // instead of this one half the time: one secret per service and account.
+                guard resourceful_delete_other_schemas(connection.service, schemaName, attributes, cancellable, &error) != 0 else {
+                    throw GLibError.take(error, operation: "store")
+                }
             }
         }
     }
@@ -72,9 +85,8 @@ public struct Keyring: Sendable {
     ///
     /// - Throws: ``KeyringError``; a locked collection is ``KeyringError/Kind/locked``, never `nil`.
     public func lookup(service: String, account: String) async throws(KeyringError) -> String? {
-        let schemaName = configuration.schemaName
-        return try await call("lookup") { connection, cancellable throws(KeyringError) -> String? in
-            let schema = resourceful_schema_new(schemaName)
+        try await call("lookup") { connection, cancellable throws(KeyringError) -> String? in
+            let schema = resourceful_any_schema_new()
             defer { secret_schema_unref(schema) }
             let found = try withAttributes(service: service, account: account) { attributes throws(KeyringError) -> String? in
                 var error: UnsafeMutablePointer<GError>?
@@ -100,10 +112,9 @@ public struct Keyring: Sendable {
     /// - Returns: Whether there was one.
     @discardableResult
     public func delete(service: String, account: String) async throws(KeyringError) -> Bool {
-        let schemaName = configuration.schemaName
-        return try await call("delete") { connection, cancellable throws(KeyringError) -> Bool in
+        try await call("delete") { connection, cancellable throws(KeyringError) -> Bool in
             try connection.requireUnlocked("delete", cancellable: cancellable)
-            let schema = resourceful_schema_new(schemaName)
+            let schema = resourceful_any_schema_new()
             defer { secret_schema_unref(schema) }
             return try withAttributes(service: service, account: account) { attributes throws(KeyringError) -> Bool in
                 var error: UnsafeMutablePointer<GError>?

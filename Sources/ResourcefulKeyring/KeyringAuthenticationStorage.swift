@@ -8,13 +8,15 @@ import Synchronization
 /// A keyring lookup costs about as much as a whole loopback request, so headers are cached for
 /// ``timeToLive`` (a missing credential too), and concurrent callers asking for the same service
 /// share one lookup. Call ``invalidate(service:)`` after changing the keyring from this process
-/// (a logout, a refreshed token).
+/// (a logout, a refreshed token). A caller waiting for a shared lookup stops waiting when its task
+/// is cancelled or its call's deadline passes; the lookup itself ends within the keyring's own
+/// time limit and its result is cached for the next caller.
 ///
 /// ```swift
 /// var deps = try await APIDependencies.live(environment: "development")
 /// deps.authenticationStorage = KeyringAuthenticationStorage(account: "ada")
 /// ```
-public final class KeyringAuthenticationStorage: AuthenticationStorage {
+public final class KeyringAuthenticationStorage: AuthenticationStorage, DeadlineHonouringStorage {
     private enum Entry: Sendable {
         case cached(String?, expires: ContinuousClock.Instant)
         case loading(Task<String?, any Error>, generation: UInt64)
@@ -70,35 +72,40 @@ public final class KeyringAuthenticationStorage: AuthenticationStorage {
             default:
                 let lookUpSecret = lookUpSecret
                 let scheme = scheme
-                let task = Task<String?, any Error> {
-                    try await lookUpSecret(service).map { "\(scheme) \($0)" }
+                let generation = state.generation
+                let task = Task<String?, any Error> { [weak self] in
+                    let result: Result<String?, any Error>
+                    do {
+                        result = .success(try await lookUpSecret(service).map { "\(scheme) \($0)" })
+                    } catch {
+                        result = .failure(error)
+                    }
+                    // The lookup records its own result, so that it holds even when every caller
+                    // stopped waiting for it.
+                    self?.finish(service: service, generation: generation, result: result)
+                    return try result.get()
                 }
-                state.entries[service] = .loading(task, generation: state.generation)
-                return .wait(task, generation: state.generation)
+                state.entries[service] = .loading(task, generation: generation)
+                return .wait(task, generation: generation)
             }
         }
-        let task: Task<String?, any Error>
-        let generation: UInt64
         switch lookup {
         case .hit(let header):
             return header
-        case .wait(let pending, let pendingGeneration):
-            task = pending
-            generation = pendingGeneration
+        case .wait(let task, _):
+            return try await SharedTaskWait.value(of: task, deadline: CredentialLookup.deadline)
         }
-        do {
-            let header = try await task.value
-            state.withLock { state in
-                guard state.generation == generation, case .loading = state.entries[service] else { return }
-                state.entries[service] = .cached(header, expires: ContinuousClock.now + timeToLive)
+    }
+
+    /// Caches a finished lookup's header, or forgets a failed one, unless the entry was
+    /// invalidated meanwhile.
+    private func finish(service: String, generation: UInt64, result: Result<String?, any Error>) {
+        state.withLock { state in
+            guard state.generation == generation, case .loading = state.entries[service] else { return }
+            switch result {
+            case .success(let header): state.entries[service] = .cached(header, expires: ContinuousClock.now + timeToLive)
+            case .failure: state.entries[service] = nil
             }
-            return header
-        } catch {
-            state.withLock { state in
-                guard state.generation == generation, case .loading = state.entries[service] else { return }
-                state.entries[service] = nil
-            }
-            throw error
         }
     }
 

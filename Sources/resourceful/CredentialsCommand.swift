@@ -25,19 +25,19 @@ struct CredentialsCommand: AsyncParsableCommand {
     @Option(help: "Where the configuration files are (default: $RESOURCEFUL_CONFIG_DIR, else ./Configs).")
     var configDirectory: String?
 
+    @Option(help: "The keyring account to ask (the keyring is asked first when the configuration does not list it).")
+    var account: String?
+
     func run() async throws {
-        let config: APIConfig
+        var config: APIConfig
         do {
             config = try await APIConfig.load(environment: environment, configDirectory: configDirectory)
         } catch {
             printError("resourceful: \(error)")
             throw ExitCode(2)
         }
-        let settings = config.authentication
-        guard case let chain as ChainedAuthenticationStorage = settings.makeStorage(
-            logger: Logger(label: "resourceful"),
-            keyring: { KeyringAuthenticationStorage(account: $0.keyringAccount, scheme: $0.keyringScheme) }
-        ) else {
+        CommandCredentials.configure(&config, account: account)
+        guard case let chain as ChainedAuthenticationStorage = CommandCredentials.storage(for: config, logger: Logger(label: "resourceful")) else {
             print("No credential storage is configured (authentication.storages is empty).")
             throw ExitCode(1)
         }

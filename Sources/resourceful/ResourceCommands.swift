@@ -22,7 +22,7 @@ struct CallOptions: ParsableArguments {
     @Option(help: "Where the configuration files are (default: $RESOURCEFUL_CONFIG_DIR, else ./Configs).")
     var configDirectory: String?
 
-    @Option(help: "The keyring account whose stored token (see `login`) authorizes the call; none when omitted.")
+    @Option(help: "The keyring account whose stored token (see `login`) authorizes the call; without it, the configured storages (authentication.storages) are asked.")
     var account: String?
 
     @Flag(help: "Write the redacted request and response log to standard error.")
@@ -33,7 +33,7 @@ struct CallOptions: ParsableArguments {
 enum CallExitCode {
     /// The server answered with a status outside 200–299; its body is on standard error.
     static let httpError = ExitCode(1)
-    /// The credential could not be read from the keyring.
+    /// The credential could not be read from a configured storage.
     static let credentials = ExitCode(3)
     /// No usable answer: connection failure, time-out, response too large, cancelled.
     static let transport = ExitCode(4)
@@ -41,12 +41,16 @@ enum CallExitCode {
     static let configuration = ExitCode(5)
     /// The request could not be built, or the answer could not be read.
     static let invalid = ExitCode(6)
+    /// The TLS handshake failed (an untrusted or expired certificate, another host's name).
+    static let tls = ExitCode(7)
+    /// A redirect was refused (https to http, another scheme, a body to another origin).
+    static let redirectRefused = ExitCode(8)
 }
 
 /// Makes one call with `verb` and prints the answer.
 enum CallRunner {
     static func run(_ verb: ResourceVerb, _ options: CallOptions, updateMethod: UpdateMethod = .put) async throws {
-        let config: APIConfig
+        var config: APIConfig
         do {
             config = try await APIConfig.load(environment: options.environment, configDirectory: options.configDirectory)
         } catch {
@@ -59,11 +63,11 @@ enum CallRunner {
             return handler
         }
         logger.logLevel = options.verbose ? .debug : .critical
-        let storage: any AuthenticationStorage = options.account.map { KeyringAuthenticationStorage(account: $0) }
-            ?? InMemoryAuthenticationStorage()
+        CommandCredentials.configure(&config, account: options.account)
+        let storage = CommandCredentials.storage(for: config, logger: logger)
         let api = API(
             dependencies: APIDependencies(
-                apiConfig: config, authenticationStorage: storage, httpClient: AsyncHTTPClientTransport(), logger: logger
+                apiConfig: config, authenticationStorage: storage, httpClient: AsyncHTTPClientTransport(settings: config.http), logger: logger
             )
         )
         let request = ToolRequest(
@@ -96,6 +100,10 @@ enum CallRunner {
             fail("resourceful: \(error.underlying.map { "\($0)" } ?? "\(error)")", CallExitCode.credentials)
         case .transport, .timeout, .responseTooLarge, .cancelled:
             fail("resourceful: \(error)\(error.underlying.map { " (\($0))" } ?? "")", CallExitCode.transport)
+        case .tls:
+            fail("resourceful: \(error)\(error.underlying.map { " (\($0))" } ?? "")", CallExitCode.tls)
+        case .redirectRefused:
+            fail("resourceful: \(error)", CallExitCode.redirectRefused)
         default:
             fail("resourceful: \(error)", CallExitCode.invalid)
         }

@@ -45,7 +45,8 @@ extension API {
                 logger: logger,
                 config: config,
                 allowsRetries: request.allowsRetries,
-                retryPolicy: request.retryPolicy
+                retryPolicy: request.retryPolicy,
+                sendsBodyAcrossOrigins: request.sendsBodyAcrossOrigins
             )
             let response = try await send(built.request, context: context)
             return try ResponseValidator.validate(response, for: request, decoder: request.responseDecoder ?? responseDecoder)
@@ -73,7 +74,12 @@ extension API {
     private func build<Request: ResourceRequest>(_ request: Request, start: ContinuousClock.Instant) async throws(APIError) -> RequestBuilder.Built {
         let authorization: String?
         do {
-            authorization = try await authenticationStorage.authenticationHeader(for: config.service)
+            let deadline = start + (request.timeout ?? config.timeout)
+            authorization = try await CredentialLookup.header(from: authenticationStorage, service: config.service, deadline: deadline)
+        } catch let error as APIError where error.kind == .timeout || error.kind == .cancelled {
+            throw APIError(kind: error.kind, detail: "while looking up the credential", underlying: error.underlying)
+        } catch is CancellationError {
+            throw APIError(kind: .cancelled, detail: "while looking up the credential")
         } catch {
             throw APIError(kind: .authentication, underlying: error)
         }

@@ -13,25 +13,40 @@ public enum Pagination<Request: ResourceRequest>: Sendable {
 }
 
 extension API {
+    /// The most pages ``pages(_:pagination:maxPages:)`` and ``all(_:pagination:limit:maxPages:)``
+    /// fetch unless told otherwise: a server that keeps naming a new next page cannot keep a
+    /// call going for ever.
+    public static let defaultMaxPages = 1000
+
     /// The pages of an index, one call each, fetched as the sequence is iterated.
     ///
     /// ```swift
     /// for try await page in api.pages(ListUsers()) { handle(page) }
     /// ```
-    public func pages<Request: ResourceRequest>(_ request: Request, pagination: Pagination<Request> = .link) -> APIPages<Request> {
-        APIPages(api: self, first: request, pagination: pagination)
+    ///
+    /// - Parameter maxPages: The most pages fetched. When the last of them still names a next
+    ///   page, the sequence throws ``APIError/Kind/tooManyPages`` instead of fetching it.
+    public func pages<Request: ResourceRequest>(
+        _ request: Request,
+        pagination: Pagination<Request> = .link,
+        maxPages: Int = API.defaultMaxPages
+    ) -> APIPages<Request> {
+        APIPages(api: self, first: request, pagination: pagination, maxPages: maxPages)
     }
 
-    /// Every element of every page, up to `limit` elements.
+    /// Every element of every page, up to `limit` elements and `maxPages` pages.
     ///
-    /// - Throws: ``APIError``, from whichever page failed.
+    /// - Throws: ``APIError``, from whichever page failed, or ``APIError/Kind/tooManyPages`` when
+    ///   `maxPages` pages were fetched, fewer than `limit` elements came with them, and the server
+    ///   still names a next page.
     public func all<Request: ResourceRequest>(
         _ request: Request,
         pagination: Pagination<Request> = .link,
-        limit: Int = .max
+        limit: Int = .max,
+        maxPages: Int = API.defaultMaxPages
     ) async throws -> Request.ResourceType where Request.ResourceType: RangeReplaceableCollection {
         var all = Request.ResourceType()
-        for try await page in pages(request, pagination: pagination) {
+        for try await page in pages(request, pagination: pagination, maxPages: maxPages) {
             all.append(contentsOf: page.prefix(limit - all.count))
             if all.count >= limit { break }
         }
@@ -47,10 +62,11 @@ public struct APIPages<Request: ResourceRequest>: AsyncSequence, Sendable {
     let api: API
     let first: Request
     let pagination: Pagination<Request>
+    let maxPages: Int
 
     /// Starts at the first page.
     public func makeAsyncIterator() -> Iterator {
-        Iterator(api: api, pagination: pagination, next: .request(first, url: nil))
+        Iterator(api: api, pagination: pagination, maxPages: maxPages, next: .request(first, url: nil))
     }
 
     /// Fetches one page per step.
@@ -63,8 +79,10 @@ public struct APIPages<Request: ResourceRequest>: AsyncSequence, Sendable {
 
         let api: API
         let pagination: Pagination<Request>
+        let maxPages: Int
         var next: Step
         var visited: Set<String> = []
+        var fetched = 0
 
         /// The next page, or `nil` after the last.
         public mutating func next() async throws -> Request.ResourceType? {
@@ -73,6 +91,9 @@ public struct APIPages<Request: ResourceRequest>: AsyncSequence, Sendable {
             switch next {
             case .done:
                 return nil
+            case _ where fetched >= maxPages:
+                next = .done
+                throw APIError(kind: .tooManyPages, detail: "the server still names a next page after \(maxPages) pages")
             case .request(let first, let given):
                 request = first
                 url = given
@@ -85,6 +106,7 @@ public struct APIPages<Request: ResourceRequest>: AsyncSequence, Sendable {
                 }
             }
             next = .done
+            fetched += 1
             let response = try await api.perform(request, url: url)
             switch pagination {
             case .cursor(let nextRequest):

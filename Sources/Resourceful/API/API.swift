@@ -51,12 +51,18 @@ public struct API: Sendable {
         logger = dependencies.logger
         self.middlewares = middlewares
         builder = RequestBuilder(config: dependencies.apiConfig)
-        chain = Self.chain(middlewares, around: dependencies.httpClient, redirects: RedirectFollower(limit: dependencies.apiConfig.http.maxRedirects))
+        chain = Self.chain(middlewares, around: dependencies.httpClient, redirects: RedirectFollower(settings: dependencies.apiConfig))
     }
 
     /// Composes `middlewares`, first outermost, around the redirect-following transport.
     private static func chain(_ middlewares: [any APIMiddleware], around client: any HTTPClient, redirects: RedirectFollower) -> Chain {
-        var next: Chain = { request, _ in try await redirects.send(request, through: client) }
+        var next: Chain = { request, context in
+            do {
+                return try await redirects.send(request, context: context, through: client)
+            } catch {
+                throw APIError.classifying(error, deadline: request.deadline)
+            }
+        }
         for middleware in middlewares.reversed() {
             let rest = next
             next = { request, context in try await middleware.intercept(request, context: context, next: rest) }

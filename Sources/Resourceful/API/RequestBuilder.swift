@@ -18,8 +18,9 @@ struct RequestBuilder: Sendable {
     static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
 
     private let baseURL: String
-    /// `Accept` and the configured base header fields, checked and merged once: the fields every
-    /// request starts from, or why they are refused.
+    /// `Accept`, `User-Agent` and the configured base header fields, checked and merged once with
+    /// the rest of the configuration: the fields every request starts from, or why the
+    /// configuration is refused.
     private let baseHeaders: Result<HTTPFields, APIError>
     private let formEncoder: FormEncoder
     private let defaultTimeout: Duration
@@ -30,11 +31,16 @@ struct RequestBuilder: Sendable {
         while base.hasSuffix("/") { base.removeLast() }
         baseURL = base
         baseHeaders = Result { () throws(APIError) in
-            var fields: HTTPFields = [.accept: "application/json"]
+            if let problem = config.validationError() { throw problem }
+            var fields: HTTPFields = [.accept: "application/json", .userAgent: UserAgent.value]
             for (name, value) in config.baseHeaders.sorted(by: { $0.key < $1.key }) { try Self.set(name, value, in: &fields) }
             return fields
         }
-        formEncoder = FormEncoder(keyStrategy: config.coding.keyStrategy, dateStrategy: config.coding.dateStrategy)
+        formEncoder = FormEncoder(
+            keyStrategy: config.coding.keyStrategy,
+            dateStrategy: config.coding.dateStrategy,
+            arrayFormat: config.coding.arrayFormat
+        )
         defaultTimeout = config.timeout
         maxResponseBytes = config.maxResponseBytes
     }
@@ -47,8 +53,8 @@ struct RequestBuilder: Sendable {
         start: ContinuousClock.Instant
     ) throws(APIError) -> Built {
         let path = request.path
-        guard !path.hasEmptySegment else {
-            throw APIError(kind: .invalidRequest, detail: "an interpolated path segment is empty")
+        guard !path.hasUnusableSegment else {
+            throw APIError(kind: .invalidRequest, detail: "an interpolated path segment is empty, '.' or '..'")
         }
         var fields = try baseHeaders.get()
         let headers = request.headers
@@ -72,10 +78,16 @@ struct RequestBuilder: Sendable {
         let hasParameters = !(parameters is Empty)
         if request.verb.sendsBody {
             if hasParameters {
-                body = try encodeBody(parameters, as: request.bodyEncoding, encoder: request.requestEncoder ?? encoder, fields: &fields)
+                body = try encodeBody(
+                    parameters,
+                    as: request.bodyEncoding,
+                    arrayFormat: request.arrayFormat,
+                    encoder: request.requestEncoder ?? encoder,
+                    fields: &fields
+                )
             }
         } else if hasParameters {
-            query = try formFields(parameters).percentEncodedQuery()
+            query = try formFields(parameters, arrayFormat: request.arrayFormat).percentEncodedQuery()
         }
 
         var url = baseURL
@@ -100,6 +112,7 @@ struct RequestBuilder: Sendable {
     private func encodeBody(
         _ parameters: some Encodable,
         as encoding: BodyEncoding,
+        arrayFormat: ArrayFormat?,
         encoder: any RequestEncoder,
         fields: inout HTTPFields
     ) throws(APIError) -> ByteBuffer {
@@ -117,17 +130,17 @@ struct RequestBuilder: Sendable {
             }
         case .formURLEncoded:
             fields[.contentType] = "application/x-www-form-urlencoded"
-            return ByteBuffer(string: try formFields(parameters).percentEncodedQuery())
+            return ByteBuffer(string: try formFields(parameters, arrayFormat: arrayFormat).percentEncodedQuery())
         case .multipart:
             let multipart = MultipartBody()
             fields[.contentType] = multipart.contentType
-            return multipart.encode(try formFields(parameters))
+            return multipart.encode(try formFields(parameters, arrayFormat: arrayFormat))
         }
     }
 
-    private func formFields(_ parameters: some Encodable) throws(APIError) -> [FormField] {
+    private func formFields(_ parameters: some Encodable, arrayFormat: ArrayFormat?) throws(APIError) -> [FormField] {
         do {
-            return try formEncoder.fields(of: parameters)
+            return try formEncoder.fields(of: parameters, arrayFormat: arrayFormat)
         } catch let error as FormEncodingError {
             throw APIError(kind: .invalidRequest, detail: error.description, underlying: error)
         } catch {

@@ -11,6 +11,14 @@ enum ResponseValidator {
         for request: Request,
         decoder: any ResponseDecoder
     ) throws(APIError) -> APIResponse<Request.ResourceType> {
+        if response.body.readableBytes > 0, let encoding = response.headerFields[.contentEncoding], !isIdentity(encoding) {
+            // The transport did not decode it (an encoding it does not know, or decompression off).
+            throw APIError(
+                kind: .unsupportedContentEncoding,
+                status: response.status,
+                detail: "the body is encoded as \(commonEncoding(encoding) ?? "something other than gzip or deflate"), which is not decoded"
+            )
+        }
         guard response.status.kind == .successful else {
             var error = APIError(kind: response.status == .unauthorized ? .unauthorized : .unacceptableStatus, status: response.status)
             if response.body.readableBytes > 0 {
@@ -36,12 +44,30 @@ enum ResponseValidator {
                     failure.detail = response.body.readableBytes == 0 ? "the body is empty" : APIError.reason(of: decoding)
                 }
                 if let type = response.headerFields[.contentType], !Self.isJSON(type), response.body.readableBytes > 0 {
-                    failure.detail = "the body is \(type.split(separator: ";").first.map(String.init) ?? type), not JSON"
+                    // The server's media type is response text: named only when it is a common one.
+                    failure.detail = "the body is \(Self.commonMediaType(type) ?? "of another media type"), not JSON"
                 }
                 throw failure
             }
         }
         return APIResponse(value: value, status: response.status, headerFields: response.headerFields)
+    }
+
+    private static func isIdentity(_ encoding: String) -> Bool {
+        encoding.split(separator: ",").allSatisfy { $0.trimmingCharacters(in: .whitespaces).lowercased() == "identity" }
+    }
+
+    /// `encoding` when it is a registered content coding, else `nil` (it is response text).
+    private static func commonEncoding(_ encoding: String) -> String? {
+        let name = encoding.trimmingCharacters(in: .whitespaces).lowercased()
+        return ["br", "zstd", "compress", "gzip", "deflate", "x-gzip", "exi", "pack200-gzip", "dcb", "dcz"].contains(name) ? name : nil
+    }
+
+    /// `contentType`'s media type when it is one of a few well-known ones, else `nil`.
+    static func commonMediaType(_ contentType: String) -> String? {
+        let type = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        let known: Set<String> = ["text/html", "text/plain", "text/xml", "application/xml", "application/octet-stream", "application/x-www-form-urlencoded"]
+        return known.contains(type) ? type : nil
     }
 
     static func isJSON(_ contentType: String) -> Bool {

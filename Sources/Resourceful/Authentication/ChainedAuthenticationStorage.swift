@@ -55,7 +55,12 @@ public final class ChainedAuthenticationStorage: AuthenticationStorage {
     public func authenticationHeader(for service: String) async throws -> String? {
         for (index, link) in links.enumerated() {
             do {
-                let header = try await link.storage.authenticationHeader(for: service)
+                let header: String?
+                if let deadline = CredentialLookup.deadline {
+                    header = try await CredentialLookup.header(from: link.storage, service: service, deadline: deadline)
+                } else {
+                    header = try await link.storage.authenticationHeader(for: service)
+                }
                 if anyLogged.load(ordering: .relaxed) {
                     _ = logged.withLockedValue { $0.remove("\(index)/\(service)") }
                 }

@@ -36,7 +36,9 @@ enum CredentialFile {
     /// The file's contents without trailing newlines, and its identity.
     static func load(_ path: String, maximumBytes: Int) throws(AuthenticationStorageError) -> (value: String, identity: Identity) {
         let source = "file \(path)"
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // Without blocking: opening a FIFO for reading would wait for a writer for ever. What is
+        // not a regular file is refused before a byte is read.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard descriptor >= 0 else { throw failure(errno, path: path) }
         defer { close(descriptor) }
         var status = stat()

@@ -52,7 +52,12 @@ extension APIConfig {
         ).prefixKeys(with: ConfigKey(environmentVariablePrefix.lowercased()))
         let reporter = ConfigProblemReporter()
         let reader = ConfigReader(providers: [environment, fileProvider], accessReporter: reporter)
-        let keys = ConfigKeyReader(reader: reader, reporter: reporter, file: file)
+        let keys = ConfigKeyReader(
+            reader: reader,
+            reporter: reporter,
+            file: file,
+            variables: environmentVariables ?? ProcessInfo.processInfo.environment
+        )
         return try keys.apiConfig()
     }
 }
@@ -62,6 +67,8 @@ struct ConfigKeyReader {
     let reader: ConfigReader
     let reporter: ConfigProblemReporter
     let file: String
+    /// The environment variables, to tell which source a bad value came from.
+    let variables: [String: String]
 
     func apiConfig() throws(APIConfigError) -> APIConfig {
         let defaults = APIConfig.LogSettings()
@@ -72,13 +79,11 @@ struct ConfigKeyReader {
         var config = APIConfig(baseURL: baseURL, service: service)
         if let lines = try stringArray("baseHeaders") { config.baseHeaders = try headers(lines, key: "baseHeaders") }
         config.timeout = try seconds("timeout", allowZero: false) ?? config.timeout
-        if let bytes = try int("maxResponseBytes") {
-            guard bytes > 0 else { throw invalid("maxResponseBytes", expected: "a positive number of bytes") }
-            config.maxResponseBytes = bytes
-        }
+        config.maxResponseBytes = try int("maxResponseBytes", in: APIConfig.Limits.maxResponseBytes, unit: "bytes") ?? config.maxResponseBytes
         config.coding.keyStrategy = try choice("coding.keyStrategy") ?? config.coding.keyStrategy
         config.coding.dateStrategy = try choice("coding.dateStrategy") ?? config.coding.dateStrategy
         config.coding.decoder = try choice("coding.decoder") ?? config.coding.decoder
+        config.coding.arrayFormat = try choice("coding.arrayFormat") ?? config.coding.arrayFormat
         if let level = try string("logging.level") {
             guard let parsed = Logger.Level(rawValue: level) else {
                 throw invalid("logging.level", expected: "one of " + Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))
@@ -87,34 +92,38 @@ struct ConfigKeyReader {
         }
         config.logging.maskedHeaders = try stringArray("logging.maskedHeaders") ?? defaults.maskedHeaders
         config.logging.maskedBodyKeys = try stringArray("logging.maskedBodyKeys") ?? defaults.maskedBodyKeys
-        if let bytes = try int("logging.maxBodyBytes") {
-            guard bytes >= 0 else { throw invalid("logging.maxBodyBytes", expected: "zero or more bytes") }
-            config.logging.maxBodyBytes = bytes
-        }
-        if let attempts = try int("retry.maxAttempts") {
-            guard attempts >= 1 else { throw invalid("retry.maxAttempts", expected: "one or more attempts") }
-            config.retry.maxAttempts = attempts
-        }
+        config.logging.maxBodyBytes =
+            try int("logging.maxBodyBytes", in: APIConfig.Limits.maxLoggedBodyBytes, unit: "bytes") ?? config.logging.maxBodyBytes
+        config.retry.maxAttempts = try int("retry.maxAttempts", in: APIConfig.Limits.maxAttempts, unit: "attempts") ?? config.retry.maxAttempts
         config.retry.baseDelay = try seconds("retry.baseDelay", allowZero: true) ?? config.retry.baseDelay
         config.retry.maxDelay = try seconds("retry.maxDelay", allowZero: true) ?? config.retry.maxDelay
         if let statuses = try stringArray("retry.retryableStatuses") {
-            let codes = statuses.compactMap { Int($0) }.filter { (100...599).contains($0) }
+            let codes = statuses.compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter(APIConfig.Limits.statuses.contains)
             guard codes.count == statuses.count else { throw invalid("retry.retryableStatuses", expected: "HTTP status codes") }
             config.retry.retryableStatuses = Set(codes)
         }
-        if let connections = try int("http.maximumConnectionsPerHost") {
-            guard connections >= 1 else { throw invalid("http.maximumConnectionsPerHost", expected: "one or more connections") }
-            config.http.maximumConnectionsPerHost = connections
-        }
+        config.http.maximumConnectionsPerHost =
+            try int("http.maximumConnectionsPerHost", in: APIConfig.Limits.connectionsPerHost, unit: "connections")
+            ?? config.http.maximumConnectionsPerHost
         config.http.connectTimeout = try seconds("http.connectTimeout", allowZero: false) ?? config.http.connectTimeout
-        if let redirects = try int("http.maxRedirects") {
-            guard redirects >= 0 else { throw invalid("http.maxRedirects", expected: "zero or more redirects") }
-            config.http.maxRedirects = redirects
+        config.http.maxRedirects = try int("http.maxRedirects", in: APIConfig.Limits.maxRedirects, unit: "redirects") ?? config.http.maxRedirects
+        if let names = try stringArray("http.redirects.sensitiveHeaders") {
+            guard names.allSatisfy(HeaderValidation.isValidName) else {
+                throw invalid("http.redirects.sensitiveHeaders", expected: "header names")
+            }
+            config.http.sensitiveRedirectHeaders = names
         }
+        config.http.decompression = try bool("http.decompression") ?? config.http.decompression
+        config.http.maxDecompressionRatio =
+            try int("http.maxDecompressionRatio", in: APIConfig.Limits.decompressionRatio, unit: "as a ratio")
+            ?? config.http.maxDecompressionRatio
         if let insecure = try bool("http.dangerouslyDisableCertificateVerification") {
             config.http.dangerouslyDisableCertificateVerification = insecure
         }
         config.authentication = try authentication()
+        // Whatever a key-by-key check above did not cover is refused here, by the same rules a
+        // configuration built in code meets.
+        if let problem = config.firstProblem() { throw invalid(problem.key, expected: problem.expected) }
         return config
     }
 
@@ -161,14 +170,10 @@ struct ConfigKeyReader {
 
     private func url(_ key: String) throws(APIConfigError) -> URL {
         guard let text = try string(key), !text.isEmpty else { throw missingOrEmpty(key) }
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-            let host = url.host, !host.isEmpty
-        else {
+        guard let url = URL(string: text) else {
             throw invalid(key, expected: "an absolute http or https URL")
         }
-        guard url.user == nil, url.password == nil else {
-            throw invalid(key, expected: "a URL without user or password (credentials belong in the authentication storage)")
-        }
+        if let problem = APIConfig.problem(with: url) { throw invalid(key, expected: problem) }
         return url
     }
 
@@ -196,12 +201,24 @@ struct ConfigKeyReader {
         return value
     }
 
+    /// A number of seconds, checked before it is converted (`1e300` would not fit a `Duration`).
     private func seconds(_ key: String, allowZero: Bool) throws(APIConfigError) -> Duration? {
         guard let seconds = try double(key) else { return nil }
-        guard seconds.isFinite, allowZero ? seconds >= 0 : seconds > 0 else {
-            throw invalid(key, expected: allowZero ? "zero or more seconds" : "a positive number of seconds")
+        guard seconds.isFinite, allowZero ? seconds >= 0 : seconds > 0, seconds <= APIConfig.Limits.maxSeconds else {
+            throw invalid(key, expected: APIConfig.secondsExpectation(allowZero: allowZero))
         }
-        return .milliseconds(Int64((seconds * 1000).rounded()))
+        let duration = Duration.milliseconds(Int64((seconds * 1000).rounded()))
+        guard APIConfig.isAllowed(duration, allowZero: allowZero) else {
+            throw invalid(key, expected: APIConfig.secondsExpectation(allowZero: allowZero))
+        }
+        return duration
+    }
+
+    /// A whole number within `range`.
+    private func int(_ key: String, in range: ClosedRange<Int>, unit: String) throws(APIConfigError) -> Int? {
+        guard let value = try int(key) else { return nil }
+        guard range.contains(value) else { throw invalid(key, expected: APIConfig.rangeExpectation(range, unit: unit)) }
+        return value
     }
 
     private func bool(_ key: String) throws(APIConfigError) -> Bool? {
@@ -245,8 +262,12 @@ struct ConfigKeyReader {
         APIConfigError(kind: .missingKey, file: file, key: key, expected: "a non-empty value")
     }
 
+    /// The error for a bad value of `key`, naming the environment variable when one is set for
+    /// it (variables override the file), else the file.
     private func invalid(_ key: String, expected: String) -> APIConfigError {
-        APIConfigError(kind: .invalidValue, file: file, key: key, source: file, expected: expected)
+        let variable = environmentVariable(for: key)
+        let source = variables[variable] != nil ? variable : file
+        return APIConfigError(kind: .invalidValue, file: file, key: key, source: source, expected: expected)
     }
 
     /// The environment variable that overrides `key`.

@@ -40,6 +40,19 @@ extension APIConfig {
         public var connectTimeout: Duration
         /// How many redirects one call follows; `0` returns a `3xx` as it is.
         public var maxRedirects: Int
+        /// Header fields dropped before a redirect to another origin, besides the ones that
+        /// ``APIConfig/LogSettings/alwaysMaskedNames`` and the masked headers name (the
+        /// `http.redirects.sensitiveHeaders` key), such as `X-Tenant`.
+        public var sensitiveRedirectHeaders: [String]
+        /// Whether compressed responses are asked for (`Accept-Encoding: deflate, gzip`) and
+        /// decompressed. Servers may compress even when not asked; with this off such a body fails
+        /// with ``APIError/Kind/unsupportedContentEncoding`` rather than reach the decoder.
+        public var decompression: Bool
+        /// The most a compressed body may grow when decompressed, as a multiple of its compressed
+        /// size; a body that grows more (a decompression bomb) fails with
+        /// ``APIError/Kind/responseTooLarge``. ``APIConfig/maxResponseBytes`` caps the
+        /// decompressed size as well.
+        public var maxDecompressionRatio: Int
         /// Accept any TLS certificate. Only for talking to a local test server: it lets anyone on
         /// the path read and change the traffic, credentials included.
         public var dangerouslyDisableCertificateVerification: Bool
@@ -49,11 +62,17 @@ extension APIConfig {
             maximumConnectionsPerHost: Int = 64,
             connectTimeout: Duration = .seconds(10),
             maxRedirects: Int = 5,
+            sensitiveRedirectHeaders: [String] = [],
+            decompression: Bool = true,
+            maxDecompressionRatio: Int = 200,
             dangerouslyDisableCertificateVerification: Bool = false
         ) {
+            self.decompression = decompression
+            self.maxDecompressionRatio = maxDecompressionRatio
             self.maximumConnectionsPerHost = maximumConnectionsPerHost
             self.connectTimeout = connectTimeout
             self.maxRedirects = maxRedirects
+            self.sensitiveRedirectHeaders = sensitiveRedirectHeaders
             self.dangerouslyDisableCertificateVerification = dangerouslyDisableCertificateVerification
         }
     }

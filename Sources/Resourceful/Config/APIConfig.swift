@@ -62,13 +62,21 @@ public struct APIConfig: Sendable, Equatable {
         public var dateStrategy: DateStrategy
         /// Which JSON decoder reads response bodies.
         public var decoder: DecoderChoice
+        /// How arrays are written in query strings and form bodies; a request can choose its own.
+        public var arrayFormat: ArrayFormat
 
-        /// Creates coding settings: default keys, ISO 8601 dates and the fast decoder unless told
-        /// otherwise.
-        public init(keyStrategy: KeyStrategy = .useDefaultKeys, dateStrategy: DateStrategy = .iso8601, decoder: DecoderChoice = .fast) {
+        /// Creates coding settings: default keys, ISO 8601 dates, the fast decoder and bracketed
+        /// arrays unless told otherwise.
+        public init(
+            keyStrategy: KeyStrategy = .useDefaultKeys,
+            dateStrategy: DateStrategy = .iso8601,
+            decoder: DecoderChoice = .fast,
+            arrayFormat: ArrayFormat = .brackets
+        ) {
             self.keyStrategy = keyStrategy
             self.dateStrategy = dateStrategy
             self.decoder = decoder
+            self.arrayFormat = arrayFormat
         }
     }
 
@@ -105,11 +113,20 @@ public struct APIConfig: Sendable, Equatable {
         /// The level of the live logger: `trace`, `debug`, `info`, `notice`, `warning`, `error` or
         /// `critical`. Request and response lines are written at `debug`.
         public var level: Logger.Level
-        /// Header fields masked in logs besides the ones always masked (`Authorization`,
-        /// `Proxy-Authorization`, `Cookie`, `Set-Cookie`), such as `X-Api-Key`. Case does not matter.
+        /// Names whose values are masked whatever the configuration says, in header fields (of
+        /// requests and responses), JSON bodies (at any depth), query strings and forms.
+        ///
+        /// Names are compared without case, `_`, `-`, `.` or spaces, and a name ending in one of
+        /// these is masked too: `token` covers `access_token`, `refreshToken`, `X-Auth-Token` and
+        /// `X-Subject-Token`; `apiKey` covers `api_key` and `X-Api-Key`; `secret` covers
+        /// `clientSecret`. `key`, `sig`, `otp` and `pin` are masked when they are the whole name.
+        public static let alwaysMaskedNames: [String] = SensitiveNames.builtIn
+
+        /// Header fields masked in logs and dropped before a redirect to another origin, besides
+        /// ``alwaysMaskedNames``, such as `X-Tenant-Secret-Id`. Matched by the same rule.
         public var maskedHeaders: [String]
-        /// JSON body fields (at any depth) and query or form fields whose values are masked in logs,
-        /// such as `password`. Case does not matter.
+        /// JSON body fields (at any depth), query and form fields masked in logs besides
+        /// ``alwaysMaskedNames``, such as `pan` or `ssn`. Matched by the same rule.
         public var maskedBodyKeys: [String]
         /// The most bytes of a body written to one log line; the rest is cut.
         public var maxBodyBytes: Int
@@ -118,13 +135,18 @@ public struct APIConfig: Sendable, Equatable {
         public init(
             level: Logger.Level = .info,
             maskedHeaders: [String] = [],
-            maskedBodyKeys: [String] = ["password", "token", "access_token", "refresh_token", "secret", "client_secret"],
+            maskedBodyKeys: [String] = [],
             maxBodyBytes: Int = 4096
         ) {
             self.level = level
             self.maskedHeaders = maskedHeaders
             self.maskedBodyKeys = maskedBodyKeys
             self.maxBodyBytes = maxBodyBytes
+        }
+
+        /// The built-in names with the configured headers and keys.
+        var sensitiveNames: SensitiveNames {
+            SensitiveNames(extra: maskedHeaders + maskedBodyKeys)
         }
     }
 }

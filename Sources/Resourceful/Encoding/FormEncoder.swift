@@ -3,10 +3,11 @@ import Foundation
 /// Writes `Encodable` parameters as flat, bracketed name–value pairs, the form used for query
 /// strings and form bodies.
 ///
-/// The form, as Rails, Rack, PHP and the `qs` package read it:
+/// The form:
 /// - a field is `name=value`; a nested object's fields are `parent[child]=value`;
-/// - an array of plain values repeats `name[]=value` in order; an array of objects or arrays
-///   numbers its elements: `name[0][field]=value`;
+/// - arrays as ``ArrayFormat`` says: by default (``ArrayFormat/brackets``) an array of plain values
+///   repeats `name[]=value` in order and an array of objects or arrays numbers its elements,
+///   `name[0][field]=value`;
 /// - `nil` and empty arrays or objects send nothing; `true`/`false` are written as such;
 /// - dates follow ``APIConfig/Coding-swift.struct/dateStrategy`` (ISO 8601 by default), keys follow
 ///   ``APIConfig/Coding-swift.struct/keyStrategy``;
@@ -14,9 +15,11 @@ import Foundation
 struct FormEncoder: Sendable {
     var keyStrategy: APIConfig.KeyStrategy = .useDefaultKeys
     var dateStrategy: APIConfig.DateStrategy = .iso8601
+    var arrayFormat: ArrayFormat = .brackets
 
-    /// Flattens `value` into fields, in the order its `encode(to:)` writes them.
-    func fields(of value: some Encodable) throws -> [FormField] {
+    /// Flattens `value` into fields, in the order its `encode(to:)` writes them, arrays written as
+    /// `arrayFormat` says (the encoder's own when `nil`).
+    func fields(of value: some Encodable, arrayFormat: ArrayFormat? = nil) throws -> [FormField] {
         let root = FormNode()
         let encoder = NodeEncoder(node: root, codingPath: [], options: self)
         try encoder.encodeValue(value, into: root, codingPath: [])
@@ -25,7 +28,7 @@ struct FormEncoder: Sendable {
         case .scalar, .file, .array: throw FormEncodingError.topLevelNotKeyed
         }
         var fields: [FormField] = []
-        root.flatten(prefix: nil, into: &fields)
+        try root.flatten(prefix: nil, format: arrayFormat ?? self.arrayFormat, into: &fields)
         return fields
     }
 }
@@ -45,7 +48,14 @@ final class FormNode {
         return node
     }
 
-    func flatten(prefix: String?, into fields: inout [FormField]) {
+    var isContainer: Bool {
+        switch kind {
+        case .object, .array: true
+        default: false
+        }
+    }
+
+    func flatten(prefix: String?, format: ArrayFormat, into fields: inout [FormField]) throws(FormEncodingError) {
         switch kind {
         case .unset, .null:
             return
@@ -55,15 +65,31 @@ final class FormNode {
             fields.append(FormField(name: prefix ?? "", value: .file(file)))
         case .object:
             for (key, node) in children {
-                node.flatten(prefix: prefix.map { "\($0)[\(key)]" } ?? key, into: &fields)
+                try node.flatten(prefix: prefix.map { "\($0)[\(key)]" } ?? key, format: format, into: &fields)
             }
         case .array:
-            for (index, (_, node)) in children.enumerated() {
-                let parent = prefix ?? ""
-                switch node.kind {
-                case .object, .array: node.flatten(prefix: "\(parent)[\(index)]", into: &fields)
-                default: node.flatten(prefix: "\(parent)[]", into: &fields)
+            let parent = prefix ?? ""
+            if format == .repeated || format == .comma, children.contains(where: { $0.node.isContainer }) {
+                throw .nestedArrayUnsupported(field: parent, format: format)
+            }
+            switch format {
+            case .brackets, .indices:
+                for (index, (_, node)) in children.enumerated() {
+                    let numbered = format == .indices || node.isContainer
+                    try node.flatten(prefix: numbered ? "\(parent)[\(index)]" : "\(parent)[]", format: format, into: &fields)
                 }
+            case .repeated:
+                for (_, node) in children { try node.flatten(prefix: parent, format: format, into: &fields) }
+            case .comma:
+                var values: [String] = []
+                for (_, node) in children {
+                    switch node.kind {
+                    case .scalar(let text): values.append(text)
+                    case .file: throw .fileOutsideMultipart(field: parent)
+                    default: continue
+                    }
+                }
+                if !values.isEmpty { fields.append(FormField(name: parent, value: .list(values))) }
             }
         }
     }

@@ -6,6 +6,8 @@ enum FormEncodingError: Error, Sendable, Equatable, CustomStringConvertible {
     case nonFiniteNumber(field: String)
     /// A ``MultipartFile`` was found outside a multipart body.
     case fileOutsideMultipart(field: String)
+    /// An array holds objects or arrays, which the array format cannot write.
+    case nestedArrayUnsupported(field: String, format: ArrayFormat)
 
     var description: String {
         switch self {
@@ -15,6 +17,8 @@ enum FormEncodingError: Error, Sendable, Equatable, CustomStringConvertible {
             "field '\(field)' is not a finite number"
         case .fileOutsideMultipart(let field):
             "field '\(field)' is a file, which needs a multipart body"
+        case .nestedArrayUnsupported(let field, let format):
+            "field '\(field)' is an array of objects or arrays, which the \(format.rawValue) array format cannot write"
         }
     }
 }

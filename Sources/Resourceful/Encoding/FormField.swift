@@ -4,6 +4,8 @@ struct FormField: Sendable, Equatable {
     enum Value: Sendable, Equatable {
         case text(String)
         case file(MultipartFile)
+        /// Values written as one, separated by literal commas (``ArrayFormat/comma``).
+        case list([String])
     }
 
     /// The bracketed name, such as `filter[tags][]`.
@@ -17,11 +19,17 @@ extension [FormField] {
     func percentEncoded() throws(FormEncodingError) -> String {
         var result = ""
         for field in self {
-            guard case .text(let text) = field.value else { throw .fileOutsideMultipart(field: field.name) }
             if !result.isEmpty { result += "&" }
             result += PercentEncoding.encode(field.name, allowing: .unreserved)
             result += "="
-            result += PercentEncoding.encode(text, allowing: .unreserved)
+            switch field.value {
+            case .text(let text):
+                result += PercentEncoding.encode(text, allowing: .unreserved)
+            case .list(let values):
+                result += values.map { PercentEncoding.encode($0, allowing: .unreserved) }.joined(separator: ",")
+            case .file:
+                throw .fileOutsideMultipart(field: field.name)
+            }
         }
         return result
     }

@@ -24,6 +24,9 @@ struct MultipartBody {
             case .text(let text):
                 buffer.writeString(disposition + "\r\n\r\n")
                 buffer.writeString(text)
+            case .list(let values):
+                buffer.writeString(disposition + "\r\n\r\n")
+                buffer.writeString(values.joined(separator: ","))
             case .file(let file):
                 disposition += "; filename=\"\(Self.escape(file.filename))\""
                 buffer.writeString(disposition + "\r\n")

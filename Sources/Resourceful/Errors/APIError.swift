@@ -10,8 +10,9 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     /// What kind of failure this is.
     public struct Kind: Sendable, Hashable, CustomStringConvertible {
         private enum Code: String, Sendable, Hashable {
-            case invalidRequest, encodingFailed, authentication, transport, timeout, cancelled
-            case responseTooLarge, unacceptableStatus, unauthorized, tooManyRedirects, decodingFailed
+            case invalidRequest, invalidConfiguration, encodingFailed, authentication, transport, tls, timeout, cancelled
+            case responseTooLarge, unacceptableStatus, unauthorized, tooManyRedirects, redirectRefused, tooManyPages
+            case unsupportedContentEncoding, decodingFailed
         }
 
         private let code: Code
@@ -19,12 +20,22 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         /// The request could not be built: an empty path segment, a header name or value that is
         /// not allowed (CR or LF in a value), parameters that do not fit the query or form form.
         public static let invalidRequest = Kind(code: .invalidRequest)
+        /// The configuration the ``API`` was built with is not usable, such as a negative
+        /// ``APIConfig/maxResponseBytes`` or a base URL with a query; ``APIError/underlying`` is the
+        /// ``APIConfigError`` naming the setting. Configurations loaded from files are checked when
+        /// loaded; one built in code fails its first call with this kind.
+        public static let invalidConfiguration = Kind(code: .invalidConfiguration)
         /// The request's parameters could not be encoded as its body.
         public static let encodingFailed = Kind(code: .encodingFailed)
         /// The ``AuthenticationStorage`` threw; nothing was sent.
         public static let authentication = Kind(code: .authentication)
-        /// The connection failed: refused, reset, closed early, TLS, DNS.
+        /// The connection failed: refused, reset, closed early, DNS. Tried again by
+        /// ``RetryMiddleware``.
         public static let transport = Kind(code: .transport)
+        /// The TLS handshake failed: the server's certificate was not trusted, had expired or did
+        /// not name the host, or no protocol version or cipher was shared. Trying again cannot
+        /// help, so it is never retried.
+        public static let tls = Kind(code: .tls)
         /// The call's time limit passed.
         public static let timeout = Kind(code: .timeout)
         /// The calling task was cancelled.
@@ -40,6 +51,17 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         /// The call was redirected more times than ``APIConfig/HTTPSettings/maxRedirects``, or in
         /// a loop.
         public static let tooManyRedirects = Kind(code: .tooManyRedirects)
+        /// A redirect was refused: from `https` to `http`, to a scheme other than `http(s)`, or a
+        /// `307`/`308` that would re-send the body to another origin (see
+        /// ``ResourceRequest/sendsBodyAcrossOrigins``). ``APIError/detail`` names the target's
+        /// origin; never retried.
+        public static let redirectRefused = Kind(code: .redirectRefused)
+        /// ``API/pages(_:pagination:maxPages:)`` reached its page limit while the server still
+        /// named a next page.
+        public static let tooManyPages = Kind(code: .tooManyPages)
+        /// The response body has a `Content-Encoding` the transport cannot decode (such as `br`),
+        /// so it cannot be read.
+        public static let unsupportedContentEncoding = Kind(code: .unsupportedContentEncoding)
         /// A 2xx body could not be decoded as the request's `ResourceType`; see ``APIError/codingPath``.
         public static let decodingFailed = Kind(code: .decodingFailed)
 
@@ -57,7 +79,9 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     public internal(set) var status: HTTPResponse.Status?
     /// The error body decoded as the request's `ErrorResponse`, when it names one and the body fit.
     public internal(set) var errorResponse: (any Sendable)?
-    /// The coding path of a decoding or encoding failure, such as `users[3].email`.
+    /// The coding path of a decoding or encoding failure, such as `users[3].email`. It holds only
+    /// the names the Swift types declare and array positions: a key taken from the body (a
+    /// dictionary's key) is written `*`, so that no response text reaches a log line.
     public internal(set) var codingPath: String?
     /// A short, value-free note on what was wrong, such as which header was refused.
     public internal(set) var detail: String?
@@ -98,6 +122,17 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
 }
 
 extension APIError {
+    /// The one classification of what a transport threw: ``wrapping(_:)``, and a connection
+    /// failure after `deadline` reported as ``Kind/timeout`` (the deadline is what ended the call,
+    /// whatever was in flight when it passed).
+    static func classifying(_ error: any Error, deadline: ContinuousClock.Instant) -> APIError {
+        var failure = wrapping(error)
+        if failure.kind == .transport, ContinuousClock.now >= deadline {
+            failure = APIError(kind: .timeout, status: failure.status, detail: "the call's deadline passed", underlying: failure.underlying)
+        }
+        return failure
+    }
+
     /// Wraps any error thrown by a transport or middleware, keeping ``APIError`` as it is.
     static func wrapping(_ error: any Error) -> APIError {
         switch error {
@@ -121,16 +156,37 @@ extension APIError {
         return render(path)
     }
 
+    /// A dotted path such as `users[3].email`, holding no text from a body: only the names a
+    /// Swift type declares (cases of a `CodingKey` enum) and array positions are written; any other
+    /// key, such as a dictionary key read from the body, is written `*`.
     static func render(_ path: [any CodingKey]) -> String {
         var text = ""
         for key in path {
-            if let index = key.intValue {
+            let name: String
+            if isDictionaryKey(key) {
+                name = "*"
+            } else if let index = key.intValue {
                 text += "[\(index)]"
+                continue
             } else {
-                text += text.isEmpty ? key.stringValue : ".\(key.stringValue)"
+                name = isDeclaredName(key) ? key.stringValue : "*"
             }
+            text += text.isEmpty ? name : ".\(name)"
         }
         return text
+    }
+
+    /// Whether `key` is a dictionary's key (the standard library's `Dictionary` decodes its keys
+    /// with `_DictionaryCodingKey`), which comes from the body.
+    private static func isDictionaryKey(_ key: any CodingKey) -> Bool {
+        String(describing: type(of: key)) == "_DictionaryCodingKey"
+    }
+
+    /// Whether `key` is a case without payload of an enum: a name written in a Swift type (the
+    /// synthesized `CodingKeys`), not text a decoder found in a document.
+    private static func isDeclaredName(_ key: any CodingKey) -> Bool {
+        let mirror = Mirror(reflecting: key)
+        return mirror.displayStyle == .enum && mirror.children.isEmpty
     }
 
     /// A value-free reason for a `DecodingError`.

@@ -2,6 +2,7 @@ public import AsyncHTTPClient
 import HTTPTypes
 import NIOCore
 import NIOHTTP1
+import NIOHTTPCompression
 import NIOSSL
 import Synchronization
 
@@ -17,8 +18,13 @@ public final class AsyncHTTPClientTransport: HTTPClient {
         public var maximumConnectionsPerHost: Int
         /// How long an unused pooled connection stays open.
         public var idleTimeout: Duration
-        /// How long opening a connection may take.
+        /// How long opening one connection may take. A failed connection fails the attempt at
+        /// once (it is not tried again until this time is up), so that the retry policy decides.
         public var connectTimeout: Duration
+        /// Whether compressed responses are asked for and decompressed (gzip, deflate).
+        public var decompression: Bool
+        /// The most a body may grow when decompressed, as a multiple of its compressed size.
+        public var maxDecompressionRatio: Int
 
         /// Accept any TLS certificate: only for a local test server.
         public var dangerouslyDisableCertificateVerification: Bool
@@ -28,29 +34,47 @@ public final class AsyncHTTPClientTransport: HTTPClient {
             maximumConnectionsPerHost: Int = 64,
             idleTimeout: Duration = .seconds(60),
             connectTimeout: Duration = .seconds(10),
+            decompression: Bool = true,
+            maxDecompressionRatio: Int = 200,
             dangerouslyDisableCertificateVerification: Bool = false
         ) {
             self.maximumConnectionsPerHost = maximumConnectionsPerHost
             self.idleTimeout = idleTimeout
             self.connectTimeout = connectTimeout
+            self.decompression = decompression
+            self.maxDecompressionRatio = maxDecompressionRatio
             self.dangerouslyDisableCertificateVerification = dangerouslyDisableCertificateVerification
         }
     }
 
     private let client: AsyncHTTPClient.HTTPClient
     private let ownsClient: Bool
+    /// Whether the client decompresses bodies, so that their `Content-Encoding` no longer holds.
+    private let decompresses: Bool
     private let isShutDown = Atomic<Bool>(false)
 
     /// Creates a transport with its own client on the shared event loop group.
+    ///
+    /// Values out of range are brought within it (at least one connection, times of at least a
+    /// millisecond, a ratio of at least one): the ``API`` refuses such a configuration with
+    /// ``APIError/Kind/invalidConfiguration`` before anything reaches the transport.
     public init(configuration: Configuration = Configuration()) {
+        var pool = AsyncHTTPClient.HTTPClient.Configuration.ConnectionPool(
+            idleTimeout: .nanoseconds(max(configuration.idleTimeout.nanoseconds, 1_000_000)),
+            concurrentHTTP1ConnectionsPerHostSoftLimit: min(max(configuration.maximumConnectionsPerHost, 1), 10_000)
+        )
+        // A refused or failed connection fails the attempt now instead of being tried again
+        // until the deadline, which left the retry policy nothing to do.
+        pool.retryConnectionEstablishment = false
         var settings = AsyncHTTPClient.HTTPClient.Configuration(
             redirectConfiguration: .disallow,
-            timeout: .init(connect: .nanoseconds(Int64(configuration.connectTimeout.nanoseconds))),
-            connectionPool: .init(
-                idleTimeout: .nanoseconds(Int64(configuration.idleTimeout.nanoseconds)),
-                concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.maximumConnectionsPerHost
-            )
+            timeout: .init(connect: .nanoseconds(max(configuration.connectTimeout.nanoseconds, 1_000_000))),
+            connectionPool: pool
         )
+        if configuration.decompression {
+            settings.decompression = .enabled(limit: .ratio(max(configuration.maxDecompressionRatio, 1)))
+        }
+        decompresses = configuration.decompression
         settings.httpVersion = .automatic
         if configuration.dangerouslyDisableCertificateVerification {
             var tls = TLSConfiguration.makeClientConfiguration()
@@ -72,15 +96,20 @@ public final class AsyncHTTPClientTransport: HTTPClient {
             configuration: Configuration(
                 maximumConnectionsPerHost: settings.maximumConnectionsPerHost,
                 connectTimeout: settings.connectTimeout,
+                decompression: settings.decompression,
+                maxDecompressionRatio: settings.maxDecompressionRatio,
                 dangerouslyDisableCertificateVerification: settings.dangerouslyDisableCertificateVerification
             )
         )
     }
 
     /// Creates a transport over a client the caller owns; ``shutdown()`` leaves it running.
-    public init(client: AsyncHTTPClient.HTTPClient) {
+    ///
+    /// - Parameter decompresses: Whether `client` was configured with `decompression` enabled.
+    public init(client: AsyncHTTPClient.HTTPClient, decompresses: Bool = false) {
         self.client = client
         self.ownsClient = false
+        self.decompresses = decompresses
     }
 
     deinit {
@@ -100,6 +129,9 @@ public final class AsyncHTTPClientTransport: HTTPClient {
         guard !isShutDown.load(ordering: .acquiring) else { throw APIError(kind: .transport, underlying: ShutDownError()) }
         let remaining = ContinuousClock.now.duration(to: request.deadline)
         guard remaining > .zero else { throw APIError(kind: .timeout) }
+        guard (0...Int(UInt32.max)).contains(request.maxResponseBytes) else {
+            throw APIError(kind: .invalidRequest, detail: "maxResponseBytes is outside 0 to 4 GiB − 1")
+        }
         var headers = HTTPHeaders()
         headers.reserveCapacity(request.headerFields.count)
         for field in request.headerFields {
@@ -136,6 +168,11 @@ public final class AsyncHTTPClientTransport: HTTPClient {
         for (name, value) in response.headers {
             if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
         }
+        if decompresses, let encoding = fields[.contentEncoding]?.lowercased(), encoding == "gzip" || encoding == "deflate" {
+            // The body was decompressed on its way in: these fields described the compressed one.
+            fields[.contentEncoding] = nil
+            fields[.contentLength] = nil
+        }
         return TransportResponse(
             status: HTTPResponse.Status(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase),
             headerFields: fields,
@@ -153,6 +190,12 @@ public final class AsyncHTTPClientTransport: HTTPClient {
         switch error {
         case let error as APIError: error
         case is NIOTooManyBytesError, is ResponseAccumulator.ResponseTooBigError: APIError(kind: .responseTooLarge)
+        case let error as NIOHTTPDecompression.DecompressionError where error == .limit:
+            APIError(kind: .responseTooLarge, detail: "the body grew past the decompression ratio limit", underlying: error)
+        case is NIOHTTPDecompression.DecompressionError, is NIOHTTPDecompression.ExtraDecompressionError:
+            APIError(kind: .decodingFailed, detail: "the compressed body could not be decompressed", underlying: error)
+        case is NIOSSLError, is NIOSSLExtraError, is BoringSSLError:
+            APIError(kind: .tls, detail: "the TLS handshake failed", underlying: error)
         case is CancellationError: APIError(kind: .cancelled)
         case let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout:
             APIError(kind: .timeout, underlying: error)

@@ -6,11 +6,25 @@ import NIOCore
 ///
 /// `301`, `302`, `303`, `307` and `308` with a `Location` are followed up to `limit` times.
 /// `303` (and `301`/`302` after a `POST`) continue as a `GET` without a body; `307` and `308` keep
-/// the method and body. When the next URL has another origin (scheme, host or port),
-/// `Authorization`, `Proxy-Authorization` and `Cookie` are dropped and never sent again in that
-/// call. A redirect from `https` to `http`, a loop, or more than `limit` hops fail the call.
+/// the method and body. When the next URL has another origin (scheme, host or port), every header
+/// field that can carry a credential is dropped and never sent again in that call: the ones
+/// ``SensitiveNames`` names (`Authorization`, `Proxy-Authorization`, `Cookie`, `X-Api-Key`, any
+/// `…-Token`, the configured masked headers) and ``APIConfig/HTTPSettings/sensitiveRedirectHeaders``.
+/// A `307`/`308` that would re-send a body to another origin is refused unless the request opts in
+/// (``ResourceRequest/sendsBodyAcrossOrigins``). A redirect from `https` to `http` or to another
+/// scheme is refused (``APIError/Kind/redirectRefused``); a loop or more than `limit` hops fail
+/// with ``APIError/Kind/tooManyRedirects``.
 struct RedirectFollower: Sendable {
     let limit: Int
+    /// The headers dropped before another origin.
+    let sensitive: SensitiveNames
+
+    init(settings: APIConfig) {
+        limit = settings.http.maxRedirects
+        sensitive = SensitiveNames(
+            extra: settings.logging.maskedHeaders + settings.logging.maskedBodyKeys + settings.http.sensitiveRedirectHeaders
+        )
+    }
 
     private static func isRedirect(_ code: Int) -> Bool {
         switch code {
@@ -18,9 +32,8 @@ struct RedirectFollower: Sendable {
         default: false
         }
     }
-    private static let credentialFields: [HTTPField.Name] = [.authorization, .proxyAuthorization, .cookie]
 
-    func send(_ request: TransportRequest, through client: any HTTPClient) async throws -> TransportResponse {
+    func send(_ request: TransportRequest, context: CallContext, through client: any HTTPClient) async throws -> TransportResponse {
         var current = request
         var visited: Set<String> = []
         var hops = 0
@@ -31,35 +44,53 @@ struct RedirectFollower: Sendable {
                 let from = URL(string: current.url)
             else { return response }
             guard let target = URL(string: location, relativeTo: from)?.absoluteURL,
-                let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https", target.host != nil
+                let scheme = target.scheme?.lowercased(), target.host != nil
             else {
-                throw APIError(kind: .transport, status: response.status, detail: "the redirect target is not an http(s) URL")
+                throw APIError(kind: .redirectRefused, status: response.status, detail: "the redirect target is not an absolute URL")
+            }
+            let targetOrigin = Self.origin(of: target)
+            guard scheme == "http" || scheme == "https" else {
+                throw APIError(kind: .redirectRefused, status: response.status, detail: "a redirect to a \(Self.safeScheme(scheme)) URL was refused")
             }
             if from.scheme?.lowercased() == "https", scheme == "http" {
-                throw APIError(kind: .transport, status: response.status, detail: "a redirect from https to http was refused")
+                throw APIError(kind: .redirectRefused, status: response.status, detail: "a redirect from https to \(targetOrigin) was refused")
             }
             hops += 1
             if visited.isEmpty { visited.insert(request.url) }
             guard hops <= limit, visited.insert(target.absoluteString).inserted else {
                 throw APIError(kind: .tooManyRedirects, status: response.status, detail: "more than \(limit) redirects, or a loop")
             }
-            if Self.origin(of: target) != Self.origin(of: from) {
-                for name in Self.credentialFields { current.headerFields[name] = nil }
-            }
             let code = response.status.code
+            let crossesOrigin = targetOrigin != Self.origin(of: from)
             if code == 303 || ((code == 301 || code == 302) && current.method == .post) {
                 if current.method != .head { current.method = .get }
                 current.body = nil
                 current.headerFields[.contentType] = nil
                 current.headerFields[.contentLength] = nil
+            } else if crossesOrigin, current.body != nil, !context.sendsBodyAcrossOrigins {
+                throw APIError(
+                    kind: .redirectRefused,
+                    status: response.status,
+                    detail: "a \(code) redirect would send the request body to \(targetOrigin)"
+                )
+            }
+            if crossesOrigin {
+                current.headerFields = current.headerFields.filter { !sensitive.contains($0.name.canonicalName) }
             }
             current.url = target.absoluteString
         }
     }
 
+    /// `scheme://host:port`, the host lower-cased, with the scheme's default port when none is
+    /// given. Only the characters a host may hold are kept, so it can be written in an error.
     static func origin(of url: URL) -> String {
         let scheme = url.scheme?.lowercased() ?? ""
         let port = url.port ?? (scheme == "https" ? 443 : 80)
-        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
+        let host = (url.host?.lowercased() ?? "").filter { $0.isASCII && ($0.isLetter || $0.isNumber || "-.:[]_".contains($0)) }
+        return "\(safeScheme(scheme))://\(host):\(port)"
+    }
+
+    private static func safeScheme(_ scheme: String) -> String {
+        String(scheme.filter { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }.prefix(32))
     }
 }

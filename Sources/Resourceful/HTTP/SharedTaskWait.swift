@@ -1,8 +1,8 @@
 import Synchronization
 
 /// Waits for a task shared by several callers, giving up at once when the waiting task is
-/// cancelled (a plain `task.value` would wait for the shared task to end).
-enum SharedTaskWait {
+/// cancelled or a deadline passes (a plain `task.value` would wait for the shared task to end).
+package enum SharedTaskWait {
     /// A continuation resumed once, by whichever comes first.
     private final class Waiter<T: Sendable>: Sendable {
         private let continuation = Mutex<CheckedContinuation<T, any Error>?>(nil)
@@ -16,8 +16,17 @@ enum SharedTaskWait {
         }
     }
 
-    static func value<T: Sendable>(of task: Task<T, any Error>) async throws -> T {
+    /// The value of `task`; ``APIError/Kind/timeout`` when `deadline` passes first,
+    /// `CancellationError` when the caller is cancelled first. `task` goes on either way.
+    package static func value<T: Sendable>(of task: Task<T, any Error>, deadline: ContinuousClock.Instant? = nil) async throws -> T {
         let waiter = Waiter<T>()
+        let timer: Task<Void, Never>? = deadline.map { deadline in
+            Task {
+                guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
+                waiter.resume(with: .failure(APIError(kind: .timeout)))
+            }
+        }
+        defer { timer?.cancel() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 waiter.set(continuation)

@@ -19,6 +19,7 @@ public struct CallContext: Sendable {
         var allowsRetries: Bool
         var retryPolicy: APIConfig.RetryPolicy
         var attempt: Int
+        var sendsBodyAcrossOrigins: Bool
     }
 
     private final class Box: Sendable {
@@ -93,6 +94,12 @@ public struct CallContext: Sendable {
         get { box.fields.attempt }
         set { fields.attempt = newValue }
     }
+    /// Whether a redirect to another origin may re-send the body (see
+    /// ``ResourceRequest/sendsBodyAcrossOrigins``).
+    public var sendsBodyAcrossOrigins: Bool {
+        get { box.fields.sendsBodyAcrossOrigins }
+        set { fields.sendsBodyAcrossOrigins = newValue }
+    }
 
     /// Creates a context.
     public init(
@@ -107,7 +114,8 @@ public struct CallContext: Sendable {
         config: APIConfig,
         allowsRetries: Bool = true,
         retryPolicy: APIConfig.RetryPolicy? = nil,
-        attempt: Int = 1
+        attempt: Int = 1,
+        sendsBodyAcrossOrigins: Bool = false
     ) {
         box = Box(
             Fields(
@@ -122,7 +130,8 @@ public struct CallContext: Sendable {
                 config: config,
                 allowsRetries: allowsRetries,
                 retryPolicy: retryPolicy ?? config.retry,
-                attempt: attempt
+                attempt: attempt,
+                sendsBodyAcrossOrigins: sendsBodyAcrossOrigins
             )
         )
     }

@@ -4,20 +4,17 @@ import HTTPTypes
 import NIOCore
 import NIOFoundationEssentialsCompat
 
-/// Masks secrets in what is logged: header values by name, JSON and form fields by key.
+/// Masks secrets in what is logged: header values, JSON keys, query and form fields whose names
+/// ``SensitiveNames`` calls sensitive.
 struct Redactor: Sendable {
     /// What a masked value is replaced with.
     static let mask = "***"
-    /// Header fields masked whatever the configuration says.
-    static let alwaysMaskedHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie"]
 
-    private let maskedHeaders: Set<String>
-    private let maskedKeys: Set<String>
+    private let names: SensitiveNames
     private let maxBodyBytes: Int
 
     init(settings: APIConfig.LogSettings) {
-        maskedHeaders = Self.alwaysMaskedHeaders.union(settings.maskedHeaders.map { $0.lowercased() })
-        maskedKeys = Set(settings.maskedBodyKeys.map { $0.lowercased() })
+        names = settings.sensitiveNames
         maxBodyBytes = settings.maxBodyBytes
     }
 
@@ -26,7 +23,7 @@ struct Redactor: Sendable {
         var metadata: Logger.Metadata = [:]
         for field in fields {
             let name = field.name.canonicalName
-            let value = maskedHeaders.contains(name) ? Self.mask : field.value
+            let value = names.contains(name) ? Self.mask : field.value
             if case .string(let existing) = metadata[name] {
                 metadata[name] = .string(existing + ", " + value)
             } else {
@@ -38,7 +35,7 @@ struct Redactor: Sendable {
 
     /// A query string with the values of masked keys replaced.
     func query(_ query: String) -> String {
-        guard !query.isEmpty, !maskedKeys.isEmpty else { return query }
+        guard !query.isEmpty else { return query }
         return query.split(separator: "&", omittingEmptySubsequences: false).map { pair in
             guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
             let name = String(pair[..<equals])
@@ -84,7 +81,7 @@ struct Redactor: Sendable {
         case let dictionary as [String: Any]:
             var result: [String: Any] = [:]
             for (key, item) in dictionary {
-                result[key] = maskedKeys.contains(key.lowercased()) ? Self.mask : mask(item)
+                result[key] = names.contains(key) ? Self.mask : mask(item)
             }
             return result
         case let array as [Any]:
@@ -96,8 +93,8 @@ struct Redactor: Sendable {
 
     /// Whether a form name such as `user[password]` or `user%5Bpassword%5D` ends in a masked key.
     private func isMasked(formName: String) -> Bool {
-        let decoded = formName.removingPercentEncoding ?? formName
+        let decoded = (formName.replacingOccurrences(of: "+", with: " ")).removingPercentEncoding ?? formName
         let last = decoded.split(whereSeparator: { $0 == "[" || $0 == "]" }).last.map(String.init) ?? decoded
-        return maskedKeys.contains(last.lowercased())
+        return names.contains(last)
     }
 }

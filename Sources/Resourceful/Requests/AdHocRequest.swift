@@ -23,6 +23,10 @@ public struct AdHocRequest<ResourceType: Decodable & Sendable, Parameters: Encod
     public var shouldRedactRequestBody: Bool
     /// Keep the response body out of logs.
     public var shouldRedactResponseBody: Bool
+    /// Whether a redirect to another origin may re-send the body; `false` unless set.
+    public var sendsBodyAcrossOrigins = false
+    /// How arrays are written in the query string or form body; the configured format unless set.
+    public var arrayFormat: ArrayFormat?
 
     /// Creates a request.
     public init(

@@ -9,30 +9,31 @@
 /// ```
 ///
 /// Literal text is kept as written (characters that are not allowed in a path, such as a space,
-/// `?` or `#`, are percent-encoded; `/` stays a separator). An interpolated value that is `.` or `..`
-/// is encoded as `%2E` or `%2E%2E`, and an empty interpolated value makes the request fail with
-/// ``APIError/Kind/invalidRequest`` before anything is sent, since it would address another resource.
+/// `?` or `#`, are percent-encoded; `/` stays a separator). An interpolated value that is empty,
+/// `.` or `..` makes the request fail with ``APIError/Kind/invalidRequest`` before anything is
+/// sent: servers and URL parsers read `%2E%2E` as `..`, so `"users/\(id)"` with `id` `..` would
+/// address the collection (or its parent) instead of one user.
 public struct ResourcePath: Sendable, Hashable, CustomStringConvertible {
     /// The percent-encoded path, without a leading `/`.
     public let encoded: String
     /// The path with each interpolated value replaced by `{}`: a label of bounded cardinality for
     /// logs and metrics.
     public let template: String
-    /// Whether an interpolated value was empty, which makes the path unusable.
-    let hasEmptySegment: Bool
+    /// Whether an interpolated value was empty, `.` or `..`, which makes the path unusable.
+    let hasUnusableSegment: Bool
 
     /// Creates a path from text that is already percent-encoded where needed.
     public init(encoded: String) {
         let trimmed = Self.trimmingLeadingSlashes(encoded)
         self.encoded = trimmed
         self.template = trimmed
-        self.hasEmptySegment = false
+        self.hasUnusableSegment = false
     }
 
-    init(encoded: String, template: String, hasEmptySegment: Bool) {
+    init(encoded: String, template: String, hasUnusableSegment: Bool) {
         self.encoded = Self.trimmingLeadingSlashes(encoded)
         self.template = Self.trimmingLeadingSlashes(template)
-        self.hasEmptySegment = hasEmptySegment
+        self.hasUnusableSegment = hasUnusableSegment
     }
 
     /// The encoded path.
@@ -48,7 +49,7 @@ extension ResourcePath: ExpressibleByStringLiteral {
     /// Creates a path from a literal, encoding characters that a path may not hold.
     public init(stringLiteral value: String) {
         let encoded = PercentEncoding.encode(value, allowing: .pathAllowed)
-        self.init(encoded: encoded, template: encoded, hasEmptySegment: false)
+        self.init(encoded: encoded, template: encoded, hasUnusableSegment: false)
     }
 }
 
@@ -57,7 +58,7 @@ extension ResourcePath: ExpressibleByStringInterpolation {
     public struct StringInterpolation: StringInterpolationProtocol {
         var encoded = ""
         var template = ""
-        var hasEmptySegment = false
+        var hasUnusableSegment = false
 
         /// Reserves room for the path.
         public init(literalCapacity: Int, interpolationCount: Int) {
@@ -84,12 +85,8 @@ extension ResourcePath: ExpressibleByStringInterpolation {
         private mutating func appendSegment(_ text: String) {
             template += "{}"
             switch text {
-            case "":
-                hasEmptySegment = true
-            case ".":
-                encoded += "%2E"
-            case "..":
-                encoded += "%2E%2E"
+            case "", ".", "..":
+                hasUnusableSegment = true
             default:
                 encoded += PercentEncoding.encode(text, allowing: .unreserved)
             }
@@ -101,7 +98,7 @@ extension ResourcePath: ExpressibleByStringInterpolation {
         self.init(
             encoded: stringInterpolation.encoded,
             template: stringInterpolation.template,
-            hasEmptySegment: stringInterpolation.hasEmptySegment
+            hasUnusableSegment: stringInterpolation.hasUnusableSegment
         )
     }
 }

@@ -53,6 +53,14 @@ public protocol ResourceRequest: Sendable {
     var shouldRedactRequestBody: Bool { get }
     /// When `true`, this request's response body is never written to any log line.
     var shouldRedactResponseBody: Bool { get }
+    /// Whether a `307` or `308` redirect to another origin may re-send this request's body there.
+    /// `false` by default: such a redirect fails the call with ``APIError/Kind/redirectRefused``
+    /// instead of sending a body (a password, say) to a host the request did not name. Credential
+    /// headers are dropped before another origin either way.
+    var sendsBodyAcrossOrigins: Bool { get }
+    /// How arrays are written in this request's query string or form body, replacing
+    /// ``APIConfig/Coding-swift.struct/arrayFormat``; `nil` keeps it. See <doc:QueryStrings>.
+    var arrayFormat: ArrayFormat? { get }
 }
 
 extension ResourceRequest {
@@ -76,6 +84,10 @@ extension ResourceRequest {
     public var shouldRedactRequestBody: Bool { false }
     /// `false`: the response body is logged (masked, capped) at debug level.
     public var shouldRedactResponseBody: Bool { false }
+    /// `false`: a body is never re-sent to another origin.
+    public var sendsBodyAcrossOrigins: Bool { false }
+    /// The configured format.
+    public var arrayFormat: ArrayFormat? { nil }
 }
 
 extension ResourceRequest where Parameters == Empty {

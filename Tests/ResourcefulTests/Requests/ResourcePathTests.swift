@@ -12,8 +12,6 @@ import Testing
         ("#hash", "%23hash"),
         ("100%", "100%25"),
         ("ünï", "%C3%BCn%C3%AF"),
-        ("..", "%2E%2E"),
-        (".", "%2E"),
         ("../etc/passwd", "..%2Fetc%2Fpasswd"),
         ("plain-id_1.2~x", "plain-id_1.2~x"),
     ])
@@ -45,14 +43,24 @@ import Testing
         }
     }
 
-    @Test func emptyInterpolatedSegmentFailsBeforeSending() async throws {
+    /// An empty value would address the collection; `.` and `..` too, once a server or URL parser
+    /// normalises `%2E%2E` back to `..`: `DeleteUser(id: "..")` must not delete `users`.
+    @Test(arguments: ["", ".", ".."])
+    func unusableInterpolatedSegmentFailsBeforeSending(id: String) async throws {
         try await Harness.run { harness in
-            let id = ""
+            harness.server.stub(.delete, "/v1/users", .status(.noContent))
             let error = await #expect(throws: APIError.self) {
                 _ = try await harness.api.call(AdHocRequest<Empty, Empty>(.delete, "users/\(id)"))
             }
             #expect(error?.kind == .invalidRequest)
+            #expect(error?.detail?.contains("'..'") == true)
             #expect(harness.server.requests.isEmpty)
         }
+    }
+
+    @Test func dotsInsideAValueStayPartOfOneSegment() {
+        let path: ResourcePath = "files/\("...")/\(".env")/\("a..b")"
+        #expect(path.encoded == "files/.../.env/a..b")
+        #expect(!path.description.isEmpty)
     }
 }

@@ -1,0 +1,93 @@
+import Foundation
+
+extension APIConfig {
+    /// The allowed range of each numeric setting, checked for files, environment variables and
+    /// configurations built in code alike. Listed in <doc:Configuration>.
+    enum Limits {
+        /// `maxResponseBytes`: a response body is held in one buffer, which holds at most 4 GiB − 1.
+        static let maxResponseBytes = 1...Int(UInt32.max)
+        /// `logging.maxBodyBytes`: up to 16 MiB of a body in one log line.
+        static let maxLoggedBodyBytes = 0...(16 << 20)
+        /// `retry.maxAttempts`.
+        static let maxAttempts = 1...100
+        /// `http.maximumConnectionsPerHost`.
+        static let connectionsPerHost = 1...10_000
+        /// `http.maxRedirects`.
+        static let maxRedirects = 0...50
+        /// `http.maxDecompressionRatio`.
+        static let decompressionRatio = 1...100_000
+        /// Every duration, in seconds: at most a day.
+        static let maxSeconds: Double = 86_400
+        /// HTTP status codes.
+        static let statuses = 100...599
+    }
+
+    /// The first setting outside its allowed range: its dotted key and what is expected there.
+    func firstProblem() -> (key: String, expected: String)? {
+        if let expected = Self.problem(with: baseURL) { return ("baseURL", expected) }
+        if service.isEmpty { return ("service", "a non-empty value") }
+        if baseHeaders.contains(where: { !HeaderValidation.isValidName($0.key) || !HeaderValidation.isValidValue($0.value) }) {
+            return ("baseHeaders", "valid header names and values without CR or LF")
+        }
+        let durations: [(String, Duration, Bool)] = [
+            ("timeout", timeout, false),
+            ("retry.baseDelay", retry.baseDelay, true),
+            ("retry.maxDelay", retry.maxDelay, true),
+            ("http.connectTimeout", http.connectTimeout, false),
+            ("authentication.file.refreshInterval", authentication.fileRefreshInterval, true),
+        ]
+        for (key, duration, allowZero) in durations where !Self.isAllowed(duration, allowZero: allowZero) {
+            return (key, Self.secondsExpectation(allowZero: allowZero))
+        }
+        let counts: [(String, Int, ClosedRange<Int>, String)] = [
+            ("maxResponseBytes", maxResponseBytes, Limits.maxResponseBytes, "bytes"),
+            ("logging.maxBodyBytes", logging.maxBodyBytes, Limits.maxLoggedBodyBytes, "bytes"),
+            ("retry.maxAttempts", retry.maxAttempts, Limits.maxAttempts, "attempts"),
+            ("http.maximumConnectionsPerHost", http.maximumConnectionsPerHost, Limits.connectionsPerHost, "connections"),
+            ("http.maxRedirects", http.maxRedirects, Limits.maxRedirects, "redirects"),
+            ("http.maxDecompressionRatio", http.maxDecompressionRatio, Limits.decompressionRatio, "as a ratio"),
+        ]
+        for (key, value, range, unit) in counts where !range.contains(value) {
+            return (key, Self.rangeExpectation(range, unit: unit))
+        }
+        if !retry.retryableStatuses.allSatisfy(Limits.statuses.contains) {
+            return ("retry.retryableStatuses", "HTTP status codes from 100 to 599")
+        }
+        return nil
+    }
+
+    /// Why `url` cannot be a base URL, or `nil` when it can.
+    static func problem(with url: URL) -> String? {
+        let expected = "an absolute http or https URL without user, password, query or fragment"
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = url.host, !host.isEmpty
+        else { return expected }
+        if url.user != nil || url.password != nil {
+            return "a URL without user or password (credentials belong in the authentication storage)"
+        }
+        if url.query != nil || url.fragment != nil || url.absoluteString.contains("?") || url.absoluteString.contains("#") {
+            return "a URL without query or fragment (paths are appended to it)"
+        }
+        return nil
+    }
+
+    static func isAllowed(_ duration: Duration, allowZero: Bool) -> Bool {
+        let limit = Duration.seconds(Int64(Limits.maxSeconds))
+        return (allowZero ? duration >= .zero : duration > .zero) && duration <= limit
+    }
+
+    static func secondsExpectation(allowZero: Bool) -> String {
+        (allowZero ? "zero" : "more than zero") + " to \(Int(Limits.maxSeconds)) seconds"
+    }
+
+    static func rangeExpectation(_ range: ClosedRange<Int>, unit: String) -> String {
+        "\(range.lowerBound) to \(range.upperBound) \(unit)"
+    }
+
+    /// The ``APIError`` a call meets when this configuration, built in code, is not usable.
+    func validationError() -> APIError? {
+        guard let problem = firstProblem() else { return nil }
+        let cause = APIConfigError(kind: .invalidValue, file: "", key: problem.key, source: "the configuration built in code", expected: problem.expected)
+        return APIError(kind: .invalidConfiguration, detail: cause.description, underlying: cause)
+    }
+}
