@@ -3,13 +3,14 @@ SWIFT ?= swift
 SWIFT_BUILD_FLAGS ?=
 # Runs a command with a private, unlocked gnome-keyring on a private session bus.
 KEYRING := scripts/private-keyring.sh run
-APT_PACKAGES := libsecret-1-dev gnome-keyring libsecret-tools dbus dbus-bin pkg-config
+APT_PACKAGES := libsecret-1-dev gnome-keyring libsecret-tools dbus dbus-bin pkg-config nginx-light openssl php-cli ruby-rack node-qs
 
 .PHONY: all setup build test test-tsan examples bench fuzz demo clean
 
 all: build
 
-# Installs the Debian packages the project needs and a fresh machine lacks; does nothing when
+# Installs the Debian packages the project needs and a fresh machine lacks (the keyring, and the
+# third-party servers and parsers the tests run against); does nothing when
 # they are all present. (apt here can fail once with "cannot access archive": retry once.)
 define apt_install
 	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

@@ -102,6 +102,7 @@ let package = Package(
             dependencies: [
                 "Resourceful",
                 "ResourcefulTesting",
+                "ProcessTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),

@@ -66,7 +66,8 @@ public final class ChainedAuthenticationStorage: AuthenticationStorage {
                 }
                 if let header { return header }
             } catch {
-                guard link.isOptional else { throw error }
+                // The call's deadline or cancellation ends the whole lookup, optional link or not.
+                guard link.isOptional, !Self.endsTheCall(error) else { throw error }
                 anyLogged.store(true, ordering: .relaxed)
                 if logged.withLockedValue({ $0.insert("\(index)/\(service)").inserted }) {
                     logger.warning(
@@ -81,5 +82,11 @@ public final class ChainedAuthenticationStorage: AuthenticationStorage {
             }
         }
         return nil
+    }
+
+    private static func endsTheCall(_ error: any Error) -> Bool {
+        if error is CancellationError { return true }
+        guard let error = error as? APIError else { return false }
+        return error.kind == .timeout || error.kind == .cancelled
     }
 }

@@ -1,0 +1,88 @@
+import Foundation
+import Logging
+import Resourceful
+import ResourcefulTesting
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Credential files that are not files, and storages that never answer: each fails the call
+/// within its bound, with a typed error, and never holds a thread of the cooperative pool.
+@Suite struct HostileCredentialTests {
+    /// A scratch directory in which `prepare` puts something at `<directory>/test-api`.
+    private func storage(_ prepare: (String) throws -> Void) throws -> (FileAuthenticationStorage, URL) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-hostile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try prepare(directory.appendingPathComponent(Harness.service).path)
+        return (FileAuthenticationStorage(directory: directory.path), directory)
+    }
+
+    static let cases: [(name: String, prepare: @Sendable (String) throws -> Void)] = [
+        ("fifo", { path in
+            guard mkfifo(path, 0o600) == 0 else { throw POSIXError(.EIO) }
+        }),
+        ("directory", { path in try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false) }),
+        ("symlink to /dev/zero", { path in try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: "/dev/zero") }),
+        ("symlink loop", { path in
+            try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: path + ".loop")
+            try FileManager.default.createSymbolicLink(atPath: path + ".loop", withDestinationPath: path)
+        }),
+        ("dangling symlink", { path in try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: path + ".gone") }),
+    ]
+
+    @Test(arguments: cases)
+    func aCredentialPathThatIsNotAFileFailsTheCallAtOnce(name: String, prepare: @Sendable (String) throws -> Void) async throws {
+        let (storage, directory) = try storage(prepare)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await Harness.run { harness in
+            harness.dependencies.authenticationStorage = storage
+            harness.dependencies.apiConfig.timeout = .seconds(3)
+            let start = ContinuousClock.now
+            let error = await #expect(throws: APIError.self) { _ = try await harness.api.call(AdHocRequest<Empty, Empty>(.show, "x")) }
+            #expect(ContinuousClock.now - start < .seconds(2), "\(name) took too long")
+            #expect(error?.kind == .authentication)
+            #expect(error?.underlying is AuthenticationStorageError)
+            #expect(harness.server.requests.isEmpty)
+        }
+    }
+
+    /// A storage of the app's own that never answers.
+    struct Hanging: AuthenticationStorage {
+        var entered = Locked(false)
+        func authenticationHeader(for service: String) async throws -> String? {
+            entered.withLock { $0 = true }
+            try await Task.sleep(for: .seconds(3600))
+            return nil
+        }
+    }
+
+    @Test func aStorageThatNeverAnswersEndsAtTheCallsDeadline() async throws {
+        try await Harness.run { harness in
+            harness.dependencies.authenticationStorage = Hanging()
+            harness.dependencies.apiConfig.timeout = .milliseconds(300)
+            let start = ContinuousClock.now
+            let error = await #expect(throws: APIError.self) { _ = try await harness.api.call(AdHocRequest<Empty, Empty>(.show, "x")) }
+            #expect(error?.kind == .timeout)
+            #expect(ContinuousClock.now - start < .seconds(2))
+            #expect(harness.server.requests.isEmpty)
+        }
+    }
+
+    @Test func cancellingTheCallerEndsAHangingLookup() async throws {
+        try await Harness.run { harness in
+            let hanging = Hanging()
+            harness.dependencies.authenticationStorage = ChainedAuthenticationStorage([.init("app", hanging)], logger: .init(label: "test"))
+            let api = harness.api
+            let call = Task { try await api.call(AdHocRequest<Empty, Empty>(.show, "x")) }
+            while !hanging.entered.value { await Task.yield() }
+            call.cancel()
+            let start = ContinuousClock.now
+            let result = await call.result
+            #expect(ContinuousClock.now - start < .seconds(2))
+            guard case .failure(let error as APIError) = result else { Issue.record("expected an APIError"); return }
+            #expect(error.kind == .cancelled)
+        }
+    }
+}

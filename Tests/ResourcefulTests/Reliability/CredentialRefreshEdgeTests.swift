@@ -1,0 +1,92 @@
+import Foundation
+import HTTPTypes
+import Resourceful
+import ResourcefulTesting
+import Synchronization
+import Testing
+
+/// Refreshes that are cancelled, abandoned or keep being refused leave no state behind that
+/// breaks later calls.
+@Suite struct CredentialRefreshEdgeTests {
+    /// Refreshes as `outcomes` say, one per refresh, counting them; the last outcome repeats.
+    final class ScriptedRefresher: CredentialRefresher {
+        enum Outcome: Sendable { case cancel, token(String), hang }
+        let outcomes: [Outcome]
+        let count = Atomic<Int>(0)
+        let started = Atomic<Int>(0)
+
+        init(_ outcomes: [Outcome]) { self.outcomes = outcomes }
+
+        func refreshCredential(for service: String) async throws -> String {
+            let index = count.add(1, ordering: .relaxed).oldValue
+            started.add(1, ordering: .releasing)
+            switch outcomes[min(index, outcomes.count - 1)] {
+            case .cancel: throw CancellationError()
+            case .token(let token): return token
+            case .hang:
+                // Until a waiting call has given up; then it answers.
+                while started.load(ordering: .acquiring) < 2 { try? await Task.sleep(for: .milliseconds(5)) }
+                return "Bearer late"
+            }
+        }
+    }
+
+    private func api(_ harness: Harness, _ refresher: ScriptedRefresher, interval: Duration) -> API {
+        API(dependencies: harness.dependencies, middlewares: [RetryMiddleware(), CredentialRefreshMiddleware(refresher: refresher, minimumInterval: interval), LoggingMiddleware()])
+    }
+
+    private func acceptOnly(_ token: String, on server: MockServer) {
+        server.route(.get, "/v1/me") { request in
+            request.headerFields[.authorization] == token ? .status(.noContent) : .status(.unauthorized)
+        }
+    }
+
+    @Test func aRefresherThatThrowsCancellationDoesNotBreakLaterRefreshes() async throws {
+        try await Harness.run { harness in
+            acceptOnly("Bearer good", on: harness.server)
+            let refresher = ScriptedRefresher([.cancel, .token("Bearer good")])
+            let api = api(harness, refresher, interval: .zero)
+            let first = await #expect(throws: APIError.self) { try await api.call(AdHocRequest<Empty, Empty>(.show, "me")) }
+            #expect(first?.kind == .authentication)
+            _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "me"))
+            #expect(refresher.count.load(ordering: .relaxed) == 2)
+        }
+    }
+
+    @Test func aRefreshEveryWaiterGaveUpOnStillServesTheNextCall() async throws {
+        try await Harness.run { harness in
+            acceptOnly("Bearer late", on: harness.server)
+            let refresher = ScriptedRefresher([.hang, .token("Bearer never-used")])
+            let middleware = CredentialRefreshMiddleware(refresher: refresher, minimumInterval: .seconds(60))
+            let api = API(dependencies: harness.dependencies, middlewares: [middleware])
+            let impatient = AdHocRequest<Empty, Empty>(.show, "me", timeout: .milliseconds(200))
+            let error = await #expect(throws: APIError.self) { try await api.call(impatient) }
+            #expect(error?.kind == .timeout)
+            refresher.started.add(1, ordering: .releasing)
+            // The abandoned refresh finishes on its own; the next 401 uses its credential.
+            var served = false
+            for _ in 0..<200 where !served {
+                served = (try? await api.call(AdHocRequest<Empty, Empty>(.show, "me"))) != nil
+                if !served { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            #expect(served)
+            #expect(refresher.count.load(ordering: .relaxed) == 1)
+        }
+    }
+
+    @Test func aServerThatKeepsRefusingCausesOneRefreshPerInterval() async throws {
+        try await Harness.run { harness in
+            acceptOnly("Bearer nothing-works", on: harness.server)
+            // The storage already holds what the refresher gives: the server refuses fresh credentials.
+            harness.dependencies.authenticationStorage = InMemoryAuthenticationStorage([Harness.service: "Bearer fresh"])
+            let refresher = ScriptedRefresher([.token("Bearer fresh")])
+            let api = api(harness, refresher, interval: .seconds(60))
+            for _ in 0..<10 {
+                let error = await #expect(throws: APIError.self) { try await api.call(AdHocRequest<Empty, Empty>(.show, "me")) }
+                #expect(error?.kind == .unauthorized)
+            }
+            #expect(refresher.count.load(ordering: .relaxed) == 1)
+            #expect(harness.logsAreFreeOfSecrets)
+        }
+    }
+}

@@ -1,0 +1,117 @@
+public import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// nginx from Debian's packages (`make setup` installs `nginx-light`), started on a free port of
+/// 127.0.0.1 with a configuration of the test's own, in a scratch directory.
+public struct Nginx: Sendable {
+    /// The scratch directory: configuration, pid, logs, and `www/`, the document root.
+    public let directory: URL
+    /// The port nginx listens on.
+    public let port: Int
+
+    /// The document root, readable by nginx's unprivileged worker.
+    public var root: URL { directory.appendingPathComponent("www") }
+
+    /// Starts nginx with `server` as the body of its one `server { … }` block (the `listen`
+    /// directive is added: `listen 127.0.0.1:<port>` plus `listenOptions`, such as `ssl`), after
+    /// `prepare` has filled the document root; waits until the port accepts connections.
+    public static func start(
+        listenOptions: String = "",
+        server: String,
+        prepare: (Nginx) throws -> Void = { _ in }
+    ) async throws -> Nginx {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-nginx-\(UUID().uuidString)")
+        let nginx = Nginx(directory: directory, port: try freePort())
+        try FileManager.default.createDirectory(at: nginx.root, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("tmp"), withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
+        try prepare(nginx)
+        let path = directory.path
+        let configuration = """
+            worker_processes 1;
+            daemon on;
+            pid \(path)/nginx.pid;
+            error_log \(path)/error.log warn;
+            events { worker_connections 256; }
+            http {
+                access_log \(path)/access.log;
+                client_body_temp_path \(path)/tmp;
+                proxy_temp_path \(path)/tmp;
+                fastcgi_temp_path \(path)/tmp;
+                uwsgi_temp_path \(path)/tmp;
+                scgi_temp_path \(path)/tmp;
+                default_type application/json;
+                server {
+                    listen 127.0.0.1:\(nginx.port) \(listenOptions);
+                    root \(nginx.root.path);
+            \(server)
+                }
+            }
+            """
+        try configuration.write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
+        let started = try await Command.run("/usr/sbin/nginx", ["-c", directory.appendingPathComponent("nginx.conf").path, "-p", path])
+        guard started.status == 0 else { throw Command.Failed(result: started) }
+        try await waitForPort(nginx.port)
+        return nginx
+    }
+
+    /// Makes every file under the document root readable by nginx's worker.
+    public func makeReadable() throws {
+        let files = FileManager.default.enumerator(atPath: root.path)?.allObjects.compactMap { $0 as? String } ?? []
+        for file in files {
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: root.appendingPathComponent(file).path)
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: root.path)
+    }
+
+    /// How many requests nginx has logged.
+    public var requestCount: Int {
+        let log = (try? String(contentsOf: directory.appendingPathComponent("access.log"), encoding: .utf8)) ?? ""
+        return log.split(separator: "\n").count
+    }
+
+    /// Stops nginx and removes the scratch directory.
+    public func stop() async throws {
+        _ = try await Command.run("/usr/sbin/nginx", ["-c", directory.appendingPathComponent("nginx.conf").path, "-p", directory.path, "-s", "stop"])
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// A port of 127.0.0.1 that nothing listened on a moment ago.
+    public static func freePort() throws -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw POSIXError(.EIO) }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) } }
+        guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
+        let named = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) } }
+        guard named == 0 else { throw POSIXError(.EIO) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Polls until `port` accepts a connection (at most ten seconds).
+    public static func waitForPort(_ port: Int) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = UInt16(port).bigEndian
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            close(socket)
+            if connected == 0 { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw POSIXError(.ETIMEDOUT)
+    }
+}
