@@ -80,6 +80,10 @@ enum RetryAfter {
         if let seconds = Int64(value) {
             return seconds >= 0 ? .seconds(seconds) : nil
         }
+        if value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+            // More seconds than 64 bits hold: longer than any deadline.
+            return .seconds(Int64.max)
+        }
         guard let date = httpDate(value) else { return nil }
         let interval = date.timeIntervalSince(now)
         return .milliseconds(Int64(max(0, interval) * 1000))

@@ -7,6 +7,12 @@ public enum Command {
         public var status: Int32
         public var output: String
         public var duration: Duration
+
+        public init(status: Int32, output: String, duration: Duration) {
+            self.status = status
+            self.output = output
+            self.duration = duration
+        }
     }
 
     /// A program that exited with a failure.

@@ -11,6 +11,8 @@ public struct Nginx: Sendable {
     public let directory: URL
     /// The port nginx listens on.
     public let port: Int
+    /// nginx's master process, running in the foreground as a child of the tests.
+    public var pid: Int32 = 0
 
     /// The document root, readable by nginx's unprivileged worker.
     public var root: URL { directory.appendingPathComponent("www") }
@@ -24,7 +26,7 @@ public struct Nginx: Sendable {
         prepare: (Nginx) throws -> Void = { _ in }
     ) async throws -> Nginx {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-nginx-\(UUID().uuidString)")
-        let nginx = Nginx(directory: directory, port: try freePort())
+        var nginx = Nginx(directory: directory, port: try freePort())
         try FileManager.default.createDirectory(at: nginx.root, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("tmp"), withIntermediateDirectories: true)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
@@ -32,7 +34,7 @@ public struct Nginx: Sendable {
         let path = directory.path
         let configuration = """
             worker_processes 1;
-            daemon on;
+            daemon off;
             pid \(path)/nginx.pid;
             error_log \(path)/error.log warn;
             events { worker_connections 256; }
@@ -52,9 +54,23 @@ public struct Nginx: Sendable {
             }
             """
         try configuration.write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
-        let started = try await Command.run("/usr/sbin/nginx", ["-c", directory.appendingPathComponent("nginx.conf").path, "-p", path])
-        guard started.status == 0 else { throw Command.Failed(result: started) }
-        try await waitForPort(nginx.port)
+        // In the foreground, a child of this process: a daemon's parent exits at once, and
+        // Foundation's `Process` does not always see that.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
+        process.arguments = ["-c", directory.appendingPathComponent("nginx.conf").path, "-p", path]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        nginx.pid = process.processIdentifier
+        do {
+            try await waitForPort(nginx.port)
+        } catch {
+            let log = (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
+            kill(nginx.pid, SIGKILL)
+            throw Command.Failed(result: .init(status: -1, output: log, duration: .zero))
+        }
         return nginx
     }
 
@@ -75,7 +91,7 @@ public struct Nginx: Sendable {
 
     /// Stops nginx and removes the scratch directory.
     public func stop() async throws {
-        _ = try await Command.run("/usr/sbin/nginx", ["-c", directory.appendingPathComponent("nginx.conf").path, "-p", directory.path, "-s", "stop"])
+        kill(pid, SIGTERM)
         try? FileManager.default.removeItem(at: directory)
     }
 
