@@ -92,6 +92,44 @@ import Testing
         }
     }
 
+    @Test func theVerbsUseTheConfiguredStoragesAsCredentialsReportsThem() async throws {
+        try await MockServer.withRunning { server in
+            server.stub(.get, "/v1/me", .status(.noContent))
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-cli-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let secrets = directory.appendingPathComponent("secrets")
+            try FileManager.default.createDirectory(at: secrets, withIntermediateDirectories: true)
+            let json = #"{"baseURL": "\#(server.baseURL.absoluteString)/v1", "service": "cli-test", "authentication": {"storages": ["file", "environment"], "optional": ["file"], "file": {"directory": "\#(secrets.path)"}}}"#
+            try Data(json.utf8).write(to: directory.appendingPathComponent("test.json"))
+            let arguments = ["--env", "test", "--config-directory", directory.path]
+            let environment = ["RESOURCEFUL_AUTH_CLI_TEST_TOKEN": "from-env-SECRET"]
+
+            let call = try await Command.run(resourcefulTool, ["show", "me"] + arguments, environment: environment)
+            #expect(call.status == 0, "\(call.output)")
+            #expect(server.requests.last?.headerFields[.authorization] == "Bearer from-env-SECRET")
+            let report = try await Command.run(resourcefulTool, ["credentials"] + arguments, environment: environment)
+            #expect(report.status == 0)
+            #expect(report.output.contains("environment: a credential for cli-test"))
+            #expect(!report.output.contains("SECRET"))
+
+            // A mounted file comes first, for the call and the report alike.
+            try Data("from-file-SECRET\n".utf8).write(to: secrets.appendingPathComponent("cli-test"))
+            _ = try await Command.run(resourcefulTool, ["show", "me"] + arguments, environment: environment)
+            #expect(server.requests.last?.headerFields[.authorization] == "Bearer from-file-SECRET")
+            let second = try await Command.run(resourcefulTool, ["credentials"] + arguments, environment: environment)
+            #expect(second.output.contains("file (optional): a credential for cli-test"))
+        }
+    }
+
+    @Test func aRefusedRedirectHasItsOwnExitStatus() async throws {
+        try await MockServer.withRunning { server in
+            server.stub(.get, "/v1/away", MockResponse(status: .found, headerFields: [.location: "ftp://127.0.0.1/x"]))
+            let result = try await tool(server, ["show", "away"])
+            #expect(result.status == 8)
+            #expect(server.requests.count == 1)
+        }
+    }
+
     @Test func verboseLogsAreRedactedAndUseTheStoredCredential() async throws {
         guard ProcessInfo.processInfo.environment["RESOURCEFUL_PRIVATE_KEYRING"] == "1" else {
             Issue.record("run through `make test`, which provides a private keyring")

@@ -38,10 +38,11 @@ import Glibc
         defer { try? FileManager.default.removeItem(at: directory) }
         try await Harness.run { harness in
             harness.dependencies.authenticationStorage = storage
-            harness.dependencies.apiConfig.timeout = .seconds(3)
+            harness.dependencies.apiConfig.timeout = .seconds(30)
             let start = ContinuousClock.now
             let error = await #expect(throws: APIError.self) { _ = try await harness.api.call(AdHocRequest<Empty, Empty>(.show, "x")) }
-            #expect(ContinuousClock.now - start < .seconds(2), "\(name) took too long")
+            // At once, not at the deadline (30 s) or never (a FIFO blocked for ever).
+            #expect(ContinuousClock.now - start < .seconds(10), "\(name) took too long")
             #expect(error?.kind == .authentication)
             #expect(error?.underlying is AuthenticationStorageError)
             #expect(harness.server.requests.isEmpty)
@@ -65,7 +66,7 @@ import Glibc
             let start = ContinuousClock.now
             let error = await #expect(throws: APIError.self) { _ = try await harness.api.call(AdHocRequest<Empty, Empty>(.show, "x")) }
             #expect(error?.kind == .timeout)
-            #expect(ContinuousClock.now - start < .seconds(2))
+            #expect(ContinuousClock.now - start < .seconds(10))
             #expect(harness.server.requests.isEmpty)
         }
     }
@@ -80,7 +81,7 @@ import Glibc
             call.cancel()
             let start = ContinuousClock.now
             let result = await call.result
-            #expect(ContinuousClock.now - start < .seconds(2))
+            #expect(ContinuousClock.now - start < .seconds(10))
             guard case .failure(let error as APIError) = result else { Issue.record("expected an APIError"); return }
             #expect(error.kind == .cancelled)
         }

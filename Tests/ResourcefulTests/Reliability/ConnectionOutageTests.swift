@@ -1,0 +1,48 @@
+import Foundation
+import HTTPTypes
+import MetricsTestKit
+import Resourceful
+import ResourcefulTesting
+import Testing
+
+/// A server that is down: each attempt fails at once, so the retry policy acts within the call's
+/// deadline, and a deadline that passes while anything is in flight is a time-out.
+@Suite struct ConnectionOutageTests {
+    @Test func refusedConnectionsAreRetriedWithinTheDeadline() async throws {
+        try await Harness.run(configure: {
+            $0.timeout = .seconds(8)
+            $0.retry = .init(maxAttempts: 3, baseDelay: .milliseconds(20), maxDelay: .milliseconds(50))
+        }) { harness in
+            let closed = try await MockServer.start()
+            let url = closed.baseURL
+            try await closed.shutdown()
+            harness.dependencies.apiConfig.baseURL = url
+            // The default connect time-out (10 s) is longer than the call: each attempt still ends
+            // at the refusal, not at the deadline.
+            #expect(harness.dependencies.apiConfig.http.connectTimeout > harness.dependencies.apiConfig.timeout)
+            let start = ContinuousClock.now
+            let error = await #expect(throws: APIError.self) { _ = try await harness.api.call(AdHocRequest<Empty, Empty>(.show, "x")) }
+            #expect(error?.kind == .transport)
+            #expect(harness.attemptsLogged == 3)
+            #expect(ContinuousClock.now - start < .seconds(6))
+        }
+    }
+
+    /// A transport that fails with a connection error only after the deadline has passed.
+    struct LateFailure: Error {}
+
+    @Test func aConnectionFailureAfterTheDeadlineIsATimeoutInErrorAndMetrics() async throws {
+        let metrics = TestMetrics()
+        let config = APIConfig(baseURL: URL(string: "http://127.0.0.1:9/v1")!, service: "s", timeout: .milliseconds(100))
+        let slow = StubHTTPClient { request in
+            try await Task.sleep(until: request.deadline + .milliseconds(100), clock: .continuous)
+            throw LateFailure()
+        }
+        let api = API(dependencies: APIDependencies(apiConfig: config, httpClient: slow), middlewares: [MetricsMiddleware(factory: metrics), RetryMiddleware()])
+        let error = await #expect(throws: APIError.self) { _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "x")) }
+        #expect(error?.kind == .timeout)
+        #expect(error?.underlying is LateFailure)
+        let counter = try metrics.expectCounter(MetricsMiddleware.requestsLabel, [("verb", "show"), ("method", "GET"), ("path", "x"), ("outcome", "timeout")])
+        #expect(counter.totalValue == 1)
+    }
+}
