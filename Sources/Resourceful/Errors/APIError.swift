@@ -88,6 +88,9 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     /// The error underneath, such as a `DecodingError` or a connection error. Its own description
     /// is not part of this error's and may hold more detail.
     public internal(set) var underlying: (any Error)?
+    /// Whether the connection closed before any of the answer arrived (a pooled keep-alive
+    /// connection the server had already closed, say): the request can be sent again at once.
+    var closedBeforeAnswer = false
 
     init(kind: Kind, status: HTTPResponse.Status? = nil, detail: String? = nil, underlying: (any Error)? = nil) {
         self.status = status

@@ -6,6 +6,14 @@ import NIOHTTPCompression
 import NIOSSL
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The live ``HTTPClient``: one long-lived AsyncHTTPClient with pooled connections.
 ///
 /// Create one per process (``APIDependencies/live(environment:configDirectory:environmentVariables:)``
@@ -148,9 +156,10 @@ public final class AsyncHTTPClientTransport: HTTPClient {
         } catch {
             throw APIError(kind: .invalidRequest, underlying: error)
         }
+        let delegate = TrackingAccumulator(request: outgoing, maxBodySize: request.maxResponseBytes)
         let task = client.execute(
             request: outgoing,
-            delegate: ResponseAccumulator(request: outgoing, maxBodySize: request.maxResponseBytes),
+            delegate: delegate,
             deadline: .now() + .nanoseconds(remaining.nanoseconds)
         )
         let response: AsyncHTTPClient.HTTPClient.Response
@@ -161,7 +170,12 @@ public final class AsyncHTTPClientTransport: HTTPClient {
                 task.cancel()
             }
         } catch {
-            throw Self.translate(error)
+            var failure = Self.translate(error)
+            if !delegate.receivedHead, Self.isClosedConnection(error), var apiError = failure as? APIError {
+                apiError.closedBeforeAnswer = true
+                failure = apiError
+            }
+            throw failure
         }
         var fields = HTTPFields()
         fields.reserveCapacity(response.headers.count)
@@ -202,6 +216,16 @@ public final class AsyncHTTPClientTransport: HTTPClient {
         case let error as HTTPClientError where error == .cancelled:
             APIError(kind: .cancelled, underlying: error)
         default: APIError(kind: .transport, underlying: error)
+        }
+    }
+
+    /// Whether `error` says the connection closed (or was reset) under the request.
+    private static func isClosedConnection(_ error: any Error) -> Bool {
+        switch error {
+        case let error as HTTPClientError: error == .remoteConnectionClosed
+        case let error as IOError: error.errnoCode == ECONNRESET || error.errnoCode == EPIPE
+        case let error as ChannelError: error == .ioOnClosedChannel || error == .eof || error == .outputClosed
+        default: false
         }
     }
 

@@ -9,8 +9,11 @@ import Logging
 /// off (``APIError/Kind/transport``), or answered with a status of
 /// ``APIConfig/RetryPolicy/retryableStatuses`` (429, 502, 503, 504 by default). The wait is the
 /// server's `Retry-After` (seconds or HTTP-date) when it gives one, else an exponential backoff
-/// with full jitter. A wait that would pass the call's deadline is not started: the last answer
-/// or error is returned instead. Bodies are held in memory, so every body can be sent again.
+/// with full jitter. A request whose connection closed before any of the answer arrived (a pooled
+/// keep-alive connection the server had just closed) is sent again at once, without a wait, the
+/// first time in a call. A wait that would pass the call's deadline is not started: the last
+/// answer or error is returned instead. Bodies are held in memory, so every body can be sent
+/// again. TLS failures and refused redirects are never tried again.
 public struct RetryMiddleware: APIMiddleware {
     /// Creates the retry step.
     public init() {}
@@ -24,6 +27,7 @@ public struct RetryMiddleware: APIMiddleware {
         let policy = context.retryPolicy
         guard context.allowsRetries, policy.maxAttempts > 1 else { return try await next(request, context) }
         var attempt = 1
+        var resentAtOnce = false
         while true {
             var attemptContext = context
             if attemptContext.attempt != attempt { attemptContext.attempt = attempt }
@@ -37,7 +41,13 @@ public struct RetryMiddleware: APIMiddleware {
             } catch {
                 let failure = APIError.wrapping(error)
                 guard attempt < policy.maxAttempts, failure.kind == .transport else { throw error }
-                wait = Self.backoff(attempt: attempt, policy: policy)
+                if failure.closedBeforeAnswer, !resentAtOnce {
+                    // Nothing of the answer came: sent again at once on a new connection, once a call.
+                    resentAtOnce = true
+                    wait = .zero
+                } else {
+                    wait = Self.backoff(attempt: attempt, policy: policy)
+                }
                 guard ContinuousClock.now + wait < request.deadline else { throw error }
                 Self.log(context, attempt: attempt, wait: wait, reason: failure.kind.description)
             }

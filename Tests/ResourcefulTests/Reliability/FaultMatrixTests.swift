@@ -1,5 +1,7 @@
 import Foundation
 import HTTPTypes
+import InMemoryLogging
+import Logging
 import Resourceful
 import ResourcefulTesting
 import Testing
@@ -42,6 +44,19 @@ import Testing
         try await Harness.run(configure: Self.quickRetries) { harness in
             harness.server.stub(.get, "/v1/x", .closeConnection)
             await expectFailure(harness, .transport, attempts: 3) { _ = try await harness.api.call(AdHocRequest<Empty, Empty>(.show, "x")) }
+        }
+    }
+
+    /// A connection that closes before any of the answer (a keep-alive connection the server
+    /// dropped) is sent again at once; only a second such failure waits for the backoff.
+    @Test func closedBeforeTheAnswerIsResentAtOnceThenBacksOff() async throws {
+        try await Harness.run(configure: { $0.retry = .init(maxAttempts: 3, baseDelay: .seconds(1), maxDelay: .seconds(1)); $0.timeout = .seconds(30) }) { harness in
+            harness.server.stub(.get, "/v1/x", .closeConnection, .closeConnection, .status(.noContent))
+            _ = try await harness.api.call(AdHocRequest<Empty, Empty>(.show, "x"))
+            let waits = harness.logs.entries.filter { $0.message.description == "Retrying request" }.map { $0.metadata["resourceful.retry-wait-ms"]?.description }
+            #expect(waits.count == 2)
+            #expect(waits.first == "0")
+            #expect(harness.server.requests.count == 3)
         }
     }
 
