@@ -1,6 +1,8 @@
 import Foundation
 import ProcessTestSupport
+import HTTPTypes
 import ResourcefulKeyring
+import ResourcefulTesting
 import Testing
 
 /// Each fault ends within its bound with the right error, through the real daemon and tool.
@@ -60,6 +62,32 @@ import Testing
             #expect(frozen.duration < .seconds(4))
             let thawed = try await bus.tool(["status", "--service", "frozen", "--account", "a"])
             #expect(thawed.status == 0)
+        }
+    }
+
+    /// A call's credential lookup ends at the call's deadline (1 s here), not at the keyring's own
+    /// time limit (5 s), when the daemon hangs.
+    @Test func aCallEndsAtItsDeadlineWhileTheKeyringHangs() async throws {
+        try await MockServer.withRunning { server in
+            server.stub(.get, "/v1/me", .status(.noContent))
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-frozen-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let json = #"{"baseURL": "\#(server.baseURL.absoluteString)/v1", "service": "frozen-call", "timeout": 1, "authentication": {"storages": ["keyring"]}}"#
+            try Data(json.utf8).write(to: directory.appendingPathComponent("test.json"))
+            try await PrivateBus.with { bus in
+                let stored = try await bus.tool(["login", "--service", "frozen-call", "--account", "a"], input: "t\n")
+                #expect(stored.status == 0)
+                bus.signalKeyring(SIGSTOP)
+                let call = try await bus.tool(["show", "me", "--account", "a", "--env", "test", "--config-directory", directory.path])
+                bus.signalKeyring(SIGCONT)
+                #expect(call.status == 4, "\(call.output)")
+                #expect(call.output.contains("timeout"))
+                #expect(call.duration < .seconds(4))
+                #expect(server.requests.isEmpty)
+                let thawed = try await bus.tool(["show", "me", "--account", "a", "--env", "test", "--config-directory", directory.path])
+                #expect(thawed.status == 0)
+                #expect(server.requests.first?.headerFields[.authorization] == "Bearer t")
+            }
         }
     }
 
