@@ -3,7 +3,7 @@ import Synchronization
 
 /// An ``AuthenticationStorage`` backed by the Linux keyring: the `Authorization` header is
 /// `"<scheme> <secret>"`, the secret being what the ``Keyring`` holds for the service and
-/// ``account``.
+/// ``account``, without line breaks at its end (`echo "$TOKEN" | secret-tool store …` stores one).
 ///
 /// A keyring lookup costs about as much as a whole loopback request, so headers are cached for
 /// ``timeToLive`` (a missing credential too), and concurrent callers asking for the same service
@@ -76,7 +76,7 @@ public final class KeyringAuthenticationStorage: AuthenticationStorage, Deadline
                 let task = Task<String?, any Error> { [weak self] in
                     let result: Result<String?, any Error>
                     do {
-                        result = .success(try await lookUpSecret(service).map { "\(scheme) \($0)" })
+                        result = .success(try await lookUpSecret(service).map { "\(scheme) \(Self.trimmingLineEnds($0))" })
                     } catch {
                         result = .failure(error)
                     }
@@ -95,6 +95,13 @@ public final class KeyringAuthenticationStorage: AuthenticationStorage, Deadline
         case .wait(let task, _):
             return try await SharedTaskWait.value(of: task, deadline: CredentialLookup.deadline)
         }
+    }
+
+    /// `secret` without the line breaks at its end: `echo "$TOKEN" | secret-tool store …` stores one.
+    static func trimmingLineEnds(_ secret: String) -> String {
+        var trimmed = Substring(secret)
+        while let last = trimmed.last, last == "\n" || last == "\r" || last == "\r\n" { trimmed.removeLast() }
+        return String(trimmed)
     }
 
     /// Caches a finished lookup's header, or forgets a failed one, unless the entry was

@@ -3,7 +3,18 @@ import Configuration
 import Logging
 import SystemPackage
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 extension APIConfig {
+    /// The largest configuration file read.
+    static let maximumFileBytes = 1 << 20
+
     /// The prefix of environment variables that override configuration keys.
     public static let environmentVariablePrefix = "RESOURCEFUL"
 
@@ -40,6 +51,11 @@ extension APIConfig {
     ) async throws(APIConfigError) -> APIConfig {
         guard FileManager.default.fileExists(atPath: file) else {
             throw APIConfigError(kind: .missingFile, file: file)
+        }
+        // A FIFO would block the read for ever, and a device or a huge file never end it.
+        var status = stat()
+        guard stat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size <= maximumFileBytes else {
+            throw APIConfigError(kind: .invalidFile, file: file, expected: "a regular file of at most \(maximumFileBytes) bytes")
         }
         let fileProvider: FileProvider<JSONSnapshot>
         do {

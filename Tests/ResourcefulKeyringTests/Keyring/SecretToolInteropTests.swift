@@ -27,6 +27,17 @@ import Testing
         #expect(after.output.isEmpty)
     }
 
+    @Test func aTokenStoredWithEchoAndItsLineBreakMakesAValidHeader() async throws {
+        let keyring = try PrivateSession.keyring()
+        let service = PrivateSession.uniqueService()
+        let stored = try await secretTool(["store", "--label=API token", "service", service, "account", "ada"], input: "echoed-token\n")
+        #expect(stored.status == 0)
+        #expect(try await keyring.lookup(service: service, account: "ada") == "echoed-token\n")
+        let storage = KeyringAuthenticationStorage(account: "ada", keyring: keyring)
+        #expect(try await storage.authenticationHeader(for: service) == "Bearer echoed-token")
+        try await keyring.delete(service: service, account: "ada")
+    }
+
     @Test func storingOverAnotherToolsItemLeavesOneSecretThatSecretToolReads() async throws {
         let keyring = try PrivateSession.keyring()
         let service = PrivateSession.uniqueService()

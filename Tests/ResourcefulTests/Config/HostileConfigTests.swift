@@ -4,6 +4,10 @@ import Resourceful
 import ResourcefulTesting
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Bad configuration values, from a file, an environment variable or code: each is a typed error
 /// naming its key (and the variable it came from), never a trap.
 @Suite struct HostileConfigTests {
@@ -106,6 +110,24 @@ import Testing
             #expect(!(error?.description.contains("SECRET-PW") ?? true))
             #expect(harness.server.requests.isEmpty)
         }
+    }
+
+    @Test(arguments: ["fifo", "/dev/zero", "directory", "huge"])
+    func aConfigurationPathThatIsNotASmallFileIsRefusedAtOnce(kind: String) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-hostile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("hostile.json").path
+        switch kind {
+        case "fifo": #expect(mkfifo(path, 0o600) == 0)
+        case "directory": try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        case "huge": try Data(repeating: 0x20, count: 2 << 20).write(to: URL(fileURLWithPath: path))
+        default: try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: kind)
+        }
+        let error = await #expect(throws: APIConfigError.self) {
+            _ = try await APIConfig.load(environment: "hostile", configDirectory: directory.path, environmentVariables: [:])
+        }
+        #expect(error?.kind == .invalidFile)
     }
 
     @Test func aTransportGivenOutOfRangeSettingsDoesNotTrap() async throws {
