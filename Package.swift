@@ -165,6 +165,7 @@ let package = Package(
             dependencies: [
                 "Resourceful",
                 "ResourcefulTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]

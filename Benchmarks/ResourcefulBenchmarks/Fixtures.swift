@@ -161,7 +161,7 @@ final class BlockingStart<T: Sendable>: @unchecked Sendable {
 
 /// A transport that answers every request at once with the show payload and nginx's usual header
 /// fields, so that `api.call` over it measures the library's own work per call.
-struct CannedTransport: Resourceful.HTTPClient {
+struct CannedTransport: HTTPTransport {
     let response = TransportResponse(
         status: .ok,
         headerFields: [

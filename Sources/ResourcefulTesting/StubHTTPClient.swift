@@ -1,9 +1,9 @@
 public import Resourceful
 import Synchronization
 
-/// An ``HTTPClient`` that answers with a closure and records what it was sent: for tests of one
+/// An ``HTTPTransport`` that answers with a closure and records what it was sent: for tests of one
 /// step of a call without sockets. Tests of whole calls should use ``MockServer``.
-public final class StubHTTPClient: HTTPClient {
+public final class StubHTTPClient: HTTPTransport {
     /// Answers a request.
     public typealias Handler = @Sendable (TransportRequest) async throws -> TransportResponse
 

@@ -44,7 +44,7 @@ import Testing
         struct AppDependencies: API.Dependencies {
             var apiConfig: APIConfig
             var authenticationStorage: any AuthenticationStorage
-            var httpClient: any HTTPClient
+            var httpClient: any HTTPTransport
             var requestEncoder: any RequestEncoder
             var responseDecoder: any ResponseDecoder
             var logger: Logger

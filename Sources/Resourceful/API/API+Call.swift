@@ -31,8 +31,9 @@ extension API {
         do throws(APIError) {
             var built = try await build(request, start: start)
             if let url {
+                // The context, and so every log line, names the page actually asked for.
                 built.request.url = url
-                built.query = ""
+                (built.path, built.query) = builder.pathAndQuery(of: url)
             }
             let context = CallContext(
                 requestID: Self.makeRequestID(),

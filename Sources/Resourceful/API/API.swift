@@ -10,7 +10,7 @@ public import Logging
 /// ```
 ///
 /// A call builds the request (base URL, path, query or body, headers, `Authorization` from the
-/// storage), runs it through the ``middlewares`` around the ``HTTPClient``, then decodes a 2xx
+/// storage), runs it through the ``middlewares`` around the ``HTTPTransport``, then decodes a 2xx
 /// response or throws ``APIError``. `API` is a value: copies share the transport.
 public struct API: Sendable {
     /// What an `API` depends on: any type with these five parts.
@@ -21,7 +21,7 @@ public struct API: Sendable {
     /// The credential source.
     public let authenticationStorage: any AuthenticationStorage
     /// The transport.
-    public let httpClient: any HTTPClient
+    public let httpClient: any HTTPTransport
     /// The injected body encoder.
     public let requestEncoder: any RequestEncoder
     /// The injected response decoder.
@@ -55,7 +55,7 @@ public struct API: Sendable {
     }
 
     /// Composes `middlewares`, first outermost, around the redirect-following transport.
-    private static func chain(_ middlewares: [any APIMiddleware], around client: any HTTPClient, redirects: RedirectFollower) -> Chain {
+    private static func chain(_ middlewares: [any APIMiddleware], around client: any HTTPTransport, redirects: RedirectFollower) -> Chain {
         var next: Chain = { request, context in
             do {
                 return try await redirects.send(request, context: context, through: client)

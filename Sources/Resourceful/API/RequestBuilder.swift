@@ -17,7 +17,8 @@ struct RequestBuilder: Sendable {
     // A literal, valid token (RFC 9110 §5.1), so the initializer cannot return nil.
     static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
 
-    private let baseURL: String
+    /// The configured base URL, without trailing slashes.
+    let baseURL: String
     /// `Accept`, `User-Agent` and the configured base header fields, checked and merged once with
     /// the rest of the configuration: the fields every request starts from, or why the
     /// configuration is refused.
@@ -170,6 +171,25 @@ struct RequestBuilder: Sendable {
             }
             return index
         }
+    }
+
+    /// The path (relative to the base URL, without a leading `/`) and the query of `url`, a URL
+    /// the call is sent to instead of its own (a pagination link).
+    func pathAndQuery(of url: String) -> (path: String, query: String) {
+        var rest = Substring(url)
+        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
+        var query = ""
+        if let mark = rest.firstIndex(of: "?") {
+            query = String(rest[rest.index(after: mark)...])
+            rest = rest[..<mark]
+        }
+        var path = String(rest)
+        if path.hasPrefix(baseURL + "/") {
+            path.removeFirst(baseURL.count + 1)
+        } else if let components = URLComponents(string: path) {
+            path = String(components.percentEncodedPath.drop(while: { $0 == "/" }))
+        }
+        return (path, query)
     }
 
     private static func set(_ name: String, _ value: String, in fields: inout HTTPFields) throws(APIError) {

@@ -16,7 +16,7 @@ public struct APIDependencies: API.Dependencies {
     /// Where the `Authorization` header comes from.
     public var authenticationStorage: any AuthenticationStorage
     /// The transport.
-    public var httpClient: any HTTPClient
+    public var httpClient: any HTTPTransport
     /// Encodes JSON request bodies.
     public var requestEncoder: any RequestEncoder
     /// Decodes response bodies.
@@ -30,7 +30,7 @@ public struct APIDependencies: API.Dependencies {
     public init(
         apiConfig: APIConfig,
         authenticationStorage: any AuthenticationStorage = InMemoryAuthenticationStorage(),
-        httpClient: any HTTPClient,
+        httpClient: any HTTPTransport,
         requestEncoder: (any RequestEncoder)? = nil,
         responseDecoder: (any ResponseDecoder)? = nil,
         logger: Logger? = nil

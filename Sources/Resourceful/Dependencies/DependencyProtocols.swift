@@ -15,7 +15,7 @@ public protocol HasAuthenticationStorage {
 /// Has a transport for HTTP requests.
 public protocol HasHTTPClient {
     /// The transport.
-    var httpClient: any HTTPClient { get }
+    var httpClient: any HTTPTransport { get }
 }
 
 /// Has an encoder for request bodies and a decoder for responses.

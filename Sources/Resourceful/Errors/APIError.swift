@@ -128,7 +128,7 @@ extension APIError {
     /// The one classification of what a transport threw: ``wrapping(_:)``, and a connection
     /// failure after `deadline` reported as ``Kind/timeout`` (the deadline is what ended the call,
     /// whatever was in flight when it passed).
-    static func classifying(_ error: any Error, deadline: ContinuousClock.Instant) -> APIError {
+    package static func classifying(_ error: any Error, deadline: ContinuousClock.Instant) -> APIError {
         var failure = wrapping(error)
         if failure.kind == .transport, ContinuousClock.now >= deadline {
             failure = APIError(kind: .timeout, status: failure.status, detail: "the call's deadline passed", underlying: failure.underlying)
@@ -136,10 +136,13 @@ extension APIError {
         return failure
     }
 
-    /// Wraps any error thrown by a transport or middleware, keeping ``APIError`` as it is.
-    static func wrapping(_ error: any Error) -> APIError {
+    /// Wraps any error thrown by a transport or middleware: ``APIError`` as it is, a
+    /// ``TransportError`` as the kind it names, anything else as ``Kind/transport``. The one place
+    /// errors are classified.
+    package static func wrapping(_ error: any Error) -> APIError {
         switch error {
         case let error as APIError: error
+        case let error as TransportError: error.apiError
         case is CancellationError: APIError(kind: .cancelled, underlying: error)
         default: APIError(kind: .transport, underlying: error)
         }

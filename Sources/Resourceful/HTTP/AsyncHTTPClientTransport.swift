@@ -14,12 +14,12 @@ import Musl
 import Darwin
 #endif
 
-/// The live ``HTTPClient``: one long-lived AsyncHTTPClient with pooled connections.
+/// The live ``HTTPTransport``: one long-lived AsyncHTTPClient with pooled connections.
 ///
 /// Create one per process (``APIDependencies/live(environment:configDirectory:environmentVariables:)``
 /// does) and call ``shutdown()`` when done. Redirects are not followed: a `3xx` reaches the ``API``
 /// as a response, so a credential is never sent on to another host.
-public final class AsyncHTTPClientTransport: HTTPClient {
+public final class AsyncHTTPClientTransport: HTTPTransport {
     /// Settings of the client created by ``init(configuration:)``.
     public struct Configuration: Sendable {
         /// How many HTTP/1.1 connections may be open to one host at once.
@@ -134,9 +134,9 @@ public final class AsyncHTTPClientTransport: HTTPClient {
     /// cancellation cancels the request: the call runs in the caller's task, with no task or timer
     /// of its own.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
-        guard !isShutDown.load(ordering: .acquiring) else { throw APIError(kind: .transport, underlying: ShutDownError()) }
+        guard !isShutDown.load(ordering: .acquiring) else { throw TransportError.connectionFailed(ShutDownError()) }
         let remaining = ContinuousClock.now.duration(to: request.deadline)
-        guard remaining > .zero else { throw APIError(kind: .timeout) }
+        guard remaining > .zero else { throw TransportError.timeout }
         guard (0...Int(UInt32.max)).contains(request.maxResponseBytes) else {
             throw APIError(kind: .invalidRequest, detail: "maxResponseBytes is outside 0 to 4 GiB − 1")
         }
@@ -170,10 +170,9 @@ public final class AsyncHTTPClientTransport: HTTPClient {
                 task.cancel()
             }
         } catch {
-            var failure = Self.translate(error)
-            if !delegate.receivedHead, Self.isClosedConnection(error), var apiError = failure as? APIError {
-                apiError.closedBeforeAnswer = true
-                failure = apiError
+            let failure = Self.translate(error)
+            if let failure = failure as? TransportError, failure.kind == .connectionFailed, !delegate.receivedHead, Self.isClosedConnection(error) {
+                throw TransportError.closedBeforeAnswer(error)
             }
             throw failure
         }
@@ -203,19 +202,18 @@ public final class AsyncHTTPClientTransport: HTTPClient {
     private static func translate(_ error: any Error) -> any Error {
         switch error {
         case let error as APIError: error
-        case is NIOTooManyBytesError, is ResponseAccumulator.ResponseTooBigError: APIError(kind: .responseTooLarge)
+        case is NIOTooManyBytesError, is ResponseAccumulator.ResponseTooBigError: TransportError.responseTooLarge
         case let error as NIOHTTPDecompression.DecompressionError where error == .limit:
-            APIError(kind: .responseTooLarge, detail: "the body grew past the decompression ratio limit", underlying: error)
+            TransportError(.responseTooLarge, underlying: error)
         case is NIOHTTPDecompression.DecompressionError, is NIOHTTPDecompression.ExtraDecompressionError:
             APIError(kind: .decodingFailed, detail: "the compressed body could not be decompressed", underlying: error)
-        case is NIOSSLError, is NIOSSLExtraError, is BoringSSLError:
-            APIError(kind: .tls, detail: "the TLS handshake failed", underlying: error)
-        case is CancellationError: APIError(kind: .cancelled)
+        case is NIOSSLError, is NIOSSLExtraError, is BoringSSLError: TransportError.tls(error)
+        case is CancellationError: TransportError.cancelled
         case let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout:
-            APIError(kind: .timeout, underlying: error)
+            TransportError(.timeout, underlying: error)
         case let error as HTTPClientError where error == .cancelled:
-            APIError(kind: .cancelled, underlying: error)
-        default: APIError(kind: .transport, underlying: error)
+            TransportError(.cancelled, underlying: error)
+        default: TransportError.connectionFailed(error)
         }
     }
 

@@ -33,7 +33,7 @@ struct RedirectFollower: Sendable {
         }
     }
 
-    func send(_ request: TransportRequest, context: CallContext, through client: any HTTPClient) async throws -> TransportResponse {
+    func send(_ request: TransportRequest, context: CallContext, through client: any HTTPTransport) async throws -> TransportResponse {
         var current = request
         var visited: Set<String> = []
         var hops = 0

@@ -1,6 +1,6 @@
 /// A step around the transport: sees each request on its way out and each response on its way back.
 ///
-/// An ``API`` runs its middlewares in order, the first outermost, with the ``HTTPClient`` innermost.
+/// An ``API`` runs its middlewares in order, the first outermost, with the ``HTTPTransport`` innermost.
 /// A middleware may change the request, retry `next`, replace the response, or throw.
 ///
 /// ```swift

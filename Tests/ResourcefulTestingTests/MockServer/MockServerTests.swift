@@ -96,7 +96,8 @@ import Testing
             server.stub(.get, "/head", MockResponse(status: .ok, body: Data("abc".utf8), fault: .closeAfterHead))
             server.stub(.get, "/mid", MockResponse(status: .ok, body: Data(repeating: 65, count: 100), fault: .closeMidBody(bytes: 10)))
             for path in ["/close", "/head", "/mid"] {
-                await #expect(throws: APIError.self, "\(path)") { _ = try await send(server, .get, path) }
+                let error = await #expect(throws: TransportError.self, "\(path)") { _ = try await send(server, .get, path) }
+                #expect(error?.kind == .connectionFailed)
             }
             #expect(server.requests.count == 3)
         }

@@ -97,7 +97,7 @@ import Testing
         try await transport.shutdown()
         try await transport.shutdown()
         let request = TransportRequest(method: .get, url: "http://127.0.0.1:1/", deadline: .now + .seconds(1), maxResponseBytes: 10)
-        let error = await #expect(throws: APIError.self) { _ = try await transport.send(request) }
-        #expect(error?.kind == .transport)
+        let error = await #expect(throws: TransportError.self) { _ = try await transport.send(request) }
+        #expect(error?.kind == .connectionFailed)
     }
 }

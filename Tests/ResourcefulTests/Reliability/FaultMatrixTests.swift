@@ -135,13 +135,14 @@ import Testing
     }
 
     @Test func retryAfterPastTheDeadlineIsNotWaitedFor() async throws {
-        try await Harness.run(configure: { Self.quickRetries(&$0); $0.timeout = .seconds(2) }) { harness in
+        try await Harness.run(configure: { Self.quickRetries(&$0); $0.timeout = .seconds(10) }) { harness in
             var tooMany = MockResponse.status(.tooManyRequests)
             tooMany.headerFields[.retryAfter] = "30"
             harness.server.stub(.get, "/v1/x", tooMany)
             let start = ContinuousClock.now
             await expectFailure(harness, .unacceptableStatus, attempts: 1) { _ = try await harness.api.call(AdHocRequest<Empty, Empty>(.show, "x")) }
-            #expect(ContinuousClock.now - start < .seconds(2))
+            // At once: neither the 30 s asked for nor the 10 s deadline.
+            #expect(ContinuousClock.now - start < .seconds(5))
         }
     }
 

@@ -1,5 +1,7 @@
 import Foundation
 import HTTPTypes
+import InMemoryLogging
+import Logging
 import Resourceful
 import ResourcefulTesting
 import Testing
@@ -53,6 +55,18 @@ import Testing
             #expect(all == Array(1...9))
             let some = try await harness.api.all(ListNumbers(), limit: 4)
             #expect(some == [1, 2, 3, 4])
+        }
+    }
+
+    @Test func eachPagesLogLinesNameItsOwnPathAndQuery() async throws {
+        try await Harness.run { harness in
+            serveLinkedPages(harness.server)
+            _ = try await harness.api.all(ListNumbers())
+            let sent = harness.logs.entries.filter { $0.message.description == "Sending request" }
+            let paths = sent.map { $0.metadata["resourceful.path"]?.description ?? "" }
+            let queries = sent.map { $0.metadata["resourceful.query"]?.description ?? "" }
+            #expect(paths == ["/numbers", "/numbers", "/numbers"])
+            #expect(queries == ["page=1", "page=2", "page=3"])
         }
     }
 

@@ -4,21 +4,31 @@ public import NIOCore
 /// Sends one HTTP request and returns the whole response: the transport under an ``API``.
 ///
 /// ``AsyncHTTPClientTransport`` is the live one. `ResourcefulTesting` has a `MockServer` to point
-/// it at, and a `StubHTTPClient` for tests of one step without sockets.
-public protocol HTTPClient: Sendable {
+/// it at, a `StubHTTPClient` for tests of one step without sockets, and `HTTPClientConformance`,
+/// the checks any transport must pass — run it against your own.
+///
+/// An implementation:
+/// - sends the request as it is and returns any status as a response, `3xx` included: redirects
+///   are followed by the ``API``, which decides what may cross to another origin;
+/// - gives up at ``TransportRequest/deadline`` with ``TransportError/timeout``;
+/// - stops reading past ``TransportRequest/maxResponseBytes`` with
+///   ``TransportError/responseTooLarge``;
+/// - honours task cancellation with ``TransportError/cancelled``;
+/// - reports a failed connection with ``TransportError/connectionFailed(_:)`` (or
+///   ``TransportError/closedBeforeAnswer(_:)`` when it closed before any of the answer arrived),
+///   and a failed TLS handshake with ``TransportError/tls(_:)``.
+///
+/// Any other error it throws counts as a connection failure.
+public protocol HTTPTransport: Sendable {
     /// Sends `request` and collects the response.
-    ///
-    /// Implementations must give up at ``TransportRequest/deadline`` with
-    /// ``APIError/Kind/timeout``, stop reading past ``TransportRequest/maxResponseBytes`` with
-    /// ``APIError/Kind/responseTooLarge``, and honour task cancellation.
     func send(_ request: TransportRequest) async throws -> TransportResponse
 
-    /// Releases the client's connections and threads. Calls after it fail.
+    /// Releases the transport's connections and threads. Calls after it fail.
     func shutdown() async throws
 }
 
-extension HTTPClient {
-    /// Does nothing: a client that holds nothing to release.
+extension HTTPTransport {
+    /// Does nothing: a transport that holds nothing to release.
     public func shutdown() async throws {}
 }
 

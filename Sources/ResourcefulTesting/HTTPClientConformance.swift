@@ -1,0 +1,166 @@
+import Foundation
+public import Resourceful
+import HTTPTypes
+import NIOCore
+
+/// Checks that an ``HTTPTransport`` behaves as ``API`` expects, against a ``MockServer`` it starts;
+/// run it in your own tests against your own transport.
+///
+/// ```swift
+/// @Test func myTransportConforms() async throws {
+///     let transport = MyTransport()
+///     try await HTTPClientConformance(transport: transport).run()
+///     try await transport.shutdown()
+/// }
+/// ```
+///
+/// It checks that the transport sends methods, header fields and bodies as given and returns any
+/// status (`3xx` included: redirects are the ``API``'s to follow); and that a deadline, a body over
+/// the limit, a cancellation and a refused connection end in the error kinds the ``API`` reports
+/// (``TransportError`` for a transport of your own). A failure names the check.
+public struct HTTPClientConformance<Transport: HTTPTransport>: Sendable {
+    /// A check that did not hold.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// The check's name.
+        public var check: String
+        /// What was wrong.
+        public var detail: String
+        /// `check: detail`.
+        public var description: String { "\(check): \(detail)" }
+    }
+
+    private let transport: Transport
+
+    /// Creates the suite for `transport`.
+    public init(transport: Transport) {
+        self.transport = transport
+    }
+
+    /// Runs every check; throws ``Failure`` at the first that does not hold.
+    public func run() async throws {
+        try await MockServer.withRunning { server in
+            try await sendsMethodsHeadersAndBodies(server)
+            try await returnsEveryStatusAndRedirectsAsTheyAre(server)
+            try await endsAtTheDeadline(server)
+            try await stopsReadingPastTheLimit(server)
+            try await honoursCancellation(server)
+        }
+        try await reportsARefusedConnection()
+    }
+
+    private func expect(_ condition: Bool, _ check: String, _ detail: @autoclosure () -> String) throws {
+        if !condition { throw Failure(check: check, detail: detail()) }
+    }
+
+    private func request(
+        _ server: MockServer,
+        _ method: HTTPRequest.Method,
+        _ path: String,
+        fields: HTTPFields = [:],
+        body: ByteBuffer? = nil,
+        within: Duration = .seconds(10),
+        maxResponseBytes: Int = 1 << 20
+    ) -> TransportRequest {
+        TransportRequest(
+            method: method,
+            url: server.baseURL.absoluteString + path,
+            headerFields: fields,
+            body: body,
+            deadline: .now + within,
+            maxResponseBytes: maxResponseBytes
+        )
+    }
+
+    /// The kind the ``API`` reports for what `body` threw, or `nil` when it threw nothing.
+    private func failureKind(_ body: () async throws -> Void) async -> APIError.Kind? {
+        do {
+            try await body()
+            return nil
+        } catch {
+            return APIError.wrapping(error).kind
+        }
+    }
+
+    private func sendsMethodsHeadersAndBodies(_ server: MockServer) async throws {
+        let check = "sendsMethodsHeadersAndBodies"
+        let token = HTTPField.Name("X-Conformance")!
+        for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete] {
+            server.route(method, "/echo") { recorded in
+                var response = MockResponse(status: .ok, body: recorded.body)
+                response.headerFields[.contentType] = "application/octet-stream"
+                response.headerFields[token] = recorded.headerFields[token]
+                response.headerFields[HTTPField.Name("X-Method")!] = recorded.method.rawValue
+                return response
+            }
+            let body: ByteBuffer? = method == .get || method == .delete ? nil : ByteBuffer(bytes: [0, 1, 2, 0xFF, 0x0A])
+            let response = try await transport.send(request(server, method, "/echo?q=a%20b", fields: [token: "value \(method.rawValue)"], body: body))
+            try expect(response.status == .ok, check, "\(method.rawValue) answered \(response.status.code)")
+            try expect(response.headerFields[HTTPField.Name("X-Method")!] == method.rawValue, check, "the method arrived as another")
+            try expect(response.headerFields[token] == "value \(method.rawValue)", check, "a header field did not arrive or come back")
+            try expect(response.body == (body ?? ByteBuffer()), check, "the \(method.rawValue) body did not arrive or come back byte for byte")
+        }
+        try expect(server.requests.last?.query == "q=a%20b", check, "the query did not arrive as given")
+    }
+
+    private func returnsEveryStatusAndRedirectsAsTheyAre(_ server: MockServer) async throws {
+        let check = "returnsEveryStatusAndRedirectsAsTheyAre"
+        server.stub(.get, "/moved", MockResponse(status: .found, headerFields: [.location: "/elsewhere"]))
+        server.stub(.get, "/broken", .json(raw: #"{"error":"x"}"#, status: .internalServerError))
+        server.stub(.get, "/elsewhere", .status(.noContent))
+        let moved = try await transport.send(request(server, .get, "/moved"))
+        try expect(moved.status == .found, check, "a 302 came back as \(moved.status.code): the transport followed it")
+        try expect(moved.headerFields[.location] == "/elsewhere", check, "the Location field was lost")
+        let broken = try await transport.send(request(server, .get, "/broken"))
+        try expect(broken.status == .internalServerError, check, "a 500 came back as \(broken.status.code)")
+        try expect(broken.body.readableBytes == 13, check, "the error body was lost")
+    }
+
+    private func endsAtTheDeadline(_ server: MockServer) async throws {
+        let check = "endsAtTheDeadline"
+        server.stub(.get, "/slow", MockResponse.status(.noContent).delayed(by: .seconds(5)))
+        let start = ContinuousClock.now
+        let kind = await failureKind { _ = try await transport.send(request(server, .get, "/slow", within: .milliseconds(300))) }
+        try expect(kind == .timeout, check, "a late answer ended as \(kind.map { "\($0)" } ?? "a response"), not timeout")
+        try expect(ContinuousClock.now - start < .seconds(3), check, "the call went on long past its deadline")
+        let past = TransportRequest(method: .get, url: server.baseURL.absoluteString + "/slow", deadline: .now - .seconds(1), maxResponseBytes: 10)
+        let pastKind = await failureKind { _ = try await transport.send(past) }
+        try expect(pastKind == .timeout, check, "a deadline already past ended as \(pastKind.map { "\($0)" } ?? "a response")")
+    }
+
+    private func stopsReadingPastTheLimit(_ server: MockServer) async throws {
+        let check = "stopsReadingPastTheLimit"
+        server.stub(.get, "/large", MockResponse(status: .ok, body: Data(repeating: 0x61, count: 64 * 1024)))
+        let kind = await failureKind { _ = try await transport.send(request(server, .get, "/large", maxResponseBytes: 1024)) }
+        try expect(kind == .responseTooLarge, check, "a 64 KiB body over a 1 KiB limit ended as \(kind.map { "\($0)" } ?? "a response")")
+        let fits = try await transport.send(request(server, .get, "/large", maxResponseBytes: 64 * 1024))
+        try expect(fits.body.readableBytes == 64 * 1024, check, "a body of exactly the limit was not returned whole")
+    }
+
+    private func honoursCancellation(_ server: MockServer) async throws {
+        let check = "honoursCancellation"
+        server.stub(.get, "/hang", MockResponse.status(.noContent).delayed(by: .seconds(30)))
+        let transport = transport
+        let pending = request(server, .get, "/hang", within: .seconds(60))
+        let task = Task { try await transport.send(pending) }
+        // Poll until the request reached the server, then cancel the caller.
+        let arrived = ContinuousClock.now + .seconds(10)
+        while !server.requests.contains(where: { $0.path == "/hang" }), ContinuousClock.now < arrived {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let start = ContinuousClock.now
+        task.cancel()
+        let kind = await failureKind { _ = try await task.value }
+        try expect(kind == .cancelled, check, "a cancelled call ended as \(kind.map { "\($0)" } ?? "a response")")
+        try expect(ContinuousClock.now - start < .seconds(3), check, "the call went on after its task was cancelled")
+    }
+
+    private func reportsARefusedConnection() async throws {
+        let check = "reportsARefusedConnection"
+        let closed = try await MockServer.start()
+        let url = closed.baseURL.absoluteString
+        try await closed.shutdown()
+        let refused = TransportRequest(method: .get, url: url + "/x", deadline: .now + .seconds(10), maxResponseBytes: 10)
+        let kind = await failureKind { _ = try await transport.send(refused) }
+        try expect(kind == .transport, check, "a refused connection ended as \(kind.map { "\($0)" } ?? "a response"), not transport")
+    }
+}

@@ -1,0 +1,130 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOHTTP1
+import Resourceful
+import ResourcefulTesting
+import Testing
+
+/// A transport written the way an app that already uses AsyncHTTPClient's async API would write
+/// one: `HTTPClient` here is AsyncHTTPClient's, with no qualification, beside `import Resourceful`.
+struct AppTransport: HTTPTransport {
+    let client: HTTPClient
+
+    init() {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        configuration.connectionPool.retryConnectionEstablishment = false
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        let remaining = ContinuousClock.now.duration(to: request.deadline)
+        guard remaining > .zero else { throw TransportError.timeout }
+        var outgoing = HTTPClientRequest(url: request.url)
+        outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
+        for field in request.headerFields { outgoing.headers.add(name: field.name.rawName, value: field.value) }
+        if let body = request.body { outgoing.body = .bytes(body) }
+        let (seconds, attoseconds) = remaining.components
+        let deadline = NIODeadline.now() + .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        do {
+            let response = try await client.execute(outgoing, deadline: deadline)
+            let body = try await response.body.collect(upTo: request.maxResponseBytes)
+            var fields = HTTPFields()
+            for (name, value) in response.headers {
+                if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
+            }
+            return TransportResponse(status: .init(code: Int(response.status.code)), headerFields: fields, body: body)
+        } catch is NIOTooManyBytesError {
+            throw TransportError.responseTooLarge
+        } catch let error as HTTPClientError where error == .deadlineExceeded {
+            throw TransportError(.timeout, underlying: error)
+        } catch let error as HTTPClientError where error == .cancelled {
+            throw TransportError(.cancelled, underlying: error)
+        } catch is CancellationError {
+            throw TransportError.cancelled
+        } catch {
+            throw TransportError.connectionFailed(error)
+        }
+    }
+
+    func shutdown() async throws {
+        try await client.shutdown()
+    }
+}
+
+@Suite struct HTTPClientConformanceTests {
+    @Test func theLiveTransportConforms() async throws {
+        let transport = AsyncHTTPClientTransport()
+        try await HTTPClientConformance(transport: transport).run()
+        try await transport.shutdown()
+    }
+
+    @Test func aTransportWrittenByAnAppConforms() async throws {
+        let transport = AppTransport()
+        try await HTTPClientConformance(transport: transport).run()
+        try await transport.shutdown()
+    }
+
+    @Test func aStubForwardingToATransportConforms() async throws {
+        let transport = AsyncHTTPClientTransport()
+        try await HTTPClientConformance(transport: StubHTTPClient { try await transport.send($0) }).run()
+        try await transport.shutdown()
+    }
+
+    @Test func aTransportThatFollowsRedirectsFailsTheSuite() async throws {
+        let transport = AppTransportFollowingRedirects()
+        let failure = await #expect(throws: HTTPClientConformance<AppTransportFollowingRedirects>.Failure.self) {
+            try await HTTPClientConformance(transport: transport).run()
+        }
+        #expect(failure?.check == "returnsEveryStatusAndRedirectsAsTheyAre")
+        try await transport.client.shutdown()
+    }
+
+    struct User: Codable, Equatable, Sendable { var id: Int; var name: String }
+
+    @Test func theAppsTransportServesAllFiveVerbsRetriesAndTimeouts() async throws {
+        let transport = AppTransport()
+        try await MockServer.withRunning { server in
+            server.stub(.get, "/v1/users", .json(raw: #"[{"id":1,"name":"Ada"}]"#))
+            server.stub(.get, "/v1/users/1", .status(.serviceUnavailable), .json(raw: #"{"id":1,"name":"Ada"}"#))
+            server.stub(.post, "/v1/users", .json(raw: #"{"id":2,"name":"Grace"}"#, status: .created))
+            server.stub(.put, "/v1/users/2", .status(.noContent))
+            server.stub(.delete, "/v1/users/2", .status(.noContent))
+            server.stub(.get, "/v1/slow", MockResponse.status(.noContent).delayed(by: .seconds(5)))
+            var config = APIConfig(baseURL: server.baseURL.appendingPathComponent("v1"), service: "s")
+            config.retry = .init(maxAttempts: 2, baseDelay: .milliseconds(5), maxDelay: .milliseconds(10))
+            let api = API(dependencies: APIDependencies(apiConfig: config, httpClient: transport))
+            #expect(try await api.call(AdHocRequest<[User], Empty>(.index, "users")) == [User(id: 1, name: "Ada")])
+            #expect(try await api.call(AdHocRequest<User, Empty>(.show, "users/1")) == User(id: 1, name: "Ada"))
+            #expect(try await api.call(AdHocRequest<User, User>(.create, "users", parameters: User(id: 0, name: "Grace"))).id == 2)
+            _ = try await api.call(AdHocRequest<Empty, User>(.update, "users/2", parameters: User(id: 2, name: "G")))
+            _ = try await api.call(AdHocRequest<Empty, Empty>(.delete, "users/2"))
+            #expect(server.requests.filter { $0.path == "/v1/users/1" }.count == 2)
+            let error = await #expect(throws: APIError.self) {
+                _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "slow", timeout: .milliseconds(300)))
+            }
+            #expect(error?.kind == .timeout)
+        }
+        try await transport.shutdown()
+    }
+}
+
+/// An app's transport that forgot to turn AsyncHTTPClient's redirect following off.
+struct AppTransportFollowingRedirects: HTTPTransport {
+    let client = HTTPClient(eventLoopGroupProvider: .singleton)
+
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        var outgoing = HTTPClientRequest(url: request.url)
+        outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
+        for field in request.headerFields { outgoing.headers.add(name: field.name.rawName, value: field.value) }
+        if let body = request.body { outgoing.body = .bytes(body) }
+        let response = try await client.execute(outgoing, timeout: .seconds(5))
+        var fields = HTTPFields()
+        for (name, value) in response.headers {
+            if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
+        }
+        let body = try await response.body.collect(upTo: request.maxResponseBytes)
+        return TransportResponse(status: .init(code: Int(response.status.code)), headerFields: fields, body: body)
+    }
+}
