@@ -35,7 +35,7 @@ public final class ChainedAuthenticationStorage: AuthenticationStorage {
     }
 
     /// The storages, in the order they are asked.
-    public let links: [Link]
+    package let links: [Link]
     private let logger: Logger
     /// The links and services whose latest failure has been logged.
     // NIO's lock rather than `Mutex`: ThreadSanitizer sees its pthread mutex (not `Mutex`'s futex).

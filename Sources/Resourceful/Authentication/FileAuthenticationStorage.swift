@@ -44,7 +44,7 @@ public final class FileAuthenticationStorage: AuthenticationStorage {
     }
 
     /// The file that holds `service`'s credential.
-    public func path(for service: String) -> String {
+    package func path(for service: String) -> String {
         directory == "/" ? "/\(service)" : "\(directory)/\(service)"
     }
 

@@ -1,8 +1,8 @@
-public import Foundation
+package import Foundation
 
 extension JSONEncoder {
     /// A JSON encoder using the key and date strategies of `coding`.
-    public convenience init(coding: APIConfig.Coding) {
+    package convenience init(coding: APIConfig.Coding) {
         self.init()
         switch coding.keyStrategy {
         case .useDefaultKeys: keyEncodingStrategy = .useDefaultKeys
@@ -19,7 +19,7 @@ extension JSONEncoder {
 
 extension JSONDecoder {
     /// A JSON decoder using the key and date strategies of `coding`.
-    public convenience init(coding: APIConfig.Coding) {
+    package convenience init(coding: APIConfig.Coding) {
         self.init()
         switch coding.keyStrategy {
         case .useDefaultKeys: keyDecodingStrategy = .useDefaultKeys

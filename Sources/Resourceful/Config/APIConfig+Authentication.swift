@@ -1,4 +1,4 @@
-public import Logging
+package import Logging
 
 extension APIConfig {
     /// A kind of credential storage the configuration can name.
@@ -67,7 +67,7 @@ extension APIConfig {
         ///   - keyring: Makes the keyring storage; `ResourcefulKeyring` passes one. Without it, a
         ///     configured keyring fails with ``AuthenticationStorageError/Kind/unavailable``
         ///     (passed over when it is optional).
-        public func makeStorage(
+        package func makeStorage(
             logger: Logger,
             environment: [String: String]? = nil,
             keyring: (@Sendable (AuthenticationSettings) -> any AuthenticationStorage)? = nil

@@ -16,7 +16,7 @@ extension APIConfig {
     static let maximumFileBytes = 1 << 20
 
     /// The prefix of environment variables that override configuration keys.
-    public static let environmentVariablePrefix = "RESOURCEFUL"
+    package static let environmentVariablePrefix = "RESOURCEFUL"
 
     /// Loads `<configDirectory>/<environment>.json`, with environment variables overriding its keys.
     ///

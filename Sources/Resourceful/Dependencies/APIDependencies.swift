@@ -74,7 +74,7 @@ public struct APIDependencies: API.Dependencies {
     ///
     /// - Parameter keyring: Makes the keyring storage when the configuration names one;
     ///   `ResourcefulKeyring`'s `live(environment:keyring:)` passes it.
-    public static func live(
+    package static func live(
         config: APIConfig,
         environmentVariables: [String: String]? = nil,
         authenticationStorage: (any AuthenticationStorage)? = nil,

@@ -25,7 +25,7 @@ public enum ResourceVerb: String, Sendable, Hashable, CaseIterable {
 
     /// Whether this verb sends its parameters in the request body (create, update) rather than
     /// in the query string (show, index, delete).
-    public var sendsBody: Bool {
+    var sendsBody: Bool {
         switch self {
         case .create, .update: true
         case .show, .index, .delete: false

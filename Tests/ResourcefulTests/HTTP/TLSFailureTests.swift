@@ -21,7 +21,9 @@ import Testing
             listenOptions: "ssl",
             server: "ssl_certificate \(cert); ssl_certificate_key \(key); location / { return 204; }"
         )
-        try await Harness.run(configure: { FaultMatrixTests.quickRetries(&$0); $0.timeout = .seconds(30) }) { harness in
+        // Quick retries, and the default connect time-out: a slow handshake on a loaded machine must not
+        // be mistaken for a connection failure.
+        try await Harness.run(configure: { $0.retry = .init(maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: .milliseconds(20)); $0.timeout = .seconds(30) }) { harness in
             harness.dependencies.apiConfig.baseURL = URL(string: "https://localhost:\(nginx.port)/v1")!
             let start = ContinuousClock.now
             let error = await #expect(throws: APIError.self) { _ = try await harness.api.call(AdHocRequest<Empty, Empty>(.show, "x")) }
