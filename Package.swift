@@ -6,7 +6,7 @@ let package = Package(
     name: "Resourceful",
     platforms: [.macOS(.v15)],
     products: [
-        .library(name: "Resourceful", targets: ["Resourceful"]),
+        .library(name: "Resourceful", targets: ["Resourceful", "ResourcefulJSON"]),
         .library(name: "ResourcefulTesting", targets: ["ResourcefulTesting"]),
         .library(name: "ResourcefulKeyring", targets: ["ResourcefulKeyring"]),
         .library(name: "ResourcefulServiceLifecycle", targets: ["ResourcefulServiceLifecycle"]),
@@ -30,9 +30,19 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
+        // The fast JSON decoder: Foundation alone, built and tested on its own.
+        .target(name: "ResourcefulJSON"),
+        .testTarget(
+            name: "ResourcefulJSONTests",
+            dependencies: [
+                "ResourcefulJSON",
+                "ResourcefulTesting",
+            ]
+        ),
         .target(
             name: "Resourceful",
             dependencies: [
+                "ResourcefulJSON",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -101,6 +111,7 @@ let package = Package(
             name: "ResourcefulTests",
             dependencies: [
                 "Resourceful",
+                "ResourcefulJSON",
                 "ResourcefulTesting",
                 "ProcessTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import NIOFoundationCompat
 import Resourceful
+import ResourcefulJSON
 import ResourcefulKeyring
 import ResourcefulTesting
 #if canImport(FoundationNetworking)

@@ -5,6 +5,7 @@ import HTTPTypes
 import Logging
 import NIOCore
 import Resourceful
+import ResourcefulJSON
 import ResourcefulKeyring
 import ResourcefulTesting
 

@@ -1,3 +1,4 @@
+import Resourceful
 import CLibSecret
 import Dispatch
 import Synchronization
@@ -37,7 +38,7 @@ enum KeyringCall {
         let guardian = Guard()
         let result: Result<T, KeyringError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                queue.asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: timeout.wholeNanoseconds))) {
+                queue.asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: timeout.nanoseconds))) {
                     if !guardian.finished.load(ordering: .acquiring) { guardian.cancel(timedOut: true) }
                 }
                 queue.async {
@@ -62,14 +63,5 @@ enum KeyringCall {
         case .failure(let error):
             throw error
         }
-    }
-}
-
-extension Duration {
-    /// The duration in nanoseconds, saturating.
-    var wholeNanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        return overflow ? .max : scaled.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
     }
 }

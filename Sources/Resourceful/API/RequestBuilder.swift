@@ -12,10 +12,6 @@ struct RequestBuilder: Sendable {
         var query: String
     }
 
-    /// `Idempotency-Key`: lets the server recognise a retried create (IETF draft
-    /// "The Idempotency-Key HTTP Header Field").
-    // A literal, valid token (RFC 9110 §5.1), so the initializer cannot return nil.
-    static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
 
     /// The configured base URL, without trailing slashes.
     let baseURL: String
@@ -62,8 +58,8 @@ struct RequestBuilder: Sendable {
         if !headers.isEmpty {
             for (name, value) in headers.sorted(by: { $0.key < $1.key }) { try Self.set(name, value, in: &fields) }
         }
-        if request.verb == .create, request.allowsRetries, fields[Self.idempotencyKey] == nil {
-            fields[Self.idempotencyKey] = Self.makeIdempotencyKey()
+        if request.verb == .create, request.allowsRetries, fields[.idempotencyKey] == nil {
+            fields[.idempotencyKey] = Self.makeIdempotencyKey()
         }
         if let authorization, fields[.authorization] == nil {
             guard HeaderValidation.isValidValue(authorization) else {

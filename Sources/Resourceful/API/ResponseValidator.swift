@@ -24,7 +24,7 @@ enum ResponseValidator {
             if response.body.readableBytes > 0 {
                 if Request.ErrorResponse.self != Empty.self {
                     error.errorResponse = try? decode(Request.ErrorResponse.self, from: response.body, decoder: decoder)
-                } else if response.headerFields[.contentType]?.lowercased().hasPrefix("application/problem+json") == true {
+                } else if response.headerFields[.contentType].map({ MediaType.essence(of: $0) == "application/problem+json" }) == true {
                     error.errorResponse = try? decode(ProblemDetails.self, from: response.body, decoder: JSONDecoder())
                 }
             }
@@ -43,7 +43,7 @@ enum ResponseValidator {
                     failure.codingPath = APIError.codingPath(of: decoding)
                     failure.detail = response.body.readableBytes == 0 ? "the body is empty" : APIError.reason(of: decoding)
                 }
-                if let type = response.headerFields[.contentType], !Self.isJSON(type), response.body.readableBytes > 0 {
+                if let type = response.headerFields[.contentType], !MediaType.isJSON(type), response.body.readableBytes > 0 {
                     // The server's media type is response text: named only when it is a common one.
                     failure.detail = "the body is \(Self.commonMediaType(type) ?? "of another media type"), not JSON"
                 }
@@ -65,15 +65,11 @@ enum ResponseValidator {
 
     /// `contentType`'s media type when it is one of a few well-known ones, else `nil`.
     static func commonMediaType(_ contentType: String) -> String? {
-        let type = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        let type = String(MediaType.essence(of: contentType))
         let known: Set<String> = ["text/html", "text/plain", "text/xml", "application/xml", "application/octet-stream", "application/x-www-form-urlencoded"]
         return known.contains(type) ? type : nil
     }
 
-    static func isJSON(_ contentType: String) -> Bool {
-        let type = contentType.lowercased()
-        return type.hasPrefix("application/json") || type.split(separator: ";").first?.hasSuffix("+json") == true
-    }
 
     private static func decode<T: Decodable>(_ type: T.Type, from body: ByteBuffer, decoder: any ResponseDecoder) throws -> T {
         try decoder.decode(type, from: Data(buffer: body, byteTransferStrategy: .noCopy))

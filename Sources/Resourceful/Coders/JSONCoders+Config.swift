@@ -1,4 +1,5 @@
 package import Foundation
+import ResourcefulJSON
 
 extension JSONEncoder {
     /// A JSON encoder using the key and date strategies of `coding`.

@@ -135,7 +135,7 @@ private struct NodeEncoder: Encoder {
     func name(for key: any CodingKey) -> String {
         switch options.keyStrategy {
         case .useDefaultKeys: key.stringValue
-        case .snakeCase: SnakeCase.convert(key.stringValue)
+        case .snakeCase: SnakeCase.snakeCased(key.stringValue)
         }
     }
 

@@ -1,7 +1,7 @@
 /// Converts `camelCase` names to `snake_case` the way Foundation's `JSONEncoder` does
 /// (`convertToSnakeCase`), so query strings and JSON bodies name fields alike.
 enum SnakeCase {
-    static func convert(_ key: String) -> String {
+    static func snakeCased(_ key: String) -> String {
         guard !key.isEmpty else { return key }
         var words: [Range<String.Index>] = []
         var wordStart = key.startIndex

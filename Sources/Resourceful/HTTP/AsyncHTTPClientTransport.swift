@@ -232,14 +232,3 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         var description: String { "the HTTP client has been shut down" }
     }
 }
-
-extension Duration {
-    /// The whole duration in nanoseconds, saturating at `Int64`'s bounds.
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        if overflow { return seconds < 0 ? .min : .max }
-        let (sum, overflow2) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
-        return overflow2 ? (scaled < 0 ? .min : .max) : sum
-    }
-}

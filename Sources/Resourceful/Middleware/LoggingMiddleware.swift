@@ -69,8 +69,6 @@ public struct LoggingMiddleware: APIMiddleware {
     }
 
     private static func milliseconds(since start: ContinuousClock.Instant) -> String {
-        let elapsed = ContinuousClock.now - start
-        let micros = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
-        return String(format: "%.3f", Double(micros) / 1000)
+        (ContinuousClock.now - start).millisecondsText
     }
 }

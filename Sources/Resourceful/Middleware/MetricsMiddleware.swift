@@ -53,8 +53,6 @@ public struct MetricsMiddleware: APIMiddleware {
 
 extension Timer {
     fileprivate func recordInterval(since start: ContinuousClock.Instant) {
-        let elapsed = ContinuousClock.now - start
-        let (seconds, attoseconds) = elapsed.components
-        recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        recordNanoseconds((ContinuousClock.now - start).nanoseconds)
     }
 }

@@ -47,12 +47,12 @@ struct Redactor: Sendable {
     /// configured size; other content only as its size, since it cannot be masked.
     func body(_ buffer: ByteBuffer, contentType: String?) -> String {
         guard buffer.readableBytes > 0 else { return "" }
-        let type = contentType?.lowercased() ?? ""
+        let type = contentType.map { String(MediaType.essence(of: $0)) } ?? ""
         let text: String
-        if type.hasPrefix("application/json") || type.contains("+json") {
+        if MediaType.isJSON(type) {
             guard let masked = maskedJSON(buffer) else { return "<\(buffer.readableBytes) bytes, not valid JSON>" }
             text = masked
-        } else if type.hasPrefix("application/x-www-form-urlencoded") {
+        } else if MediaType.isForm(type) {
             text = query(String(buffer: buffer))
         } else {
             return "<\(buffer.readableBytes) bytes of \(type.isEmpty ? "unknown type" : type)>"

@@ -72,7 +72,7 @@ import Testing
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         let json = try JSONSerialization.jsonObject(with: encoder.encode(OneKey(key: key))) as? [String: Int]
-        #expect(json?.keys.first == SnakeCase.convert(key))
+        #expect(json?.keys.first == SnakeCase.snakeCased(key))
     }
 
     /// An object with one field named `key`, so the encoder's key strategy applies to it.

@@ -1,5 +1,5 @@
 import Foundation
-import Resourceful
+import ResourcefulJSON
 import Testing
 
 /// What decoding a document came to, in a form two decoders' results can be compared in.

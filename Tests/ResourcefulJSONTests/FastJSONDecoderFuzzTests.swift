@@ -1,5 +1,5 @@
 import Foundation
-import Resourceful
+import ResourcefulJSON
 import ResourcefulTesting
 import Testing
 

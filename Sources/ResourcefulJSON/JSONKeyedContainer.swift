@@ -196,7 +196,7 @@ extension JSONDecoding {
         case .useDefaultKeys:
             return name
         case .convertFromSnakeCase:
-            return SnakeCaseKeys.convert(name)
+            return SnakeCaseKeys.camelCased(name)
         case .custom(let convert):
             return convert(DecodingPathNode.codingPath(path) + [StringCodingKey(name)]).stringValue
         @unknown default:

@@ -6,7 +6,7 @@ import Foundation
 /// underscore left as it is.
 enum SnakeCaseKeys {
     /// Foundation's conversion of `key`.
-    static func convert(_ key: String) -> String {
+    static func camelCased(_ key: String) -> String {
         guard let first = key.firstIndex(where: { $0 != "_" }) else { return key }
         var last = key.index(before: key.endIndex)
         while last > first && key[last] == "_" { key.formIndex(before: &last) }

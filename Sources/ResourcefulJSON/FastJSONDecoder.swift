@@ -1,7 +1,8 @@
 public import Foundation
 
-/// A ``ResponseDecoder`` that decodes JSON into `Decodable` types several times faster than
-/// Foundation's `JSONDecoder`, with the same results and the same errors.
+/// A JSON decoder that decodes `Decodable` types several times faster than Foundation's
+/// `JSONDecoder`, with the same results and the same errors. `Resourceful` reads response bodies
+/// with it by default (it is a `ResponseDecoder` there).
 ///
 /// It takes Foundation's strategies, accepts and refuses the same documents (RFC 8259 JSON with
 /// trailing commas; string and number contents checked only when they are decoded), decodes
@@ -15,7 +16,7 @@ public import Foundation
 /// ```
 ///
 /// Documents in UTF-16 or UTF-32 are handed to `JSONDecoder`.
-public struct FastJSONDecoder: ResponseDecoder {
+public struct FastJSONDecoder: Sendable {
     /// How JSON keys map to coding keys.
     public var keyDecodingStrategy: JSONDecoder.KeyDecodingStrategy
     /// How dates are read.
@@ -40,12 +41,6 @@ public struct FastJSONDecoder: ResponseDecoder {
         self.dataDecodingStrategy = dataDecodingStrategy
         self.nonConformingFloatDecodingStrategy = nonConformingFloatDecodingStrategy
         self.userInfo = userInfo
-    }
-
-    /// A decoder with the key and date strategies of `coding`, as `JSONDecoder(coding:)` has.
-    public init(coding: APIConfig.Coding) {
-        let foundation = JSONDecoder(coding: coding)
-        self.init(keyDecodingStrategy: foundation.keyDecodingStrategy, dateDecodingStrategy: foundation.dateDecodingStrategy)
     }
 
     /// Decodes a value of `type` from the JSON document in `data`.

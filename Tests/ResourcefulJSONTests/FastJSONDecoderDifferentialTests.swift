@@ -1,5 +1,5 @@
 import Foundation
-import Resourceful
+import ResourcefulJSON
 import Testing
 
 /// Decodes a corpus of valid and invalid documents with `JSONDecoder` and `FastJSONDecoder` and
