@@ -33,10 +33,10 @@ extension APIConfig {
     public struct HTTPSettings: Sendable, Equatable {
         /// How many HTTP/1.1 connections may be open to one host at once; calls beyond it wait
         /// for a connection. The default, 64, lets a server make that many calls to one upstream
-        /// at once without queueing (AsyncHTTPClient's own default, 8, queued 32 concurrent calls:
-        /// they took 1.24 times as long as with 64 in `make bench`).
+        /// at once without queueing (AsyncHTTPClient's own default is 8; see <doc:Performance>).
         public var maximumConnectionsPerHost: Int
-        /// How long opening a connection may take.
+        /// How long opening one connection may take. A refused connection fails the attempt at
+        /// once whatever this says.
         public var connectTimeout: Duration
         /// How many redirects one call follows; `0` returns a `3xx` as it is.
         public var maxRedirects: Int

@@ -16,7 +16,7 @@ import Darwin
 
 /// The live ``HTTPTransport``: one long-lived AsyncHTTPClient with pooled connections.
 ///
-/// Create one per process (``APIDependencies/live(environment:configDirectory:environmentVariables:)``
+/// Create one per process (``APIDependencies/live(environment:configDirectory:environmentVariables:authenticationStorage:)``
 /// does) and call ``shutdown()`` when done. Redirects are not followed: a `3xx` reaches the ``API``
 /// as a response, so a credential is never sent on to another host.
 public final class AsyncHTTPClientTransport: HTTPTransport {
