@@ -2,7 +2,9 @@ public import Logging
 
 /// What a middleware knows about the call it is part of.
 ///
-/// A value type whose fields live in one shared, immutable box: passing a context through the
+/// Its fields describe the call and are set by the ``API`` (and ``RetryMiddleware``'s attempt);
+/// a middleware reads them, and may change only ``logger``. A value type whose fields live in one
+/// shared, immutable box: passing a context through the
 /// middlewares costs one reference count, not one per field (the configuration alone holds dozens),
 /// and changing a field gives this copy a box of its own.
 public struct CallContext: Sendable {
@@ -35,37 +37,37 @@ public struct CallContext: Sendable {
     }
 
     /// An identifier for this call, also in its log lines as `resourceful.request-id`.
-    public var requestID: String {
+    public package(set) var requestID: String {
         get { box.fields.requestID }
         set { fields.requestID = newValue }
     }
     /// The request's verb.
-    public var verb: ResourceVerb {
+    public package(set) var verb: ResourceVerb {
         get { box.fields.verb }
         set { fields.verb = newValue }
     }
     /// The request's path, percent-encoded, without the query.
-    public var path: String {
+    public package(set) var path: String {
         get { box.fields.path }
         set { fields.path = newValue }
     }
     /// The path with its interpolated values replaced by `{}`, a label of bounded cardinality.
-    public var pathTemplate: String {
+    public package(set) var pathTemplate: String {
         get { box.fields.pathTemplate }
         set { fields.pathTemplate = newValue }
     }
     /// The query string, percent-encoded, without `?`; empty when there is none.
-    public var query: String {
+    public package(set) var query: String {
         get { box.fields.query }
         set { fields.query = newValue }
     }
     /// Whether the request body must stay out of logs.
-    public var shouldRedactRequestBody: Bool {
+    public package(set) var shouldRedactRequestBody: Bool {
         get { box.fields.shouldRedactRequestBody }
         set { fields.shouldRedactRequestBody = newValue }
     }
     /// Whether the response body must stay out of logs.
-    public var shouldRedactResponseBody: Bool {
+    public package(set) var shouldRedactResponseBody: Bool {
         get { box.fields.shouldRedactResponseBody }
         set { fields.shouldRedactResponseBody = newValue }
     }
@@ -75,28 +77,28 @@ public struct CallContext: Sendable {
         set { fields.logger = newValue }
     }
     /// The configuration of the ``API``.
-    public var config: APIConfig {
+    public package(set) var config: APIConfig {
         get { box.fields.config }
         set { fields.config = newValue }
     }
     /// Whether failed attempts may be tried again (see ``ResourceRequest/allowsRetries``).
-    public var allowsRetries: Bool {
+    public package(set) var allowsRetries: Bool {
         get { box.fields.allowsRetries }
         set { fields.allowsRetries = newValue }
     }
     /// The retry policy of this call.
-    public var retryPolicy: APIConfig.RetryPolicy {
+    public package(set) var retryPolicy: APIConfig.RetryPolicy {
         get { box.fields.retryPolicy }
         set { fields.retryPolicy = newValue }
     }
     /// Which attempt this is, from 1; set by ``RetryMiddleware``.
-    public var attempt: Int {
+    public package(set) var attempt: Int {
         get { box.fields.attempt }
         set { fields.attempt = newValue }
     }
     /// Whether a redirect to another origin may re-send the body (see
     /// ``ResourceRequest/sendsBodyAcrossOrigins``).
-    public var sendsBodyAcrossOrigins: Bool {
+    public package(set) var sendsBodyAcrossOrigins: Bool {
         get { box.fields.sendsBodyAcrossOrigins }
         set { fields.sendsBodyAcrossOrigins = newValue }
     }
