@@ -70,14 +70,14 @@ import Testing
     }
 
     @Test func slowHeadersPastTheDeadline() async throws {
-        try await Harness.run(configure: { Self.quickRetries(&$0); $0.timeout = .milliseconds(1500) }) { harness in
+        try await Harness.run(configure: { Self.quickRetries(&$0); $0.timeout = .seconds(3) }) { harness in
             harness.server.stub(.get, "/v1/x", MockResponse.status(.ok).delayed(by: .seconds(5)))
             await expectFailure(harness, .timeout, attempts: 1) { _ = try await harness.api.call(AdHocRequest<Empty, Empty>(.show, "x")) }
         }
     }
 
     @Test func slowBodyPastTheDeadline() async throws {
-        try await Harness.run(configure: { Self.quickRetries(&$0); $0.timeout = .milliseconds(1500) }) { harness in
+        try await Harness.run(configure: { Self.quickRetries(&$0); $0.timeout = .seconds(3) }) { harness in
             var response = MockResponse.json(raw: #"{"a":"b"}"#)
             response.bodyDelay = .seconds(5)
             harness.server.stub(.get, "/v1/x", response)
