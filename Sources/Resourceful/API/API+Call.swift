@@ -76,7 +76,12 @@ extension API {
         let authorization: String?
         do {
             let deadline = start + (request.timeout ?? config.timeout)
-            authorization = try await CredentialLookup.header(from: authenticationStorage, service: config.service, deadline: deadline)
+            authorization = try await CredentialLookup.header(
+                from: authenticationStorage,
+                service: config.service,
+                deadline: deadline,
+                honoursDeadline: storageHonoursDeadline
+            )
         } catch let error as APIError where error.kind == .timeout || error.kind == .cancelled {
             throw APIError(kind: error.kind, detail: "while looking up the credential", underlying: error.underlying)
         } catch is CancellationError {

@@ -32,6 +32,8 @@ public struct API: Sendable {
     public let middlewares: [any APIMiddleware]
 
     let builder: RequestBuilder
+    /// Whether ``authenticationStorage`` bounds its own waits, checked once rather than per call.
+    let storageHonoursDeadline: Bool
     /// The middlewares around the transport, composed once.
     let chain: Chain
 
@@ -45,6 +47,7 @@ public struct API: Sendable {
     public init(dependencies: any Dependencies, middlewares: [any APIMiddleware] = API.defaultMiddlewares) {
         config = dependencies.apiConfig
         authenticationStorage = dependencies.authenticationStorage
+        storageHonoursDeadline = dependencies.authenticationStorage is any DeadlineHonouringStorage
         httpClient = dependencies.httpClient
         requestEncoder = dependencies.requestEncoder
         responseDecoder = dependencies.responseDecoder

@@ -8,13 +8,15 @@ package enum CredentialLookup {
     /// The deadline of the call whose credential is being looked up, for storages that wait.
     @TaskLocal package static var deadline: ContinuousClock.Instant?
 
-    /// `storage`'s header for `service`, by `deadline`.
+    /// `storage`'s header for `service`, by `deadline`. `honoursDeadline` is whether `storage`
+    /// is a ``DeadlineHonouringStorage``, when the caller already knows.
     package static func header(
         from storage: any AuthenticationStorage,
         service: String,
-        deadline: ContinuousClock.Instant
+        deadline: ContinuousClock.Instant,
+        honoursDeadline: Bool? = nil
     ) async throws -> String? {
-        if storage is any DeadlineHonouringStorage {
+        if honoursDeadline ?? (storage is any DeadlineHonouringStorage) {
             return try await $deadline.withValue(deadline) {
                 try await storage.authenticationHeader(for: service)
             }
