@@ -61,9 +61,9 @@ let benchmarks: @Sendable () -> Void = {
         }
     }.register("own work paired", repeats: 100, maxDuration: .seconds(4))
     let logging = LoggingLine()
-    Benchmark("micro log line with redaction") { benchmark in
-        for _ in benchmark.scaledIterations { blackHole(try await logging.run()) }
-    }
+    Paired(names: ["api.call create logged with redaction", "api.call create not logged"]) { variant in
+        blackHole(try await (variant == 0 ? logging.verbose : logging.quiet).call(CreateUser()))
+    }.register("log lines paired", repeats: 100, maxDuration: .seconds(4))
 
     // Macro, paired: one batch of each client per iteration. URLSession is paired with raw
     // AsyncHTTPClient on its own: the connections it opens and drops at C=32 leave work behind
@@ -184,35 +184,29 @@ func batch(_ count: Int, _ body: @escaping @Sendable () async throws -> Void) as
     }
 }
 
-/// The logging step writing its two lines for a create, with a password masked in the body.
+/// A create through the default middlewares over an in-memory transport, with the logger at
+/// `debug` (both lines written, the password masked in the body) or at `info` (nothing written):
+/// the difference is the logging step's work.
 struct LoggingLine: Sendable {
-    let middleware = LoggingMiddleware()
-    let request: TransportRequest
-    let response = TransportResponse(
-        status: .created,
-        headerFields: [.contentType: "application/json", .setCookie: "session=abc"],
-        body: ByteBuffer(data: Payloads.showJSON)
-    )
-    let context: CallContext
+    let verbose: API
+    let quiet: API
 
     init() {
         var config = APIConfig(baseURL: URL(string: "http://127.0.0.1:1")!, service: Fixtures.service)
         config.logging.maskedBodyKeys = ["password"]
-        let logger = Logger(label: "bench") { _ in DiscardingLogHandler(logLevel: .debug) }
-        request = TransportRequest(
-            method: .post,
-            url: "http://127.0.0.1:1/users",
-            headerFields: [.authorization: "Bearer \(Fixtures.token)", .contentType: "application/json", .accept: "application/json"],
-            body: ByteBuffer(data: (try? JSONEncoder().encode(Payloads.createBody)) ?? Data()),
-            deadline: .now + .seconds(3600),
-            maxResponseBytes: 1 << 20
-        )
-        context = CallContext(requestID: "0123456789abcdef", verb: .create, path: "users", pathTemplate: "users", logger: logger, config: config)
-    }
-
-    func run() async throws -> TransportResponse {
-        let response = self.response
-        return try await middleware.intercept(request, context: context) { _, _ in response }
+        func api(_ level: Logger.Level) -> API {
+            let logger = Logger(label: "bench") { _ in DiscardingLogHandler(logLevel: level) }
+            return API(
+                dependencies: APIDependencies(
+                    apiConfig: config,
+                    authenticationStorage: InMemoryAuthenticationStorage([Fixtures.service: "Bearer \(Fixtures.token)"]),
+                    httpClient: CannedTransport(),
+                    logger: logger
+                )
+            )
+        }
+        verbose = api(.debug)
+        quiet = api(.info)
     }
 }
 

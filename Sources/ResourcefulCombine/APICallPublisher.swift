@@ -1,20 +1,20 @@
 // OpenCombine predates Sendable annotations.
-@preconcurrency public import OpenCombineShim
-public import Resourceful
+@preconcurrency import OpenCombineShim
+import Resourceful
 import Synchronization
 
-/// The publisher behind ``Resourceful/API/publisher(for:)``.
-public struct APICallPublisher<Request: ResourceRequest>: Publisher {
+/// The publisher behind `API.publisher(for:)`.
+struct APICallPublisher<Request: ResourceRequest>: Publisher {
     /// The decoded value.
-    public typealias Output = Request.ResourceType
+    typealias Output = Request.ResourceType
     /// Why the call failed.
-    public typealias Failure = APIError
+    typealias Failure = APIError
 
     let api: API
     let request: Request
 
     /// Starts a subscription that calls on first demand.
-    public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
+    func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
         let erased = AnySubscriber(subscriber)
         subscriber.receive(subscription: CallSubscription(api: api, request: request, subscriber: erased))
     }
@@ -33,6 +33,8 @@ private final class CallSubscription<Request: ResourceRequest>: Subscription, Se
     private let api: API
     private let request: Request
     // The subscriber is only reached under this lock, or after being taken out of it exactly once.
+    // `Mutex`, not the package's `Locked`: only `Mutex` holds a value that is not Sendable (the
+    // subscriber) without an unchecked conformance.
     private let state: Mutex<State>
 
     init(api: API, request: Request, subscriber: Downstream) {

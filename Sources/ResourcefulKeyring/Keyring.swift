@@ -7,7 +7,7 @@ import Foundation
 /// An item is identified by two string attributes, `service` and `account`, whatever its schema
 /// (the `xdg:schema` attribute): a secret stored by another tool is found, so
 /// `secret-tool store --label=API service example-api account ada` is a way to provide one.
-/// ``store(_:service:account:label:)`` writes items under ``Configuration/schemaName`` and removes
+/// ``store(_:service:account:label:)`` writes items under its `schemaName` and removes
 /// any other item with the same two attributes, so one secret is left for each pair;
 /// ``delete(service:account:)`` removes them all.
 ///
@@ -19,40 +19,35 @@ import Foundation
 /// ```
 ///
 /// The keyring is reached over the D-Bus session bus named by `DBUS_SESSION_BUS_ADDRESS`. Each
-/// call runs off Swift's cooperative thread pool and is bounded by ``Configuration/timeout``: a
+/// call runs off Swift's cooperative thread pool and is bounded by its `timeout`: a
 /// missing bus, a missing, locked or frozen Secret Service is a ``KeyringError``, never a hang,
 /// and a bus that goes away never ends the process.
 public struct Keyring: Sendable {
-    /// Where and how the keyring is reached.
-    public struct Configuration: Sendable {
-        /// The libsecret schema name items are stored under (their `xdg:schema` attribute). Lookups
-        /// and deletions match items of any schema by `service` and `account`.
-        public var schemaName: String
-        /// The most one call may take.
-        public var timeout: Duration
-        /// The environment checked for `DBUS_SESSION_BUS_ADDRESS` before the bus is contacted;
-        /// `nil` for the process's. A call fails with ``KeyringError/Kind/noSessionBus`` at once
-        /// when the variable is missing.
-        public var environment: [String: String]?
-
-        /// Creates a configuration.
-        public init(
-            schemaName: String = "org.resourceful.Credential",
-            timeout: Duration = .seconds(5),
-            environment: [String: String]? = nil
-        ) {
-            self.schemaName = schemaName
-            self.timeout = timeout
-            self.environment = environment
-        }
-    }
-
-    /// How the keyring is reached.
-    public let configuration: Configuration
+    /// The libsecret schema name items are stored under (their `xdg:schema` attribute).
+    let schemaName: String
+    /// The most one call may take.
+    let timeout: Duration
+    /// The environment checked for `DBUS_SESSION_BUS_ADDRESS`; `nil` for the process's.
+    let environment: [String: String]?
 
     /// Creates a keyring; nothing is contacted until the first call.
-    public init(configuration: Configuration = Configuration()) {
-        self.configuration = configuration
+    ///
+    /// - Parameters:
+    ///   - schemaName: The libsecret schema name items are stored under (their `xdg:schema`
+    ///     attribute). Lookups and deletions match items of any schema by `service` and `account`,
+    ///     so items stored by `secret-tool` or another program are found.
+    ///   - timeout: The most one call may take.
+    ///   - environment: The environment checked for `DBUS_SESSION_BUS_ADDRESS` before the bus is
+    ///     contacted; `nil` for the process's. A call fails with ``KeyringError/Kind/noSessionBus``
+    ///     at once when the variable is missing.
+    public init(
+        schemaName: String = "org.resourceful.Credential",
+        timeout: Duration = .seconds(5),
+        environment: [String: String]? = nil
+    ) {
+        self.schemaName = schemaName
+        self.timeout = timeout
+        self.environment = environment
     }
 
     /// Stores `secret` for `service` and `account`, replacing any secret stored for them.
@@ -60,7 +55,7 @@ public struct Keyring: Sendable {
     /// - Parameter label: The name keyring tools show; `Resourceful: <service> (<account>)` by default.
     public func store(_ secret: String, service: String, account: String, label: String? = nil) async throws(KeyringError) {
         let label = label ?? "Resourceful: \(service) (\(account))"
-        let schemaName = configuration.schemaName
+        let schemaName = self.schemaName
         try await call("store") { connection, cancellable throws(KeyringError) in
             try connection.requireUnlocked("store", cancellable: cancellable)
             let schema = resourceful_schema_new(schemaName)
@@ -130,11 +125,11 @@ public struct Keyring: Sendable {
         _ operation: String,
         _ body: @escaping @Sendable (KeyringConnection, UnsafeMutablePointer<GCancellable>) throws(KeyringError) -> T
     ) async throws(KeyringError) -> T {
-        let environment = configuration.environment ?? ProcessInfo.processInfo.environment
+        let environment = self.environment ?? ProcessInfo.processInfo.environment
         guard let address = environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty else {
             throw KeyringError(.noSessionBus, operation: operation, message: "DBUS_SESSION_BUS_ADDRESS is not set")
         }
-        return try await KeyringCall.run(operation, timeout: configuration.timeout) { cancellable throws(KeyringError) in
+        return try await KeyringCall.run(operation, timeout: timeout) { cancellable throws(KeyringError) in
             let connection = try KeyringConnection.open(operation: operation, cancellable: cancellable)
             return try body(connection, cancellable)
         }

@@ -1,5 +1,4 @@
 public import Resourceful
-import Synchronization
 
 /// An ``AuthenticationStorage`` backed by the Linux keyring: the `Authorization` header is
 /// `"<scheme> <secret>"`, the secret being what the ``Keyring`` holds for the service and
@@ -33,13 +32,13 @@ public final class KeyringAuthenticationStorage: AuthenticationStorage, Deadline
     }
 
     /// The account the secret is stored under.
-    public let account: String
+    let account: String
     /// The scheme put before the secret, such as `Bearer`.
-    public let scheme: String
+    let scheme: String
     /// How long a looked-up header is reused.
-    public let timeToLive: Duration
+    let timeToLive: Duration
     private let lookUpSecret: @Sendable (_ service: String) async throws -> String?
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates a storage reading `account`'s secrets from `keyring`.
     public convenience init(account: String, scheme: String = "Bearer", keyring: Keyring = Keyring(), timeToLive: Duration = .seconds(300)) {

@@ -1,5 +1,7 @@
+public import Resourceful
+
 /// Why a keyring operation failed, with a hint on what to do. Never holds a secret.
-public struct KeyringError: Error, Sendable, CustomStringConvertible {
+public struct KeyringError: Error, Sendable, CustomStringConvertible, SecretFreeDescription {
     /// The kind of failure; compare with the static members.
     public struct Kind: Sendable, Hashable, CustomStringConvertible {
         private enum Code: String, Sendable, Hashable {
@@ -14,7 +16,7 @@ public struct KeyringError: Error, Sendable, CustomStringConvertible {
         public static let noSecretService = Kind(code: .noSecretService)
         /// The keyring's collection is locked, so its secrets cannot be read or written.
         public static let locked = Kind(code: .locked)
-        /// The Secret Service did not answer within ``Keyring/Configuration/timeout``.
+        /// The Secret Service did not answer within the keyring's `timeout`.
         public static let timedOut = Kind(code: .timedOut)
         /// The calling task was cancelled.
         public static let cancelled = Kind(code: .cancelled)
@@ -28,13 +30,13 @@ public struct KeyringError: Error, Sendable, CustomStringConvertible {
     /// What went wrong.
     public let kind: Kind
     /// The operation that failed: `store`, `lookup` or `delete`.
-    public let operation: String
+    package let operation: String
     /// The GLib error domain, for ``Kind/other``.
-    public let domain: String?
+    package let domain: String?
     /// The GLib error code, for ``Kind/other``.
-    public let code: Int?
+    package let code: Int?
     /// The message of the underlying error (from D-Bus or libsecret; never a secret).
-    public let message: String?
+    package let message: String?
 
     init(_ kind: Kind, operation: String, domain: String? = nil, code: Int? = nil, message: String? = nil) {
         self.kind = kind

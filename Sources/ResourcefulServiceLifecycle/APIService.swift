@@ -18,7 +18,7 @@ public import ServiceLifecycle
 /// ```
 public struct APIService: Service {
     /// The API whose client this service owns.
-    public let api: API
+    let api: API
 
     /// Creates a service owning `api`'s client.
     public init(api: API) {

@@ -1,5 +1,4 @@
 public import Resourceful
-import Synchronization
 
 /// An ``HTTPTransport`` that answers with a closure and records what it was sent: for tests of one
 /// step of a call without sockets. Tests of whole calls should use ``MockServer``.
@@ -8,7 +7,7 @@ public final class StubHTTPClient: HTTPTransport {
     public typealias Handler = @Sendable (TransportRequest) async throws -> TransportResponse
 
     private let handler: Handler
-    private let recorded = Mutex<[TransportRequest]>([])
+    private let recorded = Locked<[TransportRequest]>([])
 
     /// Creates a client answering with `handler`.
     public init(_ handler: @escaping Handler) {

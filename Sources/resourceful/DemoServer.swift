@@ -1,14 +1,14 @@
 import Foundation
 import HTTPTypes
+import Resourceful
 import ResourcefulTesting
-import Synchronization
 
 /// Serves a small in-memory "users" resource under `/v1` from a ``MockServer``.
 enum DemoServer {
     /// Starts the server; requests without `authorization` as their `Authorization` get `401`.
     static func start(requiring authorization: String) async throws -> MockServer {
         let server = try await MockServer.start()
-        let store = Mutex<(nextID: Int, users: [Int: User])>((
+        let store = Locked<(nextID: Int, users: [Int: User])>((
             3,
             [
                 1: User(id: 1, name: "Ada Lovelace", email: "ada@example.com"),

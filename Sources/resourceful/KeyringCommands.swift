@@ -14,7 +14,7 @@ struct KeyringOptions: ParsableArguments {
     var keyringTimeout: Double = 5
 
     var keyring: Keyring {
-        Keyring(configuration: .init(timeout: .milliseconds(Int64(keyringTimeout * 1000))))
+        Keyring(timeout: .milliseconds(Int64(keyringTimeout * 1000)))
     }
 }
 

@@ -72,7 +72,7 @@ import Testing
     }
 
     @Test func failuresAreNotCached() async throws {
-        let storage = KeyringAuthenticationStorage(account: "a", keyring: Keyring(configuration: .init(environment: [:])))
+        let storage = KeyringAuthenticationStorage(account: "a", keyring: Keyring(environment: [:]))
         for _ in 0..<2 {
             let error = await #expect(throws: KeyringError.self) { _ = try await storage.authenticationHeader(for: "svc") }
             #expect(error?.kind == .noSessionBus)

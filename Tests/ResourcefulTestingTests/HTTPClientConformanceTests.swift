@@ -38,9 +38,9 @@ struct AppTransport: HTTPTransport {
         } catch is NIOTooManyBytesError {
             throw TransportError.responseTooLarge
         } catch let error as HTTPClientError where error == .deadlineExceeded {
-            throw TransportError(.timeout, underlying: error)
+            throw TransportError.timeout
         } catch let error as HTTPClientError where error == .cancelled {
-            throw TransportError(.cancelled, underlying: error)
+            throw TransportError.cancelled
         } catch is CancellationError {
             throw TransportError.cancelled
         } catch {

@@ -27,7 +27,6 @@ extension API {
         url: String?
     ) async throws(APIError) -> APIResponse<Request.ResourceType> {
         let start = ContinuousClock.now
-        let method = request.verb.method(update: request.updateMethod)
         do throws(APIError) {
             var built = try await build(request, start: start)
             if let url {
@@ -52,7 +51,7 @@ extension API {
             let response = try await send(built.request, context: context)
             return try ResponseValidator.validate(response, for: request, decoder: request.responseDecoder ?? responseDecoder)
         } catch {
-            throw error.with(method: method, path: request.path.encoded)
+            throw error.with(method: request.verb.method(update: request.updateMethod), path: request.path.encoded)
         }
     }
 
@@ -63,11 +62,10 @@ extension API {
     ///
     /// - Throws: ``APIError``, as ``call(_:)`` would for the same request.
     public func transportRequest<Request: ResourceRequest>(for request: Request) async throws(APIError) -> TransportRequest {
-        let method = request.verb.method(update: request.updateMethod)
         do throws(APIError) {
             return try await build(request, start: .now).request
         } catch {
-            throw error.with(method: method, path: request.path.encoded)
+            throw error.with(method: request.verb.method(update: request.updateMethod), path: request.path.encoded)
         }
     }
 
@@ -86,6 +84,8 @@ extension API {
             throw APIError(kind: error.kind, detail: "while looking up the credential", underlying: error.underlying)
         } catch is CancellationError {
             throw APIError(kind: .cancelled, detail: "while looking up the credential")
+        } catch let error as any SecretFreeDescription {
+            throw APIError(kind: .authentication, detail: error.description, underlying: error)
         } catch {
             throw APIError(kind: .authentication, underlying: error)
         }

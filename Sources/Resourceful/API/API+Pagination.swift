@@ -30,7 +30,7 @@ extension API {
         _ request: Request,
         pagination: Pagination<Request> = .link,
         maxPages: Int = API.defaultMaxPages
-    ) -> APIPages<Request> {
+    ) -> some AsyncSequence<Request.ResourceType, any Error> & Sendable {
         APIPages(api: self, first: request, pagination: pagination, maxPages: maxPages)
     }
 
@@ -55,9 +55,8 @@ extension API {
 }
 
 /// The pages of an index, as an `AsyncSequence` of each page's decoded value.
-public struct APIPages<Request: ResourceRequest>: AsyncSequence, Sendable {
-    /// A page.
-    public typealias Element = Request.ResourceType
+struct APIPages<Request: ResourceRequest>: AsyncSequence, Sendable {
+    typealias Element = Request.ResourceType
 
     let api: API
     let first: Request
@@ -65,12 +64,12 @@ public struct APIPages<Request: ResourceRequest>: AsyncSequence, Sendable {
     let maxPages: Int
 
     /// Starts at the first page.
-    public func makeAsyncIterator() -> Iterator {
+    func makeAsyncIterator() -> Iterator {
         Iterator(api: api, pagination: pagination, maxPages: maxPages, next: .request(first, url: nil))
     }
 
     /// Fetches one page per step.
-    public struct Iterator: AsyncIteratorProtocol {
+    struct Iterator: AsyncIteratorProtocol {
         enum Step {
             case request(Request, url: String?)
             case link(Request, target: String, from: String?)
@@ -85,7 +84,7 @@ public struct APIPages<Request: ResourceRequest>: AsyncSequence, Sendable {
         var fetched = 0
 
         /// The next page, or `nil` after the last.
-        public mutating func next() async throws -> Request.ResourceType? {
+        mutating func next() async throws -> Request.ResourceType? {
             let request: Request
             let url: String?
             switch next {

@@ -10,7 +10,7 @@ public import Logging
 /// ```
 ///
 /// A call builds the request (base URL, path, query or body, headers, `Authorization` from the
-/// storage), runs it through the ``middlewares`` around the ``HTTPTransport``, then decodes a 2xx
+/// storage), runs it through the middlewares around the ``HTTPTransport``, then decodes a 2xx
 /// response or throws ``APIError``. `API` is a value: copies share the transport.
 public struct API: Sendable {
     /// What an `API` depends on: any type with these five parts.
@@ -19,20 +19,20 @@ public struct API: Sendable {
     /// The configuration, read from the dependencies once, at creation.
     public let config: APIConfig
     /// The credential source.
-    public let authenticationStorage: any AuthenticationStorage
+    package let authenticationStorage: any AuthenticationStorage
     /// The transport.
-    public let httpClient: any HTTPTransport
+    package let httpClient: any HTTPTransport
     /// The injected body encoder.
-    public let requestEncoder: any RequestEncoder
+    package let requestEncoder: any RequestEncoder
     /// The injected response decoder.
-    public let responseDecoder: any ResponseDecoder
+    package let responseDecoder: any ResponseDecoder
     /// The logger calls write through.
     public private(set) var logger: Logger
     /// The steps around the transport, outermost first.
-    public let middlewares: [any APIMiddleware]
+    package let middlewares: [any APIMiddleware]
 
     let builder: RequestBuilder
-    /// Whether ``authenticationStorage`` bounds its own waits, checked once rather than per call.
+    /// Whether `authenticationStorage` bounds its own waits, checked once rather than per call.
     let storageHonoursDeadline: Bool
     /// The middlewares around the transport, composed once.
     let chain: Chain
@@ -43,7 +43,8 @@ public struct API: Sendable {
     /// Creates an API from `dependencies`, reading each of them once.
     ///
     /// - Parameter middlewares: The steps around the transport, outermost first; the default is
-    ///   ``defaultMiddlewares``. Pass your own list to add steps or to leave some out.
+    ///   ``defaultMiddlewares``. Add your own before them (once per call) or after them (once per
+    ///   attempt, after the attempt is logged): `API.defaultMiddlewares + [Signing()]`.
     public init(dependencies: any Dependencies, middlewares: [any APIMiddleware] = API.defaultMiddlewares) {
         config = dependencies.apiConfig
         authenticationStorage = dependencies.authenticationStorage
@@ -80,8 +81,10 @@ public struct API: Sendable {
         [TracingMiddleware(), MetricsMiddleware(), RetryMiddleware(), LoggingMiddleware()]
     }
 
-    /// ``defaultMiddlewares`` with a ``CredentialRefreshMiddleware`` for `refresher` after the
-    /// retries, so that a 401 is refreshed and sent again within each attempt.
+    /// ``defaultMiddlewares`` with a credential refresh step for `refresher` after the retries, so
+    /// that a 401 is refreshed and sent again within each attempt: one refresh for any number of
+    /// calls refused at once, and none within 5 seconds of the last (a server that keeps refusing
+    /// fresh credentials is not asked again on every call).
     public static func defaultMiddlewares(refresher: any CredentialRefresher) -> [any APIMiddleware] {
         [TracingMiddleware(), MetricsMiddleware(), RetryMiddleware(), CredentialRefreshMiddleware(refresher: refresher), LoggingMiddleware()]
     }

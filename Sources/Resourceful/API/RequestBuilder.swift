@@ -58,9 +58,6 @@ struct RequestBuilder: Sendable {
         if !headers.isEmpty {
             for (name, value) in headers.sorted(by: { $0.key < $1.key }) { try Self.set(name, value, in: &fields) }
         }
-        if request.verb == .create, request.allowsRetries, fields[.idempotencyKey] == nil {
-            fields[.idempotencyKey] = Self.makeIdempotencyKey()
-        }
         if let authorization, fields[.authorization] == nil {
             guard HeaderValidation.isValidValue(authorization) else {
                 throw APIError(kind: .invalidRequest, detail: "the stored Authorization value holds CR, LF or NUL")
@@ -145,29 +142,6 @@ struct RequestBuilder: Sendable {
         }
     }
 
-    /// A random (version 4) UUID in its usual upper-case form, for `Idempotency-Key`.
-    ///
-    /// Its 122 random bits come from the system's secure generator, two 64-bit draws: Foundation's
-    /// `UUID()` opens, reads and closes `/dev/urandom` on Linux, about five times the cost.
-    static func makeIdempotencyKey() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let high = generator.next() & ~0xF000 | 0x4000  // version 4 in bits 12–15
-        let low = generator.next() & ~(0b11 << 62) | (0b10 << 62)  // the RFC 9562 variant
-        return String(unsafeUninitializedCapacity: 36) { buffer in
-            let digits: StaticString = "0123456789ABCDEF"
-            var index = 0
-            for nibble in 0..<32 {
-                if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 {
-                    buffer[index] = UInt8(ascii: "-")
-                    index += 1
-                }
-                let word = nibble < 16 ? high : low
-                buffer[index] = digits.utf8Start[Int((word >> (60 - 4 * UInt64(nibble % 16))) & 0xF)]
-                index += 1
-            }
-            return index
-        }
-    }
 
     /// The path (relative to the base URL, without a leading `/`) and the query of `url`, a URL
     /// the call is sent to instead of its own (a pagination link).

@@ -2,30 +2,30 @@
 ///
 /// Its description names what was read (a file or an environment variable) and what is wrong with
 /// it, never the credential.
-public struct AuthenticationStorageError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct AuthenticationStorageError: Error, Sendable, Hashable, SecretFreeDescription {
     /// What kind of failure this is.
-    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+    package struct Kind: Sendable, Hashable, CustomStringConvertible {
         private enum Code: Sendable, Hashable { case missing, empty, unreadable, tooLarge, invalidValue, unavailable }
         private let code: Code
         private init(_ code: Code) { self.code = code }
 
         /// The file, or the directory it should be in, does not exist.
-        public static let missing = Kind(.missing)
+        package static let missing = Kind(.missing)
         /// The file or variable is empty (after trailing newlines are trimmed).
-        public static let empty = Kind(.empty)
+        package static let empty = Kind(.empty)
         /// The file cannot be read: permission denied, not a regular file, or an I/O error.
-        public static let unreadable = Kind(.unreadable)
+        package static let unreadable = Kind(.unreadable)
         /// The file is larger than the storage accepts.
-        public static let tooLarge = Kind(.tooLarge)
+        package static let tooLarge = Kind(.tooLarge)
         /// The value holds a line break or NUL inside, or is not UTF-8, or the service name cannot
         /// name a file.
-        public static let invalidValue = Kind(.invalidValue)
+        package static let invalidValue = Kind(.invalidValue)
         /// The storage cannot be used in this program, such as the keyring without
         /// `ResourcefulKeyring`.
-        public static let unavailable = Kind(.unavailable)
+        package static let unavailable = Kind(.unavailable)
 
         /// The kind's name.
-        public var description: String {
+        package var description: String {
             switch code {
             case .missing: "missing"
             case .empty: "empty"
@@ -38,20 +38,20 @@ public struct AuthenticationStorageError: Error, Sendable, Hashable, CustomStrin
     }
 
     /// What kind of failure this is.
-    public var kind: Kind
+    package var kind: Kind
     /// What was read, such as `file /run/secrets/example-api` or
     /// `environment variable RESOURCEFUL_AUTH_EXAMPLE_API_TOKEN`.
-    public var source: String
+    package var source: String
     /// What is wrong with it, such as `permission denied`.
-    public var detail: String
+    package var detail: String
 
     /// Creates an error.
-    public init(kind: Kind, source: String, detail: String) {
+    package init(kind: Kind, source: String, detail: String) {
         self.kind = kind
         self.source = source
         self.detail = detail
     }
 
     /// `<source>: <detail>`.
-    public var description: String { "\(source): \(detail)" }
+    package var description: String { "\(source): \(detail)" }
 }

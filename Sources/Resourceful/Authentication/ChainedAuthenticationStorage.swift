@@ -1,5 +1,4 @@
-public import Logging
-import NIOConcurrencyHelpers
+package import Logging
 import Synchronization
 
 /// Asks several storages in turn and returns the first header found: files mounted by the
@@ -16,18 +15,18 @@ import Synchronization
 ///     .init("environment", EnvironmentAuthenticationStorage()),
 /// ], logger: deps.logger)
 /// ```
-public final class ChainedAuthenticationStorage: AuthenticationStorage {
+package final class ChainedAuthenticationStorage: AuthenticationStorage {
     /// One storage of the chain.
-    public struct Link: Sendable {
+    package struct Link: Sendable {
         /// A name for log lines, such as `file`.
-        public var name: String
+        package var name: String
         /// The storage asked.
-        public var storage: any AuthenticationStorage
+        package var storage: any AuthenticationStorage
         /// Whether a failure of this storage passes the question on instead of failing the call.
-        public var isOptional: Bool
+        package var isOptional: Bool
 
         /// Creates a link.
-        public init(_ name: String, _ storage: any AuthenticationStorage, isOptional: Bool = false) {
+        package init(_ name: String, _ storage: any AuthenticationStorage, isOptional: Bool = false) {
             self.name = name
             self.storage = storage
             self.isOptional = isOptional
@@ -38,13 +37,12 @@ public final class ChainedAuthenticationStorage: AuthenticationStorage {
     package let links: [Link]
     private let logger: Logger
     /// The links and services whose latest failure has been logged.
-    // NIO's lock rather than `Mutex`: ThreadSanitizer sees its pthread mutex (not `Mutex`'s futex).
-    private let logged = NIOLockedValueBox<Set<String>>([])
+    private let logged = Locked<Set<String>>([])
     /// Whether `logged` may hold anything: a call that finds it false touches no lock.
     private let anyLogged = Atomic<Bool>(false)
 
     /// Creates a chain of `links`, asked in order, logging through `logger`.
-    public init(_ links: [Link], logger: Logger) {
+    package init(_ links: [Link], logger: Logger) {
         self.links = links
         self.logger = logger
     }
@@ -52,7 +50,7 @@ public final class ChainedAuthenticationStorage: AuthenticationStorage {
     /// The first header any storage has for `service`, or `nil`.
     ///
     /// - Throws: The error of the first failing storage that is not optional.
-    public func authenticationHeader(for service: String) async throws -> String? {
+    package func authenticationHeader(for service: String) async throws -> String? {
         for (index, link) in links.enumerated() {
             do {
                 let header: String?
@@ -62,14 +60,14 @@ public final class ChainedAuthenticationStorage: AuthenticationStorage {
                     header = try await link.storage.authenticationHeader(for: service)
                 }
                 if anyLogged.load(ordering: .relaxed) {
-                    _ = logged.withLockedValue { $0.remove("\(index)/\(service)") }
+                    _ = logged.withLock { $0.remove("\(index)/\(service)") }
                 }
                 if let header { return header }
             } catch {
                 // The call's deadline or cancellation ends the whole lookup, optional link or not.
                 guard link.isOptional, !Self.endsTheCall(error) else { throw error }
                 anyLogged.store(true, ordering: .relaxed)
-                if logged.withLockedValue({ $0.insert("\(index)/\(service)").inserted }) {
+                if logged.withLock({ $0.insert("\(index)/\(service)").inserted }) {
                     logger.warning(
                         "Credential storage failed; asking the next one",
                         metadata: [

@@ -1,4 +1,3 @@
-import NIOConcurrencyHelpers
 
 #if canImport(Glibc)
 import Glibc
@@ -26,22 +25,21 @@ import Darwin
 /// ```swift
 /// deps.authenticationStorage = EnvironmentAuthenticationStorage()
 /// ```
-public final class EnvironmentAuthenticationStorage: AuthenticationStorage {
+package final class EnvironmentAuthenticationStorage: AuthenticationStorage {
     /// `RESOURCEFUL_AUTH`.
-    public static let defaultPrefix = "RESOURCEFUL_AUTH"
+    package static let defaultPrefix = "RESOURCEFUL_AUTH"
 
     /// What the variables' names start with.
-    public let prefix: String
+    package let prefix: String
     /// The scheme put before a bare token.
-    public let scheme: String
+    package let scheme: String
     private let lookup: @Sendable (String) -> String?
     /// Each service's two variable names, worked out once.
-    // NIO's lock rather than `Mutex`: ThreadSanitizer sees its pthread mutex (not `Mutex`'s futex).
-    private let names = NIOLockedValueBox<[String: (whole: String, bare: String)]>([:])
+    private let names = Locked<[String: (whole: String, bare: String)]>([:])
 
     /// Reads the process's environment at each call, so a value set while the program runs is
     /// seen; or `environment`, when given, instead.
-    public convenience init(prefix: String = defaultPrefix, scheme: String = "Bearer", environment: [String: String]? = nil) {
+    package convenience init(prefix: String = defaultPrefix, scheme: String = "Bearer", environment: [String: String]? = nil) {
         if let environment {
             self.init(prefix: prefix, scheme: scheme) { environment[$0] }
         } else {
@@ -50,25 +48,25 @@ public final class EnvironmentAuthenticationStorage: AuthenticationStorage {
     }
 
     /// Reads variables through `lookup`, such as a test's dictionary.
-    public init(prefix: String = defaultPrefix, scheme: String = "Bearer", lookup: @escaping @Sendable (String) -> String?) {
+    package init(prefix: String = defaultPrefix, scheme: String = "Bearer", lookup: @escaping @Sendable (String) -> String?) {
         self.prefix = prefix
         self.scheme = scheme
         self.lookup = lookup
     }
 
     private func variables(for service: String) -> (whole: String, bare: String) {
-        if let known = names.withLockedValue({ $0[service] }) { return known }
+        if let known = names.withLock({ $0[service] }) { return known }
         let made = (
             whole: Self.variableName(prefix: prefix, service: service, suffix: "AUTHORIZATION"),
             bare: Self.variableName(prefix: prefix, service: service, suffix: "TOKEN")
         )
-        names.withLockedValue { $0[service] = made }
+        names.withLock { $0[service] = made }
         return made
     }
 
     /// The variable for `service` with `suffix`: `<PREFIX>_<SERVICE>_<SUFFIX>`, the service
     /// upper-cased with every character other than `A`–`Z` and `0`–`9` made `_`.
-    public static func variableName(prefix: String, service: String, suffix: String) -> String {
+    package static func variableName(prefix: String, service: String, suffix: String) -> String {
         let name = String(String.UnicodeScalarView(service.uppercased().unicodeScalars.map { scalar in
             ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) ? scalar : "_"
         }))
@@ -77,7 +75,7 @@ public final class EnvironmentAuthenticationStorage: AuthenticationStorage {
 
     /// The `_AUTHORIZATION` variable's value, or `<scheme> ` and the `_TOKEN` variable's value, or
     /// `nil` when neither is set.
-    public func authenticationHeader(for service: String) async throws -> String? {
+    package func authenticationHeader(for service: String) async throws -> String? {
         let (whole, bare) = variables(for: service)
         if let value = lookup(whole) {
             return try Self.checked(value, variable: whole)

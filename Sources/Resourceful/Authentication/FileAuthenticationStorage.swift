@@ -1,4 +1,3 @@
-import NIOConcurrencyHelpers
 
 /// Credentials from files, one per service, under a directory: secrets mounted by the
 /// orchestrator, such as Kubernetes or Docker secrets under `/run/secrets`.
@@ -15,7 +14,7 @@ import NIOConcurrencyHelpers
 ///
 /// A missing, empty, unreadable or too large file (``maximumBytes``) is an
 /// ``AuthenticationStorageError`` naming the path, never the contents.
-public final class FileAuthenticationStorage: AuthenticationStorage {
+package final class FileAuthenticationStorage: AuthenticationStorage {
     private struct Entry {
         var header: String
         var identity: CredentialFile.Identity
@@ -23,18 +22,17 @@ public final class FileAuthenticationStorage: AuthenticationStorage {
     }
 
     /// The directory holding one file per service.
-    public let directory: String
+    package let directory: String
     /// The scheme put before the file's token, or `nil` when the file holds the whole header.
-    public let scheme: String?
+    package let scheme: String?
     /// How long a header is served without looking at the file.
-    public let refreshInterval: Duration
+    package let refreshInterval: Duration
     /// The largest file accepted.
-    public let maximumBytes: Int
-    // NIO's lock rather than `Mutex`: ThreadSanitizer sees its pthread mutex (not `Mutex`'s futex).
-    private let entries = NIOLockedValueBox<[String: Entry]>([:])
+    package let maximumBytes: Int
+    private let entries = Locked<[String: Entry]>([:])
 
     /// Creates a storage over `directory`.
-    public init(directory: String, scheme: String? = "Bearer", refreshInterval: Duration = .seconds(1), maximumBytes: Int = 64 * 1024) {
+    package init(directory: String, scheme: String? = "Bearer", refreshInterval: Duration = .seconds(1), maximumBytes: Int = 64 * 1024) {
         var directory = directory
         while directory.count > 1 && directory.hasSuffix("/") { directory.removeLast() }
         self.directory = directory
@@ -52,9 +50,9 @@ public final class FileAuthenticationStorage: AuthenticationStorage {
     ///
     /// - Throws: ``AuthenticationStorageError`` when the file is missing, empty, unreadable or too
     ///   large, or the service name cannot name a file in the directory.
-    public func authenticationHeader(for service: String) async throws -> String? {
+    package func authenticationHeader(for service: String) async throws -> String? {
         let now = ContinuousClock.now
-        let cached = entries.withLockedValue { $0[service] }
+        let cached = entries.withLock { $0[service] }
         if let cached, now - cached.checked < refreshInterval { return cached.header }
         guard !service.isEmpty, !service.contains("/"), service != ".", service != ".." else {
             throw AuthenticationStorageError(kind: .invalidValue, source: "service \(service.debugDescription)", detail: "cannot name a file in \(directory)")
@@ -62,7 +60,7 @@ public final class FileAuthenticationStorage: AuthenticationStorage {
         let path = path(for: service)
         if let entry = cached {
             if (try? CredentialFile.identity(of: path)) == entry.identity {
-                entries.withLockedValue { $0[service]?.checked = now }
+                entries.withLock { $0[service]?.checked = now }
                 return entry.header
             }
         }
@@ -70,11 +68,11 @@ public final class FileAuthenticationStorage: AuthenticationStorage {
         do {
             file = try CredentialFile.load(path, maximumBytes: maximumBytes)
         } catch {
-            entries.withLockedValue { $0[service] = nil }
+            entries.withLock { $0[service] = nil }
             throw error
         }
         let header = scheme.map { "\($0) \(file.value)" } ?? file.value
-        entries.withLockedValue { $0[service] = Entry(header: header, identity: file.identity, checked: now) }
+        entries.withLock { $0[service] = Entry(header: header, identity: file.identity, checked: now) }
         return header
     }
 }

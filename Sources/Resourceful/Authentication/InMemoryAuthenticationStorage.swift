@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Credentials held in memory: for tests, tools, and apps that get their token at start-up.
 ///
@@ -6,11 +5,11 @@ import Synchronization
 /// deps.authenticationStorage = InMemoryAuthenticationStorage(["example-api": "Bearer t0k3n"])
 /// ```
 public final class InMemoryAuthenticationStorage: AuthenticationStorage {
-    private let headers: Mutex<[String: String]>
+    private let headers: Locked<[String: String]>
 
     /// Creates a storage holding `headers`, keyed by service.
     public init(_ headers: [String: String] = [:]) {
-        self.headers = Mutex(headers)
+        self.headers = Locked(headers)
     }
 
     /// The header stored for `service`.

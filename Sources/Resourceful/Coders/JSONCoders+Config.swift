@@ -38,7 +38,7 @@ extension JSONDecoder {
 extension APIConfig.Coding {
     /// The response decoder these settings choose (``decoder``), with their key and date
     /// strategies.
-    public func makeResponseDecoder() -> any ResponseDecoder {
+    package func makeResponseDecoder() -> any ResponseDecoder {
         switch decoder {
         case .fast: FastJSONDecoder(coding: self)
         case .foundation: JSONDecoder(coding: self)

@@ -5,9 +5,9 @@ extension APIConfig {
     public enum StorageKind: String, Sendable, Hashable, CaseIterable {
         /// The Linux keyring (``AuthenticationStorage`` from `ResourcefulKeyring`).
         case keyring
-        /// ``FileAuthenticationStorage``: files mounted by the orchestrator.
+        /// Files mounted by the orchestrator, `<directory>/<service>`.
         case file
-        /// ``EnvironmentAuthenticationStorage``: environment variables.
+        /// Environment variables, `<prefix>_<SERVICE>_TOKEN` or `_AUTHORIZATION`.
         case environment
     }
 
@@ -18,13 +18,13 @@ extension APIConfig {
         public var storages: [StorageKind]
         /// The storages whose failures are logged and passed over instead of failing the call.
         public var optional: Set<StorageKind>
-        /// The directory of ``FileAuthenticationStorage``.
+        /// The directory of the `file` storage.
         public var fileDirectory: String
         /// The scheme put before a file's token; empty when the files hold whole headers.
         public var fileScheme: String
         /// How long a file's header is served before the file is looked at again.
         public var fileRefreshInterval: Duration
-        /// The prefix of ``EnvironmentAuthenticationStorage``'s variables.
+        /// The prefix of the `environment` storage's variables.
         public var environmentPrefix: String
         /// The scheme put before a `_TOKEN` variable's value.
         public var environmentScheme: String
@@ -41,7 +41,7 @@ extension APIConfig {
             fileDirectory: String = "/run/secrets",
             fileScheme: String = "Bearer",
             fileRefreshInterval: Duration = .seconds(1),
-            environmentPrefix: String = EnvironmentAuthenticationStorage.defaultPrefix,
+            environmentPrefix: String = "RESOURCEFUL_AUTH",
             environmentScheme: String = "Bearer",
             keyringAccount: String = "default",
             keyringScheme: String = "Bearer"

@@ -1,5 +1,5 @@
+public import Configuration
 import Foundation
-import Configuration
 import Logging
 import SystemPackage
 
@@ -18,6 +18,45 @@ extension APIConfig {
     /// The prefix of environment variables that override configuration keys.
     package static let environmentVariablePrefix = "RESOURCEFUL"
 
+    /// Reads a configuration from an app's own configuration reader, with its providers, secrets
+    /// handling and reloading; scope it to where the keys are (`reader.scoped(to: "upstream")`).
+    ///
+    /// ## Configuration keys
+    /// - `baseURL` (string, required): the absolute `http` or `https` URL paths are resolved
+    ///   against; no query, fragment or user information.
+    /// - `service` (string, required): the credential storage's key for this API.
+    /// - `baseHeaders` (string array, optional): `Name: value` header fields sent with every request.
+    /// - `timeout` (double, seconds, default 30): a call's deadline, attempts and waits included.
+    /// - `maxResponseBytes` (int, default 10 MiB): the largest response body accepted.
+    /// - `coding.keyStrategy` (`useDefaultKeys` or `snakeCase`), `coding.dateStrategy`
+    ///   (`iso8601`, `secondsSince1970` or `millisecondsSince1970`),
+    ///   `coding.decoder` (`foundation` or `fast`), `coding.arrayFormat` (`brackets`, `indices`,
+    ///   `repeated` or `comma`).
+    /// - `logging.level` (a swift-log level), `logging.maskedHeaders` and `logging.maskedBodyKeys`
+    ///   (string arrays, added to the built-in sensitive names), `logging.maxBodyBytes` (int).
+    /// - `retry.maxAttempts` (int), `retry.baseDelay` and `retry.maxDelay` (double, seconds),
+    ///   `retry.retryableStatuses` (string array of status codes).
+    /// - `http.maximumConnectionsPerHost` (int), `http.idleTimeout` and `http.connectTimeout`
+    ///   (double, seconds), `http.maxRedirects` (int), `http.redirects.sensitiveHeaders` (string
+    ///   array), `http.decompression` (bool), `http.maxDecompressionRatio` (int),
+    ///   `http.dangerouslyDisableCertificateVerification` (bool).
+    /// - `authentication.storages` and `authentication.optional` (string arrays of `keyring`,
+    ///   `file`, `environment`), `authentication.file.directory`, `.scheme`, `.refreshInterval`,
+    ///   `authentication.environment.prefix`, `.scheme`, `authentication.keyring.account`, `.scheme`.
+    ///
+    /// Ranges and defaults are in <doc:Configuration>.
+    ///
+    /// - Throws: ``APIError/Kind/invalidConfiguration``, naming the key at fault and what it
+    ///   should hold: a required key missing, a value that cannot be read as the key's type, or
+    ///   one out of range. Never the value itself.
+    public init(configReader: ConfigReader) throws(APIError) {
+        do {
+            self = try ConfigKeyReader(reader: configReader, file: nil, variables: [:]).apiConfig()
+        } catch {
+            throw error.apiError
+        }
+    }
+
     /// Loads `<configDirectory>/<environment>.json`, with environment variables overriding its keys.
     ///
     /// The directory is `configDirectory` if given, else the `RESOURCEFUL_CONFIG_DIR` environment
@@ -30,12 +69,13 @@ extension APIConfig {
     ///   - environment: The file's name without `.json`, such as `development`.
     ///   - configDirectory: Where the files are.
     ///   - environmentVariables: The variables to read; the process environment when `nil`.
-    /// - Throws: ``APIConfigError`` naming the file and the key at fault.
+    /// - Throws: ``APIError/Kind/invalidConfiguration`` naming the file (or the environment
+    ///   variable) and the key at fault.
     public static func load(
         environment: String,
         configDirectory: String? = nil,
         environmentVariables: [String: String]? = nil
-    ) async throws(APIConfigError) -> APIConfig {
+    ) async throws(APIError) -> APIConfig {
         let variables = environmentVariables ?? ProcessInfo.processInfo.environment
         let directory = configDirectory ?? variables["\(environmentVariablePrefix)_CONFIG_DIR"] ?? "Configs"
         let file = URL(fileURLWithPath: directory).appendingPathComponent("\(environment).json").path
@@ -44,11 +84,21 @@ extension APIConfig {
 
     /// Loads one JSON configuration file, with environment variables overriding its keys.
     ///
-    /// - Throws: ``APIConfigError`` naming the file and the key at fault.
+    /// - Throws: ``APIError/Kind/invalidConfiguration`` naming the file (or the environment
+    ///   variable) and the key at fault.
     public static func load(
         file: String,
         environmentVariables: [String: String]? = nil
-    ) async throws(APIConfigError) -> APIConfig {
+    ) async throws(APIError) -> APIConfig {
+        do {
+            return try await read(file: file, environmentVariables: environmentVariables)
+        } catch {
+            throw error.apiError
+        }
+    }
+
+    /// The file's configuration, with the variables overriding its keys.
+    private static func read(file: String, environmentVariables: [String: String]?) async throws(APIConfigError) -> APIConfig {
         guard FileManager.default.fileExists(atPath: file) else {
             throw APIConfigError(kind: .missingFile, file: file)
         }
@@ -63,26 +113,19 @@ extension APIConfig {
         } catch {
             throw APIConfigError(kind: .invalidFile, file: file)
         }
-        let environment = EnvironmentVariablesProvider(
-            environmentVariables: environmentVariables ?? ProcessInfo.processInfo.environment
-        ).prefixKeys(with: ConfigKey(environmentVariablePrefix.lowercased()))
-        let reporter = ConfigProblemReporter()
-        let reader = ConfigReader(providers: [environment, fileProvider], accessReporter: reporter)
-        let keys = ConfigKeyReader(
-            reader: reader,
-            reporter: reporter,
-            file: file,
-            variables: environmentVariables ?? ProcessInfo.processInfo.environment
-        )
-        return try keys.apiConfig()
+        let variables = environmentVariables ?? ProcessInfo.processInfo.environment
+        let environment = EnvironmentVariablesProvider(environmentVariables: variables)
+            .prefixKeys(with: ConfigKey(environmentVariablePrefix.lowercased()))
+        let reader = ConfigReader(providers: [environment, fileProvider])
+        return try ConfigKeyReader(reader: reader, file: file, variables: variables).apiConfig()
     }
 }
 
 /// Reads and checks each key of ``APIConfig``.
 struct ConfigKeyReader {
     let reader: ConfigReader
-    let reporter: ConfigProblemReporter
-    let file: String
+    /// The configuration file behind `reader`, if it is one the package opened.
+    let file: String?
     /// The environment variables, to tell which source a bad value came from.
     let variables: [String: String]
 
@@ -121,6 +164,7 @@ struct ConfigKeyReader {
         config.http.maximumConnectionsPerHost =
             try int("http.maximumConnectionsPerHost", in: APIConfig.Limits.connectionsPerHost, unit: "connections")
             ?? config.http.maximumConnectionsPerHost
+        config.http.idleTimeout = try seconds("http.idleTimeout", allowZero: false) ?? config.http.idleTimeout
         config.http.connectTimeout = try seconds("http.connectTimeout", allowZero: false) ?? config.http.connectTimeout
         config.http.maxRedirects = try int("http.maxRedirects", in: APIConfig.Limits.maxRedirects, unit: "redirects") ?? config.http.maxRedirects
         if let names = try stringArray("http.redirects.sensitiveHeaders") {
@@ -238,40 +282,48 @@ struct ConfigKeyReader {
     }
 
     private func bool(_ key: String) throws(APIConfigError) -> Bool? {
-        let value = reader.bool(forKey: ConfigKey(key))
-        try check(key)
-        return value
+        try checked(reader.bool(forKey: ConfigKey(key)), key, type: "a boolean")
     }
 
     private func string(_ key: String) throws(APIConfigError) -> String? {
-        let value = reader.string(forKey: ConfigKey(key))
-        try check(key)
-        return value
+        try checked(reader.string(forKey: ConfigKey(key)), key, type: "a string")
     }
 
     private func stringArray(_ key: String) throws(APIConfigError) -> [String]? {
-        let value = reader.stringArray(forKey: ConfigKey(key))
-        try check(key)
-        return value
+        try checked(reader.stringArray(forKey: ConfigKey(key)), key, type: "a list of strings")
     }
 
     private func double(_ key: String) throws(APIConfigError) -> Double? {
-        let value = reader.double(forKey: ConfigKey(key))
-        try check(key)
-        return value
+        // A provider may hold a whole number of seconds as an integer.
+        let configKey = ConfigKey(key)
+        return try checked(reader.double(forKey: configKey) ?? reader.int(forKey: configKey).map(Double.init), key, type: "a number")
     }
 
     private func int(_ key: String) throws(APIConfigError) -> Int? {
-        let value = reader.int(forKey: ConfigKey(key))
-        try check(key)
-        return value
+        try checked(reader.int(forKey: ConfigKey(key)), key, type: "a whole number")
     }
 
-    /// Turns a lookup or conversion failure the reporter saw for `key` into a wrong-type error.
-    private func check(_ key: String) throws(APIConfigError) {
-        guard let problem = reporter.takeProblem(for: key) else { return }
-        let source = problem.fromEnvironment ? environmentVariable(for: key) : file
-        throw APIConfigError(kind: .wrongType, file: file, key: key, source: source, expected: problem.expectedType)
+    /// `value`, or a wrong-type error when it is `nil` although `key` has a value: the reader's
+    /// optional getters answer `nil` both for a missing key and for a value of another type.
+    private func checked<Value>(_ value: Value?, _ key: String, type: String) throws(APIConfigError) -> Value? {
+        guard value == nil, isPresent(key) else { return value }
+        throw APIConfigError(kind: .wrongType, file: file, key: key, source: source(of: key), expected: type)
+    }
+
+    /// Whether `key` has a value of any type.
+    private func isPresent(_ key: String) -> Bool {
+        let configKey = ConfigKey(key)
+        return reader.string(forKey: configKey) != nil || reader.double(forKey: configKey) != nil
+            || reader.int(forKey: configKey) != nil || reader.bool(forKey: configKey) != nil
+            || reader.stringArray(forKey: configKey) != nil || reader.intArray(forKey: configKey) != nil
+            || reader.doubleArray(forKey: configKey) != nil || reader.boolArray(forKey: configKey) != nil
+    }
+
+    /// Where `key`'s value comes from: its environment variable when one is set (variables
+    /// override the file), else the file.
+    private func source(of key: String) -> String? {
+        let variable = environmentVariable(for: key)
+        return variables[variable] != nil ? variable : file
     }
 
     private func missingOrEmpty(_ key: String) -> APIConfigError {
@@ -281,9 +333,7 @@ struct ConfigKeyReader {
     /// The error for a bad value of `key`, naming the environment variable when one is set for
     /// it (variables override the file), else the file.
     private func invalid(_ key: String, expected: String) -> APIConfigError {
-        let variable = environmentVariable(for: key)
-        let source = variables[variable] != nil ? variable : file
-        return APIConfigError(kind: .invalidValue, file: file, key: key, source: source, expected: expected)
+        APIConfigError(kind: .invalidValue, file: file, key: key, source: source(of: key), expected: expected)
     }
 
     /// The environment variable that overrides `key`.

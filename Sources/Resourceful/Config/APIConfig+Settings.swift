@@ -35,6 +35,8 @@ extension APIConfig {
         /// for a connection. The default, 64, lets a server make that many calls to one upstream
         /// at once without queueing (AsyncHTTPClient's own default is 8; see <doc:Performance>).
         public var maximumConnectionsPerHost: Int
+        /// How long an unused pooled connection stays open (`http.idleTimeout`).
+        public var idleTimeout: Duration
         /// How long opening one connection may take. A refused connection fails the attempt at
         /// once whatever this says.
         public var connectTimeout: Duration
@@ -60,6 +62,7 @@ extension APIConfig {
         /// Creates settings.
         public init(
             maximumConnectionsPerHost: Int = 64,
+            idleTimeout: Duration = .seconds(60),
             connectTimeout: Duration = .seconds(10),
             maxRedirects: Int = 5,
             sensitiveRedirectHeaders: [String] = [],
@@ -70,6 +73,7 @@ extension APIConfig {
             self.decompression = decompression
             self.maxDecompressionRatio = maxDecompressionRatio
             self.maximumConnectionsPerHost = maximumConnectionsPerHost
+            self.idleTimeout = idleTimeout
             self.connectTimeout = connectTimeout
             self.maxRedirects = maxRedirects
             self.sensitiveRedirectHeaders = sensitiveRedirectHeaders

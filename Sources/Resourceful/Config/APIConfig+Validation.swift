@@ -33,6 +33,7 @@ extension APIConfig {
             ("timeout", timeout, false),
             ("retry.baseDelay", retry.baseDelay, true),
             ("retry.maxDelay", retry.maxDelay, true),
+            ("http.idleTimeout", http.idleTimeout, false),
             ("http.connectTimeout", http.connectTimeout, false),
             ("authentication.file.refreshInterval", authentication.fileRefreshInterval, true),
         ]
@@ -87,7 +88,6 @@ extension APIConfig {
     /// The ``APIError`` a call meets when this configuration, built in code, is not usable.
     func validationError() -> APIError? {
         guard let problem = firstProblem() else { return nil }
-        let cause = APIConfigError(kind: .invalidValue, file: "", key: problem.key, source: "the configuration built in code", expected: problem.expected)
-        return APIError(kind: .invalidConfiguration, detail: cause.description, underlying: cause)
+        return APIConfigError(kind: .invalidValue, file: nil, key: problem.key, source: "the configuration built in code", expected: problem.expected).apiError
     }
 }

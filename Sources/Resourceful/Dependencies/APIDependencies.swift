@@ -54,7 +54,7 @@ public struct APIDependencies: API.Dependencies {
     ///
     /// - Parameter environmentVariables: The variables that override configuration keys and that
     ///   an environment storage reads; the process environment when `nil`.
-    /// - Throws: ``APIConfigError`` when the configuration cannot be loaded.
+    /// - Throws: ``APIError/Kind/invalidConfiguration`` when the configuration cannot be loaded.
     public static func live(
         environment: String,
         configDirectory: String? = nil,

@@ -21,16 +21,18 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         /// not allowed (CR or LF in a value), parameters that do not fit the query or form form.
         public static let invalidRequest = Kind(code: .invalidRequest)
         /// The configuration the ``API`` was built with is not usable, such as a negative
-        /// ``APIConfig/maxResponseBytes`` or a base URL with a query; ``APIError/underlying`` is the
-        /// ``APIConfigError`` naming the setting. Configurations loaded from files are checked when
-        /// loaded; one built in code fails its first call with this kind.
+        /// ``APIConfig/maxResponseBytes`` or a base URL with a query, or could not be loaded: the
+        /// detail names the file or environment variable and the key. ``APIConfig/load(file:environmentVariables:)``
+        /// and ``APIConfig/init(configReader:)`` throw it; a configuration built in code fails its
+        /// first call with it.
         public static let invalidConfiguration = Kind(code: .invalidConfiguration)
         /// The request's parameters could not be encoded as its body.
         public static let encodingFailed = Kind(code: .encodingFailed)
-        /// The ``AuthenticationStorage`` threw; nothing was sent.
+        /// The ``AuthenticationStorage`` threw; nothing was sent. For the package's own storages
+        /// the detail names the file, variable or keyring problem (never the credential).
         public static let authentication = Kind(code: .authentication)
-        /// The connection failed: refused, reset, closed early, DNS. Tried again by
-        /// ``RetryMiddleware``.
+        /// The connection failed: refused, reset, closed early, DNS. Tried again by the retry step
+        /// of ``API/defaultMiddlewares``.
         public static let transport = Kind(code: .transport)
         /// The TLS handshake failed: the server's certificate was not trusted, had expired or did
         /// not name the host, or no protocol version or cipher was shared. Trying again cannot
@@ -43,7 +45,7 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         /// The response body was larger than ``APIConfig/maxResponseBytes``.
         public static let responseTooLarge = Kind(code: .responseTooLarge)
         /// The server answered with a status outside 200–299; see ``APIError/status`` and
-        /// ``APIError/errorResponse``.
+        /// ``APIError/errorResponse(as:)``.
         public static let unacceptableStatus = Kind(code: .unacceptableStatus)
         /// The server answered `401 Unauthorized`: no credential, a wrong one, or (with a
         /// ``CredentialRefresher``) still after a refreshed one. ``APIError/status`` is 401.
@@ -78,7 +80,7 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     /// The response status, when a response arrived.
     public internal(set) var status: HTTPResponse.Status?
     /// The error body decoded as the request's `ErrorResponse`, when it names one and the body fit.
-    public internal(set) var errorResponse: (any Sendable)?
+    package internal(set) var errorResponse: (any Sendable)?
     /// The coding path of a decoding or encoding failure, such as `users[3].email`. It holds only
     /// the names the Swift types declare and array positions: a key taken from the body (a
     /// dictionary's key) is written `*`, so that no response text reaches a log line.

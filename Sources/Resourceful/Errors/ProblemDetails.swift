@@ -1,5 +1,5 @@
 /// An error body in the form of RFC 9457 (`application/problem+json`), decoded into
-/// ``APIError/errorResponse`` when the request names no `ErrorResponse` type of its own.
+/// ``APIError/errorResponse(as:)`` when the request names no `ErrorResponse` type of its own.
 ///
 /// ```swift
 /// catch let error as APIError {

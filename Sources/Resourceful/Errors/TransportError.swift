@@ -6,65 +6,47 @@
 /// guard ContinuousClock.now < request.deadline else { throw TransportError.timeout }
 /// ```
 public struct TransportError: Error, Sendable, CustomStringConvertible {
-    /// What kind of failure this is; compare with the static members.
-    public struct Kind: Sendable, Hashable, CustomStringConvertible {
-        private enum Code: String, Sendable, Hashable {
-            case timeout, responseTooLarge, connectionFailed, tls, cancelled
-        }
-
-        private let code: Code
-
-        /// The request's deadline passed: ``APIError/Kind/timeout``.
-        public static let timeout = Kind(code: .timeout)
-        /// The body was larger than the request allows: ``APIError/Kind/responseTooLarge``.
-        public static let responseTooLarge = Kind(code: .responseTooLarge)
-        /// The connection could not be made or broke: ``APIError/Kind/transport``, retried.
-        public static let connectionFailed = Kind(code: .connectionFailed)
-        /// The TLS handshake failed: ``APIError/Kind/tls``, never retried.
-        public static let tls = Kind(code: .tls)
-        /// The calling task was cancelled: ``APIError/Kind/cancelled``.
-        public static let cancelled = Kind(code: .cancelled)
-
-        /// The kind's name.
-        public var description: String { code.rawValue }
+    /// What kind of failure this is.
+    package enum Kind: String, Sendable, Hashable {
+        case timeout, responseTooLarge, connectionFailed, tls, cancelled
     }
 
-    /// What kind of failure this is.
-    public let kind: Kind
-    /// The error underneath, such as the connection's own.
-    public let underlying: (any Error)?
+    package let kind: Kind
+    package let underlying: (any Error)?
     /// Whether the connection closed before any of the answer arrived, so that the request can be
     /// sent again at once.
-    public let closedBeforeAnswer: Bool
+    package let closedBeforeAnswer: Bool
 
-    /// Creates an error of `kind`.
-    public init(_ kind: Kind, underlying: (any Error)? = nil, closedBeforeAnswer: Bool = false) {
+    package init(_ kind: Kind, underlying: (any Error)? = nil, closedBeforeAnswer: Bool = false) {
         self.kind = kind
         self.underlying = underlying
         self.closedBeforeAnswer = closedBeforeAnswer
     }
 
-    /// The request's deadline passed.
+    /// The request's deadline passed: reported as ``APIError/Kind/timeout``.
     public static var timeout: TransportError { TransportError(.timeout) }
-    /// The response body was larger than ``TransportRequest/maxResponseBytes``.
+    /// The response body was larger than ``TransportRequest/maxResponseBytes``: reported as
+    /// ``APIError/Kind/responseTooLarge``.
     public static var responseTooLarge: TransportError { TransportError(.responseTooLarge) }
-    /// The calling task was cancelled.
+    /// The calling task was cancelled: reported as ``APIError/Kind/cancelled``.
     public static var cancelled: TransportError { TransportError(.cancelled) }
-    /// The connection could not be made, or broke during the exchange.
+    /// The connection could not be made, or broke during the exchange: reported as
+    /// ``APIError/Kind/transport`` and retried where the request allows it.
     public static func connectionFailed(_ underlying: any Error) -> TransportError {
         TransportError(.connectionFailed, underlying: underlying)
     }
-    /// The connection closed (or was reset) before any of the answer arrived.
+    /// The connection closed (or was reset) before any of the answer arrived: reported as
+    /// ``APIError/Kind/transport``, and sent again at once on a fresh connection.
     public static func closedBeforeAnswer(_ underlying: any Error) -> TransportError {
         TransportError(.connectionFailed, underlying: underlying, closedBeforeAnswer: true)
     }
-    /// The TLS handshake failed.
+    /// The TLS handshake failed: reported as ``APIError/Kind/tls``, never retried.
     public static func tls(_ underlying: any Error) -> TransportError {
         TransportError(.tls, underlying: underlying)
     }
 
     /// The kind, without the underlying error's text.
-    public var description: String { "TransportError.\(kind)" }
+    public var description: String { "TransportError.\(kind.rawValue)" }
 
     /// This error as the ``APIError`` a call reports.
     var apiError: APIError {

@@ -20,95 +20,48 @@ import Darwin
 /// does) and call ``shutdown()`` when done. Redirects are not followed: a `3xx` reaches the ``API``
 /// as a response, so a credential is never sent on to another host.
 public final class AsyncHTTPClientTransport: HTTPTransport {
-    /// Settings of the client created by ``init(configuration:)``.
-    public struct Configuration: Sendable {
-        /// How many HTTP/1.1 connections may be open to one host at once.
-        public var maximumConnectionsPerHost: Int
-        /// How long an unused pooled connection stays open.
-        public var idleTimeout: Duration
-        /// How long opening one connection may take. A failed connection fails the attempt at
-        /// once (it is not tried again until this time is up), so that the retry policy decides.
-        public var connectTimeout: Duration
-        /// Whether compressed responses are asked for and decompressed (gzip, deflate).
-        public var decompression: Bool
-        /// The most a body may grow when decompressed, as a multiple of its compressed size.
-        public var maxDecompressionRatio: Int
-
-        /// Accept any TLS certificate: only for a local test server.
-        public var dangerouslyDisableCertificateVerification: Bool
-
-        /// Creates settings.
-        public init(
-            maximumConnectionsPerHost: Int = 64,
-            idleTimeout: Duration = .seconds(60),
-            connectTimeout: Duration = .seconds(10),
-            decompression: Bool = true,
-            maxDecompressionRatio: Int = 200,
-            dangerouslyDisableCertificateVerification: Bool = false
-        ) {
-            self.maximumConnectionsPerHost = maximumConnectionsPerHost
-            self.idleTimeout = idleTimeout
-            self.connectTimeout = connectTimeout
-            self.decompression = decompression
-            self.maxDecompressionRatio = maxDecompressionRatio
-            self.dangerouslyDisableCertificateVerification = dangerouslyDisableCertificateVerification
-        }
-    }
-
     private let client: AsyncHTTPClient.HTTPClient
     private let ownsClient: Bool
     /// Whether the client decompresses bodies, so that their `Content-Encoding` no longer holds.
     private let decompresses: Bool
     private let isShutDown = Atomic<Bool>(false)
 
-    /// Creates a transport with its own client on the shared event loop group.
+    /// Creates a transport with its own client on the shared event loop group, set up from a
+    /// configuration's HTTP settings.
     ///
     /// Values out of range are brought within it (at least one connection, times of at least a
     /// millisecond, a ratio of at least one): the ``API`` refuses such a configuration with
     /// ``APIError/Kind/invalidConfiguration`` before anything reaches the transport.
-    public init(configuration: Configuration = Configuration()) {
+    public init(settings: APIConfig.HTTPSettings = APIConfig.HTTPSettings()) {
         var pool = AsyncHTTPClient.HTTPClient.Configuration.ConnectionPool(
-            idleTimeout: .nanoseconds(max(configuration.idleTimeout.nanoseconds, 1_000_000)),
-            concurrentHTTP1ConnectionsPerHostSoftLimit: min(max(configuration.maximumConnectionsPerHost, 1), 10_000)
+            idleTimeout: .nanoseconds(max(settings.idleTimeout.nanoseconds, 1_000_000)),
+            concurrentHTTP1ConnectionsPerHostSoftLimit: min(max(settings.maximumConnectionsPerHost, 1), 10_000)
         )
         // A refused or failed connection fails the attempt now instead of being tried again
         // until the deadline, which left the retry policy nothing to do.
         pool.retryConnectionEstablishment = false
-        var settings = AsyncHTTPClient.HTTPClient.Configuration(
+        var configuration = AsyncHTTPClient.HTTPClient.Configuration(
             redirectConfiguration: .disallow,
-            timeout: .init(connect: .nanoseconds(max(configuration.connectTimeout.nanoseconds, 1_000_000))),
+            timeout: .init(connect: .nanoseconds(max(settings.connectTimeout.nanoseconds, 1_000_000))),
             connectionPool: pool
         )
-        if configuration.decompression {
-            settings.decompression = .enabled(limit: .ratio(max(configuration.maxDecompressionRatio, 1)))
+        if settings.decompression {
+            configuration.decompression = .enabled(limit: .ratio(max(settings.maxDecompressionRatio, 1)))
         }
-        decompresses = configuration.decompression
-        settings.httpVersion = .automatic
-        if configuration.dangerouslyDisableCertificateVerification {
+        decompresses = settings.decompression
+        configuration.httpVersion = .automatic
+        if settings.dangerouslyDisableCertificateVerification {
             var tls = TLSConfiguration.makeClientConfiguration()
             tls.certificateVerification = .none
-            settings.tlsConfiguration = tls
+            configuration.tlsConfiguration = tls
         }
         // Spans and trace headers come from `TracingMiddleware`, one per call, named by path template.
-        settings.tracing.tracer = nil
+        configuration.tracing.tracer = nil
         self.client = AsyncHTTPClient.HTTPClient(
             eventLoopGroupProvider: .singleton,
-            configuration: settings
+            configuration: configuration
         )
         self.ownsClient = true
-    }
-
-    /// Creates a transport with its own client, set up from a configuration's HTTP settings.
-    public convenience init(settings: APIConfig.HTTPSettings) {
-        self.init(
-            configuration: Configuration(
-                maximumConnectionsPerHost: settings.maximumConnectionsPerHost,
-                connectTimeout: settings.connectTimeout,
-                decompression: settings.decompression,
-                maxDecompressionRatio: settings.maxDecompressionRatio,
-                dangerouslyDisableCertificateVerification: settings.dangerouslyDisableCertificateVerification
-            )
-        )
     }
 
     /// Creates a transport over a client the caller owns; ``shutdown()`` leaves it running.

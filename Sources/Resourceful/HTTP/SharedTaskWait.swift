@@ -1,11 +1,10 @@
-import Synchronization
 
 /// Waits for a task shared by several callers, giving up at once when the waiting task is
 /// cancelled or a deadline passes (a plain `task.value` would wait for the shared task to end).
 package enum SharedTaskWait {
     /// A continuation resumed once, by whichever comes first.
     private final class Waiter<T: Sendable>: Sendable {
-        private let continuation = Mutex<CheckedContinuation<T, any Error>?>(nil)
+        private let continuation = Locked<CheckedContinuation<T, any Error>?>(nil)
 
         func set(_ continuation: CheckedContinuation<T, any Error>) {
             self.continuation.withLock { $0 = continuation }

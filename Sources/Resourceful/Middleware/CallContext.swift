@@ -2,7 +2,7 @@ public import Logging
 
 /// What a middleware knows about the call it is part of.
 ///
-/// Its fields describe the call and are set by the ``API`` (and ``RetryMiddleware``'s attempt);
+/// Its fields describe the call and are set by the ``API`` (and the retry step's ``attempt``);
 /// a middleware reads them, and may change only ``logger``. A value type whose fields live in one
 /// shared, immutable box: passing a context through the
 /// middlewares costs one reference count, not one per field (the configuration alone holds dozens),
@@ -82,29 +82,29 @@ public struct CallContext: Sendable {
         set { fields.config = newValue }
     }
     /// Whether failed attempts may be tried again (see ``ResourceRequest/allowsRetries``).
-    public package(set) var allowsRetries: Bool {
+    package var allowsRetries: Bool {
         get { box.fields.allowsRetries }
         set { fields.allowsRetries = newValue }
     }
     /// The retry policy of this call.
-    public package(set) var retryPolicy: APIConfig.RetryPolicy {
+    package var retryPolicy: APIConfig.RetryPolicy {
         get { box.fields.retryPolicy }
         set { fields.retryPolicy = newValue }
     }
-    /// Which attempt this is, from 1; set by ``RetryMiddleware``.
+    /// Which attempt this is, from 1; set by the retry step.
     public package(set) var attempt: Int {
         get { box.fields.attempt }
         set { fields.attempt = newValue }
     }
     /// Whether a redirect to another origin may re-send the body (see
     /// ``ResourceRequest/sendsBodyAcrossOrigins``).
-    public package(set) var sendsBodyAcrossOrigins: Bool {
+    package var sendsBodyAcrossOrigins: Bool {
         get { box.fields.sendsBodyAcrossOrigins }
         set { fields.sendsBodyAcrossOrigins = newValue }
     }
 
     /// Creates a context.
-    public init(
+    package init(
         requestID: String,
         verb: ResourceVerb,
         path: String,

@@ -1,5 +1,4 @@
 import HTTPTypes
-import Synchronization
 
 /// Answers a `401 Unauthorized` by refreshing the credential once and sending the request again.
 ///
@@ -14,7 +13,7 @@ import Synchronization
 ///
 /// The refresh runs on its own and records its result itself; a call waits for it until the
 /// call's deadline or cancellation, whichever comes first.
-public final class CredentialRefreshMiddleware: APIMiddleware {
+package final class CredentialRefreshMiddleware: APIMiddleware {
     private struct ServiceState {
         var running: Task<String, any Error>?
         var latest: String?
@@ -35,19 +34,19 @@ public final class CredentialRefreshMiddleware: APIMiddleware {
 
     private let refresher: any CredentialRefresher
     /// The least time between two refreshes of one service.
-    public let minimumInterval: Duration
-    private let states = Mutex<[String: ServiceState]>([:])
+    package let minimumInterval: Duration
+    private let states = Locked<[String: ServiceState]>([:])
 
     /// Creates the step; share one instance among the calls that should share refreshes.
     ///
     /// - Parameter minimumInterval: The least time between two refreshes of one service.
-    public init(refresher: any CredentialRefresher, minimumInterval: Duration = .seconds(5)) {
+    package init(refresher: any CredentialRefresher, minimumInterval: Duration = .seconds(5)) {
         self.refresher = refresher
         self.minimumInterval = minimumInterval
     }
 
     /// Passes the request on; on 401, refreshes (or joins a refresh) and sends it once more.
-    public func intercept(
+    package func intercept(
         _ request: TransportRequest,
         context: CallContext,
         next: (TransportRequest, CallContext) async throws -> TransportResponse

@@ -1,5 +1,5 @@
 import HTTPTypes
-public import Logging
+package import Logging
 import NIOCore
 import Foundation
 
@@ -10,17 +10,17 @@ import Foundation
 /// and the details as metadata under `resourceful.`: `request-id`, `method`, `path`, `query`,
 /// `status`, `duration-ms`, `request.headers`, `response.headers`, `request.body`,
 /// `response.body`, `error`. Masking is described in <doc:Logging>.
-public struct LoggingMiddleware: APIMiddleware {
+package struct LoggingMiddleware: APIMiddleware {
     /// The level the lines are written at.
-    public var level: Logger.Level
+    package var level: Logger.Level
 
     /// Creates the logging step.
-    public init(level: Logger.Level = .debug) {
+    package init(level: Logger.Level = .debug) {
         self.level = level
     }
 
     /// Logs `request`, passes it on, and logs what came back.
-    public func intercept(
+    package func intercept(
         _ request: TransportRequest,
         context: CallContext,
         next: (TransportRequest, CallContext) async throws -> TransportResponse

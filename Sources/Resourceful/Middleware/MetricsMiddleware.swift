@@ -1,4 +1,4 @@
-public import CoreMetrics
+package import CoreMetrics
 import HTTPTypes
 
 /// Counts calls and times them with swift-metrics, through whatever metrics backend the app
@@ -8,21 +8,21 @@ import HTTPTypes
 ///   the dimensions `verb`, `method`, `path` (the path *template*, such as `users/{}`, so the
 ///   number of series stays bounded) and `outcome` (the status code, or the ``APIError/Kind`` of a
 ///   call that got no response, such as `timeout`).
-public struct MetricsMiddleware: APIMiddleware {
+package struct MetricsMiddleware: APIMiddleware {
     /// The label of the call counter.
-    public static let requestsLabel = "resourceful.requests"
+    package static let requestsLabel = "resourceful.requests"
     /// The label of the call timer.
-    public static let durationLabel = "resourceful.request.duration"
+    package static let durationLabel = "resourceful.request.duration"
 
     private let factory: (any MetricsFactory)?
 
     /// Records through `factory`, or through the bootstrapped `MetricsSystem` when `nil`.
-    public init(factory: (any MetricsFactory)? = nil) {
+    package init(factory: (any MetricsFactory)? = nil) {
         self.factory = factory
     }
 
     /// Passes the request on and records its outcome and duration.
-    public func intercept(
+    package func intercept(
         _ request: TransportRequest,
         context: CallContext,
         next: (TransportRequest, CallContext) async throws -> TransportResponse

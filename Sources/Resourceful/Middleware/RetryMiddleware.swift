@@ -13,19 +13,26 @@ import Logging
 /// keep-alive connection the server had just closed) is sent again at once, without a wait, the
 /// first time in a call. A wait that would pass the call's deadline is not started: the last
 /// answer or error is returned instead. Bodies are held in memory, so every body can be sent
-/// again. TLS failures and refused redirects are never tried again.
-public struct RetryMiddleware: APIMiddleware {
+/// again. TLS failures and refused redirects are never tried again. A create that allows retries
+/// is sent with one `Idempotency-Key` (unless the request sets its own) across its attempts.
+package struct RetryMiddleware: APIMiddleware {
     /// Creates the retry step.
-    public init() {}
+    package init() {}
 
     /// Passes the request on, again after a wait while the policy allows.
-    public func intercept(
+    package func intercept(
         _ request: TransportRequest,
         context: CallContext,
         next: (TransportRequest, CallContext) async throws -> TransportResponse
     ) async throws -> TransportResponse {
+        guard context.allowsRetries else { return try await next(request, context) }
+        var request = request
+        if context.verb == .create, request.headerFields[.idempotencyKey] == nil {
+            // One key for all the attempts, so that the server can tell a retried create.
+            request.headerFields[.idempotencyKey] = Self.makeIdempotencyKey()
+        }
         let policy = context.retryPolicy
-        guard context.allowsRetries, policy.maxAttempts > 1 else { return try await next(request, context) }
+        guard policy.maxAttempts > 1 else { return try await next(request, context) }
         var attempt = 1
         var resentAtOnce = false
         while true {
@@ -57,6 +64,30 @@ public struct RetryMiddleware: APIMiddleware {
                 throw APIError(kind: .cancelled, underlying: error)
             }
             attempt += 1
+        }
+    }
+
+    /// A random (version 4) UUID in its usual upper-case form, for `Idempotency-Key`.
+    ///
+    /// Its 122 random bits come from the system's secure generator, two 64-bit draws: Foundation's
+    /// `UUID()` opens, reads and closes `/dev/urandom` on Linux, about five times the cost.
+    static func makeIdempotencyKey() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let high = generator.next() & ~0xF000 | 0x4000  // version 4 in bits 12–15
+        let low = generator.next() & ~(0b11 << 62) | (0b10 << 62)  // the RFC 9562 variant
+        return String(unsafeUninitializedCapacity: 36) { buffer in
+            let digits: StaticString = "0123456789ABCDEF"
+            var index = 0
+            for nibble in 0..<32 {
+                if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 {
+                    buffer[index] = UInt8(ascii: "-")
+                    index += 1
+                }
+                let word = nibble < 16 ? high : low
+                buffer[index] = digits.utf8Start[Int((word >> (60 - 4 * UInt64(nibble % 16))) & 0xF)]
+                index += 1
+            }
+            return index
         }
     }
 

@@ -1,5 +1,5 @@
 import HTTPTypes
-public import Tracing
+package import Tracing
 
 /// Wraps each call in a client span of swift-distributed-tracing and propagates its context in the
 /// outgoing header fields, through whatever tracer the app bootstrapped (none: nothing is recorded
@@ -9,16 +9,16 @@ public import Tracing
 /// names stays bounded, and carries `http.request.method`, `url.template`, `resourceful.verb` and
 /// `http.response.status_code` attributes. The tracer decides the header form: with swift-otel it
 /// is W3C Trace Context (`traceparent`, `tracestate`).
-public struct TracingMiddleware: APIMiddleware {
+package struct TracingMiddleware: APIMiddleware {
     private let tracer: (any Tracer)?
 
     /// Traces through `tracer`, or through the bootstrapped `InstrumentationSystem` when `nil`.
-    public init(tracer: (any Tracer)? = nil) {
+    package init(tracer: (any Tracer)? = nil) {
         self.tracer = tracer
     }
 
     /// Starts a span, injects its context into `request`, passes it on and ends the span.
-    public func intercept(
+    package func intercept(
         _ request: TransportRequest,
         context: CallContext,
         next: (TransportRequest, CallContext) async throws -> TransportResponse

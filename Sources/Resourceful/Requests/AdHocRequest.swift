@@ -4,32 +4,32 @@
 /// let users = try await api.call(AdHocRequest<[User], _>(.index, "users", parameters: ["page": 2]))
 /// let _ = try await api.call(AdHocRequest<Empty, Empty>(.delete, "users/\(id)"))
 /// ```
-public struct AdHocRequest<ResourceType: Decodable & Sendable, Parameters: Encodable & Sendable>: ResourceRequest {
+package struct AdHocRequest<ResourceType: Decodable & Sendable, Parameters: Encodable & Sendable>: ResourceRequest {
     /// What the request does.
-    public var verb: ResourceVerb
+    package var verb: ResourceVerb
     /// Where the resource is.
-    public var path: ResourcePath
+    package var path: ResourcePath
     /// The values to send.
-    public var parameters: Parameters
+    package var parameters: Parameters
     /// Extra header fields.
-    public var headers: [String: String]
+    package var headers: [String: String]
     /// `PUT` or `PATCH` for updates.
-    public var updateMethod: UpdateMethod
+    package var updateMethod: UpdateMethod
     /// How a body is encoded.
-    public var bodyEncoding: BodyEncoding
+    package var bodyEncoding: BodyEncoding
     /// This call's own time limit.
-    public var timeout: Duration?
+    package var timeout: Duration?
     /// Keep the request body out of logs.
-    public var shouldRedactRequestBody: Bool
+    package var shouldRedactRequestBody: Bool
     /// Keep the response body out of logs.
-    public var shouldRedactResponseBody: Bool
+    package var shouldRedactResponseBody: Bool
     /// Whether a redirect to another origin may re-send the body; `false` unless set.
-    public var sendsBodyAcrossOrigins = false
+    package var sendsBodyAcrossOrigins = false
     /// How arrays are written in the query string or form body; the configured format unless set.
-    public var arrayFormat: ArrayFormat?
+    package var arrayFormat: ArrayFormat?
 
     /// Creates a request.
-    public init(
+    package init(
         _ verb: ResourceVerb,
         _ path: ResourcePath,
         parameters: Parameters,
@@ -54,7 +54,7 @@ public struct AdHocRequest<ResourceType: Decodable & Sendable, Parameters: Encod
 
 extension AdHocRequest where Parameters == Empty {
     /// Creates a request without parameters.
-    public init(_ verb: ResourceVerb, _ path: ResourcePath, headers: [String: String] = [:], timeout: Duration? = nil) {
+    package init(_ verb: ResourceVerb, _ path: ResourcePath, headers: [String: String] = [:], timeout: Duration? = nil) {
         self.init(verb, path, parameters: Empty(), headers: headers, timeout: timeout)
     }
 }

@@ -18,7 +18,7 @@ public struct ResourcePath: Sendable, Hashable, CustomStringConvertible {
     public let encoded: String
     /// The path with each interpolated value replaced by `{}`: a label of bounded cardinality for
     /// logs and metrics.
-    public let template: String
+    package let template: String
     /// Whether an interpolated value was empty, `.` or `..`, which makes the path unusable.
     let hasUnusableSegment: Bool
 
@@ -72,17 +72,9 @@ extension ResourcePath: ExpressibleByStringInterpolation {
             template += piece
         }
 
-        /// Appends a value as one percent-encoded path segment.
+        /// Appends a value (a string, a number, an identifier) as one percent-encoded path segment.
         public mutating func appendInterpolation(_ value: some CustomStringConvertible) {
-            appendSegment(value.description)
-        }
-
-        /// Appends a string as one percent-encoded path segment.
-        public mutating func appendInterpolation(_ value: String) {
-            appendSegment(value)
-        }
-
-        private mutating func appendSegment(_ text: String) {
+            let text = value.description
             template += "{}"
             switch text {
             case "", ".", "..":

@@ -21,7 +21,7 @@ public protocol ResourceRequest: Sendable {
     /// What the request sends; use ``Empty`` for nothing.
     associatedtype Parameters: Encodable & Sendable = Empty
     /// What an error response (any status outside 200–299) decodes to, carried by
-    /// ``APIError/errorResponse``. ``Empty`` (the default) means the body is not decoded.
+    /// ``APIError/errorResponse(as:)``. ``Empty`` (the default) means the body is not decoded.
     associatedtype ErrorResponse: Decodable & Sendable = Empty
 
     /// What the request does to the resource.

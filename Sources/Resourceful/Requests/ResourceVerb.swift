@@ -1,4 +1,4 @@
-public import HTTPTypes
+package import HTTPTypes
 
 /// The five things a client does with a REST resource.
 ///
@@ -32,13 +32,15 @@ public enum ResourceVerb: String, Sendable, Hashable, CaseIterable {
         }
     }
 
-    /// The HTTP method this verb uses, given how the request wants updates sent.
-    public func method(update: UpdateMethod = .put) -> HTTPRequest.Method {
-        switch self {
-        case .show, .index: .get
-        case .create: .post
-        case .update: update.method
-        case .delete: .delete
+    /// The HTTP method this verb uses, given how the request wants updates sent: the one place
+    /// a verb becomes a method.
+    package func method(update: UpdateMethod = .put) -> HTTPRequest.Method {
+        switch (self, update) {
+        case (.show, _), (.index, _): .get
+        case (.create, _): .post
+        case (.update, .put): .put
+        case (.update, .patch): .patch
+        case (.delete, _): .delete
         }
     }
 }
@@ -49,12 +51,4 @@ public enum UpdateMethod: Sendable, Hashable {
     case put
     /// `PATCH`: the body holds only the fields that change.
     case patch
-
-    /// The HTTP method.
-    public var method: HTTPRequest.Method {
-        switch self {
-        case .put: .put
-        case .patch: .patch
-        }
-    }
 }

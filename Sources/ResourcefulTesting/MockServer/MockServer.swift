@@ -1,9 +1,9 @@
 public import Foundation
 public import HTTPTypes
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import Resourceful
 import Synchronization
 
 /// A real HTTP/1.1 server on the loopback interface, for tests of code that calls an API.
@@ -41,10 +41,10 @@ public final class MockServer: Sendable {
 
     /// The port the server listens on.
     public let port: Int
-    private let state = NIOLockedValueBox(State())
+    private let state = Locked(State())
     private let acceptedConnections = Atomic<Int>(0)
     private let channel: NIOAsyncChannel<NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, Never>
-    private let serving: Mutex<Task<Void, Never>?> = Mutex(nil)
+    private let serving: Locked<Task<Void, Never>?> = Locked(nil)
 
     private init(channel: NIOAsyncChannel<NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, Never>, port: Int) {
         self.channel = channel
@@ -98,7 +98,7 @@ public final class MockServer: Sendable {
 
     /// Every request received so far, in order of arrival.
     public var requests: [RecordedRequest] {
-        state.withLockedValue { $0.requests }
+        state.withLock { $0.requests }
     }
 
     /// How many connections the server has accepted so far.
@@ -108,7 +108,7 @@ public final class MockServer: Sendable {
 
     /// Answers `method` `path` with `responses` in turn; the last one repeats.
     public func stub(_ method: HTTPRequest.Method, _ path: String, _ responses: MockResponse...) {
-        let queue = Mutex(responses)
+        let queue = Locked(responses)
         route(method, path) { _ in
             queue.withLock { queue in
                 guard let first = queue.first else { return MockResponse.status(.notFound) }
@@ -121,12 +121,12 @@ public final class MockServer: Sendable {
     /// Answers `method` `path` with whatever `handler` returns.
     public func route(_ method: HTTPRequest.Method, _ path: String, _ handler: @escaping Handler) {
         let route = Route(method: method, segments: Self.segments(path), handler: handler)
-        state.withLockedValue { $0.routes.append(route) }
+        state.withLock { $0.routes.append(route) }
     }
 
     /// Forgets every route and recorded request.
     public func reset() {
-        state.withLockedValue { $0 = State() }
+        state.withLock { $0 = State() }
     }
 
     /// Stops accepting connections and closes the open ones.
@@ -193,13 +193,13 @@ public final class MockServer: Sendable {
             headerFields: fields,
             body: Data(body.readableBytesView)
         )
-        let match = state.withLockedValue { state in
+        let match = state.withLock { state in
             state.routes.reversed().lazy.compactMap { route in
                 route.method == request.method ? Self.match(route.segments, path).map { (route.handler, $0) } : nil
             }.first
         }
         request.pathParameters = match?.1 ?? [:]
-        state.withLockedValue { $0.requests.append(request) }
+        state.withLock { $0.requests.append(request) }
 
         let response: MockResponse
         if let handler = match?.0 {

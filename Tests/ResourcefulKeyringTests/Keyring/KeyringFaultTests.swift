@@ -8,7 +8,7 @@ import Testing
 /// Each fault ends within its bound with the right error, through the real daemon and tool.
 @Suite struct KeyringFaultTests {
     @Test func noBusAddressFailsAtOnce() async throws {
-        let keyring = Keyring(configuration: .init(environment: [:]))
+        let keyring = Keyring(environment: [:])
         let start = ContinuousClock.now
         let error = await #expect(throws: KeyringError.self) { _ = try await keyring.lookup(service: "s", account: "a") }
         #expect(error?.kind == .noSessionBus)

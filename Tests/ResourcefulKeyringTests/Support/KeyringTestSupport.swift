@@ -11,7 +11,7 @@ enum PrivateSession {
 
     static func keyring(timeout: Duration = .seconds(5)) throws -> Keyring {
         guard ProcessInfo.processInfo.environment["RESOURCEFUL_PRIVATE_KEYRING"] == "1" else { throw NotPrivate() }
-        return Keyring(configuration: .init(timeout: timeout))
+        return Keyring(timeout: timeout)
     }
 
     static func uniqueService() -> String { "test-\(UUID().uuidString)" }

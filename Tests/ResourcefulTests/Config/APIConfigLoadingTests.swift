@@ -89,7 +89,7 @@ import Testing
     }
 
     @Test func missingFileNamesThePath() async throws {
-        let error = await #expect(throws: APIConfigError.self) {
+        let error = await expectConfigError {
             _ = try await APIConfig.load(environment: "nowhere", configDirectory: "/nonexistent/dir", environmentVariables: [:])
         }
         #expect(error?.kind == .missingFile)
@@ -99,7 +99,7 @@ import Testing
 
     @Test func malformedFileNamesThePath() async throws {
         let directory = try directory(with: #"{"baseURL": "#)
-        let error = await #expect(throws: APIConfigError.self) {
+        let error = await expectConfigError {
             _ = try await APIConfig.load(environment: "staging", configDirectory: directory, environmentVariables: [:])
         }
         #expect(error?.kind == .invalidFile)
@@ -107,7 +107,7 @@ import Testing
     }
 
     @Test func missingRequiredKey() async throws {
-        let error = await #expect(throws: APIConfigError.self) {
+        let error = await expectConfigError {
             _ = try await APIConfig.load(
                 environment: "staging", configDirectory: directory(with: #"{"baseURL": "https://a.example"}"#), environmentVariables: [:]
             )
@@ -119,7 +119,7 @@ import Testing
     @Test(arguments: ["not a url", "/relative/path", "ftp://files.example.com", "https://user:hunter2@api.example.com"])
     func badBaseURL(url: String) async throws {
         let json = #"{"baseURL": "\#(url)", "service": "s"}"#
-        let error = await #expect(throws: APIConfigError.self) {
+        let error = await expectConfigError {
             _ = try await APIConfig.load(environment: "staging", configDirectory: directory(with: json), environmentVariables: [:])
         }
         #expect(error?.kind == .invalidValue)
@@ -131,7 +131,7 @@ import Testing
     @Test func wrongTypeInTheFileNamesFileAndKey() async throws {
         let json = #"{"baseURL": "https://a.example", "service": "s", "timeout": "soon"}"#
         let directory = try directory(with: json)
-        let error = await #expect(throws: APIConfigError.self) {
+        let error = await expectConfigError {
             _ = try await APIConfig.load(environment: "staging", configDirectory: directory, environmentVariables: [:])
         }
         #expect(error?.kind == .wrongType)
@@ -140,7 +140,7 @@ import Testing
     }
 
     @Test func wrongTypeInTheEnvironmentNamesTheVariable() async throws {
-        let error = await #expect(throws: APIConfigError.self) {
+        let error = await expectConfigError {
             _ = try await APIConfig.load(
                 environment: "staging",
                 configDirectory: directory(with: complete),
@@ -164,7 +164,7 @@ import Testing
     ])
     func invalidValues(key: String, fragment: String) async throws {
         let json = #"{"baseURL": "https://a.example", "service": "s", \#(fragment)}"#
-        let error = await #expect(throws: APIConfigError.self) {
+        let error = await expectConfigError {
             _ = try await APIConfig.load(environment: "staging", configDirectory: directory(with: json), environmentVariables: [:])
         }
         #expect(error?.kind == .invalidValue)

@@ -56,7 +56,7 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try Data(#"{"baseURL": "https://a.example", "service": "s", \#(fragment)}"#.utf8).write(to: directory.appendingPathComponent("x.json"))
-        let error = await #expect(throws: APIConfigError.self) {
+        let error = await expectConfigError {
             _ = try await APIConfig.load(environment: "x", configDirectory: directory.path, environmentVariables: [:])
         }
         #expect(error?.kind == .invalidValue)

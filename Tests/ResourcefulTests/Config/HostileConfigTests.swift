@@ -11,7 +11,7 @@ import Glibc
 /// Bad configuration values, from a file, an environment variable or code: each is a typed error
 /// naming its key (and the variable it came from), never a trap.
 @Suite struct HostileConfigTests {
-    private func load(_ json: String, environment: [String: String] = [:]) async throws(APIConfigError) -> APIConfig {
+    private func load(_ json: String, environment: [String: String] = [:]) async throws(APIError) -> APIConfig {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-hostile-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try? Data(json.utf8).write(to: directory.appendingPathComponent("hostile.json"))
@@ -42,11 +42,11 @@ import Glibc
 
     @Test(arguments: fileCases)
     func aBadValueInTheFileNamesItsKey(key: String, json: String) async throws {
-        let error = await #expect(throws: APIConfigError.self) {
+        let error = await expectConfigError {
             _ = try await load(#"{"baseURL": "https://api.example.com/v1", "service": "s", \#(json)}"#)
         }
         #expect(error?.key == key)
-        #expect(error?.source?.hasSuffix("hostile.json") == true)
+        #expect(error?.source.hasSuffix("hostile.json") == true)
         #expect(error?.description.contains(key) == true)
     }
 
@@ -61,7 +61,7 @@ import Glibc
 
     @Test(arguments: variableCases)
     func aBadValueFromAVariableNamesTheVariable(variable: String, value: String, key: String) async throws {
-        let error = await #expect(throws: APIConfigError.self) {
+        let error = await expectConfigError {
             _ = try await load(#"{"baseURL": "https://api.example.com/v1", "service": "s"}"#, environment: [variable: value])
         }
         #expect(error?.key == key)
@@ -77,7 +77,7 @@ import Glibc
         "ftp://api.example.com/v1",
     ])
     func aBaseURLWithQueryFragmentOrUserIsRefused(url: String) async throws {
-        let error = await #expect(throws: APIConfigError.self) { _ = try await load(#"{"baseURL": "\#(url)", "service": "s"}"#) }
+        let error = await expectConfigError { _ = try await load(#"{"baseURL": "\#(url)", "service": "s"}"#) }
         #expect(error?.key == "baseURL")
         #expect(error?.description.contains("pw") == false)
     }
@@ -124,7 +124,7 @@ import Glibc
         case "huge": try Data(repeating: 0x20, count: 2 << 20).write(to: URL(fileURLWithPath: path))
         default: try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: kind)
         }
-        let error = await #expect(throws: APIConfigError.self) {
+        let error = await expectConfigError {
             _ = try await APIConfig.load(environment: "hostile", configDirectory: directory.path, environmentVariables: [:])
         }
         #expect(error?.kind == .invalidFile)
@@ -132,7 +132,7 @@ import Glibc
 
     @Test func aTransportGivenOutOfRangeSettingsDoesNotTrap() async throws {
         let transport = AsyncHTTPClientTransport(
-            configuration: .init(maximumConnectionsPerHost: -1, idleTimeout: .seconds(-1), connectTimeout: .seconds(Int64.max), maxDecompressionRatio: -3)
+            settings: .init(maximumConnectionsPerHost: -1, idleTimeout: .seconds(-1), connectTimeout: .seconds(Int64.max), maxDecompressionRatio: -3)
         )
         try await MockServer.withRunning { server in
             server.stub(.get, "/x", .status(.noContent))

@@ -57,7 +57,7 @@ import Testing
         let server = try await MockServer.start()
         let url = server.baseURL
         try await server.shutdown()
-        let transport = AsyncHTTPClientTransport(configuration: .init(connectTimeout: .milliseconds(300)))
+        let transport = AsyncHTTPClientTransport(settings: .init(connectTimeout: .milliseconds(300)))
         let api = API(dependencies: APIDependencies(apiConfig: APIConfig(baseURL: url, service: "s"), httpClient: transport))
         let error = await #expect(throws: APIError.self) { _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "x")) }
         #expect(error?.kind == .transport)

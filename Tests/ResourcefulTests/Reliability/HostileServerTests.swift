@@ -88,7 +88,7 @@ import Testing
         #expect(response.value == users)
         #expect(response.headerFields[.contentEncoding] == nil)
         // nginx did compress it: asked by a transport that does not decompress, the body is gzip.
-        let plainTransport = AsyncHTTPClientTransport(configuration: .init(decompression: false))
+        let plainTransport = AsyncHTTPClientTransport(settings: .init(decompression: false))
         let raw = try await plainTransport.send(
             TransportRequest(method: .get, url: "http://127.0.0.1:\(nginx.port)/users", headerFields: [.acceptEncoding: "gzip"], deadline: .now + .seconds(5), maxResponseBytes: 1 << 20)
         )

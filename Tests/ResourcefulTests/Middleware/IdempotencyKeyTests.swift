@@ -5,7 +5,7 @@ import Testing
 @Suite struct IdempotencyKeyTests {
     @Test func keysAreVersion4UUIDs() throws {
         for _ in 0..<1_000 {
-            let key = RequestBuilder.makeIdempotencyKey()
+            let key = RetryMiddleware.makeIdempotencyKey()
             let uuid = try #require(UUID(uuidString: key), "\(key)")
             // The same text back: 36 upper-case characters with dashes in the usual places.
             #expect(uuid.uuidString == key)
@@ -16,7 +16,7 @@ import Testing
     }
 
     @Test func keysDoNotRepeat() {
-        let keys = (0..<20_000).map { _ in RequestBuilder.makeIdempotencyKey() }
+        let keys = (0..<20_000).map { _ in RetryMiddleware.makeIdempotencyKey() }
         #expect(Set(keys).count == keys.count)
     }
 }
