@@ -45,6 +45,8 @@ import Glibc
             #expect(ContinuousClock.now - start < .seconds(10), "\(name) took too long")
             #expect(error?.kind == .authentication)
             #expect(error?.underlying is AuthenticationStorageError)
+            // The package's own storage error says what is wrong in the call's error.
+            #expect(error?.description.contains(directory.path) == true, "\(name): \(String(describing: error))")
             #expect(harness.server.requests.isEmpty)
         }
     }
