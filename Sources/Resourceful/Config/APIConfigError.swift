@@ -1,27 +1,18 @@
 /// Why a configuration could not be loaded or used: the `underlying` error of an
 /// ``APIError/Kind/invalidConfiguration``. Its description names the file and the key, never a value.
 package struct APIConfigError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The kind of problem; compare with the static members.
-    package struct Kind: Sendable, Hashable, CustomStringConvertible {
-        private enum Code: String, Sendable, Hashable {
-            case missingFile, invalidFile, missingKey, wrongType, invalidValue
-        }
-
-        private let code: Code
-
+    /// The kind of problem.
+    package enum Kind: String, Sendable, Hashable {
         /// The configuration file does not exist.
-        package static let missingFile = Kind(code: .missingFile)
+        case missingFile
         /// The configuration file is not a JSON object of the expected form.
-        package static let invalidFile = Kind(code: .invalidFile)
+        case invalidFile
         /// A required key has no value in the file or the environment.
-        package static let missingKey = Kind(code: .missingKey)
+        case missingKey
         /// A key's value has the wrong type, such as text where a number belongs.
-        package static let wrongType = Kind(code: .wrongType)
+        case wrongType
         /// A key's value has the right type but is not allowed, such as a relative base URL.
-        package static let invalidValue = Kind(code: .invalidValue)
-
-        /// The kind's name.
-        package var description: String { code.rawValue }
+        case invalidValue
     }
 
     /// What went wrong.
@@ -53,7 +44,7 @@ package struct APIConfigError: Error, Sendable, Hashable, CustomStringConvertibl
         case .invalidFile: text = "configuration file \(source) is not a JSON object of keys and values"
         case .missingKey: text = "configuration key '\(key)' is missing from \(file.map { "\($0) and the environment" } ?? source)"
         case .wrongType: text = "configuration key '\(key)' has the wrong type in \(source)"
-        default: text = "configuration key '\(key)' has an invalid value in \(source)"
+        case .invalidValue: text = "configuration key '\(key)' has an invalid value in \(source)"
         }
         if let expected { text += ": expected \(expected)" }
         return text
