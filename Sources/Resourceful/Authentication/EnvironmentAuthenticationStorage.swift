@@ -26,8 +26,8 @@ import Darwin
 /// deps.authenticationStorage = EnvironmentAuthenticationStorage()
 /// ```
 package final class EnvironmentAuthenticationStorage: AuthenticationStorage {
-    /// `RESOURCEFUL_AUTH`.
-    package static let defaultPrefix = "RESOURCEFUL_AUTH"
+    /// `RESOURCEFUL_AUTH`, the configuration's default.
+    package static let defaultPrefix = APIConfig.AuthenticationSettings().environmentPrefix
 
     /// What the variables' names start with.
     package let prefix: String
