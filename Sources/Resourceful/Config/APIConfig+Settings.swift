@@ -55,8 +55,13 @@ extension APIConfig {
         /// ``APIError/Kind/responseTooLarge``. ``APIConfig/maxResponseBytes`` caps the
         /// decompressed size as well.
         public var maxDecompressionRatio: Int
+        /// Which HTTP versions are spoken (`http.version`).
+        public var version: HTTPVersionChoice
+        /// Which certificates are trusted (`http.tls.*`).
+        public var tls: TLSSettings
         /// Accept any TLS certificate. Only for talking to a local test server: it lets anyone on
-        /// the path read and change the traffic, credentials included.
+        /// the path read and change the traffic, credentials included. A private CA is trusted
+        /// through ``tls`` instead.
         public var dangerouslyDisableCertificateVerification: Bool
 
         /// Creates settings.
@@ -68,8 +73,12 @@ extension APIConfig {
             sensitiveRedirectHeaders: [String] = [],
             decompression: Bool = true,
             maxDecompressionRatio: Int = 200,
+            version: HTTPVersionChoice = .automatic,
+            tls: TLSSettings = TLSSettings(),
             dangerouslyDisableCertificateVerification: Bool = false
         ) {
+            self.version = version
+            self.tls = tls
             self.decompression = decompression
             self.maxDecompressionRatio = maxDecompressionRatio
             self.maximumConnectionsPerHost = maximumConnectionsPerHost
@@ -79,5 +88,14 @@ extension APIConfig {
             self.sensitiveRedirectHeaders = sensitiveRedirectHeaders
             self.dangerouslyDisableCertificateVerification = dangerouslyDisableCertificateVerification
         }
+    }
+
+    /// Which HTTP versions the live client speaks.
+    public enum HTTPVersionChoice: String, Sendable, Equatable, CaseIterable {
+        /// HTTP/2 where the server offers it over TLS (ALPN), else HTTP/1.1: concurrent calls to
+        /// one HTTP/2 server share one connection.
+        case automatic
+        /// HTTP/1.1 only.
+        case http1
     }
 }

@@ -51,6 +51,9 @@ extension APIConfig {
         for (key, value, range, unit) in counts where !range.contains(value) {
             return (key, Self.rangeExpectation(range, unit: unit))
         }
+        for (key, path) in [("http.tls.caFile", http.tls.caFile), ("http.tls.caDirectory", http.tls.caDirectory)] {
+            if let path, path.isEmpty || path.contains("\0") { return (key, "a path") }
+        }
         if !retry.retryableStatuses.allSatisfy(Limits.statuses.contains) {
             return ("retry.retryableStatuses", "HTTP status codes from 100 to 599")
         }

@@ -1,4 +1,5 @@
 public import AsyncHTTPClient
+import Foundation
 import HTTPTypes
 import NIOCore
 import NIOHTTP1
@@ -25,14 +26,24 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// Whether the client decompresses bodies, so that their `Content-Encoding` no longer holds.
     private let decompresses: Bool
     private let isShutDown = Atomic<Bool>(false)
+    /// Why the settings cannot make a working client (an unreadable CA file, say): every call fails
+    /// with it, before anything is sent.
+    private let setupError: APIError?
 
     /// Creates a transport with its own client on the shared event loop group, set up from a
     /// configuration's HTTP settings.
     ///
     /// Values out of range are brought within it (at least one connection, times of at least a
     /// millisecond, a ratio of at least one): the ``API`` refuses such a configuration with
-    /// ``APIError/Kind/invalidConfiguration`` before anything reaches the transport.
-    public init(settings: APIConfig.HTTPSettings = APIConfig.HTTPSettings()) {
+    /// ``APIError/Kind/invalidConfiguration`` before anything reaches the transport. A CA file or
+    /// directory that cannot be read (``APIConfig/TLSSettings``) fails every call with that kind,
+    /// naming the key and the path.
+    public convenience init(settings: APIConfig.HTTPSettings = APIConfig.HTTPSettings()) {
+        self.init(settings: settings, environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// A transport for `settings`, reading `SSL_CERT_FILE` and `SSL_CERT_DIR` from `environment`.
+    package init(settings: APIConfig.HTTPSettings, environment: [String: String]) {
         var pool = AsyncHTTPClient.HTTPClient.Configuration.ConnectionPool(
             idleTimeout: .nanoseconds(max(settings.idleTimeout.nanoseconds, 1_000_000)),
             concurrentHTTP1ConnectionsPerHostSoftLimit: min(max(settings.maximumConnectionsPerHost, 1), 10_000)
@@ -49,11 +60,12 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             configuration.decompression = .enabled(limit: .ratio(max(settings.maxDecompressionRatio, 1)))
         }
         decompresses = settings.decompression
-        configuration.httpVersion = .automatic
-        if settings.dangerouslyDisableCertificateVerification {
-            var tls = TLSConfiguration.makeClientConfiguration()
-            tls.certificateVerification = .none
-            configuration.tlsConfiguration = tls
+        configuration.httpVersion = settings.version == .http1 ? .http1Only : .automatic
+        do {
+            configuration.tlsConfiguration = try TLSTrust.configuration(for: settings, environment: environment)
+            setupError = nil
+        } catch {
+            setupError = error
         }
         // Spans and trace headers come from `TracingMiddleware`, one per call, named by path template.
         configuration.tracing.tracer = nil
@@ -71,6 +83,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         self.client = client
         self.ownsClient = false
         self.decompresses = decompresses
+        self.setupError = nil
     }
 
     deinit {
@@ -87,6 +100,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// cancellation cancels the request: the call runs in the caller's task, with no task or timer
     /// of its own.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        if let setupError { throw setupError }
         guard !isShutDown.load(ordering: .acquiring) else { throw TransportError.connectionFailed(ShutDownError()) }
         let remaining = ContinuousClock.now.duration(to: request.deadline)
         guard remaining > .zero else { throw TransportError.timeout }

@@ -1,0 +1,110 @@
+import Foundation
+import NIOSSL
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The live client's TLS configuration, from ``APIConfig/HTTPSettings``: which roots are trusted,
+/// the oldest version accepted, and whether certificates are verified at all.
+enum TLSTrust {
+    /// The largest CA file read: the system's whole bundle is about 200 KB.
+    static let maximumFileBytes = 16 << 20
+
+    /// The configuration for `settings`; `environment` holds `SSL_CERT_FILE` and `SSL_CERT_DIR`.
+    ///
+    /// - Throws: ``APIError/Kind/invalidConfiguration`` naming the key and the path when a
+    ///   configured file or directory cannot be read or holds no certificate.
+    static func configuration(for settings: APIConfig.HTTPSettings, environment: [String: String]) throws(APIError) -> TLSConfiguration {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.minimumTLSVersion = settings.tls.minimumVersion == .v1_3 ? .tlsv13 : .tlsv12
+        if settings.dangerouslyDisableCertificateVerification {
+            tls.certificateVerification = .none
+            return tls
+        }
+        // Host names are checked whenever certificates are.
+        tls.certificateVerification = .fullVerification
+        var configured: [NIOSSLCertificate] = []
+        if let file = settings.tls.caFile { configured += try certificates(inFile: file, key: "http.tls.caFile") }
+        if let directory = settings.tls.caDirectory {
+            configured += try certificates(inDirectory: directory, key: "http.tls.caDirectory")
+        }
+        if settings.tls.caFile == nil, settings.tls.caDirectory == nil {
+            // OpenSSL's variables, when nothing is configured: they replace the system's roots.
+            var fromEnvironment: [NIOSSLCertificate] = []
+            if let file = environment["SSL_CERT_FILE"], !file.isEmpty {
+                fromEnvironment += try certificates(inFile: file, key: "SSL_CERT_FILE")
+            }
+            for directory in (environment["SSL_CERT_DIR"] ?? "").split(separator: ":") {
+                fromEnvironment += try certificates(inDirectory: String(directory), key: "SSL_CERT_DIR")
+            }
+            if !fromEnvironment.isEmpty { tls.trustRoots = .certificates(fromEnvironment) }
+            return tls
+        }
+        if settings.tls.trustSystemRoots {
+            tls.trustRoots = .default
+            tls.additionalTrustRoots = [.certificates(configured)]
+        } else {
+            tls.trustRoots = .certificates(configured)
+        }
+        return tls
+    }
+
+    /// Every certificate of the PEM file at `path`.
+    static func certificates(inFile path: String, key: String) throws(APIError) -> [NIOSSLCertificate] {
+        let certificates = try pemCertificates(at: path, key: key)
+        guard !certificates.isEmpty else { throw problem(key, path, "holds no PEM certificate") }
+        return certificates
+    }
+
+    /// Every certificate of the regular files in `directory`: hidden files, subdirectories (such
+    /// as Kubernetes' `..data`) and files without a PEM certificate are passed over.
+    static func certificates(inDirectory directory: String, key: String) throws(APIError) -> [NIOSSLCertificate] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { !$0.hasPrefix(".") }.sorted()
+        } catch {
+            throw problem(key, directory, "is not a readable directory")
+        }
+        var certificates: [NIOSSLCertificate] = []
+        for name in names {
+            let path = directory + "/" + name
+            guard isRegularFile(path) else { continue }
+            certificates += try pemCertificates(at: path, key: key, skippingOtherFiles: true)
+        }
+        guard !certificates.isEmpty else { throw problem(key, directory, "holds no PEM certificate") }
+        return certificates
+    }
+
+    /// The certificates of one file, checked to be a regular file of bounded size before it is
+    /// read (a FIFO would block the read for ever).
+    /// `skippingOtherFiles` passes over a file without a PEM certificate in it (a key, a
+    /// README), as a directory of certificates may hold.
+    private static func pemCertificates(at path: String, key: String, skippingOtherFiles: Bool = false) throws(APIError) -> [NIOSSLCertificate] {
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw problem(key, path, "does not exist") }
+        guard status.st_mode & S_IFMT == S_IFREG, status.st_size <= maximumFileBytes else {
+            throw problem(key, path, "is not a regular file of at most \(maximumFileBytes >> 20) MiB")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else { throw problem(key, path, "cannot be read") }
+        if skippingOtherFiles, data.range(of: Data("-----BEGIN CERTIFICATE-----".utf8)) == nil { return [] }
+        do {
+            return try NIOSSLCertificate.fromPEMBytes(Array(data))
+        } catch {
+            throw problem(key, path, "is not PEM text of certificates")
+        }
+    }
+
+    private static func isRegularFile(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
+    }
+
+    private static func problem(_ key: String, _ path: String, _ what: String) -> APIError {
+        APIError(kind: .invalidConfiguration, detail: "\(key): \(path) \(what)")
+    }
+}
