@@ -55,6 +55,8 @@ import Testing
             let url = "https://localhost:\(nginx.port)"
             let untrusted = try await call(url)
             #expect(untrusted?.kind == .tls)
+            #expect(untrusted?.description.contains("http.tls.caFile") == true)
+            #expect(untrusted?.description.contains("BEGIN CERTIFICATE") == false)
             #expect(nginx.requestCount == 0)
             #expect(try await call(url) { $0.tls.caFile = pki.caFile } == nil)
             #expect(try await call(url) { $0.tls.caFile = pki.caFile; $0.tls.trustSystemRoots = false } == nil)
