@@ -41,6 +41,8 @@ extension APIConfig {
     ///   array), `http.decompression` (bool), `http.maxDecompressionRatio` (int),
     ///   `http.dangerouslyDisableCertificateVerification` (bool).
     /// - `http.version` (`automatic`: HTTP/2 where the server offers it, or `http1`).
+    /// - `http.proxy` (`environment`, the default: `HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY`;
+    ///   `none`; or an `http://host:port` URL), `http.proxyCredentialService` (string).
     /// - `http.tls.caFile` and `http.tls.caDirectory` (string paths), `http.tls.trustSystemRoots`
     ///   (bool, default true), `http.tls.minimumVersion` (`1.2` or `1.3`).
     /// - `authentication.storages` and `authentication.optional` (string arrays of `keyring`,
@@ -181,6 +183,22 @@ struct ConfigKeyReader {
             try int("http.maxDecompressionRatio", in: APIConfig.Limits.decompressionRatio, unit: "as a ratio")
             ?? config.http.maxDecompressionRatio
         config.http.version = try choice("http.version") ?? config.http.version
+        if let proxy = try string("http.proxy") {
+            switch proxy {
+            case "none": config.http.proxy = .none
+            case "environment": config.http.proxy = .environment
+            default:
+                guard let url = URL(string: proxy), APIConfig.proxyProblem(with: url) == nil else {
+                    // The URL is not repeated: it may hold a password.
+                    throw invalid("http.proxy", expected: "none, environment, or an http:// proxy URL without user or password")
+                }
+                config.http.proxy = .url(url)
+            }
+        }
+        if let service = try string("http.proxyCredentialService") {
+            guard !service.isEmpty else { throw invalid("http.proxyCredentialService", expected: "a non-empty service name") }
+            config.http.proxyCredentialService = service
+        }
         config.http.tls = try tls()
         if let insecure = try bool("http.dangerouslyDisableCertificateVerification") {
             config.http.dangerouslyDisableCertificateVerification = insecure
