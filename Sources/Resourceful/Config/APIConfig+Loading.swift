@@ -44,7 +44,8 @@ extension APIConfig {
     /// - `http.proxy` (`environment`, the default: `HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY`;
     ///   `none`; or an `http://host:port` URL), `http.proxyCredentialService` (string).
     /// - `http.tls.caFile` and `http.tls.caDirectory` (string paths), `http.tls.trustSystemRoots`
-    ///   (bool, default true), `http.tls.minimumVersion` (`1.2` or `1.3`).
+    ///   (bool, default true), `http.tls.minimumVersion` (`1.2` or `1.3`),
+    ///   `http.tls.clientCertificateFile` and `http.tls.clientKeyFile` (PEM paths, both or neither).
     /// - `authentication.storages` and `authentication.optional` (string arrays of `keyring`,
     ///   `file`, `environment`), `authentication.file.directory`, `.scheme`, `.refreshInterval`,
     ///   `authentication.environment.prefix`, `.scheme`, `authentication.keyring.account`, `.scheme`.
@@ -215,6 +216,8 @@ struct ConfigKeyReader {
         settings.caFile = try path("http.tls.caFile")
         settings.caDirectory = try path("http.tls.caDirectory")
         settings.trustSystemRoots = try bool("http.tls.trustSystemRoots") ?? settings.trustSystemRoots
+        settings.clientCertificateFile = try path("http.tls.clientCertificateFile")
+        settings.clientKeyFile = try path("http.tls.clientKeyFile")
         // `1.3` may be written as a number as well as text.
         var written = reader.double(forKey: "http.tls.minimumVersion").map { "\($0)" }
         if written == nil { written = try string("http.tls.minimumVersion") }

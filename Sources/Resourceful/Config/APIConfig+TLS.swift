@@ -15,9 +15,25 @@ extension APIConfig {
         public var trustSystemRoots: Bool
         /// The oldest TLS version accepted (`http.tls.minimumVersion`: `1.2` or `1.3`).
         public var minimumVersion: TLSVersion
+        /// The client certificate presented to servers that ask for one (mutual TLS), a PEM file
+        /// whatever its name (`tls.crt` from cert-manager), with its chain after it
+        /// (`http.tls.clientCertificateFile`); set with ``clientKeyFile``.
+        public var clientCertificateFile: String?
+        /// The client certificate's private key, a PEM file whatever its name (`tls.key`)
+        /// (`http.tls.clientKeyFile`).
+        public var clientKeyFile: String?
 
         /// Creates settings: the system's roots and TLS 1.2 or later.
-        public init(caFile: String? = nil, caDirectory: String? = nil, trustSystemRoots: Bool = true, minimumVersion: TLSVersion = .v1_2) {
+        public init(
+            caFile: String? = nil,
+            caDirectory: String? = nil,
+            trustSystemRoots: Bool = true,
+            minimumVersion: TLSVersion = .v1_2,
+            clientCertificateFile: String? = nil,
+            clientKeyFile: String? = nil
+        ) {
+            self.clientCertificateFile = clientCertificateFile
+            self.clientKeyFile = clientKeyFile
             self.caFile = caFile
             self.caDirectory = caDirectory
             self.trustSystemRoots = trustSystemRoots

@@ -53,8 +53,15 @@ extension APIConfig {
         }
         if case .url(let url) = http.proxy, let expected = Self.proxyProblem(with: url) { return ("http.proxy", expected) }
         if http.proxyCredentialService?.isEmpty == true { return ("http.proxyCredentialService", "a non-empty service name") }
-        for (key, path) in [("http.tls.caFile", http.tls.caFile), ("http.tls.caDirectory", http.tls.caDirectory)] {
+        let paths = [
+            ("http.tls.caFile", http.tls.caFile), ("http.tls.caDirectory", http.tls.caDirectory),
+            ("http.tls.clientCertificateFile", http.tls.clientCertificateFile), ("http.tls.clientKeyFile", http.tls.clientKeyFile),
+        ]
+        for (key, path) in paths {
             if let path, path.isEmpty || path.contains("\0") { return (key, "a path") }
+        }
+        if (http.tls.clientCertificateFile == nil) != (http.tls.clientKeyFile == nil) {
+            return (http.tls.clientKeyFile == nil ? "http.tls.clientKeyFile" : "http.tls.clientCertificateFile", "a client certificate and its key together")
         }
         if !retry.retryableStatuses.allSatisfy(Limits.statuses.contains) {
             return ("retry.retryableStatuses", "HTTP status codes from 100 to 599")

@@ -22,6 +22,11 @@ enum TLSTrust {
     static func configuration(for settings: APIConfig.HTTPSettings, environment: [String: String]) throws(APIError) -> TLSConfiguration {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.minimumTLSVersion = settings.tls.minimumVersion == .v1_3 ? .tlsv13 : .tlsv12
+        if let certificateFile = settings.tls.clientCertificateFile, let keyFile = settings.tls.clientKeyFile {
+            let chain = try certificates(inFile: certificateFile, key: "http.tls.clientCertificateFile")
+            tls.certificateChain = chain.map { .certificate($0) }
+            tls.privateKey = .privateKey(try privateKey(inFile: keyFile))
+        }
         if settings.dangerouslyDisableCertificateVerification {
             tls.certificateVerification = .none
             return tls
@@ -61,6 +66,19 @@ enum TLSTrust {
         return certificates
     }
 
+    /// The PEM private key at `path`, read as PEM whatever the file's name (NIOSSL would take a
+    /// `.key` file for DER).
+    static func privateKey(inFile path: String) throws(APIError) -> NIOSSLPrivateKey {
+        let key = "http.tls.clientKeyFile"
+        let data = try contents(of: path, key: key)
+        do {
+            return try NIOSSLPrivateKey(bytes: Array(data), format: .pem)
+        } catch {
+            // Not the error's text: it may quote the file.
+            throw problem(key, path, "is not a PEM private key without a passphrase")
+        }
+    }
+
     /// Every certificate of the regular files in `directory`: hidden files, subdirectories (such
     /// as Kubernetes' `..data`) and files without a PEM certificate are passed over.
     static func certificates(inDirectory directory: String, key: String) throws(APIError) -> [NIOSSLCertificate] {
@@ -85,18 +103,25 @@ enum TLSTrust {
     /// `skippingOtherFiles` passes over a file without a PEM certificate in it (a key, a
     /// README), as a directory of certificates may hold.
     private static func pemCertificates(at path: String, key: String, skippingOtherFiles: Bool = false) throws(APIError) -> [NIOSSLCertificate] {
-        var status = stat()
-        guard stat(path, &status) == 0 else { throw problem(key, path, "does not exist") }
-        guard status.st_mode & S_IFMT == S_IFREG, status.st_size <= maximumFileBytes else {
-            throw problem(key, path, "is not a regular file of at most \(maximumFileBytes >> 20) MiB")
-        }
-        guard let data = FileManager.default.contents(atPath: path) else { throw problem(key, path, "cannot be read") }
+        let data = try contents(of: path, key: key)
         if skippingOtherFiles, data.range(of: Data("-----BEGIN CERTIFICATE-----".utf8)) == nil { return [] }
         do {
             return try NIOSSLCertificate.fromPEMBytes(Array(data))
         } catch {
             throw problem(key, path, "is not PEM text of certificates")
         }
+    }
+
+    /// The bytes of the regular file at `path`, checked before it is read (a FIFO would block the
+    /// read for ever, a device never end it).
+    private static func contents(of path: String, key: String) throws(APIError) -> Data {
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw problem(key, path, "does not exist") }
+        guard status.st_mode & S_IFMT == S_IFREG, status.st_size <= maximumFileBytes else {
+            throw problem(key, path, "is not a regular file of at most \(maximumFileBytes >> 20) MiB")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else { throw problem(key, path, "cannot be read") }
+        return data
     }
 
     private static func isRegularFile(_ path: String) -> Bool {

@@ -109,6 +109,45 @@ import Testing
         }
     }
 
+    @Test func aClientCertificateIsPresentedToAServerThatAsksForOne() async throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-mtls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let pki = try await TestPKI.make(in: scratch)
+        let server = try await pki.issue("mtls-server", subjectAltName: "DNS:localhost")
+        let client = try await pki.issue("app", subjectAltName: "DNS:app.internal", usage: "clientAuth")
+        // Mounted the way cert-manager mounts them: PEM files named tls.crt and tls.key.
+        let certificate = scratch.appendingPathComponent("tls.crt").path
+        let key = scratch.appendingPathComponent("tls.key").path
+        try FileManager.default.copyItem(atPath: client.certificate, toPath: certificate)
+        try FileManager.default.copyItem(atPath: client.key, toPath: key)
+        let nginx = try await Nginx.start(
+            listenOptions: "ssl",
+            server: "ssl_certificate \(server.certificate); ssl_certificate_key \(server.key); "
+                + "ssl_client_certificate \(pki.caFile); ssl_verify_client on; location / { return 204; }"
+        )
+        let url = "https://localhost:\(nginx.port)"
+        var paired = APIConfig.TLSSettings(caFile: pki.caFile, clientCertificateFile: certificate, clientKeyFile: key)
+        let accepted = try await call(url, tls: paired)
+        #expect(accepted == nil)
+        // Without the pair nginx answers 400 ("No required SSL certificate was sent").
+        let refused = try await call(url, tls: APIConfig.TLSSettings(caFile: pki.caFile))
+        #expect(refused?.status?.code == 400)
+        // A key that is not one: a configuration error naming the key, nothing sent.
+        paired.clientKeyFile = certificate
+        let broken = try await call(url, tls: paired)
+        #expect(broken?.kind == .invalidConfiguration)
+        #expect(broken?.description.contains("http.tls.clientKeyFile") == true)
+        #expect(broken?.description.contains("BEGIN") == false)
+        #expect(nginx.requestCount == 2)
+        try await nginx.stop()
+    }
+
+    /// One call to `url` trusting and presenting what `tls` names.
+    private func call(_ url: String, tls: APIConfig.TLSSettings) async throws -> APIError? {
+        try await call(url) { $0.tls = tls }
+    }
+
     @Test func aCAFileThatCannotBeUsedFailsEveryCallBeforeAnythingIsSent() async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-ca-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
