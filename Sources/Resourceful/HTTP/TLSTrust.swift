@@ -15,11 +15,17 @@ enum TLSTrust {
     /// The largest CA file read: the system's whole bundle is about 200 KB.
     static let maximumFileBytes = 16 << 20
 
-    /// The configuration for `settings`; `environment` holds `SSL_CERT_FILE` and `SSL_CERT_DIR`.
+    /// The configuration for `settings`, or `nil` when it is AsyncHTTPClient's own default (the
+    /// system's roots, TLS 1.2 or later, no client certificate), which the client then makes only
+    /// for the connections that need it; `environment` holds `SSL_CERT_FILE` and `SSL_CERT_DIR`.
     ///
     /// - Throws: ``APIError/Kind/invalidConfiguration`` naming the key and the path when a
     ///   configured file or directory cannot be read or holds no certificate.
-    static func configuration(for settings: APIConfig.HTTPSettings, environment: [String: String]) throws(APIError) -> TLSConfiguration {
+    static func configuration(for settings: APIConfig.HTTPSettings, environment: [String: String]) throws(APIError) -> TLSConfiguration? {
+        let openSSLVariables = [environment["SSL_CERT_FILE"], environment["SSL_CERT_DIR"]].contains { !($0 ?? "").isEmpty }
+        if settings.tls == APIConfig.TLSSettings(), !settings.dangerouslyDisableCertificateVerification, !openSSLVariables {
+            return nil
+        }
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.minimumTLSVersion = settings.tls.minimumVersion == .v1_3 ? .tlsv13 : .tlsv12
         if let certificateFile = settings.tls.clientCertificateFile, let keyFile = settings.tls.clientKeyFile {
