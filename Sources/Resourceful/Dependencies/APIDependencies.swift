@@ -116,7 +116,7 @@ public struct APIDependencies: API.Dependencies {
         }
         return AsyncHTTPClientTransport(
             settings: config.http,
-            environment: environment ?? ProcessInfo.processInfo.environment,
+            environment: environment ?? TransportEnvironment.current(),
             proxyAuthorization: proxyAuthorization
         )
     }

@@ -47,7 +47,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     ///   (``APIDependencies/live(environment:configDirectory:environmentVariables:authenticationStorage:)``
     ///   looks it up).
     public convenience init(settings: APIConfig.HTTPSettings = APIConfig.HTTPSettings(), proxyAuthorization: String? = nil) {
-        self.init(settings: settings, environment: ProcessInfo.processInfo.environment, proxyAuthorization: proxyAuthorization)
+        self.init(settings: settings, environment: TransportEnvironment.current(), proxyAuthorization: proxyAuthorization)
     }
 
     /// A transport for `settings`, reading `SSL_CERT_FILE`, `SSL_CERT_DIR` and the proxy variables

@@ -130,3 +130,20 @@ extension ProxyRoute.Exception {
         }
     }
 }
+
+/// The variables the live transport reads from the process environment, each with `getenv`:
+/// Foundation's `ProcessInfo.environment` copies the whole environment under a lock that process
+/// launches hold too.
+enum TransportEnvironment {
+    static let names = [
+        "SSL_CERT_FILE", "SSL_CERT_DIR", "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy",
+    ]
+
+    static func current() -> [String: String] {
+        var variables: [String: String] = [:]
+        for name in names {
+            if let value = getenv(name) { variables[name] = String(cString: value) }
+        }
+        return variables
+    }
+}
