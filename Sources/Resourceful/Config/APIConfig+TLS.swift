@@ -11,7 +11,8 @@ extension APIConfig {
         public var caDirectory: String?
         /// Whether the system's roots are trusted besides ``caFile`` and ``caDirectory``
         /// (`http.tls.trustSystemRoots`, default true). With neither configured, `SSL_CERT_FILE`
-        /// and `SSL_CERT_DIR` replace the system roots when set, as in OpenSSL.
+        /// and `SSL_CERT_DIR` replace the system roots when set, as in OpenSSL; they are read
+        /// once per process.
         public var trustSystemRoots: Bool
         /// The oldest TLS version accepted (`http.tls.minimumVersion`: `1.2` or `1.3`).
         public var minimumVersion: TLSVersion

@@ -4,6 +4,7 @@ import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import NIOHTTPCompression
+import NIOPosix
 import NIOSSL
 import Synchronization
 
@@ -223,7 +224,14 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             TransportError(.responseTooLarge, underlying: error)
         case is NIOHTTPDecompression.DecompressionError, is NIOHTTPDecompression.ExtraDecompressionError:
             APIError(kind: .decodingFailed, detail: "the compressed body could not be decompressed", underlying: error)
-        case is NIOSSLError, is NIOSSLExtraError, is BoringSSLError: TransportError.tls(error)
+        case _ where isTLSFailure(error): TransportError.tls(error)
+        case let error as NIOConnectionError:
+            // Every address of the host was tried: a TLS failure on any of them is the reason.
+            if let failure = error.connectionErrors.lazy.map(\.error).first(where: isTLSFailure) {
+                TransportError.tls(failure)
+            } else {
+                TransportError.connectionFailed(error)
+            }
         case is CancellationError: TransportError.cancelled
         case let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout:
             TransportError(.timeout, underlying: error)
@@ -237,6 +245,10 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             TransportError(.cancelled, underlying: error)
         default: TransportError.connectionFailed(error)
         }
+    }
+
+    private static func isTLSFailure(_ error: any Error) -> Bool {
+        error is NIOSSLError || error is NIOSSLExtraError || error is BoringSSLError
     }
 
     /// Whether `error` says the connection closed (or was reset) under the request.

@@ -45,15 +45,7 @@ enum TLSTrust {
             configured += try certificates(inDirectory: directory, key: "http.tls.caDirectory")
         }
         if settings.tls.caFile == nil, settings.tls.caDirectory == nil {
-            // OpenSSL's variables, when nothing is configured: they replace the system's roots.
-            var fromEnvironment: [NIOSSLCertificate] = []
-            if let file = environment["SSL_CERT_FILE"], !file.isEmpty {
-                fromEnvironment += try certificates(inFile: file, key: "SSL_CERT_FILE")
-            }
-            for directory in (environment["SSL_CERT_DIR"] ?? "").split(separator: ":") {
-                fromEnvironment += try certificates(inDirectory: String(directory), key: "SSL_CERT_DIR")
-            }
-            if !fromEnvironment.isEmpty { tls.trustRoots = .certificates(fromEnvironment) }
+            try trustOpenSSLVariables(environment, in: &tls)
             return tls
         }
         if settings.tls.trustSystemRoots {
@@ -64,6 +56,45 @@ enum TLSTrust {
         }
         return tls
     }
+
+    /// Trusts what OpenSSL's variables name, when nothing is configured: the certificates of
+    /// `SSL_CERT_FILE` and of the files in each directory of `SSL_CERT_DIR` take the place of the
+    /// system's roots.
+    ///
+    /// They are read once per process for each pair of values, as Go reads its system roots:
+    /// `SSL_CERT_DIR` is often `/etc/ssl/certs`, hundreds of files, and a server app or its tests
+    /// may make many transports.
+    private static func trustOpenSSLVariables(_ environment: [String: String], in tls: inout TLSConfiguration) throws(APIError) {
+        let file = environment["SSL_CERT_FILE"] ?? "", directories = environment["SSL_CERT_DIR"] ?? ""
+        let cacheKey = file + "\0" + directories
+        // Read under the lock, so that transports made at once wait for one reading instead of each
+        // making its own.
+        let read = environmentRoots.withLock { cache in
+            if let roots = cache[cacheKey] { return Result<[NIOSSLCertificate], APIError>.success(roots) }
+            return Result { () throws(APIError) in
+                let roots = try readRoots(file: file, directories: directories)
+                cache[cacheKey] = roots
+                return roots
+            }
+        }
+        let roots = try read.get()
+        if !roots.isEmpty { tls.trustRoots = .certificates(roots) }
+    }
+
+    /// The certificates of `file` and of the files in each of `directories`, each once.
+    private static func readRoots(file: String, directories: String) throws(APIError) -> [NIOSSLCertificate] {
+        var roots: [NIOSSLCertificate] = []
+        if !file.isEmpty { roots += try certificates(inFile: file, key: "SSL_CERT_FILE") }
+        for directory in directories.split(separator: ":") {
+            roots += try certificates(inDirectory: String(directory), key: "SSL_CERT_DIR")
+        }
+        // `/etc/ssl/certs` holds each certificate under two names, and the bundle as well.
+        var seen = Set<NIOSSLCertificate>()
+        return roots.filter { seen.insert($0).inserted }
+    }
+
+    /// The roots read for each pair of `SSL_CERT_FILE` and `SSL_CERT_DIR` values.
+    private static let environmentRoots = Locked<[String: [NIOSSLCertificate]]>([:])
 
     /// Every certificate of the PEM file at `path`.
     static func certificates(inFile path: String, key: String) throws(APIError) -> [NIOSSLCertificate] {

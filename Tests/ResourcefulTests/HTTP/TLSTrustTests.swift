@@ -79,7 +79,13 @@ import Testing
         try await withServer { pki, nginx in
             let url = "https://localhost:\(nginx.port)"
             #expect(try await call(url, environment: ["SSL_CERT_FILE": pki.caFile]) == nil)
-            #expect(try await call(url, environment: ["SSL_CERT_DIR": pki.directory.path]) == nil)
+            #expect(try await call(url, environment: ["SSL_CERT_DIR": "/etc/ssl/certs:\(pki.directory.path)"]) == nil)
+            // Only what the variables name: the system's roots are not among them.
+            let elsewhere = try await TestPKI.make(in: pki.directory, name: "Another CA")
+            #expect(try await call(url, environment: ["SSL_CERT_FILE": elsewhere.caFile])?.kind == .tls)
+            let missing = try await call(url, environment: ["SSL_CERT_FILE": pki.directory.appendingPathComponent("gone.pem").path])
+            #expect(missing?.kind == .invalidConfiguration)
+            #expect(missing?.description.contains("SSL_CERT_FILE") == true)
             // A configured CA takes the place of the variables.
             let other = try await TestPKI.make(in: pki.directory, name: "Another CA")
             let refused = try await call(url, environment: ["SSL_CERT_FILE": pki.caFile]) { $0.tls.caFile = other.caFile; $0.tls.trustSystemRoots = false }
