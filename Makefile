@@ -3,7 +3,7 @@ SWIFT ?= swift
 SWIFT_BUILD_FLAGS ?=
 # Runs a command with a private, unlocked gnome-keyring on a private session bus.
 KEYRING := scripts/private-keyring.sh run
-APT_PACKAGES := libsecret-1-dev gnome-keyring libsecret-tools dbus dbus-bin pkg-config nginx-light openssl php-cli ruby-rack node-qs
+APT_PACKAGES := libsecret-1-dev gnome-keyring libsecret-tools dbus dbus-bin pkg-config nginx-light openssl php-cli ruby-rack node-qs tinyproxy
 
 .PHONY: all setup build test test-tsan examples bench fuzz demo clean
 

@@ -36,7 +36,7 @@ extension APIDependencies {
         environmentVariables: [String: String]? = nil
     ) async throws -> APIDependencies {
         let config = try await APIConfig.load(environment: environment, configDirectory: configDirectory, environmentVariables: environmentVariables)
-        return live(config: config, environmentVariables: environmentVariables) { settings in
+        return try await live(config: config, environmentVariables: environmentVariables) { settings in
             KeyringAuthenticationStorage(account: settings.keyringAccount, scheme: settings.keyringScheme, keyring: keyring)
         }
     }

@@ -65,11 +65,13 @@ enum CallRunner {
         logger.logLevel = options.verbose ? .debug : .critical
         CommandCredentials.configure(&config, account: options.account)
         let storage = CommandCredentials.storage(for: config, logger: logger)
-        let api = API(
-            dependencies: APIDependencies(
-                apiConfig: config, authenticationStorage: storage, httpClient: AsyncHTTPClientTransport(settings: config.http), logger: logger
-            )
-        )
+        let transport: AsyncHTTPClientTransport
+        do throws(APIError) {
+            transport = try await APIDependencies.transport(for: config, storage: storage, environment: nil)
+        } catch {
+            report(error)
+        }
+        let api = API(dependencies: APIDependencies(apiConfig: config, authenticationStorage: storage, httpClient: transport, logger: logger))
         let request = ToolRequest(
             verb: verb, path: ResourcePath(encoded: encodePath(options.path)), parameters: parameters, updateMethod: updateMethod
         )
@@ -97,7 +99,7 @@ enum CallRunner {
             if let body = error.errorResponse(as: JSONValue.self), let text = try? body.prettyPrinted() { message += "\n" + text }
             fail(message, CallExitCode.httpError)
         case .authentication:
-            fail("resourceful: \(error.underlying.map { "\($0)" } ?? "\(error)")", CallExitCode.credentials)
+            fail("resourceful: \(error.detail ?? error.underlying.map { "\($0)" } ?? "\(error)")", CallExitCode.credentials)
         case .transport, .timeout, .responseTooLarge, .cancelled:
             fail("resourceful: \(error)\(error.underlying.map { " (\($0))" } ?? "")", CallExitCode.transport)
         case .tls:

@@ -10,20 +10,47 @@ import Testing
 @Suite struct APIPublisherTests {
     struct Item: Codable, Equatable, Sendable { var id: Int }
 
+    /// Something that happens once, awaited with a bound (not polled: a polling loop holds one of
+    /// the few threads the other tests run on).
+    final class Event: Sendable {
+        private let stream: AsyncStream<Void>
+        private let continuation: AsyncStream<Void>.Continuation
+
+        init() {
+            (stream, continuation) = AsyncStream.makeStream()
+        }
+
+        func happen() {
+            continuation.yield()
+            continuation.finish()
+        }
+
+        /// Returns when it has happened, or after `timeout`; awaited by one task.
+        func wait(timeout: Duration = .seconds(10)) async {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { for await _ in self.stream { return } }
+                group.addTask { try? await Task.sleep(for: timeout) }
+                await group.next()
+                group.cancelAll()
+            }
+        }
+    }
+
     /// What a subscriber saw.
     final class Recorder: Sendable {
         let values = Mutex<[Item]>([])
         let completion = Mutex<Subscribers.Completion<APIError>?>(nil)
+        let completed = Event()
 
-        func wait(timeout: Duration = .seconds(5)) async {
-            let deadline = ContinuousClock.now + timeout
-            while completion.withLock({ $0 == nil }), ContinuousClock.now < deadline { await Task.yield() }
-        }
+        func wait() async { await completed.wait() }
     }
 
     private func subscribe(_ publisher: AnyPublisher<Item, APIError>, to recorder: Recorder) -> AnyCancellable {
         publisher.sink(
-            receiveCompletion: { completion in recorder.completion.withLock { $0 = completion } },
+            receiveCompletion: { completion in
+                recorder.completion.withLock { $0 = completion }
+                recorder.completed.happen()
+            },
             receiveValue: { value in recorder.values.withLock { $0.append(value) } }
         )
     }
@@ -79,13 +106,14 @@ import Testing
 
     @Test func cancellingTheSubscriptionCancelsTheCall() async throws {
         let cancelled = Atomic<Bool>(false)
-        let started = Atomic<Bool>(false)
+        let started = Event(), ended = Event()
         let stub = StubHTTPClient { _ in
-            started.store(true, ordering: .releasing)
+            started.happen()
             do {
                 try await Task.sleep(for: .seconds(30))
             } catch {
                 cancelled.store(true, ordering: .releasing)
+                ended.happen()
                 throw error
             }
             return TransportResponse(status: .ok)
@@ -93,10 +121,9 @@ import Testing
         let api = API(dependencies: APIDependencies(apiConfig: APIConfig(baseURL: URL(string: "http://example.invalid")!, service: "s"), httpClient: stub))
         let recorder = Recorder()
         let cancellable = subscribe(api.publisher(for: AdHocRequest<Item, Resourceful.Empty>(.show, "slow")), to: recorder)
-        let deadline = ContinuousClock.now + .seconds(5)
-        while !started.load(ordering: .acquiring), ContinuousClock.now < deadline { await Task.yield() }
+        await started.wait()
         cancellable.cancel()
-        while !cancelled.load(ordering: .acquiring), ContinuousClock.now < deadline { await Task.yield() }
+        await ended.wait()
         let wasCancelled = cancelled.load(ordering: .acquiring)
         #expect(wasCancelled)
         #expect(recorder.values.withLock { $0 }.isEmpty)

@@ -40,6 +40,12 @@ extension APIConfig {
     ///   (double, seconds), `http.maxRedirects` (int), `http.redirects.sensitiveHeaders` (string
     ///   array), `http.decompression` (bool), `http.maxDecompressionRatio` (int),
     ///   `http.dangerouslyDisableCertificateVerification` (bool).
+    /// - `http.version` (`automatic`: HTTP/2 where the server offers it, or `http1`).
+    /// - `http.proxy` (`environment`, the default: `HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY`;
+    ///   `none`; or an `http://host:port` URL), `http.proxyCredentialService` (string).
+    /// - `http.tls.caFile` and `http.tls.caDirectory` (string paths), `http.tls.trustSystemRoots`
+    ///   (bool, default true), `http.tls.minimumVersion` (`1.2` or `1.3`),
+    ///   `http.tls.clientCertificateFile` and `http.tls.clientKeyFile` (PEM paths, both or neither).
     /// - `authentication.storages` and `authentication.optional` (string arrays of `keyring`,
     ///   `file`, `environment`), `authentication.file.directory`, `.scheme`, `.refreshInterval`,
     ///   `authentication.environment.prefix`, `.scheme`, `authentication.keyring.account`, `.scheme`.
@@ -177,6 +183,24 @@ struct ConfigKeyReader {
         config.http.maxDecompressionRatio =
             try int("http.maxDecompressionRatio", in: APIConfig.Limits.decompressionRatio, unit: "as a ratio")
             ?? config.http.maxDecompressionRatio
+        config.http.version = try choice("http.version") ?? config.http.version
+        if let proxy = try string("http.proxy") {
+            switch proxy {
+            case "none": config.http.proxy = .none
+            case "environment": config.http.proxy = .environment
+            default:
+                guard let url = URL(string: proxy), APIConfig.proxyProblem(with: url) == nil else {
+                    // The URL is not repeated: it may hold a password.
+                    throw invalid("http.proxy", expected: "none, environment, or an http:// proxy URL without user or password")
+                }
+                config.http.proxy = .url(url)
+            }
+        }
+        if let service = try string("http.proxyCredentialService") {
+            guard !service.isEmpty else { throw invalid("http.proxyCredentialService", expected: "a non-empty service name") }
+            config.http.proxyCredentialService = service
+        }
+        config.http.tls = try tls()
         if let insecure = try bool("http.dangerouslyDisableCertificateVerification") {
             config.http.dangerouslyDisableCertificateVerification = insecure
         }
@@ -185,6 +209,32 @@ struct ConfigKeyReader {
         // configuration built in code meets.
         if let problem = config.firstProblem() { throw invalid(problem.key, expected: problem.expected) }
         return config
+    }
+
+    private func tls() throws(APIConfigError) -> APIConfig.TLSSettings {
+        var settings = APIConfig.TLSSettings()
+        settings.caFile = try path("http.tls.caFile")
+        settings.caDirectory = try path("http.tls.caDirectory")
+        settings.trustSystemRoots = try bool("http.tls.trustSystemRoots") ?? settings.trustSystemRoots
+        settings.clientCertificateFile = try path("http.tls.clientCertificateFile")
+        settings.clientKeyFile = try path("http.tls.clientKeyFile")
+        // `1.3` may be written as a number as well as text.
+        var written = reader.double(forKey: "http.tls.minimumVersion").map { "\($0)" }
+        if written == nil { written = try string("http.tls.minimumVersion") }
+        if let version = written {
+            guard let parsed = APIConfig.TLSVersion(rawValue: version) else {
+                throw invalid("http.tls.minimumVersion", expected: "1.2 or 1.3")
+            }
+            settings.minimumVersion = parsed
+        }
+        return settings
+    }
+
+    /// A non-empty path.
+    private func path(_ key: String) throws(APIConfigError) -> String? {
+        guard let path = try string(key) else { return nil }
+        guard !path.isEmpty, !path.contains("\0") else { throw invalid(key, expected: "a path") }
+        return path
     }
 
     private func authentication() throws(APIConfigError) -> APIConfig.AuthenticationSettings {

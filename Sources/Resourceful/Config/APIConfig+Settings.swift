@@ -1,3 +1,5 @@
+public import Foundation
+
 extension APIConfig {
     /// When and how a failed attempt is tried again. See <doc:Reliability>.
     public struct RetryPolicy: Sendable, Equatable {
@@ -55,8 +57,19 @@ extension APIConfig {
         /// ``APIError/Kind/responseTooLarge``. ``APIConfig/maxResponseBytes`` caps the
         /// decompressed size as well.
         public var maxDecompressionRatio: Int
+        /// Which HTTP versions are spoken (`http.version`).
+        public var version: HTTPVersionChoice
+        /// Which proxy requests go through (`http.proxy`).
+        public var proxy: ProxySetting
+        /// The credential storage's service whose value is sent as `Proxy-Authorization` to the
+        /// proxy (`http.proxyCredentialService`), such as `Basic dXNlcjpwYXNz`; never taken from a
+        /// proxy URL.
+        public var proxyCredentialService: String?
+        /// Which certificates are trusted (`http.tls.*`).
+        public var tls: TLSSettings
         /// Accept any TLS certificate. Only for talking to a local test server: it lets anyone on
-        /// the path read and change the traffic, credentials included.
+        /// the path read and change the traffic, credentials included. A private CA is trusted
+        /// through ``tls`` instead.
         public var dangerouslyDisableCertificateVerification: Bool
 
         /// Creates settings.
@@ -68,8 +81,16 @@ extension APIConfig {
             sensitiveRedirectHeaders: [String] = [],
             decompression: Bool = true,
             maxDecompressionRatio: Int = 200,
+            version: HTTPVersionChoice = .automatic,
+            proxy: ProxySetting = .environment,
+            proxyCredentialService: String? = nil,
+            tls: TLSSettings = TLSSettings(),
             dangerouslyDisableCertificateVerification: Bool = false
         ) {
+            self.version = version
+            self.proxy = proxy
+            self.proxyCredentialService = proxyCredentialService
+            self.tls = tls
             self.decompression = decompression
             self.maxDecompressionRatio = maxDecompressionRatio
             self.maximumConnectionsPerHost = maximumConnectionsPerHost
@@ -79,5 +100,26 @@ extension APIConfig {
             self.sensitiveRedirectHeaders = sensitiveRedirectHeaders
             self.dangerouslyDisableCertificateVerification = dangerouslyDisableCertificateVerification
         }
+    }
+
+    /// Which HTTP versions the live client speaks.
+    public enum HTTPVersionChoice: String, Sendable, Equatable, CaseIterable {
+        /// HTTP/2 where the server offers it over TLS (ALPN), else HTTP/1.1: concurrent calls to
+        /// one HTTP/2 server share one connection.
+        case automatic
+        /// HTTP/1.1 only.
+        case http1
+    }
+
+    /// Which proxy the live client's requests go through.
+    public enum ProxySetting: Sendable, Equatable {
+        /// Always direct.
+        case none
+        /// `HTTPS_PROXY` for `https` targets and `HTTP_PROXY` for `http` ones, except the targets
+        /// `NO_PROXY` names (host names with their subdomains, addresses, CIDR blocks, `*`); upper
+        /// case before lower case. The default.
+        case environment
+        /// This HTTP proxy for every target but those `NO_PROXY` names.
+        case url(URL)
     }
 }

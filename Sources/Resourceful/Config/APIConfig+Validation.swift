@@ -51,8 +51,30 @@ extension APIConfig {
         for (key, value, range, unit) in counts where !range.contains(value) {
             return (key, Self.rangeExpectation(range, unit: unit))
         }
+        if case .url(let url) = http.proxy, let expected = Self.proxyProblem(with: url) { return ("http.proxy", expected) }
+        if http.proxyCredentialService?.isEmpty == true { return ("http.proxyCredentialService", "a non-empty service name") }
+        let paths = [
+            ("http.tls.caFile", http.tls.caFile), ("http.tls.caDirectory", http.tls.caDirectory),
+            ("http.tls.clientCertificateFile", http.tls.clientCertificateFile), ("http.tls.clientKeyFile", http.tls.clientKeyFile),
+        ]
+        for (key, path) in paths {
+            if let path, path.isEmpty || path.contains("\0") { return (key, "a path") }
+        }
+        if (http.tls.clientCertificateFile == nil) != (http.tls.clientKeyFile == nil) {
+            return (http.tls.clientKeyFile == nil ? "http.tls.clientKeyFile" : "http.tls.clientCertificateFile", "a client certificate and its key together")
+        }
         if !retry.retryableStatuses.allSatisfy(Limits.statuses.contains) {
             return ("retry.retryableStatuses", "HTTP status codes from 100 to 599")
+        }
+        return nil
+    }
+
+    /// Why `url` cannot be a proxy's URL, or `nil` when it can: `http://host[:port]`, with no user
+    /// or password (the credential comes from the storage).
+    static func proxyProblem(with url: URL) -> String? {
+        guard url.scheme?.lowercased() == "http", let host = url.host, !host.isEmpty else { return "an http:// proxy URL with a host" }
+        guard url.user == nil, url.password == nil else {
+            return "a proxy URL without user or password (name the credential in http.proxyCredentialService)"
         }
         return nil
     }

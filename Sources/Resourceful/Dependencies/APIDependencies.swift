@@ -66,11 +66,14 @@ public struct APIDependencies: API.Dependencies {
             configDirectory: configDirectory,
             environmentVariables: environmentVariables
         )
-        return live(config: config, environmentVariables: environmentVariables, authenticationStorage: authenticationStorage)
+        return try await live(config: config, environmentVariables: environmentVariables, authenticationStorage: authenticationStorage)
     }
 
     /// The live dependencies for `config`: an ``AsyncHTTPClientTransport``, JSON coders, a logger,
-    /// and `authenticationStorage` or the storage `config.authentication` describes.
+    /// and `authenticationStorage` or the storage `config.authentication` describes. The proxy's
+    /// credential, when `http.proxyCredentialService` names one, is looked up in that storage once.
+    ///
+    /// - Throws: ``APIError/Kind/authentication`` when the proxy's credential cannot be had.
     ///
     /// - Parameter keyring: Makes the keyring storage when the configuration names one;
     ///   `ResourcefulKeyring`'s `live(environment:keyring:)` passes it.
@@ -79,14 +82,42 @@ public struct APIDependencies: API.Dependencies {
         environmentVariables: [String: String]? = nil,
         authenticationStorage: (any AuthenticationStorage)? = nil,
         keyring: (@Sendable (APIConfig.AuthenticationSettings) -> any AuthenticationStorage)? = nil
-    ) -> APIDependencies {
+    ) async throws(APIError) -> APIDependencies {
         let logger = Self.logger(level: config.logging.level)
+        let storage = authenticationStorage
+            ?? config.authentication.makeStorage(logger: logger, environment: environmentVariables, keyring: keyring)
         return APIDependencies(
             apiConfig: config,
-            authenticationStorage: authenticationStorage
-                ?? config.authentication.makeStorage(logger: logger, environment: environmentVariables, keyring: keyring),
-            httpClient: AsyncHTTPClientTransport(settings: config.http),
+            authenticationStorage: storage,
+            httpClient: try await transport(for: config, storage: storage, environment: environmentVariables),
             logger: logger
+        )
+    }
+
+    /// The live transport for `config`, with the proxy's credential from `storage` when
+    /// `http.proxyCredentialService` names one.
+    package static func transport(
+        for config: APIConfig,
+        storage: any AuthenticationStorage,
+        environment: [String: String]?
+    ) async throws(APIError) -> AsyncHTTPClientTransport {
+        var proxyAuthorization: String?
+        if let service = config.http.proxyCredentialService {
+            do {
+                proxyAuthorization = try await storage.authenticationHeader(for: service)
+            } catch let error as any SecretFreeDescription {
+                throw APIError(kind: .authentication, detail: "the proxy's credential: \(error.description)", underlying: error)
+            } catch {
+                throw APIError(kind: .authentication, detail: "the proxy's credential could not be looked up", underlying: error)
+            }
+            guard proxyAuthorization != nil else {
+                throw APIError(kind: .authentication, detail: "no credential is stored for the proxy's service '\(service)'")
+            }
+        }
+        return AsyncHTTPClientTransport(
+            settings: config.http,
+            environment: environment ?? TransportEnvironment.current(),
+            proxyAuthorization: proxyAuthorization
         )
     }
 

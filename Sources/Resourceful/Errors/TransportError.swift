@@ -58,7 +58,13 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
             case .cancelled: .cancelled
             default: .transport
             }
-        var error = APIError(kind: apiKind, underlying: underlying)
+        // What to look at, never what the certificate holds.
+        let detail: String? =
+            kind == .tls
+            ? "the TLS handshake failed: check that http.tls.caFile or http.tls.caDirectory names the server's CA, "
+                + "that the baseURL's host is one the certificate names, and http.tls.minimumVersion"
+            : nil
+        var error = APIError(kind: apiKind, detail: detail, underlying: underlying)
         error.closedBeforeAnswer = closedBeforeAnswer
         return error
     }

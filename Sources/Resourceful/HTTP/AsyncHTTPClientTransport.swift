@@ -1,8 +1,10 @@
 public import AsyncHTTPClient
+import Foundation
 import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import NIOHTTPCompression
+import NIOPosix
 import NIOSSL
 import Synchronization
 
@@ -21,18 +23,37 @@ import Darwin
 /// as a response, so a credential is never sent on to another host.
 public final class AsyncHTTPClientTransport: HTTPTransport {
     private let client: AsyncHTTPClient.HTTPClient
+    /// Which requests go through a proxy, and the client for each proxy (one pool per proxy).
+    private let route: ProxyRoute
+    private let proxied: [URL: AsyncHTTPClient.HTTPClient]
     private let ownsClient: Bool
     /// Whether the client decompresses bodies, so that their `Content-Encoding` no longer holds.
     private let decompresses: Bool
     private let isShutDown = Atomic<Bool>(false)
+    /// Why the settings cannot make a working client (an unreadable CA file, say): every call fails
+    /// with it, before anything is sent.
+    private let setupError: APIError?
 
     /// Creates a transport with its own client on the shared event loop group, set up from a
     /// configuration's HTTP settings.
     ///
     /// Values out of range are brought within it (at least one connection, times of at least a
     /// millisecond, a ratio of at least one): the ``API`` refuses such a configuration with
-    /// ``APIError/Kind/invalidConfiguration`` before anything reaches the transport.
-    public init(settings: APIConfig.HTTPSettings = APIConfig.HTTPSettings()) {
+    /// ``APIError/Kind/invalidConfiguration`` before anything reaches the transport. A CA file or
+    /// directory that cannot be read (``APIConfig/TLSSettings``) fails every call with that kind,
+    /// naming the key and the path.
+    ///
+    /// - Parameter proxyAuthorization: The `Proxy-Authorization` value for the proxy, `Basic …` or
+    ///   `Bearer …`, such as the storage's value for ``APIConfig/HTTPSettings/proxyCredentialService``
+    ///   (``APIDependencies/live(environment:configDirectory:environmentVariables:authenticationStorage:)``
+    ///   looks it up).
+    public convenience init(settings: APIConfig.HTTPSettings = APIConfig.HTTPSettings(), proxyAuthorization: String? = nil) {
+        self.init(settings: settings, environment: TransportEnvironment.current(), proxyAuthorization: proxyAuthorization)
+    }
+
+    /// A transport for `settings`, reading `SSL_CERT_FILE`, `SSL_CERT_DIR` and the proxy variables
+    /// from `environment`.
+    package init(settings: APIConfig.HTTPSettings, environment: [String: String], proxyAuthorization: String? = nil) {
         var pool = AsyncHTTPClient.HTTPClient.Configuration.ConnectionPool(
             idleTimeout: .nanoseconds(max(settings.idleTimeout.nanoseconds, 1_000_000)),
             concurrentHTTP1ConnectionsPerHostSoftLimit: min(max(settings.maximumConnectionsPerHost, 1), 10_000)
@@ -49,19 +70,52 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             configuration.decompression = .enabled(limit: .ratio(max(settings.maxDecompressionRatio, 1)))
         }
         decompresses = settings.decompression
-        configuration.httpVersion = .automatic
-        if settings.dangerouslyDisableCertificateVerification {
-            var tls = TLSConfiguration.makeClientConfiguration()
-            tls.certificateVerification = .none
-            configuration.tlsConfiguration = tls
+        configuration.httpVersion = settings.version == .http1 ? .http1Only : .automatic
+        var problem: APIError?
+        do {
+            configuration.tlsConfiguration = try TLSTrust.configuration(for: settings, environment: environment)
+        } catch {
+            problem = error
         }
         // Spans and trace headers come from `TracingMiddleware`, one per call, named by path template.
         configuration.tracing.tracer = nil
-        self.client = AsyncHTTPClient.HTTPClient(
-            eventLoopGroupProvider: .singleton,
-            configuration: configuration
-        )
+        self.client = AsyncHTTPClient.HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        route = ProxyRoute(settings.proxy, environment: environment)
+        var proxied: [URL: AsyncHTTPClient.HTTPClient] = [:]
+        do throws(APIError) {
+            let authorization = try Self.proxyAuthorization(proxyAuthorization)
+            for proxy in Set([route.https, route.http].compactMap { $0 }) {
+                guard let host = proxy.host, !host.isEmpty, proxy.user == nil, proxy.password == nil, proxy.scheme?.lowercased() == "http" else {
+                    // Not the URL itself: it may hold a password.
+                    throw APIError(
+                        kind: .invalidConfiguration,
+                        detail: "the proxy (http.proxy, HTTPS_PROXY or HTTP_PROXY) must be an http:// URL with a host and no user or password"
+                    )
+                }
+                var proxyConfiguration = configuration
+                proxyConfiguration.proxy = .server(host: host, port: proxy.port ?? 80, authorization: authorization)
+                proxied[proxy] = AsyncHTTPClient.HTTPClient(eventLoopGroupProvider: .singleton, configuration: proxyConfiguration)
+            }
+        } catch {
+            problem = problem ?? error
+        }
+        self.proxied = proxied
+        setupError = problem
         self.ownsClient = true
+    }
+
+    /// The proxy credential as AsyncHTTPClient takes it.
+    private static func proxyAuthorization(_ value: String?) throws(APIError) -> AsyncHTTPClient.HTTPClient.Authorization? {
+        guard let value else { return nil }
+        let parts = value.split(separator: " ", maxSplits: 1)
+        if parts.count == 2, HeaderValidation.isValidValue(value) {
+            switch parts[0].lowercased() {
+            case "basic": return .basic(credentials: String(parts[1]))
+            case "bearer": return .bearer(tokens: String(parts[1]))
+            default: break
+            }
+        }
+        throw APIError(kind: .invalidConfiguration, detail: "the proxy credential must be a Basic or Bearer Proxy-Authorization value")
     }
 
     /// Creates a transport over a client the caller owns; ``shutdown()`` leaves it running.
@@ -69,8 +123,11 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// - Parameter decompresses: Whether `client` was configured with `decompression` enabled.
     public init(client: AsyncHTTPClient.HTTPClient, decompresses: Bool = false) {
         self.client = client
+        self.route = ProxyRoute(.none, environment: [:])
+        self.proxied = [:]
         self.ownsClient = false
         self.decompresses = decompresses
+        self.setupError = nil
     }
 
     deinit {
@@ -78,6 +135,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         // AsyncHTTPClient's "not shut down" check; the callback form does not block.
         if ownsClient, !isShutDown.load(ordering: .acquiring) {
             client.shutdown { _ in }
+            for proxyClient in proxied.values { proxyClient.shutdown { _ in } }
         }
     }
 
@@ -87,6 +145,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// cancellation cancels the request: the call runs in the caller's task, with no task or timer
     /// of its own.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        if let setupError { throw setupError }
         guard !isShutDown.load(ordering: .acquiring) else { throw TransportError.connectionFailed(ShutDownError()) }
         let remaining = ContinuousClock.now.duration(to: request.deadline)
         guard remaining > .zero else { throw TransportError.timeout }
@@ -110,6 +169,10 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             throw APIError(kind: .invalidRequest, underlying: error)
         }
         let delegate = TrackingAccumulator(request: outgoing, maxBodySize: request.maxResponseBytes)
+        var client = self.client
+        if !proxied.isEmpty, let url = URL(string: request.url), let proxy = route.proxy(for: url), let proxyClient = proxied[proxy] {
+            client = proxyClient
+        }
         let task = client.execute(
             request: outgoing,
             delegate: delegate,
@@ -150,6 +213,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     public func shutdown() async throws {
         guard ownsClient, !isShutDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
         try await client.shutdown()
+        for proxyClient in proxied.values { try await proxyClient.shutdown() }
     }
 
     private static func translate(_ error: any Error) -> any Error {
@@ -160,14 +224,31 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             TransportError(.responseTooLarge, underlying: error)
         case is NIOHTTPDecompression.DecompressionError, is NIOHTTPDecompression.ExtraDecompressionError:
             APIError(kind: .decodingFailed, detail: "the compressed body could not be decompressed", underlying: error)
-        case is NIOSSLError, is NIOSSLExtraError, is BoringSSLError: TransportError.tls(error)
+        case _ where isTLSFailure(error): TransportError.tls(error)
+        case let error as NIOConnectionError:
+            // Every address of the host was tried: a TLS failure on any of them is the reason.
+            if let failure = error.connectionErrors.lazy.map(\.error).first(where: isTLSFailure) {
+                TransportError.tls(failure)
+            } else {
+                TransportError.connectionFailed(error)
+            }
         case is CancellationError: TransportError.cancelled
         case let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout:
             TransportError(.timeout, underlying: error)
+        case let error as HTTPClientError where error == .proxyAuthenticationRequired:
+            APIError(
+                kind: .authentication,
+                detail: "the proxy asked for credentials (407): name them in http.proxyCredentialService",
+                underlying: error
+            )
         case let error as HTTPClientError where error == .cancelled:
             TransportError(.cancelled, underlying: error)
         default: TransportError.connectionFailed(error)
         }
+    }
+
+    private static func isTLSFailure(_ error: any Error) -> Bool {
+        error is NIOSSLError || error is NIOSSLExtraError || error is BoringSSLError
     }
 
     /// Whether `error` says the connection closed (or was reset) under the request.

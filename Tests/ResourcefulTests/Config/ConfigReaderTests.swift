@@ -120,3 +120,31 @@ private struct Ping: ResourceRequest {
     let verb = ResourceVerb.show
     let path: ResourcePath = "ping"
 }
+
+/// The `http.tls.*` keys.
+@Suite struct TLSConfigKeyTests {
+    private func config(_ values: [AbsoluteConfigKey: ConfigValue]) throws -> APIConfig {
+        var all: [AbsoluteConfigKey: ConfigValue] = ["baseURL": "https://api.example.com", "service": "s"]
+        all.merge(values) { $1 }
+        return try APIConfig(configReader: ConfigReader(provider: InMemoryProvider(values: all)))
+    }
+
+    @Test func readsTheTrustSettings() throws {
+        let read = try config([
+            "http.tls.caFile": "/etc/company/ca.pem",
+            "http.tls.caDirectory": "/etc/company/cas",
+            "http.tls.trustSystemRoots": false,
+            "http.tls.minimumVersion": "1.3",
+        ])
+        #expect(read.http.tls == APIConfig.TLSSettings(caFile: "/etc/company/ca.pem", caDirectory: "/etc/company/cas", trustSystemRoots: false, minimumVersion: .v1_3))
+        #expect(try config(["http.tls.minimumVersion": 1.3]).http.tls.minimumVersion == .v1_3)
+        #expect(try config([:]).http.tls == APIConfig.TLSSettings())
+    }
+
+    @Test func refusesAnUnknownVersionAndAnEmptyPath() async {
+        let version = await expectConfigError { _ = try config(["http.tls.minimumVersion": "1.1"]) }
+        #expect(version?.key == "http.tls.minimumVersion")
+        let path = await expectConfigError { _ = try config(["http.tls.caFile": ""]) }
+        #expect(path?.key == "http.tls.caFile")
+    }
+}

@@ -39,7 +39,8 @@ public struct Nginx: Sendable {
             error_log \(path)/error.log warn;
             events { worker_connections 256; }
             http {
-                access_log \(path)/access.log;
+                log_format connections '$connection $server_protocol $status $request_method $uri';
+                access_log \(path)/access.log connections;
                 client_body_temp_path \(path)/tmp;
                 proxy_temp_path \(path)/tmp;
                 fastcgi_temp_path \(path)/tmp;
@@ -81,6 +82,13 @@ public struct Nginx: Sendable {
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: root.appendingPathComponent(file).path)
         }
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: root.path)
+    }
+
+    /// The requests nginx has logged: connection number, protocol (`HTTP/1.1`, `HTTP/2.0`),
+    /// status, method and path, separated by spaces.
+    public var accessLog: [String] {
+        let log = (try? String(contentsOf: directory.appendingPathComponent("access.log"), encoding: .utf8)) ?? ""
+        return log.split(separator: "\n").map(String.init)
     }
 
     /// How many requests nginx has logged.

@@ -1,0 +1,172 @@
+import Foundation
+import NIOSSL
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The live client's TLS configuration, from ``APIConfig/HTTPSettings``: which roots are trusted,
+/// the oldest version accepted, and whether certificates are verified at all.
+enum TLSTrust {
+    /// The largest CA file read: the system's whole bundle is about 200 KB.
+    static let maximumFileBytes = 16 << 20
+
+    /// The configuration for `settings`, or `nil` when it is AsyncHTTPClient's own default (the
+    /// system's roots, TLS 1.2 or later, no client certificate), which the client then makes only
+    /// for the connections that need it; `environment` holds `SSL_CERT_FILE` and `SSL_CERT_DIR`.
+    ///
+    /// - Throws: ``APIError/Kind/invalidConfiguration`` naming the key and the path when a
+    ///   configured file or directory cannot be read or holds no certificate.
+    static func configuration(for settings: APIConfig.HTTPSettings, environment: [String: String]) throws(APIError) -> TLSConfiguration? {
+        let openSSLVariables = [environment["SSL_CERT_FILE"], environment["SSL_CERT_DIR"]].contains { !($0 ?? "").isEmpty }
+        if settings.tls == APIConfig.TLSSettings(), !settings.dangerouslyDisableCertificateVerification, !openSSLVariables {
+            return nil
+        }
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.minimumTLSVersion = settings.tls.minimumVersion == .v1_3 ? .tlsv13 : .tlsv12
+        if let certificateFile = settings.tls.clientCertificateFile, let keyFile = settings.tls.clientKeyFile {
+            let chain = try certificates(inFile: certificateFile, key: "http.tls.clientCertificateFile")
+            tls.certificateChain = chain.map { .certificate($0) }
+            tls.privateKey = .privateKey(try privateKey(inFile: keyFile))
+        }
+        if settings.dangerouslyDisableCertificateVerification {
+            tls.certificateVerification = .none
+            return tls
+        }
+        // Host names are checked whenever certificates are.
+        tls.certificateVerification = .fullVerification
+        var configured: [NIOSSLCertificate] = []
+        if let file = settings.tls.caFile { configured += try certificates(inFile: file, key: "http.tls.caFile") }
+        if let directory = settings.tls.caDirectory {
+            configured += try certificates(inDirectory: directory, key: "http.tls.caDirectory")
+        }
+        if settings.tls.caFile == nil, settings.tls.caDirectory == nil {
+            try trustOpenSSLVariables(environment, in: &tls)
+            return tls
+        }
+        if settings.tls.trustSystemRoots {
+            tls.trustRoots = .default
+            tls.additionalTrustRoots = [.certificates(configured)]
+        } else {
+            tls.trustRoots = .certificates(configured)
+        }
+        return tls
+    }
+
+    /// Trusts what OpenSSL's variables name, when nothing is configured: the certificates of
+    /// `SSL_CERT_FILE` and of the files in each directory of `SSL_CERT_DIR` take the place of the
+    /// system's roots.
+    ///
+    /// They are read once per process for each pair of values, as Go reads its system roots:
+    /// `SSL_CERT_DIR` is often `/etc/ssl/certs`, hundreds of files, and a server app or its tests
+    /// may make many transports.
+    private static func trustOpenSSLVariables(_ environment: [String: String], in tls: inout TLSConfiguration) throws(APIError) {
+        let file = environment["SSL_CERT_FILE"] ?? "", directories = environment["SSL_CERT_DIR"] ?? ""
+        let cacheKey = file + "\0" + directories
+        // Read under the lock, so that transports made at once wait for one reading instead of each
+        // making its own.
+        let read = environmentRoots.withLock { cache in
+            if let roots = cache[cacheKey] { return Result<[NIOSSLCertificate], APIError>.success(roots) }
+            return Result { () throws(APIError) in
+                let roots = try readRoots(file: file, directories: directories)
+                cache[cacheKey] = roots
+                return roots
+            }
+        }
+        let roots = try read.get()
+        if !roots.isEmpty { tls.trustRoots = .certificates(roots) }
+    }
+
+    /// The certificates of `file` and of the files in each of `directories`, each once.
+    private static func readRoots(file: String, directories: String) throws(APIError) -> [NIOSSLCertificate] {
+        var roots: [NIOSSLCertificate] = []
+        if !file.isEmpty { roots += try certificates(inFile: file, key: "SSL_CERT_FILE") }
+        for directory in directories.split(separator: ":") {
+            roots += try certificates(inDirectory: String(directory), key: "SSL_CERT_DIR")
+        }
+        // `/etc/ssl/certs` holds each certificate under two names, and the bundle as well.
+        var seen = Set<NIOSSLCertificate>()
+        return roots.filter { seen.insert($0).inserted }
+    }
+
+    /// The roots read for each pair of `SSL_CERT_FILE` and `SSL_CERT_DIR` values.
+    private static let environmentRoots = Locked<[String: [NIOSSLCertificate]]>([:])
+
+    /// Every certificate of the PEM file at `path`.
+    static func certificates(inFile path: String, key: String) throws(APIError) -> [NIOSSLCertificate] {
+        let certificates = try pemCertificates(at: path, key: key)
+        guard !certificates.isEmpty else { throw problem(key, path, "holds no PEM certificate") }
+        return certificates
+    }
+
+    /// The PEM private key at `path`, read as PEM whatever the file's name (NIOSSL would take a
+    /// `.key` file for DER).
+    static func privateKey(inFile path: String) throws(APIError) -> NIOSSLPrivateKey {
+        let key = "http.tls.clientKeyFile"
+        let data = try contents(of: path, key: key)
+        do {
+            return try NIOSSLPrivateKey(bytes: Array(data), format: .pem)
+        } catch {
+            // Not the error's text: it may quote the file.
+            throw problem(key, path, "is not a PEM private key without a passphrase")
+        }
+    }
+
+    /// Every certificate of the regular files in `directory`: hidden files, subdirectories (such
+    /// as Kubernetes' `..data`) and files without a PEM certificate are passed over.
+    static func certificates(inDirectory directory: String, key: String) throws(APIError) -> [NIOSSLCertificate] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { !$0.hasPrefix(".") }.sorted()
+        } catch {
+            throw problem(key, directory, "is not a readable directory")
+        }
+        var certificates: [NIOSSLCertificate] = []
+        for name in names {
+            let path = directory + "/" + name
+            guard isRegularFile(path) else { continue }
+            certificates += try pemCertificates(at: path, key: key, skippingOtherFiles: true)
+        }
+        guard !certificates.isEmpty else { throw problem(key, directory, "holds no PEM certificate") }
+        return certificates
+    }
+
+    /// The certificates of one file, checked to be a regular file of bounded size before it is
+    /// read (a FIFO would block the read for ever).
+    /// `skippingOtherFiles` passes over a file without a PEM certificate in it (a key, a
+    /// README), as a directory of certificates may hold.
+    private static func pemCertificates(at path: String, key: String, skippingOtherFiles: Bool = false) throws(APIError) -> [NIOSSLCertificate] {
+        let data = try contents(of: path, key: key)
+        if skippingOtherFiles, data.range(of: Data("-----BEGIN CERTIFICATE-----".utf8)) == nil { return [] }
+        do {
+            return try NIOSSLCertificate.fromPEMBytes(Array(data))
+        } catch {
+            throw problem(key, path, "is not PEM text of certificates")
+        }
+    }
+
+    /// The bytes of the regular file at `path`, checked before it is read (a FIFO would block the
+    /// read for ever, a device never end it).
+    private static func contents(of path: String, key: String) throws(APIError) -> Data {
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw problem(key, path, "does not exist") }
+        guard status.st_mode & S_IFMT == S_IFREG, status.st_size <= maximumFileBytes else {
+            throw problem(key, path, "is not a regular file of at most \(maximumFileBytes >> 20) MiB")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else { throw problem(key, path, "cannot be read") }
+        return data
+    }
+
+    private static func isRegularFile(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
+    }
+
+    private static func problem(_ key: String, _ path: String, _ what: String) -> APIError {
+        APIError(kind: .invalidConfiguration, detail: "\(key): \(path) \(what)")
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import HTTPTypes
+import ProcessTestSupport
+@testable import Resourceful
+import ResourcefulTesting
+import Testing
+
+/// `http.version` against nginx terminating TLS (HTTP/2 offered by ALPN) in front of a MockServer:
+/// concurrent calls share one HTTP/2 connection, and retries, deadlines and cancellation behave
+/// the same over HTTP/2 and HTTP/1.1.
+@Suite(.serialized) struct HTTPVersionTests {
+    private struct Setup {
+        let pki: TestPKI
+        let nginx: Nginx
+        let upstream: MockServer
+    }
+
+    private func withServers(_ body: (Setup) async throws -> Void) async throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-h2-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let pki = try await TestPKI.make(in: scratch)
+        let server = try await pki.issue("server", subjectAltName: "DNS:localhost,IP:127.0.0.1")
+        try await MockServer.withRunning { upstream in
+            let nginx = try await Nginx.start(
+                listenOptions: "ssl http2",
+                server: """
+                    ssl_certificate \(server.certificate); ssl_certificate_key \(server.key);
+                    http2_max_concurrent_streams 128;
+                    location / { proxy_pass \(upstream.baseURL.absoluteString); proxy_http_version 1.1; proxy_set_header Connection ""; }
+                    """
+            )
+            do {
+                try await body(Setup(pki: pki, nginx: nginx, upstream: upstream))
+                try await nginx.stop()
+            } catch {
+                try? await nginx.stop()
+                throw error
+            }
+        }
+    }
+
+    private func makeAPI(_ setup: Setup, version: APIConfig.HTTPVersionChoice, timeout: Duration = .seconds(30)) -> (API, AsyncHTTPClientTransport) {
+        var config = APIConfig(baseURL: URL(string: "https://localhost:\(setup.nginx.port)/v1")!, service: "s")
+        config.http.version = version
+        config.http.tls.caFile = setup.pki.caFile
+        config.timeout = timeout
+        config.retry = .init(maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: .milliseconds(20))
+        let transport = AsyncHTTPClientTransport(settings: config.http)
+        return (API(dependencies: APIDependencies(apiConfig: config, httpClient: transport)), transport)
+    }
+
+    /// The access log's lines for `path`, once nginx has written `count` of them.
+    private func lines(_ nginx: Nginx, path: String, count: Int) async throws -> [[Substring]] {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
+            let lines = nginx.accessLog.map { $0.split(separator: " ") }.filter { $0.last.map(String.init) == path }
+            if lines.count >= count || ContinuousClock.now > deadline { return lines }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    @Test func concurrentCallsShareOneHTTP2Connection() async throws {
+        try await withServers { setup in
+            setup.upstream.stub(.get, "/v1/ok", .status(.noContent))
+            let (api, transport) = makeAPI(setup, version: .automatic)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<32 { group.addTask { _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "ok")) } }
+                try await group.waitForAll()
+            }
+            try await transport.shutdown()
+            let lines = try await lines(setup.nginx, path: "/v1/ok", count: 32)
+            #expect(lines.count == 32)
+            #expect(lines.allSatisfy { $0[1] == "HTTP/2.0" })
+            #expect(Set(lines.map { $0[0] }).count == 1, "connections: \(Set(lines.map { $0[0] }))")
+        }
+    }
+
+    @Test func http1SpeaksHTTP1() async throws {
+        try await withServers { setup in
+            setup.upstream.stub(.get, "/v1/ok", .status(.noContent))
+            let (api, transport) = makeAPI(setup, version: .http1)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<8 { group.addTask { _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "ok")) } }
+                try await group.waitForAll()
+            }
+            try await transport.shutdown()
+            let lines = try await lines(setup.nginx, path: "/v1/ok", count: 8)
+            #expect(lines.count == 8)
+            #expect(lines.allSatisfy { $0[1] == "HTTP/1.1" })
+        }
+    }
+
+    @Test(arguments: APIConfig.HTTPVersionChoice.allCases)
+    func retriesDeadlinesAndCancellationBehaveAlike(version: APIConfig.HTTPVersionChoice) async throws {
+        try await withServers { setup in
+            // A retried 503, then the answer.
+            setup.upstream.stub(.get, "/v1/flaky", .status(.serviceUnavailable), .status(.serviceUnavailable), .status(.noContent))
+            let (api, transport) = makeAPI(setup, version: version, timeout: .milliseconds(1500))
+            _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "flaky"))
+            #expect(try await lines(setup.nginx, path: "/v1/flaky", count: 3).count == 3)
+
+            // An answer later than the deadline: a time-out at the deadline, not after the answer.
+            var slow = MockResponse.status(.noContent)
+            slow.delay = .seconds(5)
+            setup.upstream.stub(.get, "/v1/slow", slow)
+            let start = ContinuousClock.now
+            let late = await #expect(throws: APIError.self) { _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "slow")) }
+            #expect(late?.kind == .timeout)
+            #expect(ContinuousClock.now - start < .seconds(4))
+
+            // Cancelling the calling task ends the call at once.
+            let call = Task { try await api.call(AdHocRequest<Empty, Empty>(.show, "slow")) }
+            // Cancelled once the upstream has the request: the call is in flight.
+            let seen = ContinuousClock.now + .seconds(5)
+            while setup.upstream.requests.filter({ $0.path == "/v1/slow" }).count < 2, ContinuousClock.now < seen {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            let cancelledAt = ContinuousClock.now
+            call.cancel()
+            let result = await call.result
+            #expect(ContinuousClock.now - cancelledAt < .seconds(1))
+            if case .failure(let error as APIError) = result {
+                #expect(error.kind == .cancelled)
+            } else {
+                Issue.record("expected a cancelled call, got \(result)")
+            }
+            try await transport.shutdown()
+        }
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import HTTPTypes
+import InMemoryLogging
+import Logging
+import ProcessTestSupport
+@testable import Resourceful
+import ResourcefulTesting
+import Testing
+
+/// `http.proxy` against tinyproxy, a real forward proxy: the environment's variables, `NO_PROXY`,
+/// `CONNECT` for https, and `Proxy-Authorization` from the credential storage, never logged.
+@Suite(.serialized) struct ProxyTests {
+    /// One call to `url` through a transport made from `settings` and `environment`; the error, if any.
+    private func call(
+        _ url: String,
+        environment: [String: String],
+        proxyAuthorization: String? = nil,
+        configure: (inout APIConfig.HTTPSettings) -> Void = { _ in }
+    ) async -> APIError? {
+        var config = APIConfig(baseURL: URL(string: url)!, service: "s")
+        config.retry = .init(maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: .milliseconds(20))
+        configure(&config.http)
+        let transport = AsyncHTTPClientTransport(settings: config.http, environment: environment, proxyAuthorization: proxyAuthorization)
+        let api = API(dependencies: APIDependencies(apiConfig: config, httpClient: transport))
+        var failure: APIError?
+        do {
+            _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "x"))
+        } catch {
+            failure = error
+        }
+        try? await transport.shutdown()
+        return failure
+    }
+
+    @Test func theEnvironmentsProxyCarriesTheCallAndNoProxyBypassesIt() async throws {
+        let proxy = try await Tinyproxy.start()
+        try await MockServer.withRunning { server in
+            server.stub(.get, "/x", .status(.noContent))
+            let target = "127.0.0.1:\(server.baseURL.port ?? 0)"
+            #expect(await call(server.baseURL.absoluteString, environment: ["HTTP_PROXY": proxy.url]) == nil)
+            #expect(proxy.requests.filter { $0.contains(target) }.count == 1, "\(proxy.requests)")
+            // Lower case, and a NO_PROXY that names the target (or a block holding it): direct.
+            for noProxy in ["127.0.0.1", "localhost,127.0.0.0/8", "*"] {
+                #expect(await call(server.baseURL.absoluteString, environment: ["http_proxy": proxy.url, "no_proxy": noProxy]) == nil)
+            }
+            #expect(proxy.requests.filter { $0.contains(target) }.count == 1)
+            // `none` ignores the variables; a configured URL needs none.
+            #expect(await call(server.baseURL.absoluteString, environment: ["HTTP_PROXY": proxy.url]) { $0.proxy = .none } == nil)
+            #expect(proxy.requests.filter { $0.contains(target) }.count == 1)
+            #expect(await call(server.baseURL.absoluteString, environment: [:]) { $0.proxy = .url(URL(string: proxy.url)!) } == nil)
+            #expect(proxy.requests.filter { $0.contains(target) }.count == 2)
+            #expect(server.requests.count == 6)
+        }
+        try await proxy.stop()
+    }
+
+    @Test func httpsGoesThroughCONNECT() async throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-proxy-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let pki = try await TestPKI.make(in: scratch)
+        let server = try await pki.issue("server", subjectAltName: "DNS:localhost,IP:127.0.0.1")
+        let nginx = try await Nginx.start(
+            listenOptions: "ssl",
+            server: "ssl_certificate \(server.certificate); ssl_certificate_key \(server.key); location / { return 204; }"
+        )
+        let proxy = try await Tinyproxy.start()
+        let error = await call("https://localhost:\(nginx.port)", environment: ["HTTPS_PROXY": proxy.url, "NO_PROXY": "example.com"]) {
+            $0.tls.caFile = pki.caFile
+        }
+        #expect(error == nil)
+        #expect(proxy.requests.contains { $0.hasPrefix("CONNECT localhost:\(nginx.port)") }, "\(proxy.requests)")
+        #expect(nginx.requestCount == 1)
+        try await proxy.stop()
+        try await nginx.stop()
+    }
+
+    @Test func theProxysCredentialComesFromTheStorageAndIsNeverLogged() async throws {
+        let secret = "proxy-SECRET-\(UInt32.random(in: 0...UInt32.max))"
+        let proxy = try await Tinyproxy.start(basicAuth: ("app", secret))
+        try await MockServer.withRunning { server in
+            server.stub(.get, "/v1/x", .status(.noContent))
+            let refused = await call(server.baseURL.absoluteString + "/v1", environment: ["HTTP_PROXY": proxy.url])
+            #expect(refused?.kind == .authentication)
+            #expect(refused?.description.contains("http.proxyCredentialService") == true)
+            #expect(server.requests.isEmpty)
+
+            // The live path: the credential looked up once in the configured storage.
+            var config = APIConfig(baseURL: server.baseURL.appendingPathComponent("v1"), service: "s")
+            config.logging.level = .trace
+            config.http.proxyCredentialService = "egress-proxy"
+            let basic = "Basic " + Data("app:\(secret)".utf8).base64EncodedString()
+            let storage = InMemoryAuthenticationStorage(["s": "Bearer upstream-token", "egress-proxy": basic])
+            let transport = try await APIDependencies.transport(for: config, storage: storage, environment: ["HTTP_PROXY": proxy.url])
+            let logs = InMemoryLogHandler()
+            var logger = Logger(label: "test") { _ in logs }
+            logger.logLevel = .trace
+            let api = API(dependencies: APIDependencies(apiConfig: config, authenticationStorage: storage, httpClient: transport, logger: logger))
+            _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "x"))
+            try await transport.shutdown()
+            #expect(server.requests.count == 1)
+            // The proxy's credential went to the proxy only.
+            #expect(server.requests.first?.headerFields[.proxyAuthorization] == nil)
+            #expect(!logs.entries.contains { "\($0)".contains(secret) || "\($0)".contains(basic) })
+
+            // No credential stored under the service: the dependencies are refused, naming it.
+            let missing = await #expect(throws: APIError.self) {
+                _ = try await APIDependencies.transport(for: config, storage: InMemoryAuthenticationStorage(), environment: [:])
+            }
+            #expect(missing?.kind == .authentication)
+            #expect(missing?.description.contains("egress-proxy") == true)
+        }
+        try await proxy.stop()
+    }
+
+    @Test func aProxyURLWithAPasswordIsRefusedWithoutRepeatingIt() async throws {
+        try await MockServer.withRunning { server in
+            let error = await call(server.baseURL.absoluteString, environment: ["HTTP_PROXY": "http://user:hunter2@127.0.0.1:9"])
+            #expect(error?.kind == .invalidConfiguration)
+            #expect(error?.description.contains("hunter2") == false)
+            #expect(server.requests.isEmpty)
+        }
+        var config = APIConfig(baseURL: URL(string: "https://api.example.com")!, service: "s")
+        config.http.proxy = .url(URL(string: "http://user:hunter2@proxy.internal:3128")!)
+        let problem = try #require(config.validationError())
+        #expect(problem.kind == .invalidConfiguration)
+        #expect(!problem.description.contains("hunter2"))
+    }
+}
+
+/// `NO_PROXY` and the variables, the rules curl and Go follow.
+@Suite struct ProxyRouteTests {
+    private let proxy = URL(string: "http://proxy.internal:3128")!
+
+    @Test(arguments: [
+        ("example.com", "https://example.com/x", true),
+        ("example.com", "https://api.example.com/x", true),
+        ("example.com", "https://notexample.com/x", false),
+        (".example.com", "https://api.example.com/x", true),
+        ("*.example.com", "https://api.example.com/x", true),
+        ("EXAMPLE.com", "https://Api.Example.COM/x", true),
+        ("example.com:8443", "https://example.com:8443/x", true),
+        ("example.com:8443", "https://example.com/x", false),
+        ("10.0.0.0/8", "https://10.1.2.3/x", true),
+        ("10.0.0.0/8", "https://11.1.2.3/x", false),
+        ("192.168.1.7", "https://192.168.1.7/x", true),
+        ("::1", "https://[::1]:8443/x", true),
+        ("fd00::/8", "https://[fd12::1]/x", true),
+        ("*", "https://anything.example/x", true),
+        ("", "https://example.com/x", false),
+    ])
+    func noProxy(entry: String, target: String, bypassed: Bool) {
+        let route = ProxyRoute(.environment, environment: ["HTTPS_PROXY": proxy.absoluteString, "NO_PROXY": "other.test, \(entry)"])
+        #expect((route.proxy(for: URL(string: target)!) == nil) == bypassed)
+    }
+
+    @Test func eachSchemeHasItsOwnVariableAndUpperCaseWins() {
+        let route = ProxyRoute(
+            .environment,
+            environment: ["HTTPS_PROXY": "http://upper:1", "https_proxy": "http://lower:1", "http_proxy": "proxy.internal:3128"]
+        )
+        #expect(route.proxy(for: URL(string: "https://a.example")!)?.host == "upper")
+        #expect(route.proxy(for: URL(string: "http://a.example")!) == URL(string: "http://proxy.internal:3128"))
+        #expect(ProxyRoute(.none, environment: ["HTTPS_PROXY": "http://upper:1"]).proxy(for: URL(string: "https://a.example")!) == nil)
+    }
+}
