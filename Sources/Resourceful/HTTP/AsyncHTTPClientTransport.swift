@@ -1,6 +1,7 @@
 public import AsyncHTTPClient
 import Foundation
 import HTTPTypes
+package import Logging
 import NIOCore
 import NIOHTTP1
 import NIOHTTPCompression
@@ -33,6 +34,11 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// Why the settings cannot make a working client (an unreadable CA file, say): every call fails
     /// with it, before anything is sent.
     private let setupError: APIError?
+    /// Follows a client certificate and key on disk, when they are configured.
+    private let clientCertificate: ClientCertificateReloader?
+    /// Whether 3xx answers are taken from the client before it can follow them: a caller's client
+    /// may follow redirects itself, past the ``API``'s checks.
+    private let interceptsRedirects: Bool
 
     /// Creates a transport with its own client on the shared event loop group, set up from a
     /// configuration's HTTP settings.
@@ -52,8 +58,15 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     }
 
     /// A transport for `settings`, reading `SSL_CERT_FILE`, `SSL_CERT_DIR` and the proxy variables
-    /// from `environment`.
-    package init(settings: APIConfig.HTTPSettings, environment: [String: String], proxyAuthorization: String? = nil) {
+    /// from `environment`; a rotated client certificate is looked for at most once per
+    /// `clientCertificateCheckInterval`, and a broken one logged to `logger`.
+    package init(
+        settings: APIConfig.HTTPSettings,
+        environment: [String: String],
+        proxyAuthorization: String? = nil,
+        logger: Logger = Logger(label: "resourceful"),
+        clientCertificateCheckInterval: Duration = .seconds(1)
+    ) {
         var pool = AsyncHTTPClient.HTTPClient.Configuration.ConnectionPool(
             idleTimeout: .nanoseconds(max(settings.idleTimeout.nanoseconds, 1_000_000)),
             concurrentHTTP1ConnectionsPerHostSoftLimit: min(max(settings.maximumConnectionsPerHost, 1), 10_000)
@@ -72,11 +85,21 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         decompresses = settings.decompression
         configuration.httpVersion = settings.version == .http1 ? .http1Only : .automatic
         var problem: APIError?
+        var clientCertificate: ClientCertificateReloader?
         do {
-            configuration.tlsConfiguration = try TLSTrust.configuration(for: settings, environment: environment)
+            let tls = try TLSTrust.configuration(for: settings, environment: environment)
+            configuration.tlsConfiguration = tls
+            if let tls, settings.tls.clientCertificateFile != nil {
+                clientCertificate = ClientCertificateReloader(
+                    settings: settings, environment: environment, configuration: tls,
+                    interval: clientCertificateCheckInterval, logger: logger
+                )
+            }
         } catch {
             problem = error
         }
+        self.clientCertificate = clientCertificate
+        interceptsRedirects = false
         // Spans and trace headers come from `TracingMiddleware`, one per call, named by path template.
         configuration.tracing.tracer = nil
         self.client = AsyncHTTPClient.HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
@@ -120,6 +143,11 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
 
     /// Creates a transport over a client the caller owns; ``shutdown()`` leaves it running.
     ///
+    /// The client's own TLS, proxy and pool settings hold. Its redirect setting does not: a `3xx`
+    /// with a `Location` is taken from the client before it can follow it and reaches the ``API``
+    /// as a response, so the ``API``'s redirect rules (no `https` to `http`, no credential or body
+    /// sent on to another origin) hold here too. The `3xx`'s own body is dropped.
+    ///
     /// - Parameter decompresses: Whether `client` was configured with `decompression` enabled.
     public init(client: AsyncHTTPClient.HTTPClient, decompresses: Bool = false) {
         self.client = client
@@ -128,6 +156,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         self.ownsClient = false
         self.decompresses = decompresses
         self.setupError = nil
+        self.clientCertificate = nil
+        self.interceptsRedirects = true
     }
 
     deinit {
@@ -157,7 +187,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         for field in request.headerFields {
             headers.add(name: field.name.rawName, value: field.value)
         }
-        let outgoing: AsyncHTTPClient.HTTPClient.Request
+        var outgoing: AsyncHTTPClient.HTTPClient.Request
         do {
             outgoing = try AsyncHTTPClient.HTTPClient.Request(
                 url: request.url,
@@ -168,7 +198,11 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         } catch {
             throw APIError(kind: .invalidRequest, underlying: error)
         }
-        let delegate = TrackingAccumulator(request: outgoing, maxBodySize: request.maxResponseBytes)
+        // New connections present the newest client certificate; open ones keep theirs.
+        if let clientCertificate { outgoing.tlsConfiguration = clientCertificate.configuration() }
+        let delegate = TrackingAccumulator(
+            request: outgoing, maxBodySize: request.maxResponseBytes, interceptsRedirects: interceptsRedirects
+        )
         var client = self.client
         if !proxied.isEmpty, let url = URL(string: request.url), let proxy = route.proxy(for: url), let proxyClient = proxied[proxy] {
             client = proxyClient
@@ -186,6 +220,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
                 task.cancel()
             }
         } catch {
+            if let redirect = delegate.interceptedRedirect {
+                return TransportResponse(status: redirect.status, headerFields: redirect.headerFields, body: ByteBuffer())
+            }
             let failure = Self.translate(error)
             if let failure = failure as? TransportError, failure.kind == .connectionFailed, !delegate.receivedHead, Self.isClosedConnection(error) {
                 throw TransportError.closedBeforeAnswer(error)

@@ -22,6 +22,23 @@ enum TLSTrust {
     /// - Throws: ``APIError/Kind/invalidConfiguration`` naming the key and the path when a
     ///   configured file or directory cannot be read or holds no certificate.
     static func configuration(for settings: APIConfig.HTTPSettings, environment: [String: String]) throws(APIError) -> TLSConfiguration? {
+        let configuration = try makeConfiguration(for: settings, environment: environment)
+        if let configuration, settings.tls.clientCertificateFile != nil, settings.tls.clientKeyFile != nil {
+            // A certificate and a key that are not a pair (one file rotated, the other not yet)
+            // are refused here, not at each handshake: BoringSSL checks them when a context is made.
+            do {
+                _ = try NIOSSLContext(configuration: configuration)
+            } catch {
+                throw APIError(
+                    kind: .invalidConfiguration,
+                    detail: "http.tls.clientCertificateFile and http.tls.clientKeyFile are not a certificate and its key"
+                )
+            }
+        }
+        return configuration
+    }
+
+    private static func makeConfiguration(for settings: APIConfig.HTTPSettings, environment: [String: String]) throws(APIError) -> TLSConfiguration? {
         let openSSLVariables = [environment["SSL_CERT_FILE"], environment["SSL_CERT_DIR"]].contains { !($0 ?? "").isEmpty }
         if settings.tls == APIConfig.TLSSettings(), !settings.dangerouslyDisableCertificateVerification, !openSSLVariables {
             return nil

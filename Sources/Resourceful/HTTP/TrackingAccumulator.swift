@@ -1,21 +1,53 @@
 import AsyncHTTPClient
+import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import Synchronization
 
 /// AsyncHTTPClient's `ResponseAccumulator` (whole body, size limit), noting whether any of the
 /// answer arrived: a request whose connection closed before that can be sent again at once.
+///
+/// With `interceptsRedirects`, a redirect's head ends the request before the client can follow
+/// it (AsyncHTTPClient asks its delegate about each head before it redirects, and a task that has
+/// failed by then is not redirected): the head is kept in ``interceptedRedirect``.
 final class TrackingAccumulator: HTTPClientResponseDelegate {
     typealias Response = AsyncHTTPClient.HTTPClient.Response
 
+    /// A redirect taken from the client.
+    struct Redirect: Sendable {
+        var status: HTTPResponse.Status
+        var headerFields: HTTPFields
+    }
+
+    /// Why the request ended: its redirect was taken, to be answered as a response.
+    struct RedirectIntercepted: Error {}
+
     private let inner: ResponseAccumulator
     private let answered = Atomic<Bool>(false)
+    private let interceptsRedirects: Bool
+    private let redirect = Locked<Redirect?>(nil)
 
     /// Whether the response head arrived.
     var receivedHead: Bool { answered.load(ordering: .acquiring) }
 
-    init(request: AsyncHTTPClient.HTTPClient.Request, maxBodySize: Int) {
+    /// The redirect taken from the client, if any.
+    var interceptedRedirect: Redirect? { redirect.withLock { $0 } }
+
+    init(request: AsyncHTTPClient.HTTPClient.Request, maxBodySize: Int, interceptsRedirects: Bool = false) {
         inner = ResponseAccumulator(request: request, maxBodySize: maxBodySize)
+        self.interceptsRedirects = interceptsRedirects
+    }
+
+    func didVisitURL(task: AsyncHTTPClient.HTTPClient.Task<Response>, _ request: AsyncHTTPClient.HTTPClient.Request, _ head: HTTPResponseHead) {
+        guard interceptsRedirects, (300..<400).contains(head.status.code), head.headers.contains(name: "location") else { return }
+        var fields = HTTPFields()
+        for (name, value) in head.headers {
+            if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
+        }
+        let status = HTTPResponse.Status(code: Int(head.status.code), reasonPhrase: head.status.reasonPhrase)
+        redirect.withLock { $0 = Redirect(status: status, headerFields: fields) }
+        answered.store(true, ordering: .releasing)
+        task.fail(reason: RedirectIntercepted())
     }
 
     func didReceiveHead(task: AsyncHTTPClient.HTTPClient.Task<Response>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {

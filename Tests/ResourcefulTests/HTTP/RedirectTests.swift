@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import HTTPTypes
 import Resourceful
@@ -92,6 +93,32 @@ import Testing
             #expect(error?.kind == .redirectRefused)
             #expect(harness.server.requests.count == 1)
             #expect(harness.attemptsLogged == 1)
+        }
+    }
+}
+
+/// An app's own AsyncHTTPClient, set up to follow redirects: the API's rules hold all the same.
+@Suite struct CallerClientRedirectTests {
+    @Test func aCallersClientDoesNotFollowRedirectsPastTheAPIsRules() async throws {
+        let client = AsyncHTTPClient.HTTPClient(eventLoopGroupProvider: .singleton)
+        defer { client.shutdown { _ in } }
+        try await Harness.run(configure: { $0.baseHeaders = ["X-Api-Key": RedirectTests.apiKey] }) { harness in
+            harness.dependencies.httpClient = AsyncHTTPClientTransport(client: client)
+            try await MockServer.withRunning { other in
+                other.stub(.post, "/take", .status(.noContent))
+                other.stub(.get, "/elsewhere", .status(.noContent))
+                // A 307 would make the client send the password to the other origin.
+                harness.server.stub(.post, "/v1/sessions", MockResponse(status: .temporaryRedirect, headerFields: [.location: other.baseURL.absoluteString + "/take"]))
+                let error = await #expect(throws: APIError.self) { _ = try await harness.api.call(RedirectTests.Login()) }
+                #expect(error?.kind == .redirectRefused)
+                #expect(other.requests.isEmpty)
+                // A 302 is followed by the API, without the configured credential header.
+                harness.server.stub(.get, "/v1/x", MockResponse(status: .found, headerFields: [.location: other.baseURL.absoluteString + "/elsewhere"]))
+                _ = try await harness.api.call(AdHocRequest<Empty, Empty>(.show, "x"))
+                let arrived = try #require(other.requests.first)
+                #expect(arrived.headerFields[HTTPField.Name("X-Api-Key")!] == nil)
+                #expect(harness.server.requests.last?.headerFields[HTTPField.Name("X-Api-Key")!] == RedirectTests.apiKey)
+            }
         }
     }
 }
