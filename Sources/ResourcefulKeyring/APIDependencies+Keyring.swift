@@ -1,3 +1,4 @@
+import Foundation
 public import Resourceful
 
 extension APIDependencies {
@@ -24,7 +25,9 @@ extension APIDependencies {
     /// The live dependencies with the credential storages the configuration names, the keyring
     /// among them: `Configs/<environment>.json` and the environment, and a
     /// ``KeyringAuthenticationStorage`` on `keyring` for `authentication.keyring.account` wherever
-    /// `authentication.storages` lists `keyring`.
+    /// `authentication.storages` lists `keyring`. `service` picks one of the file's `services`,
+    /// and the HTTP client is shared as in
+    /// ``Resourceful/APIDependencies/live(environment:configDirectory:environmentVariables:authenticationStorage:service:)``.
     ///
     /// ```swift
     /// let api = API(dependencies: try await .live(environment: "development", keyring: Keyring()))
@@ -33,11 +36,14 @@ extension APIDependencies {
         environment: String,
         keyring: Keyring,
         configDirectory: String? = nil,
-        environmentVariables: [String: String]? = nil
+        environmentVariables: [String: String]? = nil,
+        service: String? = nil
     ) async throws -> APIDependencies {
-        let config = try await APIConfig.load(environment: environment, configDirectory: configDirectory, environmentVariables: environmentVariables)
-        return try await live(config: config, environmentVariables: environmentVariables) { settings in
+        let variables = environmentVariables ?? ProcessInfo.processInfo.environment
+        let file = APIConfig.file(environment: environment, configDirectory: configDirectory, variables: variables)
+        let config = try await APIConfig.load(file: file, environmentVariables: variables, service: service)
+        return try await live(config: config, environmentVariables: environmentVariables, keyring: { settings in
             KeyringAuthenticationStorage(account: settings.keyringAccount, scheme: settings.keyringScheme, keyring: keyring)
-        }
+        }, sharedAs: file)
     }
 }

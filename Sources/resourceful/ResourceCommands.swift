@@ -22,6 +22,9 @@ struct CallOptions: ParsableArguments {
     @Option(help: "Where the configuration files are (default: $RESOURCEFUL_CONFIG_DIR, else ./Configs).")
     var configDirectory: String?
 
+    @Option(help: "One of the upstream services the configuration describes under `services`.")
+    var service: String?
+
     @Option(help: "The keyring account whose stored token (see `login`) authorizes the call; without it, the configured storages (authentication.storages) are asked.")
     var account: String?
 
@@ -52,7 +55,7 @@ enum CallRunner {
     static func run(_ verb: ResourceVerb, _ options: CallOptions, updateMethod: UpdateMethod = .put) async throws {
         var config: APIConfig
         do {
-            config = try await APIConfig.load(environment: options.environment, configDirectory: options.configDirectory)
+            config = try await APIConfig.load(environment: options.environment, configDirectory: options.configDirectory, service: options.service)
         } catch {
             fail("resourceful: \(error)", CallExitCode.configuration)
         }
@@ -65,7 +68,7 @@ enum CallRunner {
         logger.logLevel = options.verbose ? .debug : .critical
         CommandCredentials.configure(&config, account: options.account)
         let storage = CommandCredentials.storage(for: config, logger: logger)
-        let transport: AsyncHTTPClientTransport
+        let transport: any HTTPTransport
         do throws(APIError) {
             transport = try await APIDependencies.transport(for: config, storage: storage, environment: nil)
         } catch {

@@ -71,40 +71,63 @@ extension APIConfig {
     /// `baseURL` → `RESOURCEFUL_BASE_URL`); lists are comma-separated. The keys are listed in
     /// <doc:Configuration>.
     ///
+    /// ## Several services
+    ///
+    /// One file may describe several upstream services under `services.<name>`: each key there
+    /// (`baseURL`, `service`, `baseHeaders`, `authentication`, `http.tls.caFile`, any other)
+    /// takes the place of the same key at the top level, which holds what they share. `service`
+    /// picks one; its keys are overridden by `RESOURCEFUL_SERVICES_<NAME>_…` variables, and the
+    /// top level's by `RESOURCEFUL_…` ones.
+    ///
+    /// ```json
+    /// { "service": "users-api", "baseURL": "https://users.internal/v1", "timeout": 10,
+    ///   "services": { "billing": { "baseURL": "https://billing.internal/v2", "service": "billing-api" } } }
+    /// ```
+    ///
     /// - Parameters:
     ///   - environment: The file's name without `.json`, such as `development`.
     ///   - configDirectory: Where the files are.
     ///   - environmentVariables: The variables to read; the process environment when `nil`.
+    ///   - service: The name of a service under `services` in the file, or `nil` for the top level.
     /// - Throws: ``APIError/Kind/invalidConfiguration`` naming the file (or the environment
-    ///   variable) and the key at fault.
+    ///   variable) and the key at fault, or the service when the file does not describe it.
     public static func load(
         environment: String,
         configDirectory: String? = nil,
-        environmentVariables: [String: String]? = nil
+        environmentVariables: [String: String]? = nil,
+        service: String? = nil
     ) async throws(APIError) -> APIConfig {
         let variables = environmentVariables ?? ProcessInfo.processInfo.environment
+        let file = Self.file(environment: environment, configDirectory: configDirectory, variables: variables)
+        return try await load(file: file, environmentVariables: variables, service: service)
+    }
+
+    /// The file `load(environment:configDirectory:…)` reads.
+    package static func file(environment: String, configDirectory: String?, variables: [String: String]) -> String {
         let directory = configDirectory ?? variables["\(environmentVariablePrefix)_CONFIG_DIR"] ?? "Configs"
-        let file = URL(fileURLWithPath: directory).appendingPathComponent("\(environment).json").path
-        return try await load(file: file, environmentVariables: variables)
+        return URL(fileURLWithPath: directory).appendingPathComponent("\(environment).json").path
     }
 
     /// Loads one JSON configuration file, with environment variables overriding its keys.
     ///
+    /// - Parameter service: The name of a service under `services` in the file, or `nil` for the
+    ///   top level (see ``load(environment:configDirectory:environmentVariables:service:)``).
     /// - Throws: ``APIError/Kind/invalidConfiguration`` naming the file (or the environment
     ///   variable) and the key at fault.
     public static func load(
         file: String,
-        environmentVariables: [String: String]? = nil
+        environmentVariables: [String: String]? = nil,
+        service: String? = nil
     ) async throws(APIError) -> APIConfig {
         do {
-            return try await read(file: file, environmentVariables: environmentVariables)
+            return try await read(file: file, environmentVariables: environmentVariables, service: service)
         } catch {
             throw error.apiError
         }
     }
 
     /// The file's configuration, with the variables overriding its keys.
-    private static func read(file: String, environmentVariables: [String: String]?) async throws(APIConfigError) -> APIConfig {
+    private static func read(file: String, environmentVariables: [String: String]?, service: String?) async throws(APIConfigError) -> APIConfig {
         guard FileManager.default.fileExists(atPath: file) else {
             throw APIConfigError(kind: .missingFile, file: file)
         }
@@ -120,10 +143,40 @@ extension APIConfig {
             throw APIConfigError(kind: .invalidFile, file: file)
         }
         let variables = environmentVariables ?? ProcessInfo.processInfo.environment
-        let environment = EnvironmentVariablesProvider(environmentVariables: variables)
-            .prefixKeys(with: ConfigKey(environmentVariablePrefix.lowercased()))
-        let reader = ConfigReader(providers: [environment, fileProvider])
-        return try ConfigKeyReader(reader: reader, file: file, variables: variables).apiConfig()
+        let variablesProvider = EnvironmentVariablesProvider(environmentVariables: variables)
+        let environment = variablesProvider.prefixKeys(with: ConfigKey(environmentVariablePrefix.lowercased()))
+        guard let service else {
+            return try ConfigKeyReader(reader: ConfigReader(providers: [environment, fileProvider]), file: file, variables: variables).apiConfig()
+        }
+        try checkService(service, in: file)
+        let scope = ["services", service]
+        let serviceProviders: [any ConfigProvider] = [
+            variablesProvider.prefixKeys(with: ConfigKey([environmentVariablePrefix.lowercased()] + scope)),
+            fileProvider.prefixKeys(with: ConfigKey(scope)),
+        ]
+        return try ConfigKeyReader(
+            reader: ConfigReader(providers: serviceProviders + [environment, fileProvider]),
+            file: file,
+            variables: variables,
+            service: (service, ConfigReader(providers: serviceProviders))
+        ).apiConfig()
+    }
+
+    /// Checks that `file` describes `service` under `services`, naming those it does describe.
+    private static func checkService(_ service: String, in file: String) throws(APIConfigError) {
+        let key = "services.\(service)"
+        guard !service.isEmpty, service.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+            throw APIConfigError(kind: .invalidValue, file: file, key: key, expected: "a service name of letters, digits, - and _")
+        }
+        let object = FileManager.default.contents(atPath: file).flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any]
+        let services = object?["services"] as? [String: Any] ?? [:]
+        guard services[service] is [String: Any] else {
+            let known = services.keys.sorted()
+            throw APIConfigError(
+                kind: .missingKey, file: file, key: key,
+                expected: known.isEmpty ? "a services object describing it" : "one of the services described: " + known.joined(separator: ", ")
+            )
+        }
     }
 }
 
@@ -134,6 +187,9 @@ struct ConfigKeyReader {
     let file: String?
     /// The environment variables, to tell which source a bad value came from.
     let variables: [String: String]
+    /// The service picked from the file's `services`, and a reader of its own keys alone: a bad
+    /// value found there is named by its full key, `services.<name>.<key>`.
+    var service: (name: String, reader: ConfigReader)? = nil
 
     func apiConfig() throws(APIConfigError) -> APIConfig {
         let defaults = APIConfig.LogSettings()
@@ -357,11 +413,21 @@ struct ConfigKeyReader {
     /// optional getters answer `nil` both for a missing key and for a value of another type.
     private func checked<Value>(_ value: Value?, _ key: String, type: String) throws(APIConfigError) -> Value? {
         guard value == nil, isPresent(key) else { return value }
-        throw APIConfigError(kind: .wrongType, file: file, key: key, source: source(of: key), expected: type)
+        throw APIConfigError(kind: .wrongType, file: file, key: qualified(key), source: source(of: key), expected: type)
+    }
+
+    /// `key` as written where its value is: under the picked service, or at the top level.
+    private func qualified(_ key: String) -> String {
+        guard let service, isPresent(key, in: service.reader) else { return key }
+        return "services.\(service.name).\(key)"
     }
 
     /// Whether `key` has a value of any type.
     private func isPresent(_ key: String) -> Bool {
+        isPresent(key, in: reader)
+    }
+
+    private func isPresent(_ key: String, in reader: ConfigReader) -> Bool {
         let configKey = ConfigKey(key)
         return reader.string(forKey: configKey) != nil || reader.double(forKey: configKey) != nil
             || reader.int(forKey: configKey) != nil || reader.bool(forKey: configKey) != nil
@@ -372,8 +438,12 @@ struct ConfigKeyReader {
     /// Where `key`'s value comes from: its environment variable when one is set (variables
     /// override the file), else the file.
     private func source(of key: String) -> String? {
-        let variable = environmentVariable(for: key)
-        return variables[variable] != nil ? variable : file
+        let qualifiedKey = qualified(key)
+        let variable = environmentVariable(for: qualifiedKey)
+        if variables[variable] != nil { return variable }
+        if qualifiedKey != key { return file }
+        let topLevel = environmentVariable(for: key)
+        return variables[topLevel] != nil ? topLevel : file
     }
 
     private func missingOrEmpty(_ key: String) -> APIConfigError {
@@ -383,7 +453,7 @@ struct ConfigKeyReader {
     /// The error for a bad value of `key`, naming the environment variable when one is set for
     /// it (variables override the file), else the file.
     private func invalid(_ key: String, expected: String) -> APIConfigError {
-        APIConfigError(kind: .invalidValue, file: file, key: key, source: source(of: key), expected: expected)
+        APIConfigError(kind: .invalidValue, file: file, key: qualified(key), source: source(of: key), expected: expected)
     }
 
     /// The environment variable that overrides `key`.

@@ -49,8 +49,18 @@ public struct APIDependencies: API.Dependencies {
     /// The authentication storage is `authenticationStorage` when given, else the one the
     /// configuration's `authentication` keys describe (``APIConfig/AuthenticationSettings``): a
     /// chain such as files then environment variables in production, or an empty
-    /// ``InMemoryAuthenticationStorage`` when it names none. Shut the returned ``httpClient`` down
-    /// when you are done (``API/shutdown()`` does).
+    /// ``InMemoryAuthenticationStorage`` when it names none.
+    ///
+    /// `service` picks one of the upstream services the file describes under `services`
+    /// (``APIConfig/load(environment:configDirectory:environmentVariables:service:)``). The
+    /// dependencies loaded from one file share one HTTP client, one pool of connections, for all
+    /// its services with the same `http` settings: each ``API/shutdown()`` (or `httpClient`'s
+    /// `shutdown()`) gives its share back, and the last one closes the client.
+    ///
+    /// ```swift
+    /// let users = API(dependencies: try await .live(environment: "production"))
+    /// let billing = API(dependencies: try await .live(environment: "production", service: "billing"))
+    /// ```
     ///
     /// - Parameter environmentVariables: The variables that override configuration keys and that
     ///   an environment storage reads; the process environment when `nil`.
@@ -59,14 +69,15 @@ public struct APIDependencies: API.Dependencies {
         environment: String,
         configDirectory: String? = nil,
         environmentVariables: [String: String]? = nil,
-        authenticationStorage: (any AuthenticationStorage)? = nil
+        authenticationStorage: (any AuthenticationStorage)? = nil,
+        service: String? = nil
     ) async throws -> APIDependencies {
-        let config = try await APIConfig.load(
-            environment: environment,
-            configDirectory: configDirectory,
-            environmentVariables: environmentVariables
+        let variables = environmentVariables ?? ProcessInfo.processInfo.environment
+        let file = APIConfig.file(environment: environment, configDirectory: configDirectory, variables: variables)
+        let config = try await APIConfig.load(file: file, environmentVariables: variables, service: service)
+        return try await live(
+            config: config, environmentVariables: environmentVariables, authenticationStorage: authenticationStorage, sharedAs: file
         )
-        return try await live(config: config, environmentVariables: environmentVariables, authenticationStorage: authenticationStorage)
     }
 
     /// The live dependencies for `config`: an ``AsyncHTTPClientTransport``, JSON coders, a logger,
@@ -75,13 +86,17 @@ public struct APIDependencies: API.Dependencies {
     ///
     /// - Throws: ``APIError/Kind/authentication`` when the proxy's credential cannot be had.
     ///
-    /// - Parameter keyring: Makes the keyring storage when the configuration names one;
-    ///   `ResourcefulKeyring`'s `live(environment:keyring:)` passes it.
+    /// - Parameters:
+    ///   - keyring: Makes the keyring storage when the configuration names one;
+    ///     `ResourcefulKeyring`'s `live(environment:keyring:)` passes it.
+    ///   - file: The configuration file `config` came from: the transport is shared with the other
+    ///     dependencies loaded from it (``SharedTransports``); a transport of its own when `nil`.
     package static func live(
         config: APIConfig,
         environmentVariables: [String: String]? = nil,
         authenticationStorage: (any AuthenticationStorage)? = nil,
-        keyring: (@Sendable (APIConfig.AuthenticationSettings) -> any AuthenticationStorage)? = nil
+        keyring: (@Sendable (APIConfig.AuthenticationSettings) -> any AuthenticationStorage)? = nil,
+        sharedAs file: String? = nil
     ) async throws(APIError) -> APIDependencies {
         let logger = Self.logger(level: config.logging.level)
         let storage = authenticationStorage
@@ -89,7 +104,7 @@ public struct APIDependencies: API.Dependencies {
         return APIDependencies(
             apiConfig: config,
             authenticationStorage: storage,
-            httpClient: try await transport(for: config, storage: storage, environment: environmentVariables),
+            httpClient: try await transport(for: config, storage: storage, environment: environmentVariables, sharedAs: file),
             logger: logger
         )
     }
@@ -99,8 +114,9 @@ public struct APIDependencies: API.Dependencies {
     package static func transport(
         for config: APIConfig,
         storage: any AuthenticationStorage,
-        environment: [String: String]?
-    ) async throws(APIError) -> AsyncHTTPClientTransport {
+        environment: [String: String]?,
+        sharedAs file: String? = nil
+    ) async throws(APIError) -> any HTTPTransport {
         var proxyAuthorization: String?
         if let service = config.http.proxyCredentialService {
             do {
@@ -114,11 +130,13 @@ public struct APIDependencies: API.Dependencies {
                 throw APIError(kind: .authentication, detail: "no credential is stored for the proxy's service '\(service)'")
             }
         }
-        return AsyncHTTPClientTransport(
-            settings: config.http,
-            environment: environment ?? TransportEnvironment.current(),
-            proxyAuthorization: proxyAuthorization
-        )
+        let variables = environment ?? TransportEnvironment.current()
+        let make = {
+            AsyncHTTPClientTransport(settings: config.http, environment: variables, proxyAuthorization: proxyAuthorization)
+        }
+        guard let file else { return make() }
+        let key = SharedTransports.Key(file: file, settings: config.http, proxyAuthorization: proxyAuthorization, environment: variables)
+        return SharedTransports.lease(key, make: make)
     }
 
     /// A logger labelled `resourceful` at `level`, writing through whatever the app bootstrapped.
