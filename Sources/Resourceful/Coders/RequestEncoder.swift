@@ -2,7 +2,7 @@ public import Foundation
 
 /// Encodes a request's parameters as its JSON body.
 ///
-/// `JSONEncoder` conforms; ``APIDependencies/live(environment:configDirectory:environmentVariables:authenticationStorage:)``
+/// `JSONEncoder` conforms; ``APIDependencies/live(environment:configDirectory:environmentVariables:authenticationStorage:service:)``
 /// injects one set up from ``APIConfig/coding``.
 public protocol RequestEncoder: Sendable {
     /// Encodes `value`.

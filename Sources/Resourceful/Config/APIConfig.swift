@@ -4,7 +4,7 @@ public import Logging
 /// What an ``API`` needs to know about the service it calls.
 ///
 /// Build one in code (tests do), or load it from `Configs/<environment>.json` with environment
-/// variables overriding the file: ``load(environment:configDirectory:environmentVariables:)``.
+/// variables overriding the file: ``load(environment:configDirectory:environmentVariables:service:)``.
 /// Every key is listed in <doc:Configuration>.
 public struct APIConfig: Sendable, Equatable {
     /// The URL every request path is resolved against, such as `https://api.example.com/v1`.

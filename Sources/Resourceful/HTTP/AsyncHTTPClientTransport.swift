@@ -19,7 +19,7 @@ import Darwin
 
 /// The live ``HTTPTransport``: one long-lived AsyncHTTPClient with pooled connections.
 ///
-/// Create one per process (``APIDependencies/live(environment:configDirectory:environmentVariables:authenticationStorage:)``
+/// Create one per process (``APIDependencies/live(environment:configDirectory:environmentVariables:authenticationStorage:service:)``
 /// does) and call ``shutdown()`` when done. Redirects are not followed: a `3xx` reaches the ``API``
 /// as a response, so a credential is never sent on to another host.
 public final class AsyncHTTPClientTransport: HTTPTransport {
@@ -51,7 +51,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     ///
     /// - Parameter proxyAuthorization: The `Proxy-Authorization` value for the proxy, `Basic …` or
     ///   `Bearer …`, such as the storage's value for ``APIConfig/HTTPSettings/proxyCredentialService``
-    ///   (``APIDependencies/live(environment:configDirectory:environmentVariables:authenticationStorage:)``
+    ///   (``APIDependencies/live(environment:configDirectory:environmentVariables:authenticationStorage:service:)``
     ///   looks it up).
     public convenience init(settings: APIConfig.HTTPSettings = APIConfig.HTTPSettings(), proxyAuthorization: String? = nil) {
         self.init(settings: settings, environment: TransportEnvironment.current(), proxyAuthorization: proxyAuthorization)
