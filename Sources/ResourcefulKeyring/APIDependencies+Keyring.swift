@@ -6,7 +6,7 @@ extension APIDependencies {
     /// `Configs/<environment>.json`, and a ``KeyringAuthenticationStorage`` for `account`.
     ///
     /// ```swift
-    /// let api = API(dependencies: try await .live(environment: "development", keyringAccount: "ada"))
+    /// let api = API(dependencies: try await APIDependencies.live(environment: "development", keyringAccount: "ada"))
     /// ```
     public static func live(
         environment: String,
@@ -30,7 +30,7 @@ extension APIDependencies {
     /// ``Resourceful/APIDependencies/live(environment:configDirectory:environmentVariables:authenticationStorage:service:)``.
     ///
     /// ```swift
-    /// let api = API(dependencies: try await .live(environment: "development", keyring: Keyring()))
+    /// let api = API(dependencies: try await APIDependencies.live(environment: "development", keyring: Keyring()))
     /// ```
     public static func live(
         environment: String,

@@ -58,8 +58,8 @@ public struct APIDependencies: API.Dependencies {
     /// `shutdown()`) gives its share back, and the last one closes the client.
     ///
     /// ```swift
-    /// let users = API(dependencies: try await .live(environment: "production"))
-    /// let billing = API(dependencies: try await .live(environment: "production", service: "billing"))
+    /// let users = API(dependencies: try await APIDependencies.live(environment: "production"))
+    /// let billing = API(dependencies: try await APIDependencies.live(environment: "production", service: "billing"))
     /// ```
     ///
     /// - Parameter environmentVariables: The variables that override configuration keys and that

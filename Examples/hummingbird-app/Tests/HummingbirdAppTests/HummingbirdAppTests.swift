@@ -11,29 +11,56 @@ import Testing
 import UpstreamUsers
 
 @Suite struct HummingbirdAppTests {
-    /// The app with its API pointed at `server` and credentials swapped for in-memory ones.
+    /// The app with its APIs pointed at `server` (users) and at a second MockServer (billing), one
+    /// client between them, and credentials swapped for in-memory ones.
     private func withApp(
         _ body: @Sendable (any TestClientProtocol, MockServer, InMemoryLogHandler) async throws -> Void
     ) async throws {
+        try await withApps { client, users, _, logs in try await body(client, users, logs) }
+    }
+
+    private func withApps(
+        _ body: @Sendable (any TestClientProtocol, MockServer, MockServer, InMemoryLogHandler) async throws -> Void
+    ) async throws {
         try await MockServer.withRunning { server in
-            let transport = AsyncHTTPClientTransport()
-            let logs = InMemoryLogHandler()
-            var logger = Logger(label: "test") { _ in logs }
-            logger.logLevel = .debug
-            let dependencies = APIDependencies(
-                apiConfig: APIConfig(baseURL: server.baseURL, service: "upstream"),
-                authenticationStorage: InMemoryAuthenticationStorage(["upstream": "Bearer upstream-SECRET"]),
-                httpClient: transport,
-                logger: logger
-            )
-            let app = buildApplication(api: API(dependencies: dependencies), logger: logger)
-            do {
-                try await app.test(.router) { client in try await body(client, server, logs) }
-                try await transport.shutdown()
-            } catch {
-                try? await transport.shutdown()
-                throw error
+            try await MockServer.withRunning { billingServer in
+                let transport = AsyncHTTPClientTransport()
+                let logs = InMemoryLogHandler()
+                var logger = Logger(label: "test") { _ in logs }
+                logger.logLevel = .debug
+                let storage = InMemoryAuthenticationStorage(["upstream": "Bearer upstream-SECRET", "billing": "Bearer billing-SECRET"])
+                let api = API(dependencies: APIDependencies(
+                    apiConfig: APIConfig(baseURL: server.baseURL, service: "upstream"),
+                    authenticationStorage: storage, httpClient: transport, logger: logger
+                ))
+                let billing = API(dependencies: APIDependencies(
+                    apiConfig: APIConfig(baseURL: billingServer.baseURL.appendingPathComponent("v2"), service: "billing"),
+                    authenticationStorage: storage, httpClient: transport, logger: logger
+                ))
+                let app = buildApplication(api: api, billing: billing, logger: logger)
+                do {
+                    try await app.test(.router) { client in try await body(client, server, billingServer, logs) }
+                    try await transport.shutdown()
+                } catch {
+                    try? await transport.shutdown()
+                    throw error
+                }
             }
+        }
+    }
+
+    @Test func callsTheSecondUpstreamWithItsOwnCredential() async throws {
+        try await withApps { client, users, billing, logs in
+            billing.stub(.get, "/v2/invoices", .json(raw: #"[{"id":"in_1","amountCents":1250}]"#))
+            try await client.execute(uri: "/users/7/invoices", method: .get) { response in
+                #expect(response.status == .ok)
+                let array = try JSONSerialization.jsonObject(with: Data(String(buffer: response.body).utf8)) as? [[String: Any]]
+                #expect(array?.first?["amount"] as? Double == 12.5)
+            }
+            #expect(billing.requests.first?.query == "customer=7")
+            #expect(billing.requests.first?.headerFields[.authorization] == "Bearer billing-SECRET")
+            #expect(users.requests.isEmpty)
+            #expect(!logs.entries.contains { "\($0.message) \($0.metadata)".contains("billing-SECRET") })
         }
     }
 
