@@ -23,11 +23,9 @@ import Testing
         let directory = try scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
         let pki = try await TestPKI.make(in: directory)
-        let server = try await pki.issue("server", subjectAltName: "DNS:localhost")
-        let nginx = try await Nginx.start(
-            listenOptions: "ssl http2",
-            server: "ssl_certificate \(server.certificate); ssl_certificate_key \(server.key); ssl_protocols TLSv1.2; "
-                + #"location /v1/ { default_type application/json; return 200 '{"protocol":"$server_protocol"}'; }"#
+        let nginx = try await Nginx.startTLS(
+            pki: pki, listenOptions: "ssl http2",
+            server: "ssl_protocols TLSv1.2; " + #"location /v1/ { default_type application/json; return 200 '{"protocol":"$server_protocol"}'; }"#
         )
         let proxy = try await Tinyproxy.start()
         let base = #""baseURL": "https://localhost:\#(nginx.port)/v1", "service": "cli", "retry": {"maxAttempts": 1}"#

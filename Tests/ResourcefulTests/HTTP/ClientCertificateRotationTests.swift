@@ -38,15 +38,13 @@ import Testing
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         let pki = try await TestPKI.make(in: scratch)
-        let server = try await pki.issue("server", subjectAltName: "DNS:localhost")
         let one = try await pki.issue("app-one", subjectAltName: "DNS:app.internal", usage: "clientAuth")
         let two = try await pki.issue("app-two", subjectAltName: "DNS:app.internal", usage: "clientAuth")
         let mount = Mount(directory: scratch.appendingPathComponent("mount"))
         try mount.publish(certificate: one.certificate, key: one.key)
-        let nginx = try await Nginx.start(
-            listenOptions: "ssl",
-            server: "ssl_certificate \(server.certificate); ssl_certificate_key \(server.key); "
-                + "ssl_client_certificate \(pki.caFile); ssl_verify_client on; "
+        let nginx = try await Nginx.startTLS(
+            pki: pki,
+            server: "ssl_client_certificate \(pki.caFile); ssl_verify_client on; "
                 + #"location / { default_type application/json; return 200 '{"subject":"$ssl_client_s_dn"}'; }"#
         )
         let logs = InMemoryLogHandler()

@@ -17,19 +17,7 @@ import Testing
         proxyAuthorization: String? = nil,
         configure: (inout APIConfig.HTTPSettings) -> Void = { _ in }
     ) async -> APIError? {
-        var config = APIConfig(baseURL: URL(string: url)!, service: "s")
-        config.retry = .init(maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: .milliseconds(20))
-        configure(&config.http)
-        let transport = AsyncHTTPClientTransport(settings: config.http, environment: environment, proxyAuthorization: proxyAuthorization)
-        let api = API(dependencies: APIDependencies(apiConfig: config, httpClient: transport))
-        var failure: APIError?
-        do {
-            _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "x"))
-        } catch {
-            failure = error
-        }
-        try? await transport.shutdown()
-        return failure
+        await liveCall(url, environment: environment, proxyAuthorization: proxyAuthorization, configure: configure)
     }
 
     @Test func theEnvironmentsProxyCarriesTheCallAndNoProxyBypassesIt() async throws {
@@ -55,24 +43,18 @@ import Testing
     }
 
     @Test func httpsGoesThroughCONNECT() async throws {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-proxy-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let pki = try await TestPKI.make(in: scratch)
-        let server = try await pki.issue("server", subjectAltName: "DNS:localhost,IP:127.0.0.1")
-        let nginx = try await Nginx.start(
-            listenOptions: "ssl",
-            server: "ssl_certificate \(server.certificate); ssl_certificate_key \(server.key); location / { return 204; }"
-        )
-        let proxy = try await Tinyproxy.start()
-        let error = await call("https://localhost:\(nginx.port)", environment: ["HTTPS_PROXY": proxy.url, "NO_PROXY": "example.com"]) {
-            $0.tls.caFile = pki.caFile
+        try await TestPKI.withScratchCA { pki in
+            let nginx = try await Nginx.startTLS(pki: pki, server: "location / { return 204; }")
+            let proxy = try await Tinyproxy.start()
+            let error = await call("https://localhost:\(nginx.port)", environment: ["HTTPS_PROXY": proxy.url, "NO_PROXY": "example.com"]) {
+                $0.tls.caFile = pki.caFile
+            }
+            #expect(error == nil)
+            #expect(proxy.requests.contains { $0.hasPrefix("CONNECT localhost:\(nginx.port)") }, "\(proxy.requests)")
+            #expect(nginx.requestCount == 1)
+            try await proxy.stop()
+            try await nginx.stop()
         }
-        #expect(error == nil)
-        #expect(proxy.requests.contains { $0.hasPrefix("CONNECT localhost:\(nginx.port)") }, "\(proxy.requests)")
-        #expect(nginx.requestCount == 1)
-        try await proxy.stop()
-        try await nginx.stop()
     }
 
     @Test func theProxysCredentialComesFromTheStorageAndIsNeverLogged() async throws {

@@ -11,21 +11,15 @@ import Testing
     /// A scratch folder, a CA, and nginx serving a certificate for localhost and 127.0.0.1 over
     /// TLS 1.2 only.
     private func withServer(_ body: (TestPKI, Nginx) async throws -> Void) async throws {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-trust-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let pki = try await TestPKI.make(in: scratch)
-        let server = try await pki.issue("server", subjectAltName: "DNS:localhost,IP:127.0.0.1")
-        let nginx = try await Nginx.start(
-            listenOptions: "ssl",
-            server: "ssl_certificate \(server.certificate); ssl_certificate_key \(server.key); ssl_protocols TLSv1.2; location / { return 204; }"
-        )
-        do {
-            try await body(pki, nginx)
-            try await nginx.stop()
-        } catch {
-            try? await nginx.stop()
-            throw error
+        try await TestPKI.withScratchCA { pki in
+            let nginx = try await Nginx.startTLS(pki: pki, server: "ssl_protocols TLSv1.2; location / { return 204; }")
+            do {
+                try await body(pki, nginx)
+                try await nginx.stop()
+            } catch {
+                try? await nginx.stop()
+                throw error
+            }
         }
     }
 
@@ -35,19 +29,7 @@ import Testing
         environment: [String: String] = [:],
         configure: (inout APIConfig.HTTPSettings) -> Void = { _ in }
     ) async throws -> APIError? {
-        var config = APIConfig(baseURL: URL(string: url)!, service: "s")
-        config.retry = .init(maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: .milliseconds(20))
-        configure(&config.http)
-        let transport = AsyncHTTPClientTransport(settings: config.http, environment: environment)
-        let api = API(dependencies: APIDependencies(apiConfig: config, httpClient: transport))
-        var failure: APIError?
-        do {
-            _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "x"))
-        } catch {
-            failure = error
-        }
-        try await transport.shutdown()
-        return failure
+        await liveCall(url, environment: environment, configure: configure)
     }
 
     @Test func aPrivateCAIsTrustedThroughCAFileAndNotWithout() async throws {
@@ -120,17 +102,14 @@ import Testing
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         let pki = try await TestPKI.make(in: scratch)
-        let server = try await pki.issue("mtls-server", subjectAltName: "DNS:localhost")
         let client = try await pki.issue("app", subjectAltName: "DNS:app.internal", usage: "clientAuth")
         // Mounted the way cert-manager mounts them: PEM files named tls.crt and tls.key.
         let certificate = scratch.appendingPathComponent("tls.crt").path
         let key = scratch.appendingPathComponent("tls.key").path
         try FileManager.default.copyItem(atPath: client.certificate, toPath: certificate)
         try FileManager.default.copyItem(atPath: client.key, toPath: key)
-        let nginx = try await Nginx.start(
-            listenOptions: "ssl",
-            server: "ssl_certificate \(server.certificate); ssl_certificate_key \(server.key); "
-                + "ssl_client_certificate \(pki.caFile); ssl_verify_client on; location / { return 204; }"
+        let nginx = try await Nginx.startTLS(
+            pki: pki, server: "ssl_client_certificate \(pki.caFile); ssl_verify_client on; location / { return 204; }"
         )
         let url = "https://localhost:\(nginx.port)"
         var paired = APIConfig.TLSSettings(caFile: pki.caFile, clientCertificateFile: certificate, clientKeyFile: key)

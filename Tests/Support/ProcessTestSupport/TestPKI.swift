@@ -48,3 +48,25 @@ public struct TestPKI: Sendable {
         guard result.status == 0 else { throw Command.Failed(result: result) }
     }
 }
+
+extension TestPKI {
+    /// Runs `body` with a CA made in a new scratch folder, which is removed afterwards.
+    public static func withScratchCA(_ body: (TestPKI) async throws -> Void) async throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-pki-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        try await body(try await make(in: scratch))
+    }
+}
+
+extension Nginx {
+    /// nginx serving TLS with a certificate `pki` issues for localhost and 127.0.0.1; `server` is
+    /// the rest of its `server` block (`location`s, `ssl_protocols`, `ssl_verify_client` …).
+    public static func startTLS(pki: TestPKI, listenOptions: String = "ssl", server: String) async throws -> Nginx {
+        let certificate = try await pki.issue("server-\(UUID().uuidString)", subjectAltName: "DNS:localhost,IP:127.0.0.1")
+        return try await start(
+            listenOptions: listenOptions,
+            server: "ssl_certificate \(certificate.certificate); ssl_certificate_key \(certificate.key); " + server
+        )
+    }
+}
