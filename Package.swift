@@ -169,6 +169,7 @@ let package = Package(
                 "Resourceful",
                 "ResourcefulCombine",
                 "ResourcefulTesting",
+                "ProcessTestSupport",
                 .product(name: "OpenCombineShim", package: "OpenCombine"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]

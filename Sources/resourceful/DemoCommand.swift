@@ -31,7 +31,15 @@ struct DemoCommand: AsyncParsableCommand {
         let credentials = await DemoCredentials.make(token: token, service: config.service)
         let server = try await DemoServer.start(requiring: "Bearer \(token)")
         config.baseURL = server.baseURL.appendingPathComponent("v1")
-        let transport = AsyncHTTPClientTransport()
+        // The client the configuration's `http` keys describe, as every verb command builds it.
+        let transport: any HTTPTransport
+        do {
+            transport = try await APIDependencies.transport(for: config, storage: credentials.storage, environment: nil)
+        } catch {
+            try? await credentials.remove()
+            try? await server.shutdown()
+            throw error
+        }
         let api = API(dependencies: APIDependencies(apiConfig: config, authenticationStorage: credentials.storage, httpClient: transport))
         print("Serving a sample users resource at \(config.baseURL.absoluteString); log lines below are redacted.\n")
         do {

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 @preconcurrency import OpenCombineShim
+import ProcessTestSupport
 import Resourceful
 import ResourcefulCombine
 import ResourcefulTesting
@@ -9,32 +10,6 @@ import Testing
 
 @Suite struct APIPublisherTests {
     struct Item: Codable, Equatable, Sendable { var id: Int }
-
-    /// Something that happens once, awaited with a bound (not polled: a polling loop holds one of
-    /// the few threads the other tests run on).
-    final class Event: Sendable {
-        private let stream: AsyncStream<Void>
-        private let continuation: AsyncStream<Void>.Continuation
-
-        init() {
-            (stream, continuation) = AsyncStream.makeStream()
-        }
-
-        func happen() {
-            continuation.yield()
-            continuation.finish()
-        }
-
-        /// Returns when it has happened, or after `timeout`; awaited by one task.
-        func wait(timeout: Duration = .seconds(10)) async {
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { for await _ in self.stream { return } }
-                group.addTask { try? await Task.sleep(for: timeout) }
-                await group.next()
-                group.cancelAll()
-            }
-        }
-    }
 
     /// What a subscriber saw.
     final class Recorder: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ProcessTestSupport
 import Resourceful
 import ResourcefulTesting
 import Testing
@@ -53,9 +54,9 @@ import Glibc
 
     /// A storage of the app's own that never answers.
     struct Hanging: AuthenticationStorage {
-        var entered = Locked(false)
+        let entered = Event()
         func authenticationHeader(for service: String) async throws -> String? {
-            entered.withLock { $0 = true }
+            entered.happen()
             try await Task.sleep(for: .seconds(3600))
             return nil
         }
@@ -79,7 +80,7 @@ import Glibc
             harness.dependencies.authenticationStorage = ChainedAuthenticationStorage([.init("app", hanging)], logger: .init(label: "test"))
             let api = harness.api
             let call = Task { try await api.call(AdHocRequest<Empty, Empty>(.show, "x")) }
-            while !hanging.entered.value { await Task.yield() }
+            await hanging.entered.wait()
             call.cancel()
             let start = ContinuousClock.now
             let result = await call.result

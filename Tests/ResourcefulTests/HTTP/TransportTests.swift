@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import ProcessTestSupport
 import Resourceful
 import ResourcefulTesting
 import Testing
@@ -66,10 +67,14 @@ import Testing
 
     @Test func cancellationStopsTheCall() async throws {
         try await Harness.run { harness in
-            harness.server.stub(.get, "/v1/slow", MockResponse.status(.noContent).delayed(by: .seconds(10)))
+            let arrived = Event()
+            harness.server.route(.get, "/v1/slow") { _ in
+                arrived.happen()
+                return MockResponse.status(.noContent).delayed(by: .seconds(10))
+            }
             let api = harness.api
             let task = Task { try await api.call(AdHocRequest<Empty, Empty>(.show, "slow")) }
-            while harness.server.requests.isEmpty { await Task.yield() }
+            await arrived.wait()
             task.cancel()
             let start = ContinuousClock.now
             let result = await task.result

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import InMemoryLogging
 import Logging
+import ProcessTestSupport
 import Resourceful
 import ResourcefulTesting
 import Testing
@@ -188,10 +189,14 @@ import Testing
 
     @Test func cancellationMidRequest() async throws {
         try await Harness.run(configure: Self.quickRetries) { harness in
-            harness.server.stub(.get, "/v1/x", MockResponse.status(.noContent).delayed(by: .seconds(10)))
+            let arrived = Event()
+            harness.server.route(.get, "/v1/x") { _ in
+                arrived.happen()
+                return MockResponse.status(.noContent).delayed(by: .seconds(10))
+            }
             let api = harness.api
             let task = Task { try await api.call(AdHocRequest<Empty, Empty>(.show, "x")) }
-            while harness.server.requests.isEmpty { await Task.yield() }
+            await arrived.wait()
             task.cancel()
             let result = await task.result
             guard case .failure(let error as APIError) = result else {
