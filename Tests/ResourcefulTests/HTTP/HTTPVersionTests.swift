@@ -110,12 +110,15 @@ import Testing
             #expect(ContinuousClock.now - start < .seconds(4))
 
             // Cancelling the calling task ends the call at once.
-            let call = Task { try await api.call(AdHocRequest<Empty, Empty>(.show, "slow")) }
-            // Cancelled once the upstream has the request: the call is in flight.
-            let seen = ContinuousClock.now + .seconds(5)
-            while setup.upstream.requests.filter({ $0.path == "/v1/slow" }).count < 2, ContinuousClock.now < seen {
-                try await Task.sleep(for: .milliseconds(5))
+            let arrived = Event()
+            let held = slow
+            setup.upstream.route(.get, "/v1/held") { _ in
+                arrived.happen()
+                return held
             }
+            let call = Task { try await api.call(AdHocRequest<Empty, Empty>(.show, "held")) }
+            // Cancelled once the upstream has the request: the call is in flight.
+            await arrived.wait()
             let cancelledAt = ContinuousClock.now
             call.cancel()
             let result = await call.result
