@@ -215,6 +215,12 @@ final class JSONDecoding {
             if case .millisecondsSince1970 = options.dateDecodingStrategy { return Date(timeIntervalSince1970: seconds / 1000) }
             return Date(timeIntervalSince1970: seconds)
         case .iso8601:
+            // Plain strings in the common RFC 3339 shape are read from their bytes; Foundation
+            // reads everything else.
+            if document.kind(index) == .string, document.flags(index) & JSONDocument.plain != 0,
+               let date = RFC3339Date.parse(document.contents(index)) {
+                return date
+            }
             let text = try string(index, path: path)
             guard let date = try? Date.ISO8601FormatStyle().parse(text) else {
                 throw DecodingError.dataCorrupted(context(path, "Expected date string to be ISO8601-formatted."))
