@@ -12,8 +12,8 @@ final class JSONDecoding {
     var current: Int
     /// The path of that value.
     var path: DecodingPathNode?
-    /// The last type `unwrap` found not to be an array.
-    private var lastNonArrayType: ObjectIdentifier?
+    /// Types `unwrap` found not to be arrays, so that it looks each conformance up once.
+    private var nonArrayTypes: [ObjectIdentifier] = []
     /// The key strategy, read once.
     let snakeCaseKeys: Bool
     let customKeys: Bool
@@ -139,12 +139,12 @@ final class JSONDecoding {
         if T.self == Data.self { return unsafeBitCast(try data(index, path: node), to: T.self) }
         if T.self == URL.self { return unsafeBitCast(try url(index, path: node), to: T.self) }
         if T.self == Decimal.self { return unsafeBitCast(try decimal(index, path: node), to: T.self) }
-        // The elements of an array are all of one type: look its conformance up once.
-        if ObjectIdentifier(T.self) != lastNonArrayType {
+        // A conformance lookup costs far more than a search of the few types a model has.
+        if !nonArrayTypes.contains(ObjectIdentifier(T.self)) {
             if let array = T.self as? any DecodableArray.Type {
                 return try unsafeBitCast(array.decodeElements(self, index, node), to: T.self)
             }
-            lastNonArrayType = ObjectIdentifier(T.self)
+            if nonArrayTypes.count < 32 { nonArrayTypes.append(ObjectIdentifier(T.self)) }
         }
         if convertsKeys, let dictionary = T.self as? any StringKeyedDictionary.Type {
             // The key strategy does not apply to a dictionary's own keys.

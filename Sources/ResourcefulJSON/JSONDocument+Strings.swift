@@ -28,38 +28,6 @@ extension JSONDocument {
         return decoded.utf8.elementsEqual(utf8)
     }
 
-    /// The tape index of the value of the first member named `name` among the members from tape
-    /// index `start` to `end`, comparing bytes, without building strings for plain keys.
-    func member(named name: String, from start: Int, to end: Int) -> Int? {
-        var name = name
-        return name.withUTF8 { target in
-            let tape = tape
-            let base = UnsafePointer(bytes.baseAddress!)
-            let count = target.count
-            let first = count > 0 ? target[0] : 0
-            var member = start
-            while member < end {
-                let word = tape[member]
-                if word >> 4 & Self.plain != 0 {
-                    if tape[member + 1] == count {
-                        // A plain key: its bytes are its value.
-                        let raw = base + (word >> 8)
-                        if count == 0 || raw[0] == first {
-                            var offset = 1
-                            while offset < count && raw[offset] == target[offset] { offset += 1 }
-                            if offset >= count { return member + 2 }
-                        }
-                    }
-                } else if string(at: member, equals: target) {
-                    return member + 2
-                }
-                let value = member + 2
-                member = tape[value] & 0xF >= Kind.array.rawValue ? tape[value + 1] : value + 2
-            }
-            return nil
-        }
-    }
-
     private func unescape(_ raw: UnsafeBufferPointer<UInt8>, at offset: Int) throws(JSONSyntaxError) -> String {
         var output = ""
         output.reserveCapacity(raw.count)

@@ -2,12 +2,11 @@ import Foundation
 
 /// The members of a JSON object, looked up by key.
 ///
-/// Small objects are searched in place, comparing the key's bytes without building strings;
-/// objects of more than ``indexThreshold`` members, and every object under a custom key strategy,
-/// get a dictionary of their keys once. Of duplicate keys the first counts, as in Foundation.
+/// Objects are searched in place from their first member, comparing the key's bytes without
+/// building strings (under `convertFromSnakeCase` too), so that of duplicate keys the first
+/// counts, as in Foundation. Under a custom key strategy, an object gets a dictionary of its
+/// converted keys once.
 struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    static var indexThreshold: Int { 12 }
-
     private let decoding: JSONDecoding
     private let path: DecodingPathNode?
     /// Tape indices of the first member's key and of the end of the object.
@@ -39,7 +38,7 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
             }
             member = document.next(member + 2)
         }
-        if document.count(object) > Self.indexThreshold || decoding.customKeys {
+        if decoding.customKeys {
             var keys: [String: Int] = [:]
             keys.reserveCapacity(document.count(object))
             member = start
@@ -74,26 +73,8 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     private func find(name: String) -> Int? {
         if let index { return index[name] }
-        if decoding.snakeCaseKeys {
-            var name = name
-            return name.withUTF8 { findSnakeCase($0, decoding.document) }
-        }
-        return decoding.document.member(named: name, from: start, to: end)
-    }
-
-    private func findSnakeCase(_ target: UnsafeBufferPointer<UInt8>, _ document: JSONDocument) -> Int? {
-        var member = start
-        while member < end {
-            let found: Bool
-            if document.flags(member) == JSONDocument.plain | JSONDocument.ascii, let matches = SnakeCaseKeys.matches(document.contents(member), target) {
-                found = matches
-            } else {
-                found = (try? decoding.convertedKey(member, path: path))?.utf8.elementsEqual(target) ?? false
-            }
-            if found { return member + 2 }
-            member = document.next(member + 2)
-        }
-        return nil
+        var name = name
+        return name.withUTF8 { decoding.search($0, from: start, to: end) }.map { $0 + 2 }
     }
 
     private func value(_ key: Key) throws -> Int {

@@ -142,17 +142,33 @@ struct JSONScanner {
         let start = index
         var plain = true
         var bits: UInt8 = 0
-        while index < end {
-            let byte = base[index]
-            // Most bytes are neither a quote, a backslash nor a control character.
-            if byte > UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") {
-                bits |= byte
-                index += 1
-                continue
+        var wordBits: UInt64 = 0
+        while true {
+            // Most bytes are neither a quote, a backslash nor a control character: eight at a
+            // time up to the first one that is, then one at a time near the document's end.
+            while end - index >= 8 {
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                let special = Self.specialBytes(word)
+                if special == 0 {
+                    wordBits |= word
+                    index += 8
+                    continue
+                }
+                // The lowest flagged byte is exactly the first special one (little-endian).
+                let ordinary = special.trailingZeroBitCount / 8
+                wordBits |= word & ((1 << (ordinary * 8)) &- 1)
+                index += ordinary
+                break
             }
+            while end - index < 8, index < end, base[index] > UInt8(ascii: "\"") && base[index] != UInt8(ascii: "\\") {
+                bits |= base[index]
+                index += 1
+            }
+            guard index < end else { break }
+            let byte = base[index]
             if byte == UInt8(ascii: "\"") {
                 var flags = plain ? JSONDocument.plain : 0
-                if bits & 0x80 == 0 { flags |= JSONDocument.ascii }
+                if bits & 0x80 == 0 && wordBits & 0x8080_8080_8080_8080 == 0 { flags |= JSONDocument.ascii }
                 document.append(JSONDocument.Kind.string.rawValue | flags << 4 | start << 8, index - start)
                 index += 1
                 return
@@ -176,6 +192,21 @@ struct JSONScanner {
             index += 1
         }
         throw fail("unexpected end of the document in a string")
+    }
+
+    /// The high bit of each of the eight bytes of `word` that is a quote, a backslash or a control
+    /// character, and possibly of bytes after the first such one (the classic bit tricks: a byte
+    /// is flagged when it is zero after an exclusive or, or below 0x20; a borrow can only flag
+    /// bytes above a flagged one).
+    @inline(__always)
+    private static func specialBytes(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let quotes = word ^ (ones &* 0x22)
+        let backslashes = word ^ (ones &* 0x5C)
+        let zeroQuote = (quotes &- ones) & ~quotes
+        let zeroBackslash = (backslashes &- ones) & ~backslashes
+        let control = (word &- ones &* 0x20) & ~word
+        return (zeroQuote | zeroBackslash | control) & 0x8080_8080_8080_8080
     }
 
     /// Skips the characters a number may hold; whether they form one is checked when decoded.

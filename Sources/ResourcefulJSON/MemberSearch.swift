@@ -1,0 +1,51 @@
+/// Finding an object's member by the name of a coding key, on the tape, without building strings.
+extension JSONDecoding {
+    /// The tape index of the first member key among those from `from` to `end` that names
+    /// `target` under the key strategy (the default or `convertFromSnakeCase`).
+    func search(_ target: UnsafeBufferPointer<UInt8>, from: Int, to end: Int) -> Int? {
+        let tape = document.tape
+        let base = UnsafePointer(document.bytes.baseAddress!)
+        let count = target.count
+        let first = count > 0 ? target[0] : 0
+        var member = from
+        while member < end {
+            let word = tape[member]
+            if snakeCaseKeys {
+                // A plain ASCII key converts to one no longer than itself, starting with its own
+                // first byte or that byte lower-cased: most keys are ruled out on those alone.
+                if word >> 4 & 0xF == JSONDocument.plain | JSONDocument.ascii {
+                    let raw = base + (word >> 8)
+                    if tape[member + 1] >= count, count == 0 || raw[0] == first || raw[0] | 0x20 == first,
+                       snakeCaseKey(member, matches: target) {
+                        return member
+                    }
+                } else if snakeCaseKey(member, matches: target) {
+                    return member
+                }
+            } else if word >> 4 & JSONDocument.plain != 0 {
+                // A plain key: its bytes are its value.
+                if tape[member + 1] == count {
+                    let raw = base + (word >> 8)
+                    if count == 0 || raw[0] == first {
+                        var offset = 1
+                        while offset < count && raw[offset] == target[offset] { offset += 1 }
+                        if offset >= count { return member }
+                    }
+                }
+            } else if document.string(at: member, equals: target) {
+                return member
+            }
+            let value = member + 2
+            member = tape[value] & 0xF >= JSONDocument.Kind.array.rawValue ? tape[value + 1] : value + 2
+        }
+        return nil
+    }
+
+    private func snakeCaseKey(_ member: Int, matches target: UnsafeBufferPointer<UInt8>) -> Bool {
+        if document.flags(member) == JSONDocument.plain | JSONDocument.ascii,
+           let matches = SnakeCaseKeys.matches(document.contents(member), target) {
+            return matches
+        }
+        return (try? convertedKey(member, path: nil))?.utf8.elementsEqual(target) ?? false
+    }
+}
