@@ -59,7 +59,7 @@ bench: setup
 	@scratch=$$(mktemp -d) && chmod 755 $$scratch && server=$$scratch/server; \
 	url=$$(scripts/bench-server.sh start $$server) || exit 1; \
 	trap '$(CURDIR)/scripts/bench-server.sh stop '$$server' && rmdir '$$scratch EXIT; \
-	cd Benchmarks && RESOURCEFUL_BENCH_URL=$$url RESOURCEFUL_BENCH_KEYRING=1 \
+	cd Benchmarks && RESOURCEFUL_BENCH_URL=$$url RESOURCEFUL_BENCH_WWW=$$server/www RESOURCEFUL_BENCH_KEYRING=1 \
 		../$(KEYRING) taskset -c 0 $(SWIFT) package --allow-writing-to-package-directory benchmark --no-progress \
 		$(if $(BENCH_FILTER),--filter '$(BENCH_FILTER)') \
 		| tee .build/benchmarks.txt

@@ -5,7 +5,8 @@
 #       Writes the payloads and an nginx configuration under DIR, starts nginx on a free port of
 #       127.0.0.1 (its one worker pinned to the last core when there are two or more) and prints
 #       the base URL once the port answers. GET /users/1 is one user, GET /users fifty (~12 KB),
-#       POST /users answers 201 with one user.
+#       POST /users answers 201 with one user. GET /repos/acme/widgets/issues and GET /v1/charges
+#       serve DIR/www/github-issues.json and stripe-charges.json, which the benchmarks write.
 #   scripts/bench-server.sh stop DIR
 #       Stops that nginx and removes DIR.
 set -euo pipefail
@@ -51,6 +52,9 @@ http {
     server {
         listen 127.0.0.1:$port backlog=4096;
         location = /users/1 { alias $dir/www/show.json; }
+        # Written by the benchmarks themselves (RESOURCEFUL_BENCH_WWW), before the first request.
+        location = /repos/acme/widgets/issues { alias $dir/www/github-issues.json; }
+        location = /v1/charges { alias $dir/www/stripe-charges.json; }
         location = /users {
             if (\$request_method = POST) { return 201 '$(cat "$dir/www/show.json")'; }
             alias $dir/www/index.json;

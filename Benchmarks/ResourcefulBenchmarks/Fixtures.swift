@@ -45,6 +45,8 @@ final class Fixtures: Sendable {
     let fastAPI: API
     /// `api.call` with `JSONDecoder` over ``CannedTransport``: everything of a call but the network.
     let cannedAPI: API
+    /// The GitHub-style and Stripe-style APIs, with the decoders their configurations choose.
+    let realistic: RealisticAPI
     let rawClient: AsyncHTTPClient.HTTPClient
     let session: URLSession
     let decoder = JSONDecoder()
@@ -64,9 +66,15 @@ final class Fixtures: Sendable {
             mock.stub(.get, "/users/1", .json(raw: Payloads.showJSON))
             mock.stub(.get, "/users", .json(raw: Payloads.indexJSON))
             mock.stub(.post, "/users", .json(raw: Payloads.showJSON, status: .created))
+            mock.stub(.get, RealisticAPI.gitHubPath, .json(raw: RealisticPayloads.gitHubIssues))
+            mock.stub(.get, RealisticAPI.stripePath, .json(raw: RealisticPayloads.stripeCharges))
             base = mock.baseURL.absoluteString
             serverDescription = "in-process MockServer (set RESOURCEFUL_BENCH_URL, or run make bench)"
             server = mock
+        }
+        if let directory = ProcessInfo.processInfo.environment["RESOURCEFUL_BENCH_WWW"] {
+            // nginx serves the realistic payloads from files this process writes once.
+            RealisticAPI.write(to: URL(fileURLWithPath: directory))
         }
         if ProcessInfo.processInfo.environment["RESOURCEFUL_BENCH_KEYRING"] != nil {
             let keyring = Keyring()
@@ -91,6 +99,7 @@ final class Fixtures: Sendable {
         canned.responseDecoder = JSONDecoder()
         cannedAPI = API(dependencies: canned)
         rawClient = Self.rawClient(connections: Self.connections)
+        realistic = RealisticAPI(baseURL: baseURL, storage: storage, transport: transport, logger: logger)
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.httpMaximumConnectionsPerHost = Self.connections
         session = URLSession(configuration: sessionConfiguration)
@@ -103,7 +112,9 @@ final class Fixtures: Sendable {
     }
 
     /// `GET` or `POST` with raw AsyncHTTPClient, collected and decoded as `api.call` does.
-    func raw<T: Decodable>(_ path: String, as type: T.Type, body: Data? = nil, client: AsyncHTTPClient.HTTPClient? = nil) async throws -> T {
+    func raw<T: Decodable>(
+        _ path: String, as type: T.Type, body: Data? = nil, client: AsyncHTTPClient.HTTPClient? = nil, decoder: JSONDecoder? = nil
+    ) async throws -> T {
         var request = HTTPClientRequest(url: base + path)
         request.headers.add(name: "Accept", value: "application/json")
         request.headers.add(name: "Authorization", value: "Bearer \(Self.token)")
@@ -114,7 +125,7 @@ final class Fixtures: Sendable {
         }
         let response = try await (client ?? rawClient).execute(request, timeout: .seconds(30))
         let bytes = try await response.body.collect(upTo: 10 * 1024 * 1024)
-        return try decoder.decode(type, from: Data(buffer: bytes, byteTransferStrategy: .noCopy))
+        return try (decoder ?? self.decoder).decode(type, from: Data(buffer: bytes, byteTransferStrategy: .noCopy))
     }
 
     /// The same with URLSession.

@@ -107,6 +107,8 @@ let benchmarks: @Sendable () -> Void = {
     Paired(names: pools.map { "max \($0.connections)" }) { variant in
         try await batch(32) { blackHole(try await fixtures.raw("/users/1", as: User.self, client: pools[variant].client)) }
     }.register("pool show C=32 paired")
+
+    registerRealisticBenchmarks(fixtures)
 }
 
 func rawCall(_ verb: String, _ fixtures: Fixtures) async throws {
@@ -144,9 +146,13 @@ struct Paired: Sendable {
     let names: [String]
     let run: @Sendable (_ variant: Int) async throws -> Void
 
+    /// The first variant's wall-clock time, each other's over it, then the same for the
+    /// process's processor time (every thread of the client, nginx being another process).
     var metrics: [BenchmarkMetric] {
         [.custom("\(names[0]) (ns)", useScalingFactor: false)]
             + names.dropFirst().map { .custom("\($0) / \(names[0]) (x10000)", useScalingFactor: false) }
+            + [.custom("\(names[0]) cpu (ns)", useScalingFactor: false)]
+            + names.dropFirst().map { .custom("\($0) cpu / \(names[0]) cpu (x10000)", useScalingFactor: false) }
     }
 
     func register(_ name: String, repeats: Int = 1, maxDuration: Duration = .seconds(6)) {
@@ -160,19 +166,31 @@ struct Paired: Sendable {
             var generator = SeededRandomNumberGenerator(seed: 0x5EED)
             for _ in benchmark.scaledIterations {
                 var nanoseconds = [Int](repeating: 0, count: names.count)
+                var cpu = [Int](repeating: 0, count: names.count)
                 for variant in Array(0..<names.count).shuffled(using: &generator) {
-                    let start = ContinuousClock.now
+                    let (start, cpuStart) = (ContinuousClock.now, processorTime())
                     for _ in 0..<repeats { try await run(variant) }
                     let elapsed = (ContinuousClock.now - start).components
                     nanoseconds[variant] = Int(elapsed.seconds) * 1_000_000_000 + Int(elapsed.attoseconds / 1_000_000_000)
+                    cpu[variant] = processorTime() - cpuStart
                 }
+                let count = names.count
                 benchmark.measurement(metrics[0], nanoseconds[0] / repeats)
-                for variant in 1..<names.count {
+                benchmark.measurement(metrics[count], cpu[0] / repeats)
+                for variant in 1..<count {
                     benchmark.measurement(metrics[variant], nanoseconds[variant] * 10_000 / max(nanoseconds[0], 1))
+                    benchmark.measurement(metrics[count + variant], cpu[variant] * 10_000 / max(cpu[0], 1))
                 }
             }
         }
     }
+}
+
+/// Processor time used by this process so far, all threads, in nanoseconds.
+func processorTime() -> Int {
+    var time = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+    return time.tv_sec * 1_000_000_000 + time.tv_nsec
 }
 
 /// Runs `body` `count` times at once and waits for all.
