@@ -52,23 +52,31 @@ def fmt_time(us):
     return f"{us:.0f} µs" if us >= 10 else f"{us:.2f} µs"
 
 
-def paired(values, benchmark):
-    """(baseline median in µs, {variant: (median ratio, p25, p75)}, samples) of a paired benchmark."""
+def paired(values, benchmark, cpu=False):
+    """(baseline median in µs, {variant: (median ratio, p25, p75)}, samples) of a paired benchmark,
+    in wall-clock time, or with `cpu` in the process's processor time."""
     rows = values.get(benchmark, {})
-    base = next((v for k, v in rows.items() if k.endswith("(ns)")), None)
+    suffix = " cpu (ns)" if cpu else " (ns)"
+    base = next((v for k, v in rows.items() if k.endswith(suffix) and (cpu or not k.endswith(" cpu (ns)"))), None)
     ratios = {}
     for label, (p25, p50, p75, _) in rows.items():
         match = re.fullmatch(r"(.+) / .+ \(x10000\)", label)
-        if match:
-            ratios[match.group(1)] = (p50 / 10000, p25 / 10000, p75 / 10000)
+        if match and match.group(1).endswith(" cpu") == cpu:
+            name = match.group(1)[: -len(" cpu")] if cpu else match.group(1)
+            ratios[name] = (p50 / 10000, p25 / 10000, p75 / 10000)
     return (base[1] / 1000 if base else None), ratios, (base[3] if base else 0)
+
+
+def ratio_cell(ratio):
+    return f"{ratio[0]:.3f} ({ratio[1]:.3f}–{ratio[2]:.3f})" if ratio else "n/a"
 
 
 def main():
     values = parse(sys.stdin.read())
 
-    print("| call | raw AsyncHTTPClient, median per batch | " + " | ".join(f"{c} / raw" for c in CLIENTS) + " | pairs |")
-    print("| --- | --- | " + " | ".join("---" for _ in CLIENTS) + " | --- |")
+    print("| call | raw AsyncHTTPClient, median per batch | " + " | ".join(f"{c} / raw" for c in CLIENTS)
+          + " | api.call JSONDecoder / raw, processor time | pairs |")
+    print("| --- | --- | " + " | ".join("---" for _ in CLIENTS) + " | --- | --- |")
     for verb in ["show", "index", "create"]:
         for concurrency in [1, 32]:
             base, ratios, samples = paired(values, f"{verb} C={concurrency} paired")
@@ -76,9 +84,23 @@ def main():
                 continue
             # URLSession runs in pairs of its own with raw AsyncHTTPClient.
             ratios.update(paired(values, f"{verb} C={concurrency} URLSession paired")[1])
-            cells = [f"{ratios[c][0]:.3f} ({ratios[c][1]:.3f}–{ratios[c][2]:.3f})" if c in ratios else "n/a" for c in CLIENTS]
-            print(f"| {verb} C={concurrency} | {fmt_time(base)} | " + " | ".join(cells) + f" | {samples} |")
+            cpu = paired(values, f"{verb} C={concurrency} paired", cpu=True)[1].get("api.call JSONDecoder")
+            cells = [ratio_cell(ratios.get(c)) for c in CLIENTS]
+            print(f"| {verb} C={concurrency} | {fmt_time(base)} | " + " | ".join(cells) + f" | {ratio_cell(cpu)} | {samples} |")
     print("\nEach ratio: the median of the per-iteration ratios, with the 25th–75th percentiles.")
+
+    print("\n| index of a realistic list | raw AsyncHTTPClient + JSONDecoder, median per batch | api.call default decoder / raw "
+          "| processor time | api.call JSONDecoder / raw | processor time | pairs |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for payload in ["GitHub issues", "Stripe charges"]:
+        for concurrency in [1, 32]:
+            name = f"{payload} C={concurrency} paired"
+            base, wall, samples = paired(values, name)
+            if base is None:
+                continue
+            cpu = paired(values, name, cpu=True)[1]
+            cells = [ratio_cell(table.get(client)) for client in ["api.call default decoder", "api.call JSONDecoder"] for table in (wall, cpu)]
+            print(f"| {payload} C={concurrency} | {fmt_time(base)} | " + " | ".join(cells) + f" | {samples} |")
 
     raw = values.get("show C=1 raw AsyncHTTPClient", {})
     api = values.get("show C=1 api.call JSONDecoder", {})
@@ -99,7 +121,7 @@ def main():
 
     print("\n| decoding | JSONDecoder, median | FastJSONDecoder / JSONDecoder | JSONDecoder / FastJSONDecoder |")
     print("| --- | --- | --- | --- |")
-    for payload in ["show", "index of 50"]:
+    for payload in ["show", "index of 50", "GitHub issues", "Stripe charges"]:
         base, ratios, _ = paired(values, f"decode {payload} paired")
         if base is not None and "FastJSONDecoder" in ratios:
             ratio = ratios["FastJSONDecoder"][0]

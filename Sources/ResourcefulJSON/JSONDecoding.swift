@@ -134,6 +134,10 @@ final class JSONDecoding {
         } catch {
             throw failure(error, T.self, at: path())
         }
+        // A date in the common RFC 3339 shape needs no path: none is made for it.
+        if T.self == Date.self, case .iso8601 = options.dateDecodingStrategy, let date = iso8601Date(index) {
+            return unsafeBitCast(date, to: T.self)
+        }
         let node = path()
         if T.self == Date.self { return unsafeBitCast(try date(index, path: node), to: T.self) }
         if T.self == Data.self { return unsafeBitCast(try data(index, path: node), to: T.self) }
@@ -215,12 +219,7 @@ final class JSONDecoding {
             if case .millisecondsSince1970 = options.dateDecodingStrategy { return Date(timeIntervalSince1970: seconds / 1000) }
             return Date(timeIntervalSince1970: seconds)
         case .iso8601:
-            // Plain strings in the common RFC 3339 shape are read from their bytes; Foundation
-            // reads everything else.
-            if document.kind(index) == .string, document.flags(index) & JSONDocument.plain != 0,
-               let date = RFC3339Date.parse(document.contents(index)) {
-                return date
-            }
+            if let date = iso8601Date(index) { return date }
             let text = try string(index, path: path)
             guard let date = try? Date.ISO8601FormatStyle().parse(text) else {
                 throw DecodingError.dataCorrupted(context(path, "Expected date string to be ISO8601-formatted."))
@@ -231,6 +230,14 @@ final class JSONDecoding {
         @unknown default:
             return try with(index, path: path) { try Date(from: self) }
         }
+    }
+
+    /// The value at `index` read directly as an RFC 3339 timestamp, when it is a plain string in
+    /// the common shape (see ``RFC3339Date``); Foundation reads everything else.
+    @inline(__always)
+    private func iso8601Date(_ index: Int) -> Date? {
+        guard document.kind(index) == .string, document.flags(index) & JSONDocument.plain != 0 else { return nil }
+        return RFC3339Date.parse(document.contents(index))
     }
 
     /// Throws, with Foundation's errors, unless the value at `index` is an array.

@@ -232,7 +232,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         var fields = HTTPFields()
         fields.reserveCapacity(response.headers.count)
         for (name, value) in response.headers {
-            if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
+            if let fieldName = HTTPField.Name.received(name) { fields.append(HTTPField(name: fieldName, value: value)) }
         }
         if decompresses, let encoding = fields[.contentEncoding]?.lowercased(), encoding == "gzip" || encoding == "deflate" {
             // The body was decompressed on its way in: these fields described the compressed one.

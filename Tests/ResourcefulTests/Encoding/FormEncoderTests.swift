@@ -35,6 +35,31 @@ import Testing
         )
     }
 
+    /// Types with a form of their own, reached directly, inside arrays, as optionals and
+    /// through a custom `encode(to:)` that encodes an optional without unwrapping it.
+    @Test func datesURLsDecimalsAndDataHaveTheirOwnForm() throws {
+        struct Special: Encodable {
+            var url = URL(string: "https://example.com/a?b=c")!
+            var amount = Decimal(string: "12.50")!
+            var blob = Data([0xFF, 0x00, 0x41])
+            var dates: [Date?] = [Date(timeIntervalSince1970: 0), nil]
+            var maybe: Date? = Date(timeIntervalSince1970: 1_700_000_000)
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(url, forKey: .url)
+                try container.encode(amount, forKey: .amount)
+                try container.encode(blob, forKey: .blob)
+                try container.encode(dates, forKey: .dates)
+                try container.encode(maybe, forKey: .maybe)
+            }
+            enum CodingKeys: CodingKey { case url, amount, blob, dates, maybe }
+        }
+        #expect(try pairs(Special()) == [
+            "url=https://example.com/a?b=c", "amount=12.5", "blob=/wBB", "dates[]=1970-01-01T00:00:00Z",
+            "maybe=2023-11-14T22:13:20Z",
+        ])
+    }
+
     @Test func arraysOfObjectsAreNumbered() throws {
         struct Item: Encodable { var id: Int; var qty: Int }
         #expect(try pairs(["items": [Item(id: 1, qty: 2), Item(id: 3, qty: 4)]]) == [
