@@ -45,6 +45,8 @@ final class Fixtures: Sendable {
     let fastAPI: API
     /// `api.call` with `JSONDecoder` over ``CannedTransport``: everything of a call but the network.
     let cannedAPI: API
+    /// The transport every API here sends through.
+    let transport: AsyncHTTPClientTransport
     /// The GitHub-style and Stripe-style APIs, with the decoders their configurations choose.
     let realistic: RealisticAPI
     let rawClient: AsyncHTTPClient.HTTPClient
@@ -88,7 +90,7 @@ final class Fixtures: Sendable {
         config.logging.maskedBodyKeys = ["password"]
         // Default-level logging: the logging step is in the chain and finds nothing to write.
         let logger = Logger(label: "bench") { _ in DiscardingLogHandler(logLevel: .info) }
-        let transport = AsyncHTTPClientTransport(settings: config.http)
+        transport = AsyncHTTPClientTransport(settings: config.http)
         var dependencies = APIDependencies(apiConfig: config, authenticationStorage: storage, httpClient: transport, logger: logger)
         dependencies.responseDecoder = JSONDecoder()
         api = API(dependencies: dependencies)

@@ -87,6 +87,21 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // The transport alone (the request `api.call` would send, sent without the API's steps and
+    // decoded with JSONDecoder), against raw AsyncHTTPClient: how much of `api.call`'s cost over
+    // raw is the transport's way of using AsyncHTTPClient rather than the API's own work.
+    for concurrency in [1, 32] {
+        Paired(names: ["raw AsyncHTTPClient", "AsyncHTTPClientTransport"]) { client in
+            try await batch(concurrency) {
+                if client == 0 { return try await rawCall("show", fixtures) }
+                var request = try await fixtures.api.transportRequest(for: ShowUser())
+                request.deadline = .now + .seconds(30)
+                let response = try await fixtures.transport.send(request)
+                blackHole(try fixtures.decoder.decode(User.self, from: Data(buffer: response.body, byteTransferStrategy: .noCopy)))
+            }
+        }.register("show C=\(concurrency) transport paired", repeats: 4, maxDuration: .seconds(6))
+    }
+
     // Allocations and absolute times of one call, unpaired.
     Benchmark("show C=1 raw AsyncHTTPClient") { benchmark in
         for _ in benchmark.scaledIterations { try await rawCall("show", fixtures) }

@@ -89,6 +89,17 @@ def main():
             print(f"| {verb} C={concurrency} | {fmt_time(base)} | " + " | ".join(cells) + f" | {ratio_cell(cpu)} | {samples} |")
     print("\nEach ratio: the median of the per-iteration ratios, with the 25th–75th percentiles.")
 
+    rows = []
+    for concurrency in [1, 32]:
+        name = f"show C={concurrency} transport paired"
+        wall, cpu = paired(values, name)[1].get("AsyncHTTPClientTransport"), paired(values, name, cpu=True)[1].get("AsyncHTTPClientTransport")
+        if wall:
+            rows.append(f"| show C={concurrency} | {ratio_cell(wall)} | {ratio_cell(cpu)} |")
+    if rows:
+        print("\n| the transport alone, JSONDecoder | AsyncHTTPClientTransport / raw | processor time |")
+        print("| --- | --- | --- |")
+        print("\n".join(rows))
+
     print("\n| index of a realistic list | raw AsyncHTTPClient + JSONDecoder, median per batch | api.call default decoder / raw "
           "| processor time | api.call JSONDecoder / raw | processor time | pairs |")
     print("| --- | --- | --- | --- | --- | --- | --- |")

@@ -9,6 +9,8 @@ public import Foundation
 /// numbers as exactly (`2.0` is an `Int`, big integers keep every digit, overflow is an error),
 /// and throws the same `DecodingError` cases with coding paths. Where Foundation reports a bad
 /// string or number as invalid JSON at the top level, this decoder gives the path of the value.
+/// Under `.iso8601`, RFC 3339 timestamps are read from their bytes into the very `Date`
+/// Foundation's `Date.ISO8601FormatStyle` gives, and any other string is handed to it.
 ///
 /// ```swift
 /// var dependencies = try await APIDependencies.live(environment: "production")
