@@ -50,7 +50,7 @@ test-tsan: setup
 # Runs the benchmarks: a release build, then the runs with the client pinned to the first core,
 # against nginx on the last core (scripts/bench-server.sh) and credentials in a private keyring.
 # Prints the medians as ratios to raw AsyncHTTPClient measured in the same run.
-# `make bench BENCH_FILTER='index C=32'` runs only the benchmarks whose names match the pattern.
+# `make bench BENCH_FILTER='index C=32.*'` runs only the benchmarks whose whole names match the pattern.
 BENCH_APT_PACKAGES := nginx-light
 BENCH_FILTER ?=
 bench: setup
