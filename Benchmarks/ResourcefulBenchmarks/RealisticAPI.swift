@@ -29,8 +29,9 @@ struct RealisticAPI: Sendable {
             config.coding = coding
             var dependencies = APIDependencies(apiConfig: config, authenticationStorage: storage, httpClient: transport, logger: logger)
             let configured = API(dependencies: dependencies)
-            dependencies.responseDecoder = Self.foundationDecoder(coding)
-            return (configured, API(dependencies: dependencies), Self.foundationDecoder(coding))
+            let foundation = Self.foundationDecoder(coding)
+            dependencies.responseDecoder = foundation
+            return (configured, API(dependencies: dependencies), foundation)
         }
         (gitHub, gitHubJSONDecoder, gitHubDecoder) = apis(APIConfig.Coding())
         (stripe, stripeJSONDecoder, stripeDecoder) = apis(APIConfig.Coding(keyStrategy: .snakeCase))

@@ -135,11 +135,8 @@ final class JSONDecoding {
             throw failure(error, T.self, at: path())
         }
         // A date in the common RFC 3339 shape needs no path: none is made for it.
-        if T.self == Date.self, case .iso8601 = options.dateDecodingStrategy, let date = iso8601Date(index) {
-            return unsafeBitCast(date, to: T.self)
-        }
+        if T.self == Date.self { return unsafeBitCast(try directDate(index) ?? date(index, path: path()), to: T.self) }
         let node = path()
-        if T.self == Date.self { return unsafeBitCast(try date(index, path: node), to: T.self) }
         if T.self == Data.self { return unsafeBitCast(try data(index, path: node), to: T.self) }
         if T.self == URL.self { return unsafeBitCast(try url(index, path: node), to: T.self) }
         if T.self == Decimal.self { return unsafeBitCast(try decimal(index, path: node), to: T.self) }
@@ -219,7 +216,7 @@ final class JSONDecoding {
             if case .millisecondsSince1970 = options.dateDecodingStrategy { return Date(timeIntervalSince1970: seconds / 1000) }
             return Date(timeIntervalSince1970: seconds)
         case .iso8601:
-            if let date = iso8601Date(index) { return date }
+            // The common shape was read by `directDate`; Foundation reads the rest.
             let text = try string(index, path: path)
             guard let date = try? Date.ISO8601FormatStyle().parse(text) else {
                 throw DecodingError.dataCorrupted(context(path, "Expected date string to be ISO8601-formatted."))
@@ -232,11 +229,14 @@ final class JSONDecoding {
         }
     }
 
-    /// The value at `index` read directly as an RFC 3339 timestamp, when it is a plain string in
-    /// the common shape (see ``RFC3339Date``); Foundation reads everything else.
+    /// Under `.iso8601`, the value at `index` read directly as an RFC 3339 timestamp when it is a
+    /// plain string in the common shape (see ``RFC3339Date``); `nil` for everything ``date(_:path:)``
+    /// must read.
     @inline(__always)
-    private func iso8601Date(_ index: Int) -> Date? {
-        guard document.kind(index) == .string, document.flags(index) & JSONDocument.plain != 0 else { return nil }
+    private func directDate(_ index: Int) -> Date? {
+        guard case .iso8601 = options.dateDecodingStrategy, document.kind(index) == .string,
+              document.flags(index) & JSONDocument.plain != 0
+        else { return nil }
         return RFC3339Date.parse(document.contents(index))
     }
 
