@@ -124,6 +124,7 @@ let benchmarks: @Sendable () -> Void = {
     }.register("pool show C=32 paired")
 
     registerRealisticBenchmarks(fixtures)
+    registerClientFormBenchmarks(fixtures)
 }
 
 func rawCall(_ verb: String, _ fixtures: Fixtures) async throws {

@@ -100,6 +100,19 @@ def main():
         print("| --- | --- | --- |")
         print("\n".join(rows))
 
+    forms = ["delegate execute", "async execute, body deadline"]
+    rows = []
+    for concurrency in [1, 32]:
+        name = f"show C={concurrency} client forms paired"
+        wall, cpu = paired(values, name)[1], paired(values, name, cpu=True)[1]
+        if all(form in wall for form in forms):
+            rows.append(f"| show C={concurrency} | " + " | ".join(ratio_cell(table.get(form)) for form in forms for table in (wall, cpu)) + " |")
+    if rows:
+        print("\n| AsyncHTTPClient alone, against its async execute (deadline ends at the head) | delegate execute (deadline over the body) "
+              "| processor time | async execute with a deadline over the body | processor time |")
+        print("| --- | --- | --- | --- | --- |")
+        print("\n".join(rows))
+
     print("\n| index of a realistic list | raw AsyncHTTPClient + JSONDecoder, median per batch | api.call default decoder / raw "
           "| processor time | api.call JSONDecoder / raw | processor time | pairs |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
