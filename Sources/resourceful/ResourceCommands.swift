@@ -4,6 +4,7 @@ import HTTPTypes
 import Logging
 import Resourceful
 import ResourcefulKeyring
+import ResourcefulTesting
 
 /// Options of the five verb commands.
 struct CallOptions: ParsableArguments {
@@ -30,6 +31,16 @@ struct CallOptions: ParsableArguments {
 
     @Flag(help: "Write the redacted request and response log to standard error.")
     var verbose = false
+
+    @Option(help: ArgumentHelp("Append the exchange to this HAR file, secrets masked.", valueName: "file.har"))
+    var record: String?
+
+    @Option(help: ArgumentHelp("Answer from this HAR file instead of the network.", valueName: "file.har"))
+    var replay: String?
+
+    func validate() throws {
+        if record != nil, replay != nil { throw ValidationError("give --record or --replay, not both") }
+    }
 }
 
 /// Exit codes of the verb commands, for scripts.
@@ -69,10 +80,12 @@ enum CallRunner {
         CommandCredentials.configure(&config, account: options.account)
         let storage = CommandCredentials.storage(for: config, logger: logger)
         let transport: any HTTPTransport
-        do throws(APIError) {
-            transport = try await APIDependencies.transport(for: config, storage: storage, environment: nil)
-        } catch {
+        do {
+            transport = try await Self.transport(options, config: config, storage: storage)
+        } catch let error as APIError {
             report(error)
+        } catch {
+            fail("resourceful: \(error)", CallExitCode.configuration)
         }
         let api = API(dependencies: APIDependencies(apiConfig: config, authenticationStorage: storage, httpClient: transport, logger: logger))
         let request = ToolRequest(
@@ -93,6 +106,16 @@ enum CallRunner {
         case .failure(let error):
             report(error)
         }
+    }
+
+    /// The network, recorded with `--record`; or, with `--replay`, a HAR file and no network.
+    private static func transport(_ options: CallOptions, config: APIConfig, storage: any AuthenticationStorage) async throws -> any HTTPTransport {
+        if let replay = options.replay {
+            return try ReplayingHTTPClient(file: URL(fileURLWithPath: replay), masking: config.logging)
+        }
+        let network = try await APIDependencies.transport(for: config, storage: storage, environment: nil)
+        guard let record = options.record else { return network }
+        return try RecordingHTTPClient(network, file: URL(fileURLWithPath: record), masking: config.logging)
     }
 
     private static func report(_ error: APIError) -> Never {

@@ -1,19 +1,19 @@
 import Logging
-import Foundation
+package import Foundation
 import HTTPTypes
 import NIOCore
 import NIOFoundationEssentialsCompat
 
 /// Masks secrets in what is logged: header values, JSON keys, query and form fields whose names
-/// ``SensitiveNames`` calls sensitive.
-struct Redactor: Sendable {
+/// ``SensitiveNames`` calls sensitive. Recordings (`ResourcefulTesting`) mask by the same rules.
+package struct Redactor: Sendable {
     /// What a masked value is replaced with.
-    static let mask = "***"
+    package static let mask = "***"
 
     private let names: SensitiveNames
     private let maxBodyBytes: Int
 
-    init(settings: APIConfig.LogSettings) {
+    package init(settings: APIConfig.LogSettings) {
         names = settings.sensitiveNames
         maxBodyBytes = settings.maxBodyBytes
     }
@@ -33,8 +33,13 @@ struct Redactor: Sendable {
         return metadata
     }
 
+    /// Whether a header field's value is masked.
+    package func masksHeader(_ name: String) -> Bool {
+        names.contains(name)
+    }
+
     /// A query string with the values of masked keys replaced.
-    func query(_ query: String) -> String {
+    package func query(_ query: String) -> String {
         guard !query.isEmpty else { return query }
         return query.split(separator: "&", omittingEmptySubsequences: false).map { pair in
             guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
@@ -67,32 +72,48 @@ struct Redactor: Sendable {
         return prefix + "… (\(utf8.count) bytes)"
     }
 
+    /// A JSON document with the values of masked keys replaced, or `nil` when it is not JSON or
+    /// holds no masked key (so that it can be kept byte for byte).
+    package func maskedJSON(_ data: Data) -> Data? {
+        guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { return nil }
+        var masked = false
+        let result = mask(object, masked: &masked)
+        guard masked else { return nil }
+        return try? JSONSerialization.data(withJSONObject: result, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes])
+    }
+
     private func maskedJSON(_ buffer: ByteBuffer) -> String? {
         let data = Data(buffer: buffer, byteTransferStrategy: .noCopy)
         guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { return nil }
-        let masked = mask(object)
+        var changed = false
+        let masked = mask(object, masked: &changed)
         guard let output = try? JSONSerialization.data(withJSONObject: masked, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes])
         else { return nil }
         return String(decoding: output, as: UTF8.self)
     }
 
-    private func mask(_ value: Any) -> Any {
+    private func mask(_ value: Any, masked: inout Bool) -> Any {
         switch value {
         case let dictionary as [String: Any]:
             var result: [String: Any] = [:]
             for (key, item) in dictionary {
-                result[key] = names.contains(key) ? Self.mask : mask(item)
+                if names.contains(key) {
+                    result[key] = Self.mask
+                    masked = true
+                } else {
+                    result[key] = mask(item, masked: &masked)
+                }
             }
             return result
         case let array as [Any]:
-            return array.map(mask)
+            return array.map { mask($0, masked: &masked) }
         default:
             return value
         }
     }
 
-    /// Whether a form name such as `user[password]` or `user%5Bpassword%5D` ends in a masked key.
-    private func isMasked(formName: String) -> Bool {
+    /// Whether a query or form name such as `user[password]` or `user%5Bpassword%5D` ends in a masked key.
+    package func isMasked(formName: String) -> Bool {
         let decoded = (formName.replacingOccurrences(of: "+", with: " ")).removingPercentEncoding ?? formName
         let last = decoded.split(whereSeparator: { $0 == "[" || $0 == "]" }).last.map(String.init) ?? decoded
         return names.contains(last)

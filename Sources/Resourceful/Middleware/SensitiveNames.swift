@@ -7,7 +7,7 @@
 /// sensitive when its normalised form ends with a listed name (`token` covers `accessToken`,
 /// `X-Auth-Token` and `refresh_token`; `apiKey` covers `X-Api-Key` and `api_key`), or equals one of
 /// a few short names matched exactly (`key`, `sig`, `otp`, `pin`).
-struct SensitiveNames: Sendable {
+package struct SensitiveNames: Sendable {
     /// Matched as suffixes whatever the configuration says.
     static let builtIn = [
         "authorization", "cookie", "password", "passwd", "passphrase", "secret", "token", "apiKey",
@@ -31,7 +31,7 @@ struct SensitiveNames: Sendable {
     }
 
     /// Whether `name` holds a secret.
-    func contains(_ name: some StringProtocol) -> Bool {
+    package func contains(_ name: some StringProtocol) -> Bool {
         let normalised = Self.normalise(name)
         guard !normalised.isEmpty else { return false }
         if normalised.count <= 3, Self.exact.contains(String(decoding: normalised, as: UTF8.self)) { return true }

@@ -1,0 +1,117 @@
+import Foundation
+
+/// An HTTP Archive (HAR 1.2) as this module reads and writes it: the fields a replay needs, with
+/// everything a browser or mitmproxy may leave out optional. Unknown fields (`_custom` ones,
+/// `comment`s, `pages`) are ignored when read.
+struct HARArchive: Codable, Sendable {
+    var log: Log
+
+    struct Log: Codable, Sendable {
+        var version: String? = "1.2"
+        var creator: Creator? = Creator()
+        var entries: [Entry] = []
+    }
+
+    struct Creator: Codable, Sendable {
+        var name: String = "Resourceful"
+        var version: String = "1.0"
+    }
+
+    struct Entry: Codable, Sendable {
+        var startedDateTime: String?
+        var time: Double?
+        var request: Request?
+        var response: Response?
+        var cache: Cache? = Cache()
+        var timings: Timings? = Timings()
+    }
+
+    struct NameValue: Codable, Sendable {
+        var name: String
+        var value: String
+    }
+
+    struct Request: Codable, Sendable {
+        var method: String
+        var url: String
+        var httpVersion: String? = "HTTP/1.1"
+        var cookies: [NameValue]? = []
+        var headers: [NameValue]? = []
+        var queryString: [NameValue]? = []
+        var postData: PostData?
+        var headersSize: Int? = -1
+        var bodySize: Int? = -1
+    }
+
+    struct PostData: Codable, Sendable {
+        var mimeType: String?
+        var text: String?
+        var params: [Param]?
+        /// Not in HAR 1.2, but written by this module and by several tools for a body that is not
+        /// text.
+        var encoding: String?
+    }
+
+    struct Param: Codable, Sendable {
+        var name: String
+        var value: String?
+        var fileName: String?
+        var contentType: String?
+    }
+
+    struct Response: Codable, Sendable {
+        var status: Int
+        var statusText: String? = ""
+        var httpVersion: String? = "HTTP/1.1"
+        var cookies: [NameValue]? = []
+        var headers: [NameValue]? = []
+        var content: Content? = Content()
+        var redirectURL: String? = ""
+        var headersSize: Int? = -1
+        var bodySize: Int? = -1
+    }
+
+    struct Content: Codable, Sendable {
+        var size: Int? = 0
+        var mimeType: String? = ""
+        var text: String?
+        var encoding: String?
+    }
+
+    struct Cache: Codable, Sendable {}
+
+    struct Timings: Codable, Sendable {
+        var send: Double? = 0
+        var wait: Double? = 0
+        var receive: Double? = 0
+    }
+}
+
+extension HARArchive {
+    /// Reads the archive in `file`.
+    static func read(_ file: URL) throws(CassetteError) -> HARArchive {
+        let data: Data
+        do {
+            data = try Data(contentsOf: file)
+        } catch {
+            throw CassetteError(.unreadableFile, detail: "\(file.path) could not be read: \(error.localizedDescription)")
+        }
+        do {
+            return try JSONDecoder().decode(HARArchive.self, from: data)
+        } catch {
+            throw CassetteError(.unreadableFile, detail: "\(file.path) is not a HAR file: \(error)")
+        }
+    }
+
+    /// Writes the archive to `file` in one step, so that a reader never sees half of it.
+    func write(to file: URL) throws(CassetteError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        do {
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try encoder.encode(self).write(to: file, options: .atomic)
+        } catch {
+            throw CassetteError(.unwritableFile, detail: "\(file.path) could not be written: \(error.localizedDescription)")
+        }
+    }
+}

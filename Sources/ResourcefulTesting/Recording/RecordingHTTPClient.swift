@@ -1,0 +1,54 @@
+public import Foundation
+public import Resourceful
+
+/// An ``HTTPTransport`` that sends through another one and appends each exchange to a HAR 1.2
+/// file, with every secret masked before it reaches the disk, so that the file can be committed.
+///
+/// Masked by the logger's rules (``APIConfig/LogSettings``): the values of `Authorization`,
+/// `Cookie`, `Set-Cookie` and every other masked header field; masked query values; masked fields
+/// of JSON, form and multipart bodies, in requests and responses. A compressed response is kept
+/// decompressed, as HAR expects; a body that is not text is kept as base64. An exchange that
+/// failed before any answer (a refused connection, a time-out) is not recorded.
+///
+/// ```swift
+/// let recorder = try RecordingHTTPClient(AsyncHTTPClientTransport(), file: cassette)
+/// let api = API(dependencies: APIDependencies(apiConfig: config, authenticationStorage: storage, httpClient: recorder))
+/// ```
+public final class RecordingHTTPClient: HTTPTransport {
+    private let transport: any HTTPTransport
+    private let recorder: HARRecorder
+    private let redaction: CassetteRedaction
+
+    /// Records what `transport` exchanges into `file`, after what it already holds unless
+    /// `appending` is false, masking by `masking`'s rules.
+    ///
+    /// - Throws: ``CassetteError`` when `file` exists but is not a HAR file, or cannot be written.
+    public init(
+        _ transport: any HTTPTransport,
+        file: URL,
+        masking: APIConfig.LogSettings = APIConfig.LogSettings(),
+        appending: Bool = true
+    ) throws(CassetteError) {
+        self.transport = transport
+        recorder = try HARRecorder(file: file, appending: appending)
+        redaction = CassetteRedaction(masking)
+    }
+
+    /// Sends `request` through the wrapped transport and records the exchange.
+    ///
+    /// - Throws: What the wrapped transport throws, or ``CassetteError`` when the file cannot be
+    ///   written.
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        let started = Date()
+        let start = ContinuousClock.now
+        let response = try await transport.send(request)
+        let entry = redaction.entry(request: request, response: response, started: started, duration: ContinuousClock.now - start)
+        try recorder.append(entry)
+        return response
+    }
+
+    /// Shuts the wrapped transport down.
+    public func shutdown() async throws {
+        try await transport.shutdown()
+    }
+}
