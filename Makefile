@@ -3,7 +3,7 @@ SWIFT ?= swift
 SWIFT_BUILD_FLAGS ?=
 # Runs a command with a private, unlocked gnome-keyring on a private session bus.
 KEYRING := scripts/private-keyring.sh run
-APT_PACKAGES := libsecret-1-dev gnome-keyring libsecret-tools dbus dbus-bin pkg-config nginx-light openssl php-cli ruby-rack node-qs tinyproxy
+APT_PACKAGES := libsecret-1-dev gnome-keyring libsecret-tools dbus dbus-bin pkg-config nginx-light openssl php-cli ruby-rack node-qs tinyproxy python3-venv
 
 .PHONY: all setup build test test-tsan examples bench fuzz demo clean
 
@@ -22,8 +22,18 @@ define apt_install
 	fi
 endef
 
+# Python tools the tests run (mitmproxy writes and reads HAR files; haralyzer reads them), in a
+# virtual environment of the project's own under .build; made once.
+PYTHON_TOOLS := mitmproxy==11.0.2 haralyzer==2.4.0
+PYTHON_ENV := .build/python
+
 setup:
 	$(call apt_install,$(APT_PACKAGES))
+	@test -x $(PYTHON_ENV)/bin/mitmdump -a -f $(PYTHON_ENV)/.tools-installed || { \
+		echo "Installing into $(PYTHON_ENV): $(PYTHON_TOOLS)"; \
+		python3 -m venv $(PYTHON_ENV) && \
+		{ $(PYTHON_ENV)/bin/pip install -q $(PYTHON_TOOLS) || $(PYTHON_ENV)/bin/pip install -q $(PYTHON_TOOLS); } && \
+		touch $(PYTHON_ENV)/.tools-installed; }
 
 build: setup
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS)

@@ -51,7 +51,7 @@ extension API {
             let response = try await send(built.request, context: context)
             return try ResponseValidator.validate(response, for: request, decoder: request.responseDecoder ?? responseDecoder)
         } catch {
-            throw error.with(method: request.verb.method(update: request.updateMethod), path: request.path.encoded)
+            throw error.with(method: request.verb.method(update: request.updateMethod), path: maskedPath(request.path))
         }
     }
 
@@ -65,7 +65,7 @@ extension API {
         do throws(APIError) {
             return try await build(request, start: .now).request
         } catch {
-            throw error.with(method: request.verb.method(update: request.updateMethod), path: request.path.encoded)
+            throw error.with(method: request.verb.method(update: request.updateMethod), path: maskedPath(request.path))
         }
     }
 
@@ -99,6 +99,15 @@ extension API {
         } catch {
             throw APIError.wrapping(error)
         }
+    }
+
+    /// A path as an error names it: a query written into it (`ResourcePath(encoded:)`) with the
+    /// values of masked keys replaced, as in log lines.
+    private func maskedPath(_ path: ResourcePath) -> String {
+        let encoded = path.encoded
+        guard let question = encoded.firstIndex(of: "?") else { return encoded }
+        let query = encoded[encoded.index(after: question)...]
+        return String(encoded[...question]) + Redactor(settings: config.logging).query(String(query))
     }
 
     /// 16 lowercase hex digits: one allocation, no system call.

@@ -63,7 +63,7 @@ struct CassetteRedaction: Sendable {
         let (text, encoding) = BodyText.encode(masked, mimeType: contentType)
         var result = HARArchive.Response(status: response.status.code, statusText: response.status.reasonPhrase)
         result.headers = headers(fields)
-        result.content = HARArchive.Content(size: masked.count, mimeType: contentType ?? "", text: masked.isEmpty ? nil : text, encoding: masked.isEmpty ? nil : encoding)
+        result.content = HARArchive.Content(size: masked.count, mimeType: contentType ?? "", text: text, encoding: masked.isEmpty ? nil : encoding)
         result.redirectURL = fields[.location] ?? ""
         result.bodySize = masked.count
         return result

@@ -1,0 +1,62 @@
+public import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A server program run in the foreground as a child of the tests, listening on a port of
+/// 127.0.0.1; ``stop()`` ends it and waits until it has exited.
+public final class BackgroundProcess: Sendable {
+    /// The port it listens on.
+    public let port: Int
+    private let pid: Int32
+    private let exited: Event
+
+    /// Starts `executable` with `arguments` (which should make it listen on `port`) and waits until
+    /// the port accepts connections; its output goes to `log`.
+    public init(_ executable: String, _ arguments: [String], port: Int, log: URL) async throws {
+        self.port = port
+        let process = Process()
+        // Started from a test's thread, a child inherits a signal mask that blocks SIGTERM, and
+        // would never see ``stop()``: Perl (part of every Debian system) clears it, then execs.
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/perl")
+        process.arguments = ["-MPOSIX", "-e", #"sigprocmask(SIG_SETMASK, POSIX::SigSet->new); exec { $ARGV[0] } @ARGV or die "exec: $!""#, executable]
+            + arguments
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let output = try FileHandle(forWritingTo: log)
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        let exited = Event()
+        process.terminationHandler = { _ in exited.happen() }
+        try process.run()
+        pid = process.processIdentifier
+        self.exited = exited
+        do {
+            try await Nginx.waitForPort(port)
+        } catch {
+            kill(process.processIdentifier, SIGKILL)
+            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            throw Command.Failed(result: .init(status: -1, output: "\(executable) did not listen on \(port): \(text)", duration: .zero))
+        }
+    }
+
+    /// Sends SIGTERM and waits for the program to exit (it may write files as it ends).
+    public func stop() async {
+        kill(pid, SIGTERM)
+        await exited.wait()
+    }
+}
+
+/// Python tools the tests run, from the project's own virtual environment (`make setup`
+/// installs them into `.build/python`).
+public enum PythonTools {
+    /// The repository's root folder.
+    public static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The path of `name` in the virtual environment's `bin`.
+    public static func path(_ name: String) -> String {
+        root.appendingPathComponent(".build/python/bin/\(name)").path
+    }
+}
