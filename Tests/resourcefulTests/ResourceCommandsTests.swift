@@ -152,4 +152,35 @@ import Testing
             _ = try await Command.run(resourcefulTool, ["logout", "--service", "cli-test", "--account", account], keepSessionBus: true)
         }
     }
+
+    @Test func recordWritesAMaskedHARAndReplayAnswersFromItWithTheServerGone() async throws {
+        let har = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString).har")
+        let server = try await MockServer.start()
+        server.route(.post, "/v1/users") { request in .json(raw: #"{"id":7,"name":"Ada"}"#, status: .created) }
+        server.stub(.get, "/v1/users/7", .json(raw: #"{"id":7,"name":"Ada"}"#))
+        let configs = try configDirectory(for: server)
+        let create = ["create", "users", "name=Ada", "password=hunter2-SECRET", "--env", "test", "--config-directory", configs]
+        let show = ["show", "users/7", "--env", "test", "--config-directory", configs]
+        let created = try await Command.run(resourcefulTool, create + ["--record", har.path])
+        let shown = try await Command.run(resourcefulTool, show + ["--record", har.path])
+        try await server.shutdown()
+        #expect(created.status == 0)
+        #expect(shown.status == 0)
+        let text = try String(contentsOf: har, encoding: .utf8)
+        #expect(!text.contains("hunter2-SECRET"))
+        #expect(text.contains(#""method" : "POST""#) && text.contains(#""method" : "GET""#))
+
+        let replayedShow = try await Command.run(resourcefulTool, show + ["--replay", har.path])
+        let replayedCreate = try await Command.run(resourcefulTool, create + ["--replay", har.path])
+        #expect(replayedShow.status == 0)
+        #expect(replayedShow.output == shown.output)
+        #expect(replayedCreate.output == created.output)
+        let missing = try await Command.run(resourcefulTool, ["show", "users/8", "--env", "test", "--config-directory", configs, "--replay", har.path])
+        #expect(missing.status == 4)
+        #expect(missing.output.contains("no recording: GET"))
+        #expect(missing.output.contains("/v1/users/8"))
+        let both = try await Command.run(resourcefulTool, show + ["--replay", har.path, "--record", har.path])
+        #expect(both.status != 0)
+        #expect(both.output.contains("not both"))
+    }
 }

@@ -1,8 +1,8 @@
 /// The `User-Agent` sent when neither the configuration's ``APIConfig/baseHeaders`` nor the
 /// request's ``ResourceRequest/headers`` name one: some APIs refuse requests without it.
-enum UserAgent {
+package enum UserAgent {
     /// This package's version, as released.
-    static let version = "0.1.0"
+    package static let version = "0.1.0"
     /// `Resourceful/<version>`.
     static let value = "Resourceful/\(version)"
 }

@@ -22,7 +22,7 @@ struct CassetteRedaction: Sendable {
     ) -> HARArchive.Entry {
         let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
         return HARArchive.Entry(
-            startedDateTime: started.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true)),
+            startedDateTime: started.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)),
             time: milliseconds,
             request: harRequest(request),
             response: harResponse(response, limit: request.maxResponseBytes),

@@ -1,4 +1,5 @@
 import Foundation
+import Resourceful
 
 /// An HTTP Archive (HAR 1.2) as this module reads and writes it: the fields a replay needs, with
 /// everything a browser or mitmproxy may leave out optional. Unknown fields (`_custom` ones,
@@ -14,7 +15,7 @@ struct HARArchive: Codable, Sendable {
 
     struct Creator: Codable, Sendable {
         var name: String = "Resourceful"
-        var version: String = "1.0"
+        var version: String = UserAgent.version
     }
 
     struct Entry: Codable, Sendable {
