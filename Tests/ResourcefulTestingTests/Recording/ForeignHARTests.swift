@@ -93,6 +93,9 @@ import Testing
         await php.stop()
         #expect(answered.count == 6)
         #expect(try CassetteFixture.secretsIn(har) == [])
+        // With the server gone, the recording answers the same.
+        let replayed = try await Self.calls(CassetteFixture.api(baseURL, try ReplayingHTTPClient(file: har)))
+        #expect(replayed == answered)
 
         // mitmproxy reads HAR files as flows, and prints each.
         let flows = try await Command.run(PythonTools.path("mitmdump"), ["-n", "-r", har.path, "--flow-detail", "1"])
