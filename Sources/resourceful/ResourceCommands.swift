@@ -32,6 +32,9 @@ struct CallOptions: ParsableArguments {
     @Flag(help: "Write the redacted request and response log to standard error.")
     var verbose = false
 
+    @Flag(help: "Print the request as a curl command, secrets masked, instead of sending it.")
+    var curl = false
+
     @Option(help: ArgumentHelp("Append the exchange to this HAR file, secrets masked.", valueName: "file.har"))
     var record: String?
 
@@ -91,6 +94,20 @@ enum CallRunner {
         let request = ToolRequest(
             verb: verb, path: ResourcePath(encoded: encodePath(options.path)), parameters: parameters, updateMethod: updateMethod
         )
+        if options.curl {
+            let command: Result<String, APIError>
+            do throws(APIError) {
+                command = .success(try await api.curl(for: request))
+            } catch {
+                command = .failure(error)
+            }
+            try? await api.shutdown()
+            switch command {
+            case .success(let text): print(text)
+            case .failure(let error): report(error)
+            }
+            return
+        }
         let result: Result<JSONValue, APIError>
         do throws(APIError) {
             result = .success(try await api.call(request))

@@ -183,4 +183,15 @@ import Testing
         #expect(both.status != 0)
         #expect(both.output.contains("not both"))
     }
+
+    @Test func curlPrintsTheRequestMaskedWithoutSendingIt() async throws {
+        try await MockServer.withRunning { server in
+            let result = try await tool(server, ["create", "users", "name=Ada", "password=hunter2-SECRET", "--curl"])
+            #expect(result.status == 0)
+            #expect(result.output.hasPrefix("curl --request POST '\(server.baseURL.absoluteString)/v1/users'"))
+            #expect(result.output.contains(#""password":"***""#))
+            #expect(!result.output.contains("hunter2-SECRET"))
+            #expect(server.requests.isEmpty)
+        }
+    }
 }

@@ -19,6 +19,8 @@ struct RequestBuilder: Sendable {
     /// the rest of the configuration: the fields every request starts from, or why the
     /// configuration is refused.
     private let baseHeaders: Result<HTTPFields, APIError>
+    /// The configured base query items, in name order.
+    private let baseQuery: [FormField]
     private let formEncoder: FormEncoder
     private let defaultTimeout: Duration
     private let maxResponseBytes: Int
@@ -33,6 +35,7 @@ struct RequestBuilder: Sendable {
             for (name, value) in config.baseHeaders.sorted(by: { $0.key < $1.key }) { try Self.set(name, value, in: &fields) }
             return fields
         }
+        baseQuery = config.baseQueryItems.sorted { $0.key < $1.key }.map { FormField(name: $0.key, value: .text($0.value)) }
         formEncoder = FormEncoder(
             keyStrategy: config.coding.keyStrategy,
             dateStrategy: config.coding.dateStrategy,
@@ -70,6 +73,8 @@ struct RequestBuilder: Sendable {
         var body: ByteBuffer?
         let parameters = request.parameters
         let hasParameters = !(parameters is Empty)
+        let ownQuery = request.query
+        let hasQuery = !(ownQuery is Empty)
         if request.verb.sendsBody {
             if hasParameters {
                 body = try encodeBody(
@@ -80,8 +85,13 @@ struct RequestBuilder: Sendable {
                     fields: &fields
                 )
             }
-        } else if hasParameters {
-            query = try formFields(parameters, arrayFormat: request.arrayFormat).percentEncodedQuery()
+            if hasQuery || !baseQuery.isEmpty {
+                query = try queryString(hasQuery ? try formFields(ownQuery, arrayFormat: request.arrayFormat) : [])
+            }
+        } else if hasParameters || hasQuery || !baseQuery.isEmpty {
+            var items = hasParameters ? try formFields(parameters, arrayFormat: request.arrayFormat) : []
+            if hasQuery { items += try formFields(ownQuery, arrayFormat: request.arrayFormat) }
+            query = try queryString(items)
         }
 
         var url = baseURL
@@ -89,7 +99,8 @@ struct RequestBuilder: Sendable {
         url += "/"
         url += path.encoded
         if !query.isEmpty {
-            url += "?"
+            // A path written with a literal query (`ResourcePath(encoded:)`) keeps it.
+            url += path.encoded.contains("?") ? "&" : "?"
             url += query
         }
         let transport = TransportRequest(
@@ -130,6 +141,13 @@ struct RequestBuilder: Sendable {
             fields[.contentType] = multipart.contentType
             return multipart.encode(try formFields(parameters, arrayFormat: arrayFormat))
         }
+    }
+
+    /// The base query items not named by the request's own `items`, then those items.
+    private func queryString(_ items: [FormField]) throws(APIError) -> String {
+        guard !baseQuery.isEmpty else { return try items.percentEncodedQuery() }
+        let named = Set(items.map(\.name))
+        return try (baseQuery.filter { !named.contains($0.name) } + items).percentEncodedQuery()
     }
 
     private func formFields(_ parameters: some Encodable, arrayFormat: ArrayFormat?) throws(APIError) -> [FormField] {

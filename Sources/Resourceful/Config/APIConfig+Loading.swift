@@ -26,6 +26,8 @@ extension APIConfig {
     ///   against; no query, fragment or user information.
     /// - `service` (string, required): the credential storage's key for this API.
     /// - `baseHeaders` (string array, optional): `Name: value` header fields sent with every request.
+    /// - `baseQueryItems` (string array, optional): `name=value` query items sent with every
+    ///   request, such as `api-version=2024-01-01`; a service's own list replaces the top level's.
     /// - `timeout` (double, seconds, default 30): a call's deadline, attempts and waits included.
     /// - `maxResponseBytes` (int, default 10 MiB): the largest response body accepted.
     /// - `coding.keyStrategy` (`useDefaultKeys` or `snakeCase`), `coding.dateStrategy`
@@ -46,6 +48,8 @@ extension APIConfig {
     /// - `http.tls.caFile` and `http.tls.caDirectory` (string paths), `http.tls.trustSystemRoots`
     ///   (bool, default true), `http.tls.minimumVersion` (`1.2` or `1.3`),
     ///   `http.tls.clientCertificateFile` and `http.tls.clientKeyFile` (PEM paths, both or neither).
+    /// - `cache.storesAuthorizedResponses` (bool, default false): whether ``HTTPCacheMiddleware``
+    ///   may store answers to requests with `Authorization` that do not say `public`.
     /// - `authentication.storages` and `authentication.optional` (string arrays of `keyring`,
     ///   `file`, `environment`), `authentication.file.directory`, `.scheme`, `.refreshInterval`,
     ///   `authentication.environment.prefix`, `.scheme`, `authentication.keyring.account`, `.scheme`.
@@ -199,6 +203,7 @@ struct ConfigKeyReader {
         }
         var config = APIConfig(baseURL: baseURL, service: service)
         if let lines = try stringArray("baseHeaders") { config.baseHeaders = try headers(lines, key: "baseHeaders") }
+        if let items = try stringArray("baseQueryItems") { config.baseQueryItems = try queryItems(items, key: "baseQueryItems") }
         config.timeout = try seconds("timeout", allowZero: false) ?? config.timeout
         config.maxResponseBytes = try int("maxResponseBytes", in: APIConfig.Limits.maxResponseBytes, unit: "bytes") ?? config.maxResponseBytes
         config.coding.keyStrategy = try choice("coding.keyStrategy") ?? config.coding.keyStrategy
@@ -257,6 +262,7 @@ struct ConfigKeyReader {
             config.http.proxyCredentialService = service
         }
         config.http.tls = try tls()
+        if let stores = try bool("cache.storesAuthorizedResponses") { config.cache.storesAuthorizedResponses = stores }
         if let insecure = try bool("http.dangerouslyDisableCertificateVerification") {
             config.http.dangerouslyDisableCertificateVerification = insecure
         }
@@ -341,6 +347,17 @@ struct ConfigKeyReader {
         }
         if let problem = APIConfig.problem(with: url) { throw invalid(key, expected: problem) }
         return url
+    }
+
+    private func queryItems(_ items: [String], key: String) throws(APIConfigError) -> [String: String] {
+        var result: [String: String] = [:]
+        for item in items {
+            guard let equals = item.firstIndex(of: "="), equals != item.startIndex else {
+                throw invalid(key, expected: "entries of the form 'name=value'")
+            }
+            result[String(item[..<equals])] = String(item[item.index(after: equals)...])
+        }
+        return result
     }
 
     private func headers(_ lines: [String], key: String) throws(APIConfigError) -> [String: String] {

@@ -29,6 +29,7 @@ extension APIConfig {
         if baseHeaders.contains(where: { !HeaderValidation.isValidName($0.key) || !HeaderValidation.isValidValue($0.value) }) {
             return ("baseHeaders", "valid header names and values without CR or LF")
         }
+        if baseQueryItems.keys.contains(where: \.isEmpty) { return ("baseQueryItems", "names that are not empty") }
         let durations: [(String, Duration, Bool)] = [
             ("timeout", timeout, false),
             ("retry.baseDelay", retry.baseDelay, true),

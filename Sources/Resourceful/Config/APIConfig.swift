@@ -13,6 +13,11 @@ public struct APIConfig: Sendable, Equatable {
     public var service: String
     /// Header fields sent with every request; a request's own ``ResourceRequest/headers`` win.
     public var baseHeaders: [String: String]
+    /// Query items sent with every request, such as `api-version` or `key`, first in the query
+    /// string; an item of the same name in a request's ``ResourceRequest/query`` or query
+    /// parameters replaces one of these. Values named by the masking rules
+    /// (``LogSettings``) are masked in logs and recordings like any other.
+    public var baseQueryItems: [String: String]
     /// How long one call may take, from building the request to decoding the response.
     public var timeout: Duration
     /// The largest response body accepted; a larger one fails with ``APIError/Kind/responseTooLarge``
@@ -28,23 +33,28 @@ public struct APIConfig: Sendable, Equatable {
     public var http: HTTPSettings
     /// Where the live dependencies get credentials.
     public var authentication: AuthenticationSettings
+    /// What ``HTTPCacheMiddleware`` may store.
+    public var cache: CacheSettings
 
     /// Creates a configuration; every value but the base URL and service has a default.
     public init(
         baseURL: URL,
         service: String,
         baseHeaders: [String: String] = [:],
+        baseQueryItems: [String: String] = [:],
         timeout: Duration = .seconds(30),
         maxResponseBytes: Int = 10 * 1024 * 1024,
         coding: Coding = Coding(),
         logging: LogSettings = LogSettings(),
         retry: RetryPolicy = RetryPolicy(),
         http: HTTPSettings = HTTPSettings(),
-        authentication: AuthenticationSettings = AuthenticationSettings()
+        authentication: AuthenticationSettings = AuthenticationSettings(),
+        cache: CacheSettings = CacheSettings()
     ) {
         self.baseURL = baseURL
         self.service = service
         self.baseHeaders = baseHeaders
+        self.baseQueryItems = baseQueryItems
         self.timeout = timeout
         self.maxResponseBytes = maxResponseBytes
         self.coding = coding
@@ -52,6 +62,20 @@ public struct APIConfig: Sendable, Equatable {
         self.retry = retry
         self.http = http
         self.authentication = authentication
+        self.cache = cache
+    }
+
+    /// What ``HTTPCacheMiddleware`` may store (`cache.*` keys).
+    public struct CacheSettings: Sendable, Equatable {
+        /// Whether answers to requests that carried `Authorization` may be stored when they do not
+        /// say `public` themselves (`cache.storesAuthorizedResponses`, default `false`): set it
+        /// for a service whose answers do not depend on who asks.
+        public var storesAuthorizedResponses: Bool
+
+        /// Creates cache settings.
+        public init(storesAuthorizedResponses: Bool = false) {
+            self.storesAuthorizedResponses = storesAuthorizedResponses
+        }
     }
 
     /// How JSON keys and dates are written and read, by the live coders, query strings and forms.

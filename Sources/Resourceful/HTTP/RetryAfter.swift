@@ -11,17 +11,8 @@ enum RetryAfter {
             // More seconds than 64 bits hold: longer than any deadline.
             return .seconds(Int64.max)
         }
-        guard let date = httpDate(value) else { return nil }
+        guard let date = HTTPDate.parse(value) else { return nil }
         let interval = date.timeIntervalSince(now)
         return .milliseconds(Int64(max(0, interval) * 1000))
-    }
-
-    /// Parses the IMF-fixdate form, `Sun, 06 Nov 1994 08:49:37 GMT`.
-    static func httpDate(_ text: String) -> Date? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: text)
     }
 }

@@ -48,6 +48,31 @@ package struct Redactor: Sendable {
         }.joined(separator: "&")
     }
 
+    /// `url` with the values of masked query keys replaced.
+    package func maskedURL(_ url: String) -> String {
+        guard let question = url.firstIndex(of: "?") else { return url }
+        let fragment = url[question...].firstIndex(of: "#")
+        let query = url[url.index(after: question)..<(fragment ?? url.endIndex)]
+        return String(url[...question]) + self.query(String(query)) + (fragment.map { String(url[$0...]) } ?? "")
+    }
+
+    /// A whole body with masked fields replaced, when its media type says how to find them (JSON,
+    /// form, multipart); any other body as it is.
+    package func maskedBody(_ body: Data, contentType: String?) -> Data {
+        guard !body.isEmpty, let contentType else { return body }
+        let essence = String(MediaType.essence(of: contentType))
+        if MediaType.isJSON(essence) {
+            return maskedJSON(body) ?? body
+        }
+        if MediaType.isForm(essence) {
+            return Data(query(String(decoding: body, as: UTF8.self)).utf8)
+        }
+        if essence == "multipart/form-data", let boundary = MultipartMasking.boundary(of: contentType) {
+            return MultipartMasking.mask(body, boundary: boundary) { isMasked(formName: $0) }
+        }
+        return body
+    }
+
     /// A body as it may be logged: JSON and form bodies with masked fields replaced, cut to the
     /// configured size; other content only as its size, since it cannot be masked.
     func body(_ buffer: ByteBuffer, contentType: String?) -> String {

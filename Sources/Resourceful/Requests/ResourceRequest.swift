@@ -14,7 +14,8 @@
 /// Parameters go to the query string for ``ResourceVerb/show``, ``ResourceVerb/index`` and
 /// ``ResourceVerb/delete`` (see <doc:QueryStrings>), and to the body for ``ResourceVerb/create`` and
 /// ``ResourceVerb/update``, encoded as ``bodyEncoding`` says (JSON by default, through the injected
-/// encoder). Every other requirement has a default.
+/// encoder). ``query`` goes to the query string for every verb, beside a body: `POST
+/// /v1/charges?expand[]=customer`. Every other requirement has a default.
 public protocol ResourceRequest: Sendable {
     /// What a successful response decodes to; use ``Empty`` for `204 No Content` or an empty body.
     associatedtype ResourceType: Decodable & Sendable
@@ -23,6 +24,9 @@ public protocol ResourceRequest: Sendable {
     /// What an error response (any status outside 200–299) decodes to, carried by
     /// ``APIError/errorResponse(as:)``. ``Empty`` (the default) means the body is not decoded.
     associatedtype ErrorResponse: Decodable & Sendable = Empty
+    /// What the request sends in its query string whatever its verb; ``Empty`` (the default) for
+    /// nothing beyond ``parameters``.
+    associatedtype Query: Encodable & Sendable = Empty
 
     /// What the request does to the resource.
     var verb: ResourceVerb { get }
@@ -30,6 +34,10 @@ public protocol ResourceRequest: Sendable {
     var path: ResourcePath { get }
     /// The values to send.
     var parameters: Parameters { get }
+    /// Query items for any verb, encoded by the rules and ``arrayFormat`` of query parameters and
+    /// written after them. They follow the configured ``APIConfig/baseQueryItems``; an item named
+    /// like a base one replaces it.
+    var query: Query { get }
     /// Extra header fields for this request, added after the configured base headers (a field of
     /// the same name replaces the base one). Values holding CR or LF are refused before sending.
     var headers: [String: String] { get }
@@ -93,4 +101,9 @@ extension ResourceRequest {
 extension ResourceRequest where Parameters == Empty {
     /// No parameters.
     public var parameters: Empty { Empty() }
+}
+
+extension ResourceRequest where Query == Empty {
+    /// No query beyond the parameters.
+    public var query: Empty { Empty() }
 }

@@ -75,28 +75,12 @@ struct CassetteRedaction: Sendable {
         }
     }
 
-    /// `url` with the values of masked query keys replaced.
     func maskedURL(_ url: String) -> String {
-        guard let question = url.firstIndex(of: "?") else { return url }
-        let fragment = url[question...].firstIndex(of: "#")
-        let query = url[url.index(after: question)..<(fragment ?? url.endIndex)]
-        return String(url[...question]) + redactor.query(String(query)) + (fragment.map { String(url[$0...]) } ?? "")
+        redactor.maskedURL(url)
     }
 
-    /// A body with masked fields replaced, when its media type says how to find them.
     func maskedBody(_ body: Data, contentType: String?) -> Data {
-        guard !body.isEmpty, let contentType else { return body }
-        let essence = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-        if essence.hasSuffix("json") {
-            return redactor.maskedJSON(body) ?? body
-        }
-        if essence == "application/x-www-form-urlencoded" {
-            return Data(redactor.query(String(decoding: body, as: UTF8.self)).utf8)
-        }
-        if essence == "multipart/form-data", let boundary = MultipartMasking.boundary(of: contentType) {
-            return MultipartMasking.mask(body, boundary: boundary) { redactor.isMasked(formName: $0) }
-        }
-        return body
+        redactor.maskedBody(body, contentType: contentType)
     }
 
     /// The name and value pairs of a URL's query, percent-decoded (`+` read as a space).

@@ -1,9 +1,9 @@
-import Foundation
+package import Foundation
 
 /// Masks the values of `multipart/form-data` parts whose names are masked.
-enum MultipartMasking {
+package enum MultipartMasking {
     /// The `boundary` parameter of a `multipart/form-data` media type.
-    static func boundary(of contentType: String) -> String? {
+    package static func boundary(of contentType: String) -> String? {
         for parameter in contentType.split(separator: ";").dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1)
             guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "boundary" else { continue }
@@ -14,7 +14,7 @@ enum MultipartMasking {
     }
 
     /// `body` with the content of each part whose `name` is masked replaced by `***`.
-    static func mask(_ body: Data, boundary: String, isMasked: (String) -> Bool) -> Data {
+    package static func mask(_ body: Data, boundary: String, isMasked: (String) -> Bool) -> Data {
         let delimiter = Data("--\(boundary)".utf8)
         let headerEnd = Data("\r\n\r\n".utf8)
         var result = Data()

@@ -1,0 +1,39 @@
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOFoundationEssentialsCompat
+
+/// A request as a `curl` command, for a terminal or a ticket: every masked value replaced.
+struct CURLCommand {
+    let redactor: Redactor
+
+    /// The command for `request`, one option per line.
+    func render(_ request: TransportRequest) -> String {
+        var lines: [String] = []
+        var command = "curl"
+        if request.method != .get || request.body != nil { command += " --request " + request.method.rawValue }
+        command += " " + Self.quote(redactor.maskedURL(request.url))
+        lines.append(command)
+        for field in request.headerFields {
+            let value = redactor.masksHeader(field.name.canonicalName) ? Redactor.mask : field.value
+            lines.append("--header " + Self.quote("\(field.name.rawName): \(value)"))
+        }
+        var note: String?
+        if let body = request.body, body.readableBytes > 0 {
+            let masked = redactor.maskedBody(Data(buffer: body), contentType: request.headerFields[.contentType])
+            if let text = String(data: masked, encoding: .utf8), !text.utf8.contains(0) {
+                lines.append("--data-binary " + Self.quote(text))
+            } else {
+                note = "# The body (\(masked.count) bytes, not text) is not shown: save it as request-body.bin."
+                lines.append("--data-binary @request-body.bin")
+            }
+        }
+        let joined = lines.joined(separator: " \\\n  ")
+        return note.map { $0 + "\n" + joined } ?? joined
+    }
+
+    /// `text` in single quotes, for any POSIX shell.
+    static func quote(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+    }
+}

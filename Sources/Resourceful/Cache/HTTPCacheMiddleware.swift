@@ -1,0 +1,145 @@
+package import CoreMetrics
+package import Foundation
+import HTTPTypes
+import Logging
+
+/// An opt-in private HTTP cache after RFC 9111: repeated `GET`s of unchanged resources are
+/// answered from the cache, or revalidated with a conditional request the server can answer with
+/// a bodiless `304`.
+///
+/// Put it last, next to the transport, so that logging, retries and metrics see what it answers:
+///
+/// ```swift
+/// let cache = HTTPCacheMiddleware(storage: InMemoryHTTPCacheStorage(maxBytes: 20 * 1024 * 1024))
+/// let api = API(dependencies: dependencies, middlewares: API.defaultMiddlewares + [cache])
+/// ```
+///
+/// - **Stored:** answers to `GET` with a status that may be stored (200, 203, 204, 300, 301, 308,
+///   404, 405, 410, 414, 501) that say how long they stay fresh (`Cache-Control: max-age`,
+///   `Expires`) or how to revalidate them (`ETag`, `Last-Modified`). Not `no-store` (of the request
+///   or the response), not `Vary: *`. Not an answer to a request that carried `Authorization`,
+///   unless the answer says `public` (or `must-revalidate`, `s-maxage`) or the configuration
+///   allows it for the service (``APIConfig/CacheSettings/storesAuthorizedResponses``).
+/// - **Fresh** (its age under `max-age`, or before `Expires`, and neither `no-cache` nor a request
+///   `max-age` it exceeds): answered from the cache with an `Age` field, without the network.
+/// - **Stale:** sent with `If-None-Match` (its `ETag`) and `If-Modified-Since` (its
+///   `Last-Modified`); a `304` is answered with the stored response, its fields updated. No
+///   heuristic freshness: an answer that names no lifetime is revalidated every time.
+/// - **`Vary`:** an entry answers only requests with the same values of the fields it names.
+/// - **Unsafe methods** (`POST`, `PUT`, `PATCH`, `DELETE`…) that succeed remove their URL and their
+///   `Location`/`Content-Location` on the same origin.
+///
+/// Each lookup is logged at debug level (`resourceful.cache`: `hit`, `miss`, `revalidated`,
+/// `bypass`) and counted in `resourceful.cache` with the dimension `result`.
+public struct HTTPCacheMiddleware: APIMiddleware {
+    /// The label of the lookup counter.
+    public static let metricLabel = "resourceful.cache"
+
+    private let storage: any HTTPCacheStorage
+    private let factory: (any MetricsFactory)?
+    private let now: @Sendable () -> Date
+
+    /// A cache keeping its entries in `storage`.
+    public init(storage: any HTTPCacheStorage = InMemoryHTTPCacheStorage()) {
+        self.init(storage: storage, factory: nil, now: { Date() })
+    }
+
+    /// A cache recording through `factory` (the bootstrapped one when `nil`), with the time from
+    /// `now`.
+    package init(storage: any HTTPCacheStorage, factory: (any MetricsFactory)?, now: @escaping @Sendable () -> Date) {
+        self.storage = storage
+        self.factory = factory
+        self.now = now
+    }
+
+    /// Answers `request` from the cache, revalidates it, or passes it on and keeps the answer.
+    public func intercept(
+        _ request: TransportRequest,
+        context: CallContext,
+        next: (TransportRequest, CallContext) async throws -> TransportResponse
+    ) async throws -> TransportResponse {
+        let key = request.url
+        guard CachePolicy.isCacheable(request.method) else {
+            let response = try await next(request, context)
+            if CachePolicy.isUnsafe(request.method), (200..<400).contains(response.status.code) {
+                await invalidate(key, response: response)
+            }
+            return response
+        }
+        // A request with conditions of its own is the caller's to answer.
+        if request.headerFields[.ifNoneMatch] != nil || request.headerFields[.ifModifiedSince] != nil
+            || CacheControl(request.headerFields).has("no-store")
+        {
+            record("bypass", context)
+            return try await next(request, context)
+        }
+        var stored = await storage.entry(forKey: key)
+        if let entry = stored, entry.varyingFields != CachePolicy.values(of: Array(entry.varyingFields.keys), in: request.headerFields) {
+            stored = nil
+        }
+        if let entry = stored, CachePolicy.isFresh(entry, for: request, now: now()) {
+            record("hit", context)
+            var fields = entry.headerFields
+            fields[.age] = String(Int(CachePolicy.age(entry, now: now())))
+            return TransportResponse(status: entry.status, headerFields: fields, body: entry.body)
+        }
+        var conditional = request
+        if let entry = stored {
+            if let tag = entry.headerFields[.eTag] { conditional.headerFields[.ifNoneMatch] = tag }
+            if let modified = entry.headerFields[.lastModified] { conditional.headerFields[.ifModifiedSince] = modified }
+        }
+        let sent = now()
+        let response = try await next(conditional, context)
+        let received = now()
+        if response.status.code == 304, var entry = stored {
+            // The stored answer, with what the 304 says of it now (RFC 9111 §4.3.4).
+            for field in response.headerFields where ![.contentLength, .transferEncoding, .contentEncoding].contains(field.name) {
+                entry.headerFields[field.name] = field.value
+            }
+            entry.requestTime = sent
+            entry.responseTime = received
+            await storage.store(entry, forKey: key)
+            record("revalidated", context)
+            return TransportResponse(status: entry.status, headerFields: entry.headerFields, body: entry.body)
+        }
+        record("miss", context)
+        let storesAuthorized = context.config.cache.storesAuthorizedResponses
+        if CachePolicy.refusal(request, response, storesAuthorizedResponses: storesAuthorized) == nil {
+            let names = CachePolicy.varyingNames(response.headerFields) ?? []
+            let entry = HTTPCacheEntry(
+                status: response.status, headerFields: response.headerFields, body: response.body,
+                requestTime: sent, responseTime: received, varyingFields: CachePolicy.values(of: names, in: request.headerFields)
+            )
+            await storage.store(entry, forKey: key)
+        } else if response.status.code < 500 {
+            await storage.removeEntry(forKey: key)
+        }
+        return response
+    }
+
+    /// Removes `key`, and the `Location` and `Content-Location` of `response` on its origin.
+    private func invalidate(_ key: String, response: TransportResponse) async {
+        await storage.removeEntry(forKey: key)
+        guard let base = URL(string: key) else { return }
+        for name in [HTTPField.Name.location, .contentLocation] {
+            guard let value = response.headerFields[name], let target = URL(string: value, relativeTo: base)?.absoluteURL,
+                target.scheme == base.scheme, target.host == base.host, target.port == base.port
+            else { continue }
+            await storage.removeEntry(forKey: target.absoluteString)
+        }
+    }
+
+    private func record(_ result: String, _ context: CallContext) {
+        context.logger.debug(
+            "HTTP cache",
+            metadata: [
+                "resourceful.request-id": .string(context.requestID),
+                "resourceful.path": .string("/" + context.path),
+                "resourceful.cache": .string(result),
+            ]
+        )
+        let factory = factory ?? MetricsSystem.factory
+        if factory is NOOPMetricsHandler { return }
+        Counter(label: Self.metricLabel, dimensions: [("result", result)], factory: factory).increment()
+    }
+}

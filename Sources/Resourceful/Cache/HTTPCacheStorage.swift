@@ -1,0 +1,53 @@
+public import Foundation
+public import HTTPTypes
+public import NIOCore
+
+/// Where ``HTTPCacheMiddleware`` keeps responses: ``InMemoryHTTPCacheStorage``, or a store the
+/// app already runs. Keys are absolute URLs; one entry per URL.
+public protocol HTTPCacheStorage: Sendable {
+    /// The entry stored for `key`, if any; a storage that evicts by use counts this as a use.
+    func entry(forKey key: String) async -> HTTPCacheEntry?
+    /// Stores `entry` for `key`, replacing what was there.
+    func store(_ entry: HTTPCacheEntry, forKey key: String) async
+    /// Forgets the entry for `key`.
+    func removeEntry(forKey key: String) async
+}
+
+/// A stored response and what its freshness is computed from (RFC 9111).
+public struct HTTPCacheEntry: Sendable {
+    /// The response's status.
+    public var status: HTTPResponse.Status
+    /// The response's header fields.
+    public var headerFields: HTTPFields
+    /// The response's body.
+    public var body: ByteBuffer
+    /// When the request that got it was sent.
+    public var requestTime: Date
+    /// When the response arrived.
+    public var responseTime: Date
+    /// The request's values of the fields the response's `Vary` names, by lower-cased name
+    /// (`""` for a field the request did not have).
+    public var varyingFields: [String: String]
+
+    /// Creates an entry.
+    public init(
+        status: HTTPResponse.Status,
+        headerFields: HTTPFields,
+        body: ByteBuffer,
+        requestTime: Date,
+        responseTime: Date,
+        varyingFields: [String: String] = [:]
+    ) {
+        self.status = status
+        self.headerFields = headerFields
+        self.body = body
+        self.requestTime = requestTime
+        self.responseTime = responseTime
+        self.varyingFields = varyingFields
+    }
+
+    /// The bytes it takes: body, field names and values.
+    public var size: Int {
+        body.readableBytes + headerFields.reduce(0) { $0 + $1.name.rawName.utf8.count + $1.value.utf8.count }
+    }
+}
