@@ -93,6 +93,15 @@ import Testing
         }
     }
 
+    /// Returns once nginx has logged `total` requests (it logs a request after answering it), or
+    /// after 10 seconds: the counts asserted next are then complete.
+    static func settled(_ nginx: Nginx, total: Int) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while nginx.requestCount < total, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
     @Test func aSecondCallRevalidatesAndIsAnsweredFromTheCache() async throws {
         let nginx = try await Self.startNginx()
         let cached = try Cached(nginx)
@@ -100,6 +109,7 @@ import Testing
         #expect(try await cached.get("plain/item.json") == Item(id: 1, name: "plain"))
         #expect(try await cached.get("expired/item.json") == Item(id: 1, name: "expired"))
         #expect(try await cached.get("expired/item.json") == Item(id: 1, name: "expired"))
+        try await Self.settled(nginx, total: 4)
         #expect(Self.served(nginx, "/plain/item.json") == ["GET 200", "GET 304"])
         #expect(Self.served(nginx, "/expired/item.json") == ["GET 200", "GET 304"])
         #expect(cached.results == ["miss", "revalidated", "miss", "revalidated"])
@@ -115,6 +125,7 @@ import Testing
             #expect(try await cached.get("fresh/item.json").name == "fresh")
             #expect(try await cached.get("expires/item.json").name == "expires")
         }
+        try await Self.settled(nginx, total: 2)
         #expect(Self.served(nginx, "/fresh/item.json") == ["GET 200"])
         #expect(Self.served(nginx, "/expires/item.json") == ["GET 200"])
         #expect(cached.results.filter { $0 == "hit" }.count == 4)
@@ -132,6 +143,7 @@ import Testing
         _ = try await cached.get("vary/item.json", language: "fr")
         _ = try await cached.get("nostore/item.json")
         _ = try await cached.get("nostore/item.json")
+        try await Self.settled(nginx, total: 4)
         #expect(Self.served(nginx, "/vary/item.json").count == 2)
         #expect(Self.served(nginx, "/nostore/item.json").count == 2)
         #expect(cached.results == ["miss", "hit", "miss", "miss", "miss"])
@@ -148,6 +160,7 @@ import Testing
         let created = try await cached.api.call(AdHocRequest<Item, Item>(.create, ResourcePath(encoded: "fresh/item.json"), parameters: Item(id: 0, name: "new")))
         #expect(created.name == "new")
         _ = try await cached.get("fresh/item.json")
+        try await Self.settled(nginx, total: 3)
         #expect(Self.served(nginx, "/fresh/item.json") == ["GET 200", "POST 201", "GET 200"])
         try await cached.transport.shutdown()
         try await nginx.stop()
@@ -159,6 +172,7 @@ import Testing
         let cached = try Cached(nginx, maxBytes: 2800)
         for name in ["a", "b", "a", "c", "a", "b"] { _ = try await cached.get("big/\(name).json") }
         // a and b stored; a used again; c evicts b, the least recently used; b comes back from nginx.
+        try await Self.settled(nginx, total: 4)
         #expect(Self.served(nginx, "/big/a.json").count == 1)
         #expect(Self.served(nginx, "/big/b.json").count == 2)
         #expect(Self.served(nginx, "/big/c.json").count == 1)
@@ -175,11 +189,13 @@ import Testing
         _ = try await cached.get("fresh/item.json")
         _ = try await cached.get("public/item.json")
         _ = try await cached.get("public/item.json")
+        try await Self.settled(nginx, total: 3)
         #expect(Self.served(nginx, "/fresh/item.json").count == 2)
         #expect(Self.served(nginx, "/public/item.json").count == 1)
         let allowed = try Cached(nginx, token: token) { $0.cache.storesAuthorizedResponses = true }
         _ = try await allowed.get("fresh/item.json")
         _ = try await allowed.get("fresh/item.json")
+        try await Self.settled(nginx, total: 4)
         #expect(Self.served(nginx, "/fresh/item.json").count == 3)
         #expect(!cached.logs.entries.map { "\($0.metadata)" }.joined().contains("cache-t0ken"))
         try await cached.transport.shutdown()
