@@ -13,7 +13,7 @@ import Testing
         _ pathAndQuery: String,
         body: String? = nil,
         headers: HTTPFields = [:],
-        timeout: Duration = .seconds(5)
+        timeout: Duration = .seconds(30)
     ) async throws -> TransportResponse {
         let transport = AsyncHTTPClientTransport()
         let request = TransportRequest(

@@ -19,6 +19,7 @@ import Testing
         location /expired/ { add_header Expires "0"; }
         location /vary/ { add_header Vary "Accept-Language"; add_header Cache-Control "max-age=60"; }
         location /nostore/ { add_header Cache-Control "no-store"; }
+        location /nocache/ { add_header Cache-Control "no-cache, max-age=60"; }
         location /public/ { add_header Cache-Control "public, max-age=60"; }
         location /big/ { add_header Cache-Control "max-age=60"; }
         """
@@ -26,7 +27,7 @@ import Testing
     /// nginx with an `item.json` in each location, and three padded ones in `big/`.
     static func startNginx() async throws -> Nginx {
         try await Nginx.start(server: server) { nginx in
-            for folder in ["fresh", "expires", "expired", "vary", "nostore", "public", "plain"] {
+            for folder in ["fresh", "expires", "expired", "vary", "nostore", "nocache", "public", "plain"] {
                 let directory = nginx.root.appendingPathComponent(folder)
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
                 try JSONEncoder().encode(Item(id: 1, name: folder)).write(to: directory.appendingPathComponent("item.json"))
@@ -114,6 +115,16 @@ import Testing
         #expect(Self.served(nginx, "/expired/item.json") == ["GET 200", "GET 304"])
         #expect(cached.results == ["miss", "revalidated", "miss", "revalidated"])
         #expect(try cached.metrics.expectCounter(HTTPCacheMiddleware.metricLabel, [("result", "revalidated")]).totalValue == 2)
+        // `no-cache`: stored, but revalidated every time, whatever its max-age.
+        _ = try await cached.get("nocache/item.json")
+        _ = try await cached.get("nocache/item.json")
+        try await Self.settled(nginx, total: 6)
+        #expect(Self.served(nginx, "/nocache/item.json") == ["GET 200", "GET 304"])
+        // A request's own `no-cache` revalidates a fresh entry.
+        _ = try await cached.get("fresh/item.json")
+        _ = try await cached.api.call(AdHocRequest<Item, Empty>(.show, "fresh/item.json", headers: ["Cache-Control": "no-cache"]))
+        try await Self.settled(nginx, total: 8)
+        #expect(Self.served(nginx, "/fresh/item.json") == ["GET 200", "GET 304"])
         try await cached.transport.shutdown()
         try await nginx.stop()
     }
