@@ -26,6 +26,8 @@ enum CachePolicy {
         let responseControl = CacheControl(response.headerFields)
         guard isCacheable(request.method) else { return "method" }
         guard storableStatuses.contains(response.status.code) else { return "status" }
+        // The answer of another URL, reached through a redirect that may change.
+        if response.followedRedirect { return "redirect" }
         if requestControl.has("no-store") || responseControl.has("no-store") { return "no-store" }
         if varyingNames(response.headerFields) == nil { return "vary" }
         if request.headerFields[.authorization] != nil, !storesAuthorizedResponses,

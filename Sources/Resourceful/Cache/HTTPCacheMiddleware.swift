@@ -17,7 +17,8 @@ import Logging
 /// - **Stored:** answers to `GET` with a status that may be stored (200, 203, 204, 300, 301, 308,
 ///   404, 405, 410, 414, 501) that say how long they stay fresh (`Cache-Control: max-age`,
 ///   `Expires`) or how to revalidate them (`ETag`, `Last-Modified`). Not `no-store` (of the request
-///   or the response), not `Vary: *`. Not an answer to a request that carried `Authorization`,
+///   or the response), not `Vary: *`, and not an answer reached through a redirect (the ``API``
+///   follows redirects after its middlewares, and the next call may be sent elsewhere). Not an answer to a request that carried `Authorization`,
 ///   unless the answer says `public` (or `must-revalidate`, `s-maxage`) or the configuration
 ///   allows it for the service (``APIConfig/CacheSettings/storesAuthorizedResponses``).
 /// - **Fresh** (its age under `max-age`, or before `Expires`, and neither `no-cache` nor a request

@@ -73,6 +73,9 @@ public struct TransportResponse: Sendable {
     public var headerFields: HTTPFields
     /// The body; empty when there was none.
     public var body: ByteBuffer
+    /// Whether the ``API`` followed a redirect to get it: it answers another URL than the
+    /// request's (``HTTPCacheMiddleware`` does not store it under the request's).
+    package var followedRedirect = false
 
     /// Creates a response.
     public init(status: HTTPResponse.Status, headerFields: HTTPFields = [:], body: ByteBuffer = ByteBuffer()) {

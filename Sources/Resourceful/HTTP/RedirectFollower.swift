@@ -38,11 +38,14 @@ struct RedirectFollower: Sendable {
         var visited: Set<String> = []
         var hops = 0
         while true {
-            let response = try await client.send(current)
+            var response = try await client.send(current)
             guard limit > 0, Self.isRedirect(response.status.code),
                 let location = response.headerFields[.location],
                 let from = URL(string: current.url)
-            else { return response }
+            else {
+                response.followedRedirect = hops > 0
+                return response
+            }
             guard let target = URL(string: location, relativeTo: from)?.absoluteURL,
                 let scheme = target.scheme?.lowercased(), target.host != nil
             else {
