@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import NIOCore
 import NIOFoundationCompat
+import ProcessTestSupport
 import Resourceful
 import ResourcefulTesting
 import Testing
@@ -127,13 +128,8 @@ import Testing
     static func gzip(_ data: Data) async throws -> Data {
         let input = try CassetteFixture.scratchFile("body.json")
         try data.write(to: input)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/gzip")
-        process.arguments = ["-k", input.path]
-        try process.run()
-        await withCheckedContinuation { continuation in
-            process.terminationHandler = { _ in continuation.resume() }
-        }
+        let result = try await Command.run("/bin/gzip", ["-k", input.path])
+        guard result.status == 0 else { throw Command.Failed(result: result) }
         return try Data(contentsOf: input.appendingPathExtension("gz"))
     }
 }
