@@ -34,7 +34,7 @@ import Logging
 /// `bypass`) and counted in `resourceful.cache` with the dimension `result`.
 public struct HTTPCacheMiddleware: APIMiddleware {
     /// The label of the lookup counter.
-    public static let metricLabel = "resourceful.cache"
+    package static let metricLabel = "resourceful.cache"
 
     private let storage: any HTTPCacheStorage
     private let factory: (any MetricsFactory)?

@@ -24,10 +24,10 @@ public final class InMemoryHTTPCacheStorage: HTTPCacheStorage {
     }
 
     /// The bytes the entries take.
-    public var totalBytes: Int { state.withLock { $0.bytes } }
+    package var totalBytes: Int { state.withLock { $0.bytes } }
 
     /// How many entries are stored.
-    public var count: Int { state.withLock { $0.slots.count } }
+    package var count: Int { state.withLock { $0.slots.count } }
 
     /// The entry for `key`, now the most recently used.
     public func entry(forKey key: String) async -> HTTPCacheEntry? {

@@ -1,4 +1,5 @@
 import Foundation
+import Resourceful
 
 /// How a body is kept in a HAR file: as text when it is text, else base64, so that every body
 /// comes back byte for byte.
@@ -23,9 +24,8 @@ enum BodyText {
     /// Whether a media type is kept as text.
     static func isText(_ mimeType: String?) -> Bool {
         guard let mimeType else { return false }
-        let essence = mimeType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-        return essence.hasPrefix("text/") || essence.hasSuffix("json") || essence.hasSuffix("+json") || essence.hasSuffix("xml")
-            || essence == "application/x-www-form-urlencoded" || essence == "application/javascript"
-            || essence == "multipart/form-data"
+        let essence = MediaType.essence(of: mimeType)
+        return essence.hasPrefix("text/") || MediaType.isJSON(mimeType) || essence.hasSuffix("xml") || MediaType.isForm(mimeType)
+            || essence == "application/javascript" || essence == "multipart/form-data"
     }
 }

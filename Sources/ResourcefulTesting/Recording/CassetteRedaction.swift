@@ -31,13 +31,13 @@ struct CassetteRedaction: Sendable {
     }
 
     private func harRequest(_ request: TransportRequest) -> HARArchive.Request {
-        let url = maskedURL(request.url)
+        let url = redactor.maskedURL(request.url)
         var result = HARArchive.Request(method: request.method.rawValue, url: url)
         result.headers = headers(request.headerFields)
         result.queryString = Self.queryItems(of: url).map { HARArchive.NameValue(name: $0.name, value: $0.value) }
         if let body = request.body, body.readableBytes > 0 {
             let contentType = request.headerFields[.contentType]
-            let masked = maskedBody(Data(buffer: body), contentType: contentType)
+            let masked = redactor.maskedBody(Data(buffer: body), contentType: contentType)
             let (text, encoding) = BodyText.encode(masked, mimeType: contentType)
             result.postData = HARArchive.PostData(mimeType: contentType ?? "", text: text, encoding: encoding)
             result.bodySize = masked.count
@@ -59,7 +59,7 @@ struct CassetteRedaction: Sendable {
             fields[.contentLength] = nil
         }
         let contentType = fields[.contentType]
-        let masked = maskedBody(body, contentType: contentType)
+        let masked = redactor.maskedBody(body, contentType: contentType)
         let (text, encoding) = BodyText.encode(masked, mimeType: contentType)
         var result = HARArchive.Response(status: response.status.code, statusText: response.status.reasonPhrase)
         result.headers = headers(fields)
@@ -73,14 +73,6 @@ struct CassetteRedaction: Sendable {
         fields.map { field in
             HARArchive.NameValue(name: field.name.rawName, value: redactor.masksHeader(field.name.canonicalName) ? Redactor.mask : field.value)
         }
-    }
-
-    func maskedURL(_ url: String) -> String {
-        redactor.maskedURL(url)
-    }
-
-    func maskedBody(_ body: Data, contentType: String?) -> Data {
-        redactor.maskedBody(body, contentType: contentType)
     }
 
     /// The name and value pairs of a URL's query, percent-decoded (`+` read as a space).

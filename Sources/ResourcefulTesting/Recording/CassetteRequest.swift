@@ -14,8 +14,7 @@ public struct CassetteRequest: Sendable {
     /// The body's media type, when it was recorded.
     public var contentType: String?
 
-    /// Creates a recorded request.
-    public init(method: String, url: String, headerFields: [(name: String, value: String)] = [], body: Data = Data(), contentType: String? = nil) {
+    init(method: String, url: String, headerFields: [(name: String, value: String)] = [], body: Data = Data(), contentType: String? = nil) {
         self.method = method
         self.url = url
         self.headerFields = headerFields

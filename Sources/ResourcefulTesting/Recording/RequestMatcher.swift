@@ -54,12 +54,12 @@ struct RequestMatcher: Sendable {
 
     /// The request as an error may name it: method and URL, masked query values replaced.
     func describe(_ request: TransportRequest) -> String {
-        "\(request.method.rawValue) \(redaction.maskedURL(request.url))"
+        "\(request.method.rawValue) \(redaction.redactor.maskedURL(request.url))"
     }
 
     /// A recording as an error may name it.
     func describe(_ recorded: CassetteRequest) -> String {
-        "\(recorded.method) \(redaction.maskedURL(recorded.url))"
+        "\(recorded.method) \(redaction.redactor.maskedURL(recorded.url))"
     }
 
     /// Pairs sorted, with the values of masked names left out.
@@ -85,9 +85,8 @@ struct RequestMatcher: Sendable {
     /// A body in a form in which equal bodies are equal bytes: masked, JSON with sorted keys,
     /// form pairs sorted.
     private func canonical(_ body: Data, _ contentType: String?) -> Data {
-        let masked = redaction.maskedBody(body, contentType: contentType)
-        let essence = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
-        if essence == "application/x-www-form-urlencoded" {
+        let masked = redaction.redactor.maskedBody(body, contentType: contentType)
+        if let contentType, MediaType.isForm(contentType) {
             return Data(maskedPairs(CassetteRedaction.formPairs(String(decoding: masked, as: UTF8.self))).joined(separator: "&").utf8)
         }
         if let object = try? JSONSerialization.jsonObject(with: masked, options: [.fragmentsAllowed]),
