@@ -11,7 +11,9 @@ let package = Package(
         .library(name: "ResourcefulKeyring", targets: ["ResourcefulKeyring"]),
         .library(name: "ResourcefulServiceLifecycle", targets: ["ResourcefulServiceLifecycle"]),
         .library(name: "ResourcefulCombine", targets: ["ResourcefulCombine"]),
+        .library(name: "ResourcefulOpenAPI", targets: ["ResourcefulOpenAPI"]),
         .executable(name: "resourceful", targets: ["resourceful"]),
+        .plugin(name: "ResourcefulOpenAPIPlugin", targets: ["ResourcefulOpenAPIPlugin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
@@ -28,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        .package(url: "https://github.com/mattpolzin/OpenAPIKit.git", from: "6.4.0"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
     targets: [
         // The fast JSON decoder: Foundation alone, built and tested on its own.
@@ -101,10 +105,35 @@ let package = Package(
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
             ]
         ),
+        // The OpenAPI generator: OpenAPIKit and Yams, and nothing of the HTTP stack.
+        .target(
+            name: "ResourcefulOpenAPI",
+            dependencies: [
+                .product(name: "OpenAPIKit", package: "OpenAPIKit"),
+                .product(name: "OpenAPIKit30", package: "OpenAPIKit"),
+                .product(name: "OpenAPIKitCompat", package: "OpenAPIKit"),
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        // The build plugin's tool: the generator alone, so that a plugin user builds no keyring.
+        .executableTarget(
+            name: "resourceful-openapi-generator",
+            dependencies: ["ResourcefulOpenAPI"]
+        ),
+        .plugin(
+            name: "ResourcefulOpenAPIPlugin",
+            capability: .buildTool(),
+            dependencies: ["resourceful-openapi-generator"]
+        ),
+        .testTarget(
+            name: "ResourcefulOpenAPITests",
+            dependencies: ["ResourcefulOpenAPI"]
+        ),
         .executableTarget(
             name: "resourceful",
             dependencies: [
                 "Resourceful",
+                "ResourcefulOpenAPI",
                 "ResourcefulKeyring",
                 "ResourcefulTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

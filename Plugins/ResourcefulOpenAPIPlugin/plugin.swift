@@ -1,0 +1,4 @@
+import PackagePlugin
+@main struct ResourcefulOpenAPIPlugin: BuildToolPlugin {
+    func createBuildCommands(context: PluginContext, target: any Target) async throws -> [Command] { [] }
+}

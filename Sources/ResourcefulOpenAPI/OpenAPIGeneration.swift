@@ -1,0 +1,19 @@
+/// What the generator made of a document: Swift files and what it could not express.
+public struct OpenAPIGeneration: Sendable {
+    /// A generated Swift file.
+    public struct File: Sendable, Hashable {
+        /// The file's name, without a folder: `PetstoreRequests.swift`.
+        public var name: String
+        /// The file's text: the same document and configuration always give the same bytes.
+        public var contents: String
+    }
+
+    /// The files, in ``OpenAPIGeneratorConfiguration/fileNames``'s order.
+    public var files: [File]
+    /// What the document holds that the generated code does not express, in document order.
+    public var diagnostics: [OpenAPIDiagnostic]
+    /// How many request types were generated.
+    public var operationCount: Int
+    /// How many schema types were generated.
+    public var schemaCount: Int
+}

@@ -1,0 +1,115 @@
+internal import OpenAPIKit
+
+extension SchemaTranslator {
+    /// One property of an object schema, with whether the object requires it.
+    struct Field {
+        var key: String
+        var schema: JSONSchema
+        var isRequired: Bool
+        var pointer: JSONPointer
+    }
+
+    /// A struct for an object schema: a property per schema property, optional unless required
+    /// and not nullable.
+    mutating func objectDeclaration(_ schema: JSONSchema, name: String, documentation: Documentation, at pointer: JSONPointer) -> ObjectDeclaration {
+        guard case .object(_, let object) = schema.value else {
+            return ObjectDeclaration(name: name, documentation: documentation, properties: [], nested: [])
+        }
+        let fields = object.properties.map { key, property in
+            Field(key: key, schema: property, isRequired: property.required, pointer: pointer.appending("properties").appending(key))
+        }
+        if case .b = object.additionalProperties {
+            report(pointer.appending("additionalProperties"), "additional properties beside the declared ones are not kept")
+        }
+        return objectDeclaration(fields, name: name, documentation: documentation)
+    }
+
+    /// A struct with a property per field, in order.
+    mutating func objectDeclaration(_ fields: [Field], name: String, documentation: Documentation, reserving reserved: Set<String> = []) -> ObjectDeclaration {
+        var properties: [Property] = []
+        var nested: [Declaration] = []
+        var memberNames: Set<String> = []
+        var typeNames: Set<String> = reserved.union([name, "CodingKeys"])
+        for field in fields {
+            let swiftName = Self.unique(SwiftNames.memberName(field.key), in: &memberNames)
+            let typeName = nestedTypeName(for: field.key, in: &typeNames)
+            var type = self.type(for: field.schema, name: typeName, at: field.pointer, nested: &nested)
+            if !field.isRequired || isNullableReference(field.schema) { type = type.optional }
+            properties.append(Property(
+                wireName: field.key,
+                swiftName: swiftName,
+                type: type,
+                documentation: Documentation([field.schema.title, field.schema.description])
+            ))
+        }
+        return ObjectDeclaration(name: name, documentation: documentation, properties: properties, nested: nested)
+    }
+
+    /// A type name for an inline type nested in a declaration: not one of its siblings' names,
+    /// nor a top-level name it would hide.
+    func nestedTypeName(for wire: String, in used: inout Set<String>) -> String {
+        var base = SwiftNames.typeName(wire)
+        if names.isTopLevel(base) || TypeNames.reserved.contains(base) { base += "Value" }
+        return Self.unique(base, in: &used)
+    }
+
+    /// `name`, or `name2`, `name3`… the first not in `used`; inserted.
+    static func unique(_ name: String, in used: inout Set<String>) -> String {
+        let bare = SwiftNames.bare(name)
+        var candidate = bare
+        var counter = 2
+        while !used.insert(candidate).inserted {
+            candidate = bare + String(counter)
+            counter += 1
+        }
+        return candidate == bare ? name : candidate
+    }
+
+    // MARK: allOf
+
+    /// `allOf`: one struct with the properties of every part, a property required when any part
+    /// requires it. A single referenced part (a description added to a reference) is that type.
+    mutating func allOf(_ parts: [JSONSchema], schema: JSONSchema, name: String, documentation: Documentation, at pointer: JSONPointer) -> Declaration {
+        if parts.count == 1, case .reference = parts[0].value {
+            var nested: [Declaration] = []
+            let type = self.type(for: parts[0], name: name, at: pointer.appending("allOf").appending(0), nested: &nested)
+            return .alias(AliasDeclaration(name: name, documentation: documentation, type: type, companions: nested))
+        }
+        var fields: [Field] = []
+        var visited: Set<String> = []
+        for (index, part) in parts.enumerated() {
+            gather(part, at: pointer.appending("allOf").appending(index), into: &fields, visited: &visited)
+        }
+        return .object(objectDeclaration(fields, name: name, documentation: documentation))
+    }
+
+    /// The properties of `schema` as an `allOf` part, merged into `fields`.
+    private mutating func gather(_ schema: JSONSchema, at pointer: JSONPointer, into fields: inout [Field], visited: inout Set<String>) {
+        switch schema.value {
+        case .reference(.internal(.component(let key)), _):
+            guard visited.insert(key).inserted,
+                  let target = components.schemas[OpenAPI.ComponentKey(stringLiteral: key)]
+            else { return }
+            gather(target, at: JSONPointer.root.appending("components").appending("schemas").appending(key), into: &fields, visited: &visited)
+        case .object(_, let object):
+            for (key, property) in object.properties {
+                let field = Field(key: key, schema: property, isRequired: property.required, pointer: pointer.appending("properties").appending(key))
+                if let index = fields.firstIndex(where: { $0.key == key }) {
+                    let required = fields[index].isRequired || field.isRequired
+                    fields[index] = field
+                    fields[index].isRequired = required
+                } else {
+                    fields.append(field)
+                }
+            }
+        case .all(let parts, _):
+            for (index, part) in parts.enumerated() {
+                gather(part, at: pointer.appending("allOf").appending(index), into: &fields, visited: &visited)
+            }
+        case .fragment:
+            return  // a description or `required` list beside the parts: nothing to add
+        default:
+            report(pointer, "an allOf part that is not an object is not merged")
+        }
+    }
+}
