@@ -125,9 +125,24 @@ let package = Package(
             capability: .buildTool(),
             dependencies: ["resourceful-openapi-generator"]
         ),
+        // The generator's golden files, compiled: what `ResourcefulOpenAPITests` generates must equal
+        // them byte for byte, and its runtime tests call them.
+        .target(
+            name: "OpenAPIGolden",
+            dependencies: ["Resourceful"],
+            path: "Tests/OpenAPIGolden"
+        ),
         .testTarget(
             name: "ResourcefulOpenAPITests",
-            dependencies: ["ResourcefulOpenAPI"]
+            dependencies: [
+                "ResourcefulOpenAPI",
+                "OpenAPIGolden",
+                "Resourceful",
+                "ResourcefulTesting",
+                "ProcessTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            exclude: ["Specs"]
         ),
         .executableTarget(
             name: "resourceful",

@@ -107,7 +107,7 @@ extension API {
         let encoded = path.encoded
         guard let question = encoded.firstIndex(of: "?") else { return encoded }
         let query = encoded[encoded.index(after: question)...]
-        return String(encoded[...question]) + Redactor(settings: config.logging).query(String(query))
+        return String(encoded[...question]) + Redactor(settings: config.redaction).query(String(query))
     }
 
     /// 16 lowercase hex digits: one allocation, no system call.
@@ -153,6 +153,6 @@ extension API {
     ///
     /// - Throws: ``APIError``, as ``call(_:)`` would when building the same request.
     public func curl<Request: ResourceRequest>(for request: Request) async throws(APIError) -> String {
-        CURLCommand(redactor: Redactor(settings: config.logging)).render(try await transportRequest(for: request))
+        CURLCommand(redactor: Redactor(settings: config.redaction)).render(try await transportRequest(for: request))
     }
 }

@@ -24,6 +24,8 @@ struct RequestBuilder: Sendable {
     private let formEncoder: FormEncoder
     private let defaultTimeout: Duration
     private let maxResponseBytes: Int
+    /// The field the stored credential goes in.
+    private let credentialField: HTTPField.Name
 
     init(config: APIConfig) {
         var base = config.baseURL.absoluteString
@@ -43,6 +45,7 @@ struct RequestBuilder: Sendable {
         )
         defaultTimeout = config.timeout
         maxResponseBytes = config.maxResponseBytes
+        credentialField = config.credentialField
     }
 
     /// Builds the request; `authorization` is the storage's header value, if any.
@@ -61,12 +64,12 @@ struct RequestBuilder: Sendable {
         if !headers.isEmpty {
             for (name, value) in headers.sorted(by: { $0.key < $1.key }) { try Self.set(name, value, in: &fields) }
         }
-        if let authorization, fields[.authorization] == nil {
+        if let authorization, fields[credentialField] == nil {
             guard HeaderValidation.isValidValue(authorization) else {
-                throw APIError(kind: .invalidRequest, detail: "the stored Authorization value holds CR, LF or NUL")
+                throw APIError(kind: .invalidRequest, detail: "the stored credential holds CR, LF or NUL")
             }
             // Known absent: appended, without the search a subscript assignment makes.
-            fields.append(HTTPField(name: .authorization, value: authorization))
+            fields.append(HTTPField(name: credentialField, value: authorization))
         }
 
         var query = ""

@@ -20,7 +20,8 @@ enum CachePolicy {
     static func refusal(
         _ request: TransportRequest,
         _ response: TransportResponse,
-        storesAuthorizedResponses: Bool
+        storesAuthorizedResponses: Bool,
+        credentialField: HTTPField.Name = .authorization
     ) -> String? {
         let requestControl = CacheControl(request.headerFields)
         let responseControl = CacheControl(response.headerFields)
@@ -30,7 +31,8 @@ enum CachePolicy {
         if response.followedRedirect { return "redirect" }
         if requestControl.has("no-store") || responseControl.has("no-store") { return "no-store" }
         if varyingNames(response.headerFields) == nil { return "vary" }
-        if request.headerFields[.authorization] != nil, !storesAuthorizedResponses,
+        let hasCredential = request.headerFields[.authorization] != nil || request.headerFields[credentialField] != nil
+        if hasCredential, !storesAuthorizedResponses,
             !(responseControl.has("public") || responseControl.has("must-revalidate") || responseControl.has("s-maxage"))
         {
             return "authorization"

@@ -105,7 +105,8 @@ public struct HTTPCacheMiddleware: APIMiddleware {
         }
         record("miss", context)
         let storesAuthorized = context.config.cache.storesAuthorizedResponses
-        if CachePolicy.refusal(request, response, storesAuthorizedResponses: storesAuthorized) == nil {
+        let credentialField = context.config.credentialField
+        if CachePolicy.refusal(request, response, storesAuthorizedResponses: storesAuthorized, credentialField: credentialField) == nil {
             let names = CachePolicy.varyingNames(response.headerFields) ?? []
             let entry = HTTPCacheEntry(
                 status: response.status, headerFields: response.headerFields, body: response.body,

@@ -1,3 +1,4 @@
+package import HTTPTypes
 package import Logging
 
 extension APIConfig {
@@ -32,6 +33,11 @@ extension APIConfig {
         public var keyringAccount: String
         /// The scheme put before the keyring's secret.
         public var keyringScheme: String
+        /// The header field the stored credential is sent in: `Authorization` unless an API takes
+        /// a key in a header of its own (`X-API-Key`; set the storages' schemes to empty then).
+        /// Whatever its name, it is masked in logs, recordings and cURL exports, and dropped on a
+        /// redirect to another origin, as `Authorization` is.
+        public var headerName: String
 
         /// Creates settings: no storage, files under `/run/secrets`, variables under
         /// `RESOURCEFUL_AUTH`, the keyring account `default`, and `Bearer` tokens.
@@ -44,7 +50,8 @@ extension APIConfig {
             environmentPrefix: String = "RESOURCEFUL_AUTH",
             environmentScheme: String = "Bearer",
             keyringAccount: String = "default",
-            keyringScheme: String = "Bearer"
+            keyringScheme: String = "Bearer",
+            headerName: String = "Authorization"
         ) {
             self.storages = storages
             self.optional = optional
@@ -55,6 +62,7 @@ extension APIConfig {
             self.environmentScheme = environmentScheme
             self.keyringAccount = keyringAccount
             self.keyringScheme = keyringScheme
+            self.headerName = headerName
         }
 
         /// The storage these settings describe: a ``ChainedAuthenticationStorage`` of the
@@ -101,6 +109,23 @@ extension APIConfig {
 }
 
 /// A storage that cannot be used here: every call fails with the same error.
+extension APIConfig {
+    /// The field the stored credential goes in (``AuthenticationSettings/headerName``);
+    /// `Authorization` for a name that is not a valid field name (validation refuses it).
+    package var credentialField: HTTPField.Name {
+        HTTPField.Name(authentication.headerName) ?? .authorization
+    }
+
+    /// The logging settings with the credential's field among the masked headers: what every
+    /// redaction (logs, error descriptions, cURL exports) uses.
+    package var redaction: LogSettings {
+        guard credentialField != .authorization else { return logging }
+        var settings = logging
+        settings.maskedHeaders.append(authentication.headerName)
+        return settings
+    }
+}
+
 struct UnavailableStorage: AuthenticationStorage {
     let error: AuthenticationStorageError
 

@@ -52,7 +52,8 @@ extension APIConfig {
     ///   may store answers to requests with `Authorization` that do not say `public`.
     /// - `authentication.storages` and `authentication.optional` (string arrays of `keyring`,
     ///   `file`, `environment`), `authentication.file.directory`, `.scheme`, `.refreshInterval`,
-    ///   `authentication.environment.prefix`, `.scheme`, `authentication.keyring.account`, `.scheme`.
+    ///   `authentication.environment.prefix`, `.scheme`, `authentication.keyring.account`, `.scheme`,
+    ///   `authentication.headerName` (the field the credential is sent in; `Authorization` unless set).
     ///
     /// Ranges and defaults are in <doc:Configuration>.
     ///
@@ -326,6 +327,10 @@ struct ConfigKeyReader {
             settings.keyringAccount = account
         }
         if let scheme = try string("authentication.keyring.scheme") { settings.keyringScheme = scheme }
+        if let name = try string("authentication.headerName") {
+            guard HeaderValidation.isValidName(name) else { throw invalid("authentication.headerName", expected: "a valid header field name") }
+            settings.headerName = name
+        }
         return settings
     }
 

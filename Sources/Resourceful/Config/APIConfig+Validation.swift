@@ -30,6 +30,7 @@ extension APIConfig {
             return ("baseHeaders", "valid header names and values without CR or LF")
         }
         if baseQueryItems.keys.contains(where: \.isEmpty) { return ("baseQueryItems", "names that are not empty") }
+        if !HeaderValidation.isValidName(authentication.headerName) { return ("authentication.headerName", "a valid header field name") }
         let durations: [(String, Duration, Bool)] = [
             ("timeout", timeout, false),
             ("retry.baseDelay", retry.baseDelay, true),

@@ -22,7 +22,7 @@ struct RedirectFollower: Sendable {
     init(settings: APIConfig) {
         limit = settings.http.maxRedirects
         sensitive = SensitiveNames(
-            extra: settings.logging.maskedHeaders + settings.logging.maskedBodyKeys + settings.http.sensitiveRedirectHeaders
+            extra: settings.redaction.maskedHeaders + settings.logging.maskedBodyKeys + settings.http.sensitiveRedirectHeaders
         )
     }
 

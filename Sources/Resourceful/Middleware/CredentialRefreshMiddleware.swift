@@ -53,13 +53,14 @@ package final class CredentialRefreshMiddleware: APIMiddleware {
     ) async throws -> TransportResponse {
         let response = try await next(request, context)
         guard response.status == .unauthorized else { return response }
-        let sent = request.headerFields[.authorization]
+        let field = context.config.credentialField
+        let sent = request.headerFields[field]
         let header = try await freshCredential(for: context.config.service, replacing: sent, deadline: request.deadline)
         guard HeaderValidation.isValidValue(header) else {
-            throw APIError(kind: .invalidRequest, detail: "the refreshed Authorization value holds CR, LF or NUL")
+            throw APIError(kind: .invalidRequest, detail: "the refreshed credential holds CR, LF or NUL")
         }
         var retried = request
-        retried.headerFields[.authorization] = header
+        retried.headerFields[field] = header
         let second = try await next(retried, context)
         guard second.status != .unauthorized else {
             throw APIError(kind: .unauthorized, status: .unauthorized, detail: "still unauthorized after a refreshed credential")

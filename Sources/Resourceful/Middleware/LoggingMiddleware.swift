@@ -27,7 +27,7 @@ package struct LoggingMiddleware: APIMiddleware {
     ) async throws -> TransportResponse {
         let logger = context.logger
         guard logger.logLevel <= level else { return try await next(request, context) }
-        let redactor = Redactor(settings: context.config.logging)
+        let redactor = Redactor(settings: context.config.redaction)
         var metadata: Logger.Metadata = [
             "resourceful.request-id": .string(context.requestID),
             "resourceful.method": .string(request.method.rawValue),

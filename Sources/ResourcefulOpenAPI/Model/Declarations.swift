@@ -66,6 +66,10 @@ struct UnionDeclaration: Sendable {
         var type: SwiftType
         /// The discriminator's values that select this alternative.
         var tags: [String]
+        /// How many properties the alternative requires: without a discriminator, the strictest
+        /// alternatives are tried first, so that one whose properties are all optional does not
+        /// take every object.
+        var strictness = 0
     }
     var name: String
     var documentation: Documentation

@@ -18,6 +18,13 @@ struct CodeWriter {
         line("}")
     }
 
+    /// `switch subject {`, the cases at the switch's own indentation, `}`.
+    mutating func switchBlock(_ subject: String, _ body: (inout CodeWriter) -> Void) {
+        line("switch \(subject) {")
+        body(&self)
+        line("}")
+    }
+
     /// A `///` comment of paragraphs separated by empty comment lines; nothing when empty.
     mutating func documentation(_ documentation: Documentation, _ more: [String] = []) {
         let paragraphs = documentation.paragraphs + more

@@ -115,7 +115,7 @@ struct DeclarationRenderer {
             writer.line()
             writer.documentation(Documentation(["The case for `rawValue`: ``unknown(_:)`` for a value the document does not list."]))
             writer.block("\(access)init(rawValue: \(raw))") { writer in
-                writer.block("switch rawValue") { writer in
+                writer.switchBlock("rawValue") { writer in
                     for item in enumeration.cases {
                         writer.line("case \(literal(item.value)): self = .\(item.name)")
                     }
@@ -125,7 +125,7 @@ struct DeclarationRenderer {
             writer.line()
             writer.documentation(Documentation(["The value on the wire."]))
             writer.block("\(access)var rawValue: \(raw)") { writer in
-                writer.block("switch self") { writer in
+                writer.switchBlock("self") { writer in
                     for item in enumeration.cases {
                         writer.line("case .\(item.name): \(literal(item.value))")
                     }
@@ -165,7 +165,7 @@ struct DeclarationRenderer {
                 writer.line()
                 writer.documentation(Documentation(["Encodes the alternative's value."]))
                 writer.block("\(access)func encode(to encoder: any Encoder) throws") { writer in
-                    writer.block("switch self") { writer in
+                    writer.switchBlock("self") { writer in
                         for alternative in union.alternatives {
                             writer.line("case .\(alternative.caseName)(let value): try value.encode(to: encoder)")
                         }
@@ -187,8 +187,11 @@ struct DeclarationRenderer {
 
     private func renderUnionDecoding(_ union: UnionDeclaration, into writer: inout CodeWriter) {
         let tagged = union.alternatives.filter { !$0.tags.isEmpty }
-        let untagged = union.alternatives.filter { $0.tags.isEmpty }
-        let names = union.alternatives.map { $0.type.code }.joined(separator: ", ")
+        let untagged = union.alternatives.enumerated()
+            .filter { $0.element.tags.isEmpty }
+            .sorted { ($0.element.strictness, -$0.offset) > ($1.element.strictness, -$1.offset) }
+            .map(\.element)
+        let names = untagged.map { $0.type.code }.joined(separator: ", ")
         if let discriminator = union.discriminator, !tagged.isEmpty {
             writer.documentation(Documentation(["Decodes the alternative that the `\(discriminator)` property names."]))
         } else {
@@ -198,12 +201,15 @@ struct DeclarationRenderer {
             if union.discriminator != nil, !tagged.isEmpty {
                 writer.line("let container = try decoder.container(keyedBy: DiscriminatorKey.self)")
                 writer.line("let tag = try container.decode(String.self, forKey: .discriminator)")
-                writer.block("switch tag") { writer in
+                writer.switchBlock("tag") { writer in
                     for alternative in tagged {
                         let tags = alternative.tags.map(swiftStringLiteral).joined(separator: ", ")
-                        writer.line("case \(tags): self = .\(alternative.caseName)(try \(alternative.type.initialiser)(from: decoder))")
+                        writer.line("case \(tags):")
+                        writer.line("    self = .\(alternative.caseName)(try \(alternative.type.initialiser)(from: decoder))")
+                        writer.line("    return")
                     }
-                    writer.line("default: break")
+                    writer.line("default:")
+                    writer.line("    break")
                 }
             }
             for alternative in untagged {

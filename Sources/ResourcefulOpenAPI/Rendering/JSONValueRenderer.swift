@@ -38,7 +38,7 @@ enum JSONValueRenderer {
             writer.documentation(Documentation(["Encodes the value as it was decoded."]))
             writer.block("\(access)func encode(to encoder: any Encoder) throws") { writer in
                 writer.line("var container = encoder.singleValueContainer()")
-                writer.block("switch self") { writer in
+                writer.switchBlock("self") { writer in
                     writer.line("case .null: try container.encodeNil()")
                     writer.line("case .bool(let value): try container.encode(value)")
                     writer.line("case .number(let value): try container.encode(value)")

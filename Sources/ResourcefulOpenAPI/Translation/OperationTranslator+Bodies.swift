@@ -88,7 +88,7 @@ extension OperationTranslator {
             context.usedTypeNames.remove("Response")
             context.request.resourceType = responseType(success.value, name: "Response", at: pointer.appending(success.key.rawValue), into: &context) ?? .named("Empty")
         }
-        var failures: [(status: String, schema: JSONSchema, type: SwiftType)] = []
+        var failures: [(status: String, schema: JSONSchema, type: SwiftType, strictness: Int)] = []
         for (status, either) in ordered where !status.isSuccess && Self.rank(status) >= 400 {
             let place = pointer.appending(status.rawValue)
             guard let response = try? document.components.lookup(either),
@@ -101,23 +101,28 @@ extension OperationTranslator {
             if content.schema == nil, isProblem {
                 type = .named("ProblemDetails")
             } else {
-                let name = failures.isEmpty ? "Failure" : "Failure" + SwiftNames.typeName(status.rawValue)
+                let name = failures.isEmpty ? "Failure" : SwiftNames.typeName("Failure " + status.rawValue)
                 context.usedTypeNames.insert(name)
                 type = responseType(response, name: name, at: place, into: &context) ?? schemas.jsonValue()
             }
-            failures.append((status.rawValue, schema, type))
+            failures.append((status.rawValue, schema, type, schemas.strictness(of: schema)))
         }
         switch failures.count {
         case 0: break
         case 1: context.request.errorType = failures[0].type
         default:
             let alternatives = failures.map { failure in
-                UnionDeclaration.Alternative(caseName: SwiftNames.memberName("status " + failure.status), type: failure.type, tags: [])
+                UnionDeclaration.Alternative(
+                    caseName: SwiftNames.memberName("status " + failure.status),
+                    type: failure.type,
+                    tags: [],
+                    strictness: failure.strictness
+                )
             }
             let name = nestedName("Errors", in: &context)
             context.request.nested.append(.union(UnionDeclaration(
                 name: name,
-                documentation: Documentation(["The error bodies the document lists, by status: the first that decodes."]),
+                documentation: Documentation(["The error bodies the document lists, by status: the first that decodes, those with more required properties tried first."]),
                 alternatives: alternatives,
                 discriminator: nil,
                 nested: [],

@@ -34,6 +34,9 @@ extension OperationTranslator {
             guard let schema = schema(of: parameter, at: pointer) else { continue }
             switch parameter.location {
             case .path:
+                if case .a(let style) = parameter.schemaOrContent, style.style != .simple {
+                    schemas.report(pointer, "`style: \(style.style.rawValue)` is not expressed; the value is one plain path segment")
+                }
                 let label = SchemaTranslator.unique(SwiftNames.memberName(parameter.name), in: &context.labels)
                 let type = pathType(schema, name: parameter.name, at: pointer.appending("schema"), into: &context)
                 context.request.arguments.append(.init(label: label, type: type, documentation: parameter.description, destination: .path))

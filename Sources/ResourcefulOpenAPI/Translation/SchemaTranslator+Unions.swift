@@ -34,7 +34,7 @@ extension SchemaTranslator {
             if case .reference(.internal(.component(let key)), _) = alternative.value {
                 let type = self.type(for: alternative, name: name, at: place, nested: &nested)
                 let caseName = Self.unique(SwiftNames.memberName(key), in: &caseNames)
-                result.append(.init(caseName: caseName, type: type, tags: discriminator.map { tags(for: key, in: $0) } ?? []))
+                result.append(.init(caseName: caseName, type: type, tags: discriminator.map { tags(for: key, in: $0) } ?? [], strictness: strictness(of: alternative)))
                 continue
             }
             let label = alternative.title ?? Self.label(for: alternative) ?? "option\(offset + 1)"
@@ -44,7 +44,7 @@ extension SchemaTranslator {
             if discriminator != nil {
                 report(place, "an inline alternative has no discriminator value; it is chosen by decoding, after the tagged ones")
             }
-            result.append(.init(caseName: caseName, type: type, tags: []))
+            result.append(.init(caseName: caseName, type: type, tags: [], strictness: strictness(of: alternative)))
         }
         let union = UnionDeclaration(
             name: name,
@@ -58,6 +58,21 @@ extension SchemaTranslator {
         var wrapped = union
         wrapped.name = name + "Value"
         return .alias(AliasDeclaration(name: name, documentation: documentation, type: .optional(.named(wrapped.name)), companions: [.union(wrapped)]))
+    }
+
+    /// How many properties a value of `schema` must have (through references and `allOf`).
+    func strictness(of schema: JSONSchema, depth: Int = 0) -> Int {
+        guard depth < 8 else { return 0 }
+        switch schema.value {
+        case .reference(.internal(.component(let key)), _):
+            return components.schemas[OpenAPI.ComponentKey(stringLiteral: key)].map { strictness(of: $0, depth: depth + 1) } ?? 0
+        case .object(_, let object):
+            return object.requiredProperties.count
+        case .all(let parts, _):
+            return parts.reduce(0) { $0 + strictness(of: $1, depth: depth + 1) }
+        default:
+            return 0
+        }
     }
 
     /// The discriminator values that select the component `key`: its mapping entries, or its name.

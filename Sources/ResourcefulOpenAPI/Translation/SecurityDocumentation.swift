@@ -48,10 +48,25 @@ struct SecurityDocumentation {
     func notes(for requirements: [OpenAPI.SecurityRequirement]?) -> [String] {
         guard let requirements else { return [] }
         let alternatives = requirements.map { requirement in
-            requirement.keys.compactMap(\.name).sorted().map { "`\($0)`" }.joined(separator: " and ")
+            requirement.keys.compactMap(\.name).sorted().map(summary).joined(separator: " and ")
         }.filter { !$0.isEmpty }
         guard !alternatives.isEmpty else { return ["Needs no credential."] }
         return ["Needs a credential from the authentication storage: \(alternatives.joined(separator: " or "))."]
+    }
+
+    /// `` `name` (where it is sent) ``.
+    private func summary(_ name: String) -> String {
+        guard let scheme = schemes.first(where: { $0.name == name })?.scheme else { return "`\(name)`" }
+        let place: String
+        switch scheme.type {
+        case .http(let kind, _) where kind.lowercased() == "bearer": place = "a bearer token in `Authorization`"
+        case .http(let kind, _): place = "HTTP `\(kind)` in `Authorization`"
+        case .apiKey(let key, .header): place = "an API key in the `\(key)` header"
+        case .apiKey(let key, let location): place = "an API key in the \(location.rawValue) parameter `\(key)`, not sent by Resourceful"
+        case .oauth2, .openIdConnect: place = "an OAuth 2 access token in `Authorization`"
+        case .mutualTLS: place = "a client certificate"
+        }
+        return "`\(name)` (\(place))"
     }
 
     private func explanation(of scheme: OpenAPI.SecurityScheme) -> String {

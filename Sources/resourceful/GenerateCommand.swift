@@ -1,0 +1,107 @@
+import ArgumentParser
+import Foundation
+import ResourcefulOpenAPI
+
+/// `resourceful generate --openapi SPEC --output DIR`: ResourceRequest types from an OpenAPI document.
+struct GenerateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "generate",
+        abstract: "Generate ResourceRequest and Codable types from an OpenAPI 3.0 or 3.1 document.",
+        discussion: """
+            Writes two files into the output folder: NAMESPACESchemas.swift and NAMESPACERequests.swift. \
+            What the document holds that the generated code cannot express is printed as warnings, \
+            with its JSON pointer. Exit status: 0 done, 1 the files are out of date (--check), \
+            2 the document or configuration cannot be read.
+            """
+    )
+
+    @Option(name: .customLong("openapi"), help: "The OpenAPI document, JSON or YAML.")
+    var document: String
+
+    @Option(help: "The folder the Swift files go into (made when missing).")
+    var output: String
+
+    @Option(help: "An enum that holds every generated type, and the files' name prefix.")
+    var namespace: String?
+
+    @Option(name: .customLong("operation"), help: "Generate only this operationId (repeat for more).")
+    var operations: [String] = []
+
+    @Option(help: "The generated declarations' access level: public, package or internal.")
+    var accessLevel: String?
+
+    @Option(help: "A resourceful-openapi.json whose settings the options above override.")
+    var config: String?
+
+    @Flag(help: "Write nothing; exit 1 when the files in the output folder are not what would be generated.")
+    var check = false
+
+    func validate() throws {
+        if let accessLevel, OpenAPIGeneratorConfiguration.AccessLevel(rawValue: accessLevel) == nil {
+            throw ValidationError("--access-level must be public, package or internal, not '\(accessLevel)'")
+        }
+    }
+
+    func run() throws {
+        let generation: OpenAPIGeneration
+        let configuration: OpenAPIGeneratorConfiguration
+        let start = ContinuousClock.now
+        do {
+            configuration = try self.generatorConfiguration()
+            let url = URL(fileURLWithPath: document)
+            let data: Data
+            do {
+                data = try Data(contentsOf: url)
+            } catch {
+                throw OpenAPIGeneratorError(kind: .unreadableDocument, detail: "cannot read \(document): \(error.localizedDescription)")
+            }
+            generation = try OpenAPIGenerator(configuration: configuration).generate(from: data, documentName: url.lastPathComponent)
+        } catch let error as OpenAPIGeneratorError {
+            Self.printError("resourceful: \(error)")
+            throw ExitCode(2)
+        }
+        for diagnostic in generation.diagnostics {
+            Self.printError("warning: \(diagnostic)")
+        }
+        let folder = URL(fileURLWithPath: output, isDirectory: true)
+        if check {
+            let stale = generation.files.filter { file in
+                (try? String(contentsOf: folder.appendingPathComponent(file.name), encoding: .utf8)) != file.contents
+            }
+            guard stale.isEmpty else {
+                Self.printError("resourceful: out of date in \(output): \(stale.map(\.name).joined(separator: ", ")); run without --check to generate them")
+                throw ExitCode(1)
+            }
+            print("Up to date: \(generation.files.map(\.name).joined(separator: ", "))")
+            return
+        }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for file in generation.files {
+            let url = folder.appendingPathComponent(file.name)
+            // Unchanged files are left alone, so that a build does not see them as new.
+            if (try? String(contentsOf: url, encoding: .utf8)) == file.contents { continue }
+            try Data(file.contents.utf8).write(to: url, options: .atomic)
+        }
+        let elapsed = (ContinuousClock.now - start).components
+        let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+        print(
+            "Generated \(generation.operationCount) requests and \(generation.schemaCount) schema types into \(output) "
+                + "in \(String(format: "%.2f", seconds)) s; \(generation.diagnostics.count) constructs not expressed."
+        )
+    }
+
+    private func generatorConfiguration() throws(OpenAPIGeneratorError) -> OpenAPIGeneratorConfiguration {
+        var configuration = OpenAPIGeneratorConfiguration()
+        if let config {
+            configuration = try OpenAPIGeneratorConfiguration(contentsOf: URL(fileURLWithPath: config))
+        }
+        if let namespace { configuration.namespace = namespace }
+        if !operations.isEmpty { configuration.operations = operations }
+        if let accessLevel { configuration.accessLevel = OpenAPIGeneratorConfiguration.AccessLevel(rawValue: accessLevel) }
+        return configuration
+    }
+
+    private static func printError(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}

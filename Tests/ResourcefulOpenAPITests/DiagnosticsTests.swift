@@ -1,0 +1,55 @@
+import Foundation
+import ResourcefulOpenAPI
+import Testing
+
+/// What a document holds that cannot be expressed is reported with its JSON pointer, and the
+/// rest is still generated.
+@Suite struct DiagnosticsTests {
+    @Test func eachUnexpressibleConstructIsNamedByItsPointer() throws {
+        let users = try ProjectFiles.generate(spec: "users")
+        #expect(users.diagnostics.map(\.pointer) == [
+            "#/paths/~1users~1{id}/head",
+            "#/paths/~1reports~1{kind}/get/parameters/1",
+            "#/paths/~1reports~1{kind}/get/responses/200/content",
+        ])
+        #expect(users.diagnostics[0].message.contains("sent as GET"))
+        #expect(users.diagnostics[1].message.contains("cookie"))
+        #expect(users.diagnostics[2].message.contains("text/csv"))
+        #expect(users.operationCount == 11)
+
+        let shapes = try ProjectFiles.generate(spec: "shapes")
+        #expect(shapes.diagnostics.map(\.description) == ["#/components/schemas/NotAString/not: `not` is not expressed; the value is JSONValue"])
+    }
+
+    @Test func unusualDocumentsStillGenerate() throws {
+        let document = """
+            openapi: 3.0.0
+            info: { title: Odd, version: "1" }
+            paths:
+              /things/{thing-id}/notes:
+                get:
+                  parameters:
+                    - { name: ids, in: query, style: pipeDelimited, schema: { type: array, items: { type: integer } } }
+                    - { name: q, in: query, content: { text/plain: { schema: { type: string } } } }
+                  requestBody:
+                    content: { application/json: { schema: { type: object } } }
+                  responses:
+                    "200": { description: ok, content: { application/json: { schema: { $ref: "#/components/schemas/Missing" } } } }
+            components:
+              schemas:
+                Tuple: { type: array, prefixItems: [{ type: string }] }
+            """
+        let generation = try ProjectFiles.generate(document)
+        let messages = generation.diagnostics.map(\.description)
+        let expected = [
+            "pipeDelimited", "non-JSON content", "a GET body is not sent", "Missing", "{thing-id}",
+        ]
+        for fragment in expected {
+            #expect(messages.contains { $0.contains(fragment) }, "no diagnostic mentions \(fragment): \(messages)")
+        }
+        let requests = try #require(generation.files.last?.contents)
+        #expect(requests.contains("public struct GetThingsByThingIdNotes: ResourceRequest"))
+        #expect(requests.contains("public init(thingId: String, ids: [Int]? = nil)"))
+        #expect(requests.contains(#"self.path = "things/\(thingId)/notes""#))
+    }
+}
