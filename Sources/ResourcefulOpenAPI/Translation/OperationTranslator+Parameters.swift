@@ -90,9 +90,20 @@ extension OperationTranslator {
         return schemas.type(for: schema, name: nestedName(name, in: &context), at: pointer, nested: &context.request.nested).unwrapped
     }
 
+    /// The one alternative of `anyOf`/`oneOf` `[X, null]`, which is X allowing null; `schema` itself otherwise.
+    static func withoutNull(_ schema: JSONSchema) -> JSONSchema {
+        switch schema.value {
+        case .any(let alternatives, _), .one(let alternatives, _):
+            let others = alternatives.filter { if case .null = $0.value { false } else { true } }
+            return others.count == 1 && others.count < alternatives.count ? others[0] : schema
+        default:
+            return schema
+        }
+    }
+
     /// Whether a value of `schema` is text, a number, a Boolean or an enum of those.
     func isPlain(_ schema: JSONSchema) -> Bool {
-        switch schema.value {
+        switch Self.withoutNull(schema).value {
         case .string, .integer, .number, .boolean: true
         case .reference(.internal(.component(let key)), _):
             schemas.components.schemas[OpenAPI.ComponentKey(stringLiteral: key)].map(isPlain) ?? false
@@ -101,7 +112,7 @@ extension OperationTranslator {
     }
 
     private func isArray(_ schema: JSONSchema) -> Bool {
-        switch schema.value {
+        switch Self.withoutNull(schema).value {
         case .array: true
         case .reference(.internal(.component(let key)), _):
             schemas.components.schemas[OpenAPI.ComponentKey(stringLiteral: key)].map(isArray) ?? false
