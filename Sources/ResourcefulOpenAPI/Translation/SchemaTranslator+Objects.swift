@@ -75,12 +75,31 @@ extension SchemaTranslator {
             let type = self.type(for: parts[0], name: name, at: pointer.appending("allOf").appending(0), nested: &nested)
             return .alias(AliasDeclaration(name: name, documentation: documentation, type: type, companions: nested))
         }
+        // Parts that are all one plain type (a string and its constraints): that type.
+        let plain = parts.filter { !$0.isFragment }
+        if !plain.isEmpty, plain.allSatisfy({ Self.isPlainValue($0) }), Set(plain.map(\.jsonType)).count == 1 {
+            var nested: [Declaration] = []
+            let type = self.type(for: plain[0], name: name, at: pointer.appending("allOf").appending(0), nested: &nested)
+            if type == .named(name), let own = nested.first(where: { $0.name == name }) { return own }
+            return .alias(AliasDeclaration(name: name, documentation: documentation, type: type, companions: nested))
+        }
         var fields: [Field] = []
         var visited: Set<String> = []
         for (index, part) in parts.enumerated() {
             gather(part, at: pointer.appending("allOf").appending(index), into: &fields, visited: &visited)
         }
+        if fields.isEmpty, !plain.isEmpty {
+            // Nothing merged (a string and an integer): any value.
+            return .alias(AliasDeclaration(name: name, documentation: documentation, type: jsonValue()))
+        }
         return .object(objectDeclaration(fields, name: name, documentation: documentation))
+    }
+
+    private static func isPlainValue(_ schema: JSONSchema) -> Bool {
+        switch schema.value {
+        case .string, .integer, .number, .boolean: true
+        default: false
+        }
     }
 
     /// The properties of `schema` as an `allOf` part, merged into `fields`.
@@ -109,7 +128,7 @@ extension SchemaTranslator {
         case .fragment:
             return  // a description or `required` list beside the parts: nothing to add
         default:
-            report(pointer, "an allOf part that is not an object is not merged")
+            report(pointer, "an allOf part that is not an object is not merged with the others")
         }
     }
 }
