@@ -112,6 +112,16 @@ let package = Package(
             path: "openapi-fixtures/Generated"
         ),
         .testTarget(
+            name: "OpenAPIFixturesTests",
+            dependencies: [
+                "OpenAPIFixtures",
+                .product(name: "Resourceful", package: "Resourceful"),
+                .product(name: "ResourcefulTesting", package: "Resourceful"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "openapi-fixtures/Tests/OpenAPIFixturesTests"
+        ),
+        .testTarget(
             name: "VaporAppTests",
             dependencies: [
                 "VaporApp",
