@@ -11,9 +11,7 @@ let package = Package(
         .library(name: "ResourcefulKeyring", targets: ["ResourcefulKeyring"]),
         .library(name: "ResourcefulServiceLifecycle", targets: ["ResourcefulServiceLifecycle"]),
         .library(name: "ResourcefulCombine", targets: ["ResourcefulCombine"]),
-        .library(name: "ResourcefulOpenAPI", targets: ["ResourcefulOpenAPI"]),
         .executable(name: "resourceful", targets: ["resourceful"]),
-        .plugin(name: "ResourcefulOpenAPIPlugin", targets: ["ResourcefulOpenAPIPlugin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
@@ -30,8 +28,6 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
-        .package(url: "https://github.com/mattpolzin/OpenAPIKit.git", from: "6.4.0"),
-        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
     targets: [
         // The fast JSON decoder: Foundation alone, built and tested on its own.
@@ -105,50 +101,10 @@ let package = Package(
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
             ]
         ),
-        // The OpenAPI generator: OpenAPIKit and Yams, and nothing of the HTTP stack.
-        .target(
-            name: "ResourcefulOpenAPI",
-            dependencies: [
-                .product(name: "OpenAPIKit", package: "OpenAPIKit"),
-                .product(name: "OpenAPIKit30", package: "OpenAPIKit"),
-                .product(name: "OpenAPIKitCompat", package: "OpenAPIKit"),
-                .product(name: "Yams", package: "Yams"),
-            ]
-        ),
-        // The build plugin's tool: the generator alone, so that a plugin user builds no keyring.
-        .executableTarget(
-            name: "resourceful-openapi-generator",
-            dependencies: ["ResourcefulOpenAPI"]
-        ),
-        .plugin(
-            name: "ResourcefulOpenAPIPlugin",
-            capability: .buildTool(),
-            dependencies: ["resourceful-openapi-generator"]
-        ),
-        // The generator's golden files, compiled: what `ResourcefulOpenAPITests` generates must equal
-        // them byte for byte, and its runtime tests call them.
-        .target(
-            name: "OpenAPIGolden",
-            dependencies: ["Resourceful"],
-            path: "Tests/OpenAPIGolden"
-        ),
-        .testTarget(
-            name: "ResourcefulOpenAPITests",
-            dependencies: [
-                "ResourcefulOpenAPI",
-                "OpenAPIGolden",
-                "Resourceful",
-                "ResourcefulTesting",
-                "ProcessTestSupport",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-            ],
-            exclude: ["Specs"]
-        ),
         .executableTarget(
             name: "resourceful",
             dependencies: [
                 "Resourceful",
-                "ResourcefulOpenAPI",
                 "ResourcefulKeyring",
                 "ResourcefulTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -238,6 +194,65 @@ let package = Package(
         ),
     ]
 )
+
+// The OpenAPI generator, its build plugin and their tests. The thread-sanitizer run
+// (`make test-tsan`) sets RESOURCEFUL_WITHOUT_OPENAPI: it tests the core and testing modules, and
+// would only build the document parser again. Without the generator, `resourceful` has no
+// `generate` command.
+if Context.environment["RESOURCEFUL_WITHOUT_OPENAPI"] == nil {
+    package.products += [
+        .library(name: "ResourcefulOpenAPI", targets: ["ResourcefulOpenAPI"]),
+        .plugin(name: "ResourcefulOpenAPIPlugin", targets: ["ResourcefulOpenAPIPlugin"]),
+    ]
+    package.dependencies += [
+        .package(url: "https://github.com/mattpolzin/OpenAPIKit.git", from: "6.4.0"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+    ]
+    package.targets += [
+        // The OpenAPI generator: OpenAPIKit and Yams, and nothing of the HTTP stack.
+        .target(
+            name: "ResourcefulOpenAPI",
+            dependencies: [
+                .product(name: "OpenAPIKit", package: "OpenAPIKit"),
+                .product(name: "OpenAPIKit30", package: "OpenAPIKit"),
+                .product(name: "OpenAPIKitCompat", package: "OpenAPIKit"),
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        // The build plugin's tool: the generator alone, so that a plugin user builds no keyring.
+        .executableTarget(
+            name: "resourceful-openapi-generator",
+            dependencies: ["ResourcefulOpenAPI"]
+        ),
+        .plugin(
+            name: "ResourcefulOpenAPIPlugin",
+            capability: .buildTool(),
+            dependencies: ["resourceful-openapi-generator"]
+        ),
+        // The generator's golden files, compiled: what `ResourcefulOpenAPITests` generates must equal
+        // them byte for byte, and its runtime tests call them.
+        .target(
+            name: "OpenAPIGolden",
+            dependencies: ["Resourceful"],
+            path: "Tests/OpenAPIGolden"
+        ),
+        .testTarget(
+            name: "ResourcefulOpenAPITests",
+            dependencies: [
+                "ResourcefulOpenAPI",
+                "OpenAPIGolden",
+                "Resourceful",
+                "ResourcefulTesting",
+                "ProcessTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            exclude: ["Specs"]
+        ),
+    ]
+    for target in package.targets where target.name == "resourceful" {
+        target.dependencies.append("ResourcefulOpenAPI")
+    }
+}
 
 for target in package.targets where [.executable, .test, .regular].contains(target.type) {
     var settings = target.swiftSettings ?? []

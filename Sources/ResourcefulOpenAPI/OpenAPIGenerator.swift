@@ -91,7 +91,7 @@ public struct OpenAPIGenerator: Sendable {
                 files.schemasFile(declarations, usesJSONValue: schemas.usesJSONValue),
                 files.requestsFile(requests),
             ],
-            diagnostics: security.diagnostics + schemas.diagnostics + unresolvedPathItems(of: document),
+            diagnostics: security.diagnostics + schemas.diagnostics + unresolvedPathItems(of: document) + notGenerated(document, operations),
             operationCount: requests.count,
             schemaCount: declarations.count
         )
@@ -126,6 +126,24 @@ public struct OpenAPIGenerator: Sendable {
                 message: "a path item given by reference is not generated"
             )
         }
+    }
+
+    /// Webhooks and callbacks: requests the server sends, which a client has no type for.
+    private func notGenerated(_ document: OpenAPI.Document, _ operations: [SelectedOperation]) -> [OpenAPIDiagnostic] {
+        let webhooks = document.webhooks.keys.map { name in
+            OpenAPIDiagnostic(
+                pointer: JSONPointer.root.appending("webhooks").appending(name).description,
+                message: "a webhook is a request the server sends; no request type is generated for it"
+            )
+        }
+        let callbacks = operations.filter { !$0.operation.callbacks.isEmpty }.map { operation in
+            OpenAPIDiagnostic(
+                pointer: JSONPointer.root.appending("paths").appending(operation.path.rawValue)
+                    .appending(operation.method.rawValue.lowercased()).appending("callbacks").description,
+                message: "callbacks are requests the server sends; no request type is generated for them"
+            )
+        }
+        return webhooks + callbacks
     }
 
     private func servers(of document: OpenAPI.Document) -> [String] {

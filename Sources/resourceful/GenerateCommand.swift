@@ -1,6 +1,10 @@
+#if canImport(ResourcefulOpenAPI)
 import ArgumentParser
 import Foundation
 import ResourcefulOpenAPI
+
+/// The commands that need the OpenAPI generator (left out of a build without it).
+let generatorCommands: [any ParsableCommand.Type] = [GenerateCommand.self]
 
 /// `resourceful generate --openapi SPEC --output DIR`: ResourceRequest types from an OpenAPI document.
 struct GenerateCommand: ParsableCommand {
@@ -105,3 +109,8 @@ struct GenerateCommand: ParsableCommand {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 }
+#else
+import ArgumentParser
+
+let generatorCommands: [any ParsableCommand.Type] = []
+#endif

@@ -8,7 +8,6 @@ struct ResourcefulCommand: AsyncParsableCommand {
         subcommands: [
             ShowCommand.self, IndexCommand.self, CreateCommand.self, UpdateCommand.self, DeleteCommand.self,
             LoginCommand.self, LogoutCommand.self, StatusCommand.self, CredentialsCommand.self, DemoCommand.self,
-            GenerateCommand.self,
-        ]
+        ] + generatorCommands
     )
 }

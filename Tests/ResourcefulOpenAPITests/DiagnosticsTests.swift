@@ -52,4 +52,33 @@ import Testing
         #expect(requests.contains("public init(thingId: String, ids: [Int]? = nil)"))
         #expect(requests.contains(#"self.path = "things/\(thingId)/notes""#))
     }
+
+    @Test func schemasThatReferToThemselvesEnd() throws {
+        let document = """
+            openapi: 3.1.0
+            info: { title: Loops, version: "1" }
+            paths:
+              /loops/{id}:
+                get:
+                  parameters:
+                    - { name: id, in: path, required: true, schema: { $ref: "#/components/schemas/A" } }
+                  responses: { "200": { description: ok, content: { application/json: { schema: { $ref: "#/components/schemas/Node" } } } } }
+            components:
+              schemas:
+                A: { $ref: "#/components/schemas/B" }
+                B: { $ref: "#/components/schemas/A" }
+                Self: { $ref: "#/components/schemas/Self" }
+                Node:
+                  allOf:
+                    - $ref: "#/components/schemas/Node"
+                    - { type: object, properties: { next: { $ref: "#/components/schemas/Node" } } }
+            """
+        let generation = try ProjectFiles.generate(document)
+        let pointers = generation.diagnostics.map(\.pointer)
+        #expect(pointers.contains("#/components/schemas/A") && pointers.contains("#/components/schemas/B"))
+        #expect(pointers.contains("#/components/schemas/Self"))
+        let schemas = generation.files[0].contents
+        #expect(schemas.contains("public typealias A = JSONValue"))
+        #expect(schemas.contains("public final class Node: Codable, Hashable, Sendable"))
+    }
 }

@@ -19,7 +19,9 @@ import Testing
         Expectation(file: "petstore-expanded.yaml", requests: 4, schemas: 3, unexpressed: [:]),
         Expectation(file: "uspto.yaml", requests: 3, schemas: 1, unexpressed: [:]),
         Expectation(file: "readme-oas-examples-3.0-yaml-star-trek.yaml", requests: 120, schemas: 222, unexpressed: [:]),
-        Expectation(file: "readme-oas-examples-3.1-yaml-train-travel.yaml", requests: 7, schemas: 9, unexpressed: [:]),
+        Expectation(file: "readme-oas-examples-3.1-yaml-train-travel.yaml", requests: 7, schemas: 9, unexpressed: [
+            "a webhook is a request the server sends": 1,
+        ]),
         Expectation(file: "readme-oas-examples-3.0-yaml-discriminators.yaml", requests: 10, schemas: 24, unexpressed: [:]),
         Expectation(file: "readme-oas-examples-3.0-yaml-polymorphism.yaml", requests: 13, schemas: 7, unexpressed: [:]),
         Expectation(file: "readme-oas-examples-3.0-yaml-schema-types.yaml", requests: 21, schemas: 2, unexpressed: [

@@ -102,20 +102,21 @@ extension OperationTranslator {
     }
 
     /// Whether a value of `schema` is text, a number, a Boolean or an enum of those.
-    func isPlain(_ schema: JSONSchema) -> Bool {
+    /// Through at most eight references, so that a schema referring to itself ends.
+    func isPlain(_ schema: JSONSchema, depth: Int = 0) -> Bool {
         switch Self.withoutNull(schema).value {
         case .string, .integer, .number, .boolean: true
-        case .reference(.internal(.component(let key)), _):
-            schemas.components.schemas[OpenAPI.ComponentKey(stringLiteral: key)].map(isPlain) ?? false
+        case .reference(.internal(.component(let key)), _) where depth < 8:
+            schemas.components.schemas[OpenAPI.ComponentKey(stringLiteral: key)].map { isPlain($0, depth: depth + 1) } ?? false
         default: false
         }
     }
 
-    private func isArray(_ schema: JSONSchema) -> Bool {
+    private func isArray(_ schema: JSONSchema, depth: Int = 0) -> Bool {
         switch Self.withoutNull(schema).value {
         case .array: true
-        case .reference(.internal(.component(let key)), _):
-            schemas.components.schemas[OpenAPI.ComponentKey(stringLiteral: key)].map(isArray) ?? false
+        case .reference(.internal(.component(let key)), _) where depth < 8:
+            schemas.components.schemas[OpenAPI.ComponentKey(stringLiteral: key)].map { isArray($0, depth: depth + 1) } ?? false
         default: false
         }
     }

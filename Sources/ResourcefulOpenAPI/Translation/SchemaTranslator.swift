@@ -31,6 +31,10 @@ struct SchemaTranslator {
         let pointer = JSONPointer.root.appending("components").appending("schemas").appending(key)
         var nested: [Declaration] = []
         let documentation = Documentation([schema.title, schema.description])
+        if referencesItself(key) {
+            report(pointer, "the schema is only a reference back to itself; it is JSONValue")
+            return .alias(AliasDeclaration(name: name, documentation: documentation, type: jsonValue()))
+        }
         if let declaration = inlineDeclaration(for: schema, name: name, documentation: documentation, at: pointer) {
             return declaration
         }
@@ -39,6 +43,20 @@ struct SchemaTranslator {
             return own  // an enum schema: the enum is the declaration
         }
         return .alias(AliasDeclaration(name: name, documentation: documentation, type: type, companions: nested))
+    }
+
+    /// Whether the component `key` is a chain of plain references that comes back to it, which no
+    /// type can be.
+    private func referencesItself(_ key: String) -> Bool {
+        var current = key
+        var seen: Set<String> = []
+        while seen.insert(current).inserted {
+            let schema = components.schemas[OpenAPI.ComponentKey(stringLiteral: current)]
+            guard let schema, case .reference(.internal(.component(let next)), _) = schema.value else { return false }
+            if next == key { return true }
+            current = next
+        }
+        return false
     }
 
     /// Whether `schema` is a reference to a component that allows `null`.
