@@ -8,8 +8,7 @@ public struct OpenAPIDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// What could not be expressed, and what the generated code does instead.
     public var message: String
 
-    /// A diagnostic at `pointer`.
-    public init(pointer: String, message: String) {
+    init(pointer: String, message: String) {
         self.pointer = pointer
         self.message = message
     }

@@ -1,3 +1,5 @@
+package import Foundation
+
 /// What the generator made of a document: Swift files and what it could not express.
 public struct OpenAPIGeneration: Sendable {
     /// A generated Swift file.
@@ -6,6 +8,14 @@ public struct OpenAPIGeneration: Sendable {
         public var name: String
         /// The file's text: the same document and configuration always give the same bytes.
         public var contents: String
+
+        /// Writes the file at `url`, making its folder, unless the file there already holds these
+        /// bytes: a build then does not see an unchanged file as new.
+        package func write(to url: URL) throws {
+            if (try? String(contentsOf: url, encoding: .utf8)) == contents { return }
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(contents.utf8).write(to: url, options: .atomic)
+        }
     }
 
     /// The files, in ``OpenAPIGeneratorConfiguration/fileNames``'s order.

@@ -97,6 +97,18 @@ public struct OpenAPIGenerator: Sendable {
         )
     }
 
+    /// The generated files for the document at `url`, which the command-line tool and the build
+    /// plugin's tool read.
+    package func generate(contentsOf url: URL) throws(OpenAPIGeneratorError) -> OpenAPIGeneration {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw OpenAPIGeneratorError(kind: .unreadableDocument, detail: "cannot read \(url.path): \(error.localizedDescription)")
+        }
+        return try generate(from: data, documentName: url.lastPathComponent)
+    }
+
     private struct SelectedOperation {
         var path: OpenAPI.Path
         var pathItem: OpenAPI.PathItem

@@ -8,7 +8,7 @@ public import Foundation
 /// ```
 public struct OpenAPIGeneratorConfiguration: Sendable, Hashable, Codable {
     /// The access level of the generated declarations.
-    public enum AccessLevel: String, Sendable, Hashable, Codable, CaseIterable {
+    public enum AccessLevel: String, Sendable, Hashable, Codable {
         /// `public`: for a library that offers the requests to its users.
         case `public`
         /// `package`: for the targets of one package.
@@ -33,8 +33,8 @@ public struct OpenAPIGeneratorConfiguration: Sendable, Hashable, Codable {
     }
 
     /// The file names the generator writes for this configuration, in order: the schemas, then
-    /// the requests. The build plugin declares them as its outputs.
-    public var fileNames: [String] {
+    /// the requests.
+    var fileNames: [String] {
         let prefix = namespace.map(SwiftNames.typeName) ?? ""
         return [prefix + "Schemas.swift", prefix + "Requests.swift"]
     }

@@ -18,8 +18,7 @@ public struct OpenAPIGeneratorError: Error, Sendable, CustomStringConvertible {
     /// What went wrong, naming the place in the document where the parser says.
     public var detail: String
 
-    /// An error of `kind`.
-    public init(kind: Kind, detail: String) {
+    init(kind: Kind, detail: String) {
         self.kind = kind
         self.detail = detail
     }

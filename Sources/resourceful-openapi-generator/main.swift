@@ -18,17 +18,9 @@ do {
     if arguments.count == 4 {
         configuration = try OpenAPIGeneratorConfiguration(contentsOf: URL(fileURLWithPath: arguments[3]))
     }
-    let data: Data
-    do {
-        data = try Data(contentsOf: document)
-    } catch {
-        throw OpenAPIGeneratorError(kind: .unreadableDocument, detail: "cannot read it: \(error.localizedDescription)")
-    }
-    let generation = try OpenAPIGenerator(configuration: configuration).generate(from: data, documentName: document.lastPathComponent)
+    let generation = try OpenAPIGenerator(configuration: configuration).generate(contentsOf: document)
     for (file, url) in zip(generation.files, outputs) {
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        if (try? String(contentsOf: url, encoding: .utf8)) == file.contents { continue }
-        try Data(file.contents.utf8).write(to: url, options: .atomic)
+        try file.write(to: url)
     }
     for diagnostic in generation.diagnostics {
         FileHandle.standardError.write(Data("\(document.path): warning: \(diagnostic)\n".utf8))

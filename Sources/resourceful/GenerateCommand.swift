@@ -48,19 +48,11 @@ struct GenerateCommand: ParsableCommand {
 
     func run() throws {
         let generation: OpenAPIGeneration
-        let configuration: OpenAPIGeneratorConfiguration
         let start = ContinuousClock.now
         do {
-            configuration = try self.generatorConfiguration()
-            let url = URL(fileURLWithPath: document)
-            let data: Data
-            do {
-                data = try Data(contentsOf: url)
-            } catch {
-                throw OpenAPIGeneratorError(kind: .unreadableDocument, detail: "cannot read \(document): \(error.localizedDescription)")
-            }
-            generation = try OpenAPIGenerator(configuration: configuration).generate(from: data, documentName: url.lastPathComponent)
-        } catch let error as OpenAPIGeneratorError {
+            let generator = OpenAPIGenerator(configuration: try generatorConfiguration())
+            generation = try generator.generate(contentsOf: URL(fileURLWithPath: document))
+        } catch {
             Self.printError("resourceful: \(error)")
             throw ExitCode(2)
         }
@@ -79,12 +71,8 @@ struct GenerateCommand: ParsableCommand {
             print("Up to date: \(generation.files.map(\.name).joined(separator: ", "))")
             return
         }
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         for file in generation.files {
-            let url = folder.appendingPathComponent(file.name)
-            // Unchanged files are left alone, so that a build does not see them as new.
-            if (try? String(contentsOf: url, encoding: .utf8)) == file.contents { continue }
-            try Data(file.contents.utf8).write(to: url, options: .atomic)
+            try file.write(to: folder.appendingPathComponent(file.name))
         }
         let elapsed = (ContinuousClock.now - start).components
         let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18

@@ -119,7 +119,8 @@ extension APIConfig {
     /// The logging settings with the credential's field among the masked headers: what every
     /// redaction (logs, error descriptions, cURL exports) uses.
     package var redaction: LogSettings {
-        guard credentialField != .authorization else { return logging }
+        // The default, without parsing a field name on every call that logs.
+        guard authentication.headerName != "Authorization", credentialField != .authorization else { return logging }
         var settings = logging
         settings.maskedHeaders.append(authentication.headerName)
         return settings

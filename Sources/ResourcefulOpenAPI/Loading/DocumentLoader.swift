@@ -11,29 +11,35 @@ enum DocumentLoader {
         guard let text = String(data: data, encoding: .utf8) else {
             throw OpenAPIGeneratorError(kind: .unreadableDocument, detail: "the document is not UTF-8 text")
         }
-        let version = try self.version(of: text)
+        // One parse: the version is read from the same node tree the document is decoded from.
+        // The parser holds the anchors the nodes refer to, so it lives until decoding is done.
+        let parser: Parser
+        let root: Node
         do {
-            if version.hasPrefix("3.1") {
-                return try YAMLDecoder().decode(OpenAPIKit.OpenAPI.Document.self, from: text)
-            }
-            if version.hasPrefix("3.0") {
-                return try YAMLDecoder().decode(OpenAPIKit30.OpenAPI.Document.self, from: text).convert(to: .v3_1_1)
-            }
-        } catch {
-            throw OpenAPIGeneratorError(kind: .unreadableDocument, detail: Self.describe(error))
-        }
-        throw OpenAPIGeneratorError(kind: .unsupportedVersion, detail: "\(version): only OpenAPI 3.0 and 3.1 are read")
-    }
-
-    /// The `openapi` field (YAML is a superset of JSON: one parser reads both).
-    private static func version(of text: String) throws(OpenAPIGeneratorError) -> String {
-        let node: Yams.Node?
-        do {
-            node = try Yams.compose(yaml: text)
+            parser = try Parser(yaml: text, resolver: Resolver.basic.appending(.merge))  // as YAMLDecoder parses
+            root = try parser.singleRoot() ?? ""
         } catch {
             throw OpenAPIGeneratorError(kind: .unreadableDocument, detail: "neither JSON nor YAML: \(error)")
         }
-        guard let mapping = node?.mapping else {
+        return try withExtendedLifetime(parser) { () throws(OpenAPIGeneratorError) in
+            let version = try self.version(of: root)
+            do {
+                if version.hasPrefix("3.1") {
+                    return try YAMLDecoder().decode(OpenAPIKit.OpenAPI.Document.self, from: root)
+                }
+                if version.hasPrefix("3.0") {
+                    return try YAMLDecoder().decode(OpenAPIKit30.OpenAPI.Document.self, from: root).convert(to: .v3_1_1)
+                }
+            } catch {
+                throw OpenAPIGeneratorError(kind: .unreadableDocument, detail: Self.describe(error))
+            }
+            throw OpenAPIGeneratorError(kind: .unsupportedVersion, detail: "\(version): only OpenAPI 3.0 and 3.1 are read")
+        }
+    }
+
+    /// The `openapi` field (YAML is a superset of JSON: one parser reads both).
+    private static func version(of root: Node) throws(OpenAPIGeneratorError) -> String {
+        guard let mapping = root.mapping else {
             throw OpenAPIGeneratorError(kind: .unreadableDocument, detail: "the document is not a mapping of fields")
         }
         guard let version = mapping["openapi"]?.string else {

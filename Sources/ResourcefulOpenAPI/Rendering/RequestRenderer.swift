@@ -93,12 +93,11 @@ struct RequestRenderer {
         writer.block("\(access)init(\(arguments.joined(separator: ", ")))") { writer in
             writer.line("self.path = \"\(request.pathInterpolation)\"")
             if request.body != nil { writer.line("self.parameters = parameters") }
-            if let query = request.query {
-                let values = query.properties.map { property -> String in
-                    let label = request.arguments.first { argument in
-                        if case .query(let name) = argument.destination { name == property.swiftName } else { false }
-                    }?.label ?? property.swiftName
-                    return "\(SwiftNames.bare(property.swiftName)): \(label)"
+            if request.query != nil {
+                // The query's arguments, in the order of its properties.
+                let values = request.arguments.compactMap { argument -> String? in
+                    guard case .query(let property) = argument.destination else { return nil }
+                    return "\(SwiftNames.bare(property)): \(argument.label)"
                 }
                 writer.line("self.query = Query(\(values.joined(separator: ", ")))")
             }

@@ -1,3 +1,5 @@
+internal import Foundation
+
 /// A JSON pointer (RFC 6901) into the document, as diagnostics name places: `#/components/schemas/Pet`.
 struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
     private(set) var tokens: [String]
@@ -15,11 +17,5 @@ struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
 
     var description: String {
         "#" + tokens.map { "/" + $0.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1") }.joined()
-    }
-}
-
-extension String {
-    fileprivate func replacingOccurrences(of target: String, with replacement: String) -> String {
-        split(separator: Character(target), omittingEmptySubsequences: false).joined(separator: replacement)
     }
 }

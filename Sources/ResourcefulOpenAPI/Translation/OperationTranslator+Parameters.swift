@@ -90,8 +90,22 @@ extension OperationTranslator {
         return schemas.type(for: schema, name: nestedName(name, in: &context), at: pointer, nested: &context.request.nested).unwrapped
     }
 
+    /// The schema a value of `schema` has: through component references (at most eight, so that
+    /// a schema referring to itself ends) and past `null` among `anyOf`/`oneOf` alternatives.
+    private func shape(of schema: JSONSchema) -> JSONSchema {
+        var current = schema
+        for _ in 0..<8 {
+            current = Self.withoutNull(current)
+            guard case .reference(.internal(.component(let key)), _) = current.value,
+                  let target = schemas.components.schemas[OpenAPI.ComponentKey(stringLiteral: key)]
+            else { return current }
+            current = target
+        }
+        return current
+    }
+
     /// The one alternative of `anyOf`/`oneOf` `[X, null]`, which is X allowing null; `schema` itself otherwise.
-    static func withoutNull(_ schema: JSONSchema) -> JSONSchema {
+    private static func withoutNull(_ schema: JSONSchema) -> JSONSchema {
         switch schema.value {
         case .any(let alternatives, _), .one(let alternatives, _):
             let others = alternatives.filter { if case .null = $0.value { false } else { true } }
@@ -102,23 +116,15 @@ extension OperationTranslator {
     }
 
     /// Whether a value of `schema` is text, a number, a Boolean or an enum of those.
-    /// Through at most eight references, so that a schema referring to itself ends.
-    func isPlain(_ schema: JSONSchema, depth: Int = 0) -> Bool {
-        switch Self.withoutNull(schema).value {
+    func isPlain(_ schema: JSONSchema) -> Bool {
+        switch shape(of: schema).value {
         case .string, .integer, .number, .boolean: true
-        case .reference(.internal(.component(let key)), _) where depth < 8:
-            schemas.components.schemas[OpenAPI.ComponentKey(stringLiteral: key)].map { isPlain($0, depth: depth + 1) } ?? false
         default: false
         }
     }
 
-    private func isArray(_ schema: JSONSchema, depth: Int = 0) -> Bool {
-        switch Self.withoutNull(schema).value {
-        case .array: true
-        case .reference(.internal(.component(let key)), _) where depth < 8:
-            schemas.components.schemas[OpenAPI.ComponentKey(stringLiteral: key)].map { isArray($0, depth: depth + 1) } ?? false
-        default: false
-        }
+    private func isArray(_ schema: JSONSchema) -> Bool {
+        if case .array = shape(of: schema).value { true } else { false }
     }
 
     /// How a query array is written: `style: form` with `explode` → `repeated` (OpenAPI's

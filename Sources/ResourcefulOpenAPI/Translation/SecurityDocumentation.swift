@@ -27,15 +27,6 @@ struct SecurityDocumentation {
         self.diagnostics = diagnostics
     }
 
-    /// The header an API key scheme names, if the document has one: the storage's credential goes
-    /// there when the configuration's `authentication.headerName` says so.
-    var apiKeyHeader: String? {
-        for (_, scheme) in schemes {
-            if case .apiKey(let name, .header) = scheme.type { return name }
-        }
-        return nil
-    }
-
     /// One line per scheme, for the generated namespace's documentation.
     var overview: [String] {
         guard !schemes.isEmpty else { return [] }
