@@ -172,7 +172,11 @@ import Testing
         #expect(created.name == "new")
         _ = try await cached.get("fresh/item.json")
         try await Self.settled(nginx, total: 3)
-        #expect(Self.served(nginx, "/fresh/item.json") == ["GET 200", "POST 201", "GET 200"])
+        // The GET after the POST missed and went to nginx. nginx logs a POST once it has read its
+        // body, which may be after it answered the next GET on another connection: the log is
+        // compared as a multiset, the order comes from the cache's own results.
+        #expect(cached.results == ["miss", "hit", "miss"])
+        #expect(Self.served(nginx, "/fresh/item.json").sorted() == ["GET 200", "GET 200", "POST 201"])
         try await cached.transport.shutdown()
         try await nginx.stop()
     }
