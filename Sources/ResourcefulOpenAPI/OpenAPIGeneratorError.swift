@@ -5,7 +5,9 @@
 public struct OpenAPIGeneratorError: Error, Sendable, CustomStringConvertible {
     /// What kind of failure.
     public enum Kind: Sendable, Hashable {
-        /// The document is neither JSON nor YAML, or not an OpenAPI document.
+        /// The document is neither JSON nor YAML, or not an OpenAPI document; or it nests values
+        /// more than 128 levels deep, or its YAML aliases expand to more values than its size
+        /// allows (100,000 plus 10 per byte).
         case unreadableDocument
         /// The document's `openapi` version is not 3.0 or 3.1.
         case unsupportedVersion

@@ -81,4 +81,48 @@ import Testing
         #expect(schemas.contains("public typealias A = JSONValue"))
         #expect(schemas.contains("public final class Node: Codable, Hashable, Sendable"))
     }
+
+    @Test func referencesThatLoopAreReportedNotFollowed() throws {
+        let document = """
+            openapi: 3.1.0
+            info: { title: Loops, version: "1" }
+            paths:
+              /a:
+                parameters: [{ $ref: "#/components/parameters/P1" }]
+                post:
+                  operationId: postA
+                  requestBody: { $ref: "#/components/requestBodies/B1" }
+                  responses:
+                    "200": { $ref: "#/components/responses/R1" }
+                    default: { $ref: "#/components/responses/R2" }
+            components:
+              parameters: { P1: { $ref: "#/components/parameters/P2" }, P2: { $ref: "#/components/parameters/P1" } }
+              requestBodies: { B1: { $ref: "#/components/requestBodies/B2" }, B2: { $ref: "#/components/requestBodies/B1" } }
+              responses: { R1: { $ref: "#/components/responses/R2" }, R2: { $ref: "#/components/responses/R1" } }
+            """
+        let generation = try ProjectFiles.generate(document)
+        #expect(generation.diagnostics.map(\.pointer) == [
+            "#/paths/~1a/parameters/0",
+            "#/paths/~1a/post/requestBody",
+            "#/paths/~1a/post/responses/200",
+            "#/paths/~1a/post/responses/default",
+        ])
+        #expect(generation.diagnostics.allSatisfy { $0.message.contains("does not resolve") })
+        #expect(generation.operationCount == 1)
+    }
+
+    /// Each part refers to the one before: merging follows the chain in a loop, not by recursion
+    /// that a long enough chain would take past the end of the stack.
+    @Test func aLongChainOfAllOfReferencesIsMerged() throws {
+        var lines = ["openapi: 3.1.0", "info: { title: Chain, version: '1' }", "paths: {}", "components:", "  schemas:"]
+        lines.append("    S0: { type: object, required: [first], properties: { first: { type: string } } }")
+        for index in 1..<600 {
+            lines.append("    S\(index): { allOf: [{ $ref: '#/components/schemas/S\(index - 1)' }, { type: object }] }")
+        }
+        let generation = try ProjectFiles.generate(lines.joined(separator: "\n"))
+        #expect(generation.schemaCount == 600)
+        let schemas = generation.files[0].contents
+        #expect(schemas.components(separatedBy: "public var first: String\n").count == 601)
+        #expect(generation.diagnostics.isEmpty)
+    }
 }

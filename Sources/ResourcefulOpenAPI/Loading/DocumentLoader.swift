@@ -19,9 +19,10 @@ enum DocumentLoader {
             parser = try Parser(yaml: text, resolver: Resolver.basic.appending(.merge))  // as YAMLDecoder parses
             root = try parser.singleRoot() ?? ""
         } catch {
-            throw OpenAPIGeneratorError(kind: .unreadableDocument, detail: "neither JSON nor YAML: \(error)")
+            throw OpenAPIGeneratorError(kind: .unreadableDocument, detail: "neither JSON nor YAML: \(Self.shortened(error))")
         }
         return try withExtendedLifetime(parser) { () throws(OpenAPIGeneratorError) in
+            try checkSize(of: root, limit: maximumValues(forBytes: data.count))
             let version = try self.version(of: root)
             do {
                 if version.hasPrefix("3.1") {
@@ -49,6 +50,60 @@ enum DocumentLoader {
             throw OpenAPIGeneratorError(kind: .unreadableDocument, detail: "no `openapi` field: not an OpenAPI document")
         }
         return version
+    }
+
+    /// How many values a document of `bytes` bytes may hold once its YAML aliases are expanded.
+    ///
+    /// Without aliases a document holds fewer values than it has bytes; aliases may repeat a part
+    /// many times over, and aliases of aliases grow exponentially (a few hundred bytes can stand for
+    /// billions of values, which decoding would walk one by one).
+    static func maximumValues(forBytes bytes: Int) -> Int {
+        100_000 + 10 * bytes
+    }
+
+    /// How deep a document may nest its values. Decoding recurses once per level or more, and a
+    /// stack overflow is a crash, not an error; real documents nest a few dozen levels.
+    static let maximumDepth = 128
+
+    /// Throws when the tree nests deeper than ``maximumDepth`` or holds more than `limit` values
+    /// with its aliases expanded; stops counting there, so a document made to expand without end
+    /// costs at most `limit` steps.
+    static func checkSize(of root: Node, limit: Int) throws(OpenAPIGeneratorError) {
+        var remaining = limit
+        var pending = [(root, 1)]
+        while let (node, depth) = pending.popLast() {
+            remaining -= 1
+            guard remaining >= 0 else {
+                throw OpenAPIGeneratorError(
+                    kind: .unreadableDocument,
+                    detail: "its YAML aliases expand to more than \(limit) values"
+                )
+            }
+            guard depth <= maximumDepth else {
+                let line = node.mark.map { " (line \($0.line))" } ?? ""
+                throw OpenAPIGeneratorError(
+                    kind: .unreadableDocument,
+                    detail: "it nests values more than \(maximumDepth) levels deep\(line)"
+                )
+            }
+            switch node {
+            case .scalar, .alias: break
+            case .sequence(let sequence): pending.append(contentsOf: sequence.map { ($0, depth + 1) })
+            case .mapping(let mapping):
+                for (key, value) in mapping {
+                    pending.append((key, depth + 1))
+                    pending.append((value, depth + 1))
+                }
+            }
+        }
+    }
+
+    /// The parser's error, each line cut to 160 characters: the parser quotes the line it stopped
+    /// at, which in a minified JSON document is the whole document.
+    static func shortened(_ error: any Error) -> String {
+        String(describing: error).split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            line.count > 160 ? line.prefix(160) + "…" : line
+        }.joined(separator: "\n")
     }
 
     /// The parser's error with the place in the document it names.

@@ -91,9 +91,11 @@ extension OperationTranslator {
         var failures: [(status: String, schema: JSONSchema, type: SwiftType, strictness: Int)] = []
         for (status, either) in ordered where !status.isSuccess && Self.rank(status) >= 400 {
             let place = pointer.appending(status.rawValue)
-            guard let response = try? document.components.lookup(either),
-                  let (key, content) = MediaTypes.firstJSON(response.content, in: document.components)
-            else { continue }
+            guard let response = try? document.components.lookup(either) else {
+                schemas.report(place, "the response's reference does not resolve; its body is not decoded")
+                continue
+            }
+            guard let (key, content) = MediaTypes.firstJSON(response.content, in: document.components) else { continue }
             let schema = content.schema ?? JSONSchema.fragment
             guard !failures.contains(where: { $0.schema == schema }) else { continue }
             let isProblem = key.rawValue.lowercased().hasPrefix("application/problem+json")

@@ -83,11 +83,7 @@ extension SchemaTranslator {
             if type == .named(name), let own = nested.first(where: { $0.name == name }) { return own }
             return .alias(AliasDeclaration(name: name, documentation: documentation, type: type, companions: nested))
         }
-        var fields: [Field] = []
-        var visited: Set<String> = []
-        for (index, part) in parts.enumerated() {
-            gather(part, at: pointer.appending("allOf").appending(index), into: &fields, visited: &visited)
-        }
+        let fields = merged(parts, at: pointer.appending("allOf"))
         if fields.isEmpty, !plain.isEmpty {
             // Nothing merged (a string and an integer): any value.
             return .alias(AliasDeclaration(name: name, documentation: documentation, type: jsonValue()))
@@ -102,33 +98,43 @@ extension SchemaTranslator {
         }
     }
 
-    /// The properties of `schema` as an `allOf` part, merged into `fields`.
-    private mutating func gather(_ schema: JSONSchema, at pointer: JSONPointer, into fields: inout [Field], visited: inout Set<String>) {
-        switch schema.value {
-        case .reference(.internal(.component(let key)), _):
-            guard visited.insert(key).inserted,
-                  let target = components.schemas[OpenAPI.ComponentKey(stringLiteral: key)]
-            else { return }
-            gather(target, at: JSONPointer.root.appending("components").appending("schemas").appending(key), into: &fields, visited: &visited)
-        case .object(_, let object):
-            for (key, property) in object.properties {
-                let field = Field(key: key, schema: property, isRequired: property.required, pointer: pointer.appending("properties").appending(key))
-                if let index = fields.firstIndex(where: { $0.key == key }) {
-                    let required = fields[index].isRequired || field.isRequired
-                    fields[index] = field
-                    fields[index].isRequired = required
-                } else {
-                    fields.append(field)
+    /// The properties of the `allOf` parts at `pointer`, merged in document order: a later part's
+    /// property replaces an earlier one's of the same name, required when either is.
+    ///
+    /// A loop over pending parts, not recursion, and a dictionary of names, not a search: a chain
+    /// of `allOf` references may be as long as the document makes it.
+    private mutating func merged(_ parts: [JSONSchema], at pointer: JSONPointer) -> [Field] {
+        var fields: [Field] = []
+        var indices: [String: Int] = [:]
+        var visited: Set<String> = []
+        var pending = parts.enumerated().reversed().map { ($1, pointer.appending($0)) }
+        while let (schema, pointer) = pending.popLast() {
+            switch schema.value {
+            case .reference(.internal(.component(let key)), _):
+                guard visited.insert(key).inserted,
+                      let target = components.schemas[OpenAPI.ComponentKey(stringLiteral: key)]
+                else { continue }
+                pending.append((target, JSONPointer.root.appending("components").appending("schemas").appending(key)))
+            case .object(_, let object):
+                for (key, property) in object.properties {
+                    var field = Field(key: key, schema: property, isRequired: property.required, pointer: pointer.appending("properties").appending(key))
+                    if let index = indices[key] {
+                        field.isRequired = field.isRequired || fields[index].isRequired
+                        fields[index] = field
+                    } else {
+                        indices[key] = fields.count
+                        fields.append(field)
+                    }
                 }
+            case .all(let parts, _):
+                // Reversed onto the stack, so the first part is merged first.
+                pending.append(contentsOf: parts.enumerated().reversed().map { ($1, pointer.appending("allOf").appending($0)) })
+            case .fragment:
+                continue  // a description or `required` list beside the parts: nothing to add
+            default:
+                report(pointer, "an allOf part that is not an object is not merged with the others")
             }
-        case .all(let parts, _):
-            for (index, part) in parts.enumerated() {
-                gather(part, at: pointer.appending("allOf").appending(index), into: &fields, visited: &visited)
-            }
-        case .fragment:
-            return  // a description or `required` list beside the parts: nothing to add
-        default:
-            report(pointer, "an allOf part that is not an object is not merged with the others")
         }
+        return fields
     }
 }
