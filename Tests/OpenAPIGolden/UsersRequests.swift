@@ -19,6 +19,9 @@ extension Users {
         public var arrayFormat: ArrayFormat? { .repeated }
 
         /// A request with these values.
+        ///
+        /// - Parameters:
+        ///   - limit: At most this many.
         public init(tag: [String], limit: Int32? = nil, sortOrder: SortOrder? = nil) {
             self.path = "users"
             self.query = Query(limit: limit, tag: tag, sortOrder: sortOrder)
@@ -26,6 +29,7 @@ extension Users {
 
         /// The query string's parameters.
         public struct Query: Encodable, Hashable, Sendable {
+            /// At most this many.
             public var limit: Int32?
             public var tag: [String]
             public var sortOrder: SortOrder?
@@ -383,10 +387,37 @@ extension Users {
 
         public let verb = ResourceVerb.show
         public let path: ResourcePath
+        public let query: Query
+        /// A name the request already has as a member.
+        ///
+        /// Sent in the `verb` header.
+        public let verb2: String?
+        public var headers: [String: String] {
+            var headers: [String: String] = [:]
+            if let verb2 { headers["verb"] = verb2.description }
+            return headers
+        }
 
         /// A request with these values.
-        public init(kind: Kind) {
+        ///
+        /// - Parameters:
+        ///   - verb2: A name the request already has as a member.
+        ///   - self2: A name that would hide the request in its initialiser.
+        public init(kind: Kind, verb2: String? = nil, self2: String? = nil) {
             self.path = "reports/\(kind)"
+            self.query = Query(self: self2)
+            self.verb2 = verb2
+        }
+
+        /// The query string's parameters.
+        public struct Query: Encodable, Hashable, Sendable {
+            /// A name that would hide the request in its initialiser.
+            public var `self`: String?
+
+            /// A value with each property.
+            public init(`self` selfValue: String? = nil) {
+                self.`self` = selfValue
+            }
         }
 
         public enum Kind: Codable, Hashable, Sendable, CustomStringConvertible {

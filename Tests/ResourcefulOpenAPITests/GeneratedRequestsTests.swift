@@ -35,6 +35,13 @@ import Testing
             server.stub(.get, "/v1/reports/a%2Fb", .status(.ok))
             _ = try await api.call(Users.ShowReport(kind: .unknown("a/b")))
             #expect(server.requests.last?.path == "/v1/reports/a%2Fb")
+
+            // Parameters named `self` and `verb` take other Swift names and keep their wire names.
+            server.stub(.get, "/v1/reports/weekly", .status(.ok))
+            _ = try await api.call(Users.ShowReport(kind: .weekly, verb2: "audit", self2: "me"))
+            let sent = try #require(server.requests.last)
+            #expect(sent.query == "self=me")
+            #expect(sent.headerFields[HTTPField.Name("verb")!] == "audit")
         }
     }
 

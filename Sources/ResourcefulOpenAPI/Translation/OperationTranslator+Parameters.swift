@@ -42,7 +42,7 @@ extension OperationTranslator {
                 context.request.arguments.append(.init(label: label, type: type, documentation: parameter.description, destination: .path))
                 pathArguments[parameter.name] = label
             case .query:
-                queryFields.append(.init(key: parameter.name, schema: schema, isRequired: parameter.required, pointer: pointer.appending("schema")))
+                queryFields.append(.init(key: parameter.name, schema: schema, isRequired: parameter.required, pointer: pointer.appending("schema"), description: parameter.description))
                 if let format = arrayFormat(of: parameter, schema: schema, at: pointer) { formats.append(format) }
             case .header:
                 header(parameter, schema: schema, at: pointer, into: &context)

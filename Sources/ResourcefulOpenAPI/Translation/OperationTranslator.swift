@@ -41,7 +41,9 @@ struct OperationTranslator {
         var request: RequestDeclaration
         var pointer: JSONPointer
         var usedTypeNames: Set<String> = []
-        var labels: Set<String> = ["parameters"]
+        /// The initialiser's argument names: `self` is taken, since an argument of that name would
+        /// hide the request being initialised.
+        var labels: Set<String> = ["parameters", "self"]
     }
 
     // MARK: Names and verbs

@@ -7,6 +7,8 @@ extension SchemaTranslator {
         var schema: JSONSchema
         var isRequired: Bool
         var pointer: JSONPointer
+        /// What documents the field when it is not its schema's own description: a parameter's.
+        var description: String? = nil
     }
 
     /// A struct for an object schema: a property per schema property, optional unless required
@@ -39,7 +41,7 @@ extension SchemaTranslator {
                 wireName: field.key,
                 swiftName: swiftName,
                 type: type,
-                documentation: Documentation([field.schema.title, field.schema.description])
+                documentation: Documentation([field.schema.title, field.description ?? field.schema.description])
             ))
         }
         return ObjectDeclaration(name: name, documentation: documentation, properties: properties, nested: nested)
