@@ -30,8 +30,10 @@ struct CodeWriter {
         let paragraphs = documentation.paragraphs + more
         for (index, paragraph) in paragraphs.enumerated() {
             if index > 0 { line("///") }
-            for text in paragraph.split(separator: "\n", omittingEmptySubsequences: false) {
-                let trimmed = text.trimmingTrailingSpaces()
+            // Every line break the document's text holds starts a new `///` line: a carriage
+            // return left inside one would end the comment, and the rest of the line would be code.
+            for text in paragraph.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
+                let trimmed = String(text).withoutInvisibleScalars().trimmingTrailingSpaces()
                 line(trimmed.isEmpty ? "///" : "/// " + trimmed)
             }
         }
@@ -43,7 +45,21 @@ struct CodeWriter {
     }
 }
 
-extension Substring {
+extension String {
+    /// Without control and format characters (a tab is a space): a right-to-left override would
+    /// show a comment's text, or the code after it, in another order than the compiler reads it.
+    fileprivate func withoutInvisibleScalars() -> String {
+        var result = String.UnicodeScalarView()
+        for scalar in unicodeScalars {
+            if scalar == "\t" {
+                result.append(" ")
+            } else if !scalar.isInvisible {
+                result.append(scalar)
+            }
+        }
+        return String(result)
+    }
+
     fileprivate func trimmingTrailingSpaces() -> String {
         var result = self
         while let last = result.last, last == " " || last == "\t" || last == "\r" { result.removeLast() }
@@ -51,8 +67,8 @@ extension Substring {
     }
 }
 
-/// A Swift string literal for `text`: quotes, backslashes and control characters escaped, and
-/// `\(` never read as an interpolation.
+/// A Swift string literal for `text`: quotes, backslashes, control and format characters and line
+/// separators escaped, and `\(` never read as an interpolation.
 func swiftStringLiteral(_ text: String) -> String {
     var result = "\""
     for scalar in text.unicodeScalars {
@@ -62,10 +78,21 @@ func swiftStringLiteral(_ text: String) -> String {
         case "\n": result += "\\n"
         case "\r": result += "\\r"
         case "\t": result += "\\t"
-        case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+        case _ where scalar.isInvisible:
             result += "\\u{\(String(scalar.value, radix: 16))}"
         default: result.unicodeScalars.append(scalar)
         }
     }
     return result + "\""
+}
+
+extension Unicode.Scalar {
+    /// A control or format character, or a line or paragraph separator: written escaped in a
+    /// string literal, left out of a comment.
+    fileprivate var isInvisible: Bool {
+        switch properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator: true
+        default: false
+        }
+    }
 }
