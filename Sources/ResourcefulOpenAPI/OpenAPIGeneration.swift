@@ -9,10 +9,15 @@ public struct OpenAPIGeneration: Sendable {
         /// The file's text: the same document and configuration always give the same bytes.
         public var contents: String
 
+        /// Whether the file at `url` holds these bytes already.
+        package func isWritten(at url: URL) -> Bool {
+            (try? String(contentsOf: url, encoding: .utf8)) == contents
+        }
+
         /// Writes the file at `url`, making its folder, unless the file there already holds these
         /// bytes: a build then does not see an unchanged file as new.
         package func write(to url: URL) throws {
-            if (try? String(contentsOf: url, encoding: .utf8)) == contents { return }
+            if isWritten(at: url) { return }
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(contents.utf8).write(to: url, options: .atomic)
         }

@@ -61,9 +61,7 @@ struct GenerateCommand: ParsableCommand {
         }
         let folder = URL(fileURLWithPath: output, isDirectory: true)
         if check {
-            let stale = generation.files.filter { file in
-                (try? String(contentsOf: folder.appendingPathComponent(file.name), encoding: .utf8)) != file.contents
-            }
+            let stale = generation.files.filter { !$0.isWritten(at: folder.appendingPathComponent($0.name)) }
             guard stale.isEmpty else {
                 Self.printError("resourceful: out of date in \(output): \(stale.map(\.name).joined(separator: ", ")); run without --check to generate them")
                 throw ExitCode(1)

@@ -88,7 +88,7 @@ enum SwiftNames {
         guard character.isLetter, let first = character.unicodeScalars.first else { return false }
         return identifierHead.contains { $0.contains(first.value) }
             && character.unicodeScalars.dropFirst().allSatisfy { scalar in
-                (identifierHead + identifierContinuation).contains { $0.contains(scalar.value) }
+                identifierCharacter.contains { $0.contains(scalar.value) }
             }
     }
 
@@ -107,8 +107,9 @@ enum SwiftNames {
         0xE0000...0xEFFFD,
     ]
 
-    /// The scalars that may follow in an identifier but not start one (identifier-character).
-    private static let identifierContinuation: [ClosedRange<UInt32>] = [
+    /// The scalars above ASCII that may follow in an identifier: the heads, and combining marks
+    /// (identifier-character).
+    private static let identifierCharacter: [ClosedRange<UInt32>] = identifierHead + [
         0x300...0x36F, 0x1DC0...0x1DFF, 0x20D0...0x20FF, 0xFE20...0xFE2F,
     ]
 

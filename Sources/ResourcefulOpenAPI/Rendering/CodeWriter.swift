@@ -39,6 +39,12 @@ struct CodeWriter {
         }
     }
 
+    /// A `//` comment of one line: the text's line breaks are spaces, its invisible characters left
+    /// out, as in ``documentation(_:_:)``.
+    mutating func comment(_ text: String) {
+        line("// " + text.split(whereSeparator: \.isNewline).joined(separator: " ").withoutInvisibleScalars())
+    }
+
     /// Removes the empty line a block's last member left before the closing brace.
     mutating func trimBlankLine() {
         if text.hasSuffix("\n\n") { text.removeLast() }
@@ -62,7 +68,7 @@ extension String {
 
     fileprivate func trimmingTrailingSpaces() -> String {
         var result = self
-        while let last = result.last, last == " " || last == "\t" || last == "\r" { result.removeLast() }
+        while result.last == " " { result.removeLast() }
         return String(result)
     }
 }
