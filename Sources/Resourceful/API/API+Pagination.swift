@@ -127,9 +127,7 @@ struct APIPages<Request: ResourceRequest>: AsyncSequence, Sendable {
         /// The absolute URL of `link`, which must share the base URL's origin.
         private func resolve(_ link: String, after current: String?) throws(APIError) -> String {
             let base = current.flatMap(URL.init(string:)) ?? api.config.baseURL.appendingPathComponent("")
-            guard let target = URL(string: link, relativeTo: base)?.absoluteURL,
-                RedirectFollower.origin(of: target) == RedirectFollower.origin(of: api.config.baseURL)
-            else {
+            guard let target = URL(string: link, relativeTo: base)?.absoluteURL, Origin.same(target, api.config.baseURL) else {
                 throw APIError(kind: .invalidRequest, detail: "the next link points to another origin")
             }
             return target.absoluteString

@@ -46,14 +46,12 @@ struct RedirectFollower: Sendable {
                 response.followedRedirect = hops > 0
                 return response
             }
-            guard let target = URL(string: location, relativeTo: from)?.absoluteURL,
-                let scheme = target.scheme?.lowercased(), target.host != nil
-            else {
+            guard let target = URL(string: location, relativeTo: from)?.absoluteURL, let targetOrigin = Origin(target) else {
                 throw APIError(kind: .redirectRefused, status: response.status, detail: "the redirect target is not an absolute URL")
             }
-            let targetOrigin = Self.origin(of: target)
+            let scheme = targetOrigin.scheme
             guard scheme == "http" || scheme == "https" else {
-                throw APIError(kind: .redirectRefused, status: response.status, detail: "a redirect to a \(Self.safeScheme(scheme)) URL was refused")
+                throw APIError(kind: .redirectRefused, status: response.status, detail: "a redirect to a \(Origin.safeScheme(scheme)) URL was refused")
             }
             if from.scheme?.lowercased() == "https", scheme == "http" {
                 throw APIError(kind: .redirectRefused, status: response.status, detail: "a redirect from https to \(targetOrigin) was refused")
@@ -64,7 +62,8 @@ struct RedirectFollower: Sendable {
                 throw APIError(kind: .tooManyRedirects, status: response.status, detail: "more than \(limit) redirects, or a loop")
             }
             let code = response.status.code
-            let crossesOrigin = targetOrigin != Self.origin(of: from)
+            // The exact origin, not the form written in messages: `exam!ple.com` is not `example.com`.
+            let crossesOrigin = targetOrigin != Origin(from)
             if code == 303 || ((code == 301 || code == 302) && current.method == .post) {
                 if current.method != .head { current.method = .get }
                 current.body = nil
@@ -82,18 +81,5 @@ struct RedirectFollower: Sendable {
             }
             current.url = target.absoluteString
         }
-    }
-
-    /// `scheme://host:port`, the host lower-cased, with the scheme's default port when none is
-    /// given. Only the characters a host may hold are kept, so it can be written in an error.
-    static func origin(of url: URL) -> String {
-        let scheme = url.scheme?.lowercased() ?? ""
-        let port = url.port ?? (scheme == "https" ? 443 : 80)
-        let host = (url.host?.lowercased() ?? "").filter { $0.isASCII && ($0.isLetter || $0.isNumber || "-.:[]_".contains($0)) }
-        return "\(safeScheme(scheme))://\(host):\(port)"
-    }
-
-    private static func safeScheme(_ scheme: String) -> String {
-        String(scheme.filter { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }.prefix(32))
     }
 }
