@@ -43,7 +43,8 @@ extension APIConfig {
     ///   array), `http.decompression` (bool), `http.maxDecompressionRatio` (int),
     ///   `http.dangerouslyDisableCertificateVerification` (bool).
     /// - `http.version` (`automatic`: HTTP/2 where the server offers it, or `http1`).
-    /// - `http.proxy` (`environment`, the default: `HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY`;
+    /// - `http.proxy` (`environment`, the default: `https_proxy` else `HTTPS_PROXY`, `http_proxy`
+    ///   (upper-case `HTTP_PROXY` is never read), `no_proxy` else `NO_PROXY`, as curl reads them;
     ///   `none`; or an `http://host:port` URL), `http.proxyCredentialService` (string).
     /// - `http.tls.caFile` and `http.tls.caDirectory` (string paths), `http.tls.trustSystemRoots`
     ///   (bool, default true), `http.tls.minimumVersion` (`1.2` or `1.3`),

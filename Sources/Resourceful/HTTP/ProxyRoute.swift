@@ -8,8 +8,27 @@ import Musl
 import Darwin
 #endif
 
-/// Which proxy, if any, a request goes through: `http.proxy`, or the usual environment variables
-/// (`HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY`, upper case before lower case).
+/// Which proxy, if any, a request goes through: `http.proxy`, or the environment's variables,
+/// read the way curl reads them.
+///
+/// - `https` targets: `https_proxy`, else `HTTPS_PROXY`.
+/// - `http` targets: `http_proxy` only. `HTTP_PROXY` is never read: a CGI program finds a
+///   request's `Proxy` header field in that variable ("httpoxy"), so it cannot be trusted.
+/// - `no_proxy`, else `NO_PROXY`: the targets that go direct.
+///
+/// A lower-case variable that is set wins over its upper-case form even when empty; an empty
+/// value means no proxy (or no exceptions).
+///
+/// `NO_PROXY` is a comma-separated list; spaces and tabs around an entry are ignored, case does
+/// not matter, and an entry that is none of these forms is ignored:
+/// - `*`: nothing is proxied;
+/// - a host name, which matches itself and every name under it on a label boundary
+///   (`example.com` matches `api.example.com`, not `notexample.com`); a leading `.` or `*.` and a
+///   trailing `.` are ignored, as is a trailing `.` of the target's host;
+/// - an IPv4 or IPv6 address, or a CIDR block (`10.0.0.0/8`, `fd00::/8`), an IPv6 one with or
+///   without brackets (`[::1]`, `[fd00::]/8`); it matches only targets written as addresses;
+/// - any of the above but `*` and a block with `:port` after it (`example.com:8443`,
+///   `[::1]:18443`, `10.0.0.1:8080`): that port only.
 struct ProxyRoute: Sendable, Equatable {
     /// The proxy for `https` targets and for `http` ones.
     let https: URL?
@@ -21,25 +40,31 @@ struct ProxyRoute: Sendable, Equatable {
     enum Exception: Sendable, Equatable {
         /// `*`: nothing is proxied.
         case everything
-        /// A host name: itself and every name under it (`example.com`, `.example.com`,
-        /// `*.example.com`), optionally on one port only.
+        /// A host name without leading or trailing dots: itself and every name under it,
+        /// optionally on one port only.
         case domain(String, port: Int?)
-        /// An address or a CIDR block (`10.0.0.0/8`, `::1`).
-        case network([UInt8], prefix: Int)
+        /// An address or a CIDR block (`10.0.0.0/8`, `::1`), optionally on one port only.
+        case network([UInt8], prefix: Int, port: Int?)
     }
+
+    /// The variables read for `https` targets, `http` ones and exceptions, first found first.
+    static let httpsVariables = ["https_proxy", "HTTPS_PROXY"]
+    static let httpVariables = ["http_proxy"]
+    static let noProxyVariables = ["no_proxy", "NO_PROXY"]
 
     /// The route `setting` describes; `environment` holds the variables.
     init(_ setting: APIConfig.ProxySetting, environment: [String: String]) {
+        let exceptions = Self.exceptions(Self.variable(Self.noProxyVariables, in: environment) ?? "")
         switch setting {
         case .none:
             self.init(https: nil, http: nil, exceptions: [])
         case .url(let url):
-            self.init(https: url, http: url, exceptions: Self.exceptions(Self.variable("NO_PROXY", in: environment) ?? ""))
+            self.init(https: url, http: url, exceptions: exceptions)
         case .environment:
             self.init(
-                https: Self.variable("HTTPS_PROXY", in: environment).flatMap(Self.proxyURL),
-                http: Self.variable("HTTP_PROXY", in: environment).flatMap(Self.proxyURL),
-                exceptions: Self.exceptions(Self.variable("NO_PROXY", in: environment) ?? "")
+                https: Self.variable(Self.httpsVariables, in: environment).flatMap(Self.proxyURL),
+                http: Self.variable(Self.httpVariables, in: environment).flatMap(Self.proxyURL),
+                exceptions: exceptions
             )
         }
     }
@@ -53,19 +78,17 @@ struct ProxyRoute: Sendable, Equatable {
     /// The proxy for `url`, or `nil` to go direct.
     func proxy(for url: URL) -> URL? {
         let scheme = url.scheme?.lowercased()
-        guard let proxy = scheme == "https" ? https : scheme == "http" ? http : nil, let host = url.host?.lowercased() else {
+        guard let proxy = scheme == "https" ? https : scheme == "http" ? http : nil, let target = Target(url) else {
             return nil
         }
-        let port = url.port ?? (scheme == "https" ? 443 : 80)
-        return exceptions.contains { $0.matches(host: host, port: port) } ? nil : proxy
+        return exceptions.contains { $0.matches(target) } ? nil : proxy
     }
 
-    /// A variable's value, upper case first, ignoring empty ones.
-    private static func variable(_ name: String, in environment: [String: String]) -> String? {
-        for key in [name, name.lowercased()] {
-            if let value = environment[key]?.trimmingCharacters(in: .whitespaces), !value.isEmpty { return value }
-        }
-        return nil
+    /// The first of `names` that is set, trimmed; `nil` when it is empty or none is set.
+    private static func variable(_ names: [String], in environment: [String: String]) -> String? {
+        guard let value = names.lazy.compactMap({ environment[$0] }).first else { return nil }
+        let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed.isEmpty ? nil : trimmed
     }
 
     /// A proxy variable's URL; `host:port` alone means `http://host:port`.
@@ -73,29 +96,62 @@ struct ProxyRoute: Sendable, Equatable {
         URL(string: text.contains("://") ? text : "http://" + text)
     }
 
-    /// The entries of a `NO_PROXY` list.
+    /// The entries of a `NO_PROXY` list, those of no known form left out.
     static func exceptions(_ list: String) -> [Exception] {
-        list.split(separator: ",").compactMap { entry in
-            var text = entry.trimmingCharacters(in: .whitespaces).lowercased()
-            guard !text.isEmpty else { return nil }
-            if text == "*" { return .everything }
-            if let slash = text.firstIndex(of: "/") {
-                guard let prefix = Int(text[text.index(after: slash)...]), let address = address(String(text[..<slash])),
-                    (0...address.count * 8).contains(prefix)
-                else { return nil }
-                return .network(address, prefix: prefix)
-            }
-            if let address = address(text.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))) {
-                return .network(address, prefix: address.count * 8)
-            }
+        list.split(separator: ",").compactMap { exception(String($0)) }
+    }
+
+    /// One `NO_PROXY` entry, or `nil` for an empty one or one of no known form.
+    static func exception(_ entry: String) -> Exception? {
+        var text = entry.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        guard !text.isEmpty, !text.contains(where: \.isWhitespace) else { return nil }
+        if text == "*" { return .everything }
+        if text.hasPrefix("[") {
+            // `[v6]`, `[v6]:port`, `[v6]/bits`, `[v6/bits]`.
+            guard let close = text.firstIndex(of: "]") else { return nil }
+            var address = String(text[text.index(after: text.startIndex)..<close])
+            let rest = text[text.index(after: close)...]
             var port: Int?
-            if let colon = text.lastIndex(of: ":"), let number = Int(text[text.index(after: colon)...]) {
+            if rest.hasPrefix(":") {
+                guard let number = Self.port(rest.dropFirst()) else { return nil }
                 port = number
-                text = String(text[..<colon])
+            } else if rest.hasPrefix("/") {
+                address += rest
+            } else if !rest.isEmpty {
+                return nil
             }
-            while text.hasPrefix("*") || text.hasPrefix(".") { text.removeFirst() }
-            return text.isEmpty ? nil : .domain(text, port: port)
+            return network(address, port: port)
         }
+        if let network = network(text, port: nil) { return network }
+        var port: Int?
+        if let colon = text.firstIndex(of: ":"), colon == text.lastIndex(of: ":") {
+            guard let number = Self.port(text[text.index(after: colon)...]) else { return nil }
+            port = number
+            text = String(text[..<colon])
+            if let network = network(text, port: port) { return network }
+        }
+        while text.hasPrefix("*") || text.hasPrefix(".") { text.removeFirst() }
+        if text.hasSuffix(".") { text.removeLast() }
+        guard !text.isEmpty, !text.contains(where: { "*/:[]".contains($0) }) else { return nil }
+        return .domain(text, port: port)
+    }
+
+    /// An address or `address/bits`, or `nil` when `text` is neither.
+    private static func network(_ text: String, port: Int?) -> Exception? {
+        guard let slash = text.firstIndex(of: "/") else {
+            return address(text).map { .network($0, prefix: $0.count * 8, port: port) }
+        }
+        let bits = text[text.index(after: slash)...]
+        guard !bits.isEmpty, bits.count <= 3, bits.allSatisfy(\.isASCIIDigit), let prefix = Int(bits),
+            let address = address(String(text[..<slash])), prefix <= address.count * 8
+        else { return nil }
+        return .network(address, prefix: prefix, port: port)
+    }
+
+    /// A port number of at most five digits, up to 65535.
+    private static func port(_ text: Substring) -> Int? {
+        guard !text.isEmpty, text.count <= 5, text.allSatisfy(\.isASCIIDigit), let port = Int(text), port <= 65535 else { return nil }
+        return port
     }
 
     /// The bytes of an IPv4 or IPv6 address, or `nil` for anything else.
@@ -106,19 +162,41 @@ struct ProxyRoute: Sendable, Equatable {
         if inet_pton(AF_INET6, text, &v6) == 1 { return withUnsafeBytes(of: &v6) { Array($0) } }
         return nil
     }
+
+    /// A request's host, as `NO_PROXY` entries are matched against it.
+    struct Target {
+        /// The host name, lower-cased, without a trailing dot; `nil` for an address.
+        let name: String?
+        /// The address's bytes; `nil` for a host name.
+        let address: [UInt8]?
+        let port: Int
+
+        init?(_ url: URL) {
+            guard var host = url.host?.lowercased(), !host.isEmpty else { return nil }
+            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            let scheme = url.scheme?.lowercased()
+            port = url.port ?? (scheme == "https" ? 443 : 80)
+            address = ProxyRoute.address(host)
+            if address == nil, host.hasSuffix(".") { host.removeLast() }
+            name = address == nil ? host : nil
+        }
+    }
+}
+
+extension Character {
+    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
 }
 
 extension ProxyRoute.Exception {
-    func matches(host: String, port: Int) -> Bool {
+    func matches(_ target: ProxyRoute.Target) -> Bool {
         switch self {
         case .everything:
             return true
         case .domain(let domain, let only):
-            if let only, only != port { return false }
+            guard let host = target.name, only == nil || only == target.port else { return false }
             return host == domain || host.hasSuffix("." + domain)
-        case .network(let network, let prefix):
-            let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-            guard let address = ProxyRoute.address(bare), address.count == network.count else { return false }
+        case .network(let network, let prefix, let only):
+            guard let address = target.address, address.count == network.count, only == nil || only == target.port else { return false }
             var remaining = prefix
             for (left, right) in zip(address, network) where remaining > 0 {
                 let bits = min(remaining, 8)
@@ -136,7 +214,7 @@ extension ProxyRoute.Exception {
 /// launches hold too.
 enum TransportEnvironment {
     static let names = [
-        "SSL_CERT_FILE", "SSL_CERT_DIR", "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy",
+        "SSL_CERT_FILE", "SSL_CERT_DIR", "https_proxy", "HTTPS_PROXY", "http_proxy", "no_proxy", "NO_PROXY",
     ]
 
     static func current() -> [String: String] {

@@ -25,6 +25,9 @@ import Testing
         try await MockServer.withRunning { server in
             server.stub(.get, "/x", .status(.noContent))
             let target = "127.0.0.1:\(server.baseURL.port ?? 0)"
+            #expect(await call(server.baseURL.absoluteString, environment: ["http_proxy": proxy.url]) == nil)
+            #expect(proxy.requests.filter { $0.contains(target) }.count == 1, "\(proxy.requests)")
+            // Upper-case HTTP_PROXY is never read (a CGI program gets a request's `Proxy` field there).
             #expect(await call(server.baseURL.absoluteString, environment: ["HTTP_PROXY": proxy.url]) == nil)
             #expect(proxy.requests.filter { $0.contains(target) }.count == 1, "\(proxy.requests)")
             // Lower case, and a NO_PROXY that names the target (or a block holding it): direct.
@@ -33,11 +36,11 @@ import Testing
             }
             #expect(proxy.requests.filter { $0.contains(target) }.count == 1)
             // `none` ignores the variables; a configured URL needs none.
-            #expect(await call(server.baseURL.absoluteString, environment: ["HTTP_PROXY": proxy.url]) { $0.proxy = .none } == nil)
+            #expect(await call(server.baseURL.absoluteString, environment: ["http_proxy": proxy.url]) { $0.proxy = .none } == nil)
             #expect(proxy.requests.filter { $0.contains(target) }.count == 1)
             #expect(await call(server.baseURL.absoluteString, environment: [:]) { $0.proxy = .url(URL(string: proxy.url)!) } == nil)
             #expect(proxy.requests.filter { $0.contains(target) }.count == 2)
-            #expect(server.requests.count == 6)
+            #expect(server.requests.count == 7)
         }
         try await proxy.stop()
     }
@@ -62,7 +65,7 @@ import Testing
         let proxy = try await Tinyproxy.start(basicAuth: ("app", secret))
         try await MockServer.withRunning { server in
             server.stub(.get, "/v1/x", .status(.noContent))
-            let refused = await call(server.baseURL.absoluteString + "/v1", environment: ["HTTP_PROXY": proxy.url])
+            let refused = await call(server.baseURL.absoluteString + "/v1", environment: ["http_proxy": proxy.url])
             #expect(refused?.kind == .authentication)
             #expect(refused?.description.contains("http.proxyCredentialService") == true)
             #expect(server.requests.isEmpty)
@@ -73,7 +76,7 @@ import Testing
             config.http.proxyCredentialService = "egress-proxy"
             let basic = "Basic " + Data("app:\(secret)".utf8).base64EncodedString()
             let storage = InMemoryAuthenticationStorage(["s": "Bearer upstream-token", "egress-proxy": basic])
-            let transport = try await APIDependencies.transport(for: config, storage: storage, environment: ["HTTP_PROXY": proxy.url])
+            let transport = try await APIDependencies.transport(for: config, storage: storage, environment: ["http_proxy": proxy.url])
             let logs = InMemoryLogHandler()
             var logger = Logger(label: "test") { _ in logs }
             logger.logLevel = .trace
@@ -95,9 +98,33 @@ import Testing
         try await proxy.stop()
     }
 
+    /// What tinyproxy was asked to carry shows the route: a target `NO_PROXY` names never reaches
+    /// it, even where going direct then fails (nothing listens on `[::1]`, `localhost.` does not
+    /// resolve here).
+    @Test(arguments: [
+        ("http://[::1]:{port}/v1", "[::1]:{port}"),
+        ("http://[::1]:{port}/v1", "[::1]"),
+        ("http://[::1]:{port}/v1", "::1"),
+        ("http://localhost.:{port}/v1", "localhost"),
+        ("http://localhost:{port}/v1", "localhost."),
+        ("http://LocalHost:{port}/v1", ".localhost:{port}"),
+    ])
+    func noProxyFormsKeepTheTargetAwayFromTheProxy(target: String, noProxy: String) async throws {
+        let proxy = try await Tinyproxy.start()
+        let port = try Nginx.freePort()
+        let url = target.replacingOccurrences(of: "{port}", with: "\(port)")
+        let entry = noProxy.replacingOccurrences(of: "{port}", with: "\(port)")
+        _ = await call(url, environment: ["http_proxy": proxy.url, "no_proxy": "other.test, \(entry)"])
+        #expect(!proxy.requests.contains { $0.contains(":\(port)") }, "\(proxy.requests)")
+        // Without the entry, the same call reaches the proxy: the check above can see a proxied call.
+        _ = await call(url, environment: ["http_proxy": proxy.url, "no_proxy": "other.test"])
+        #expect(proxy.requests.contains { $0.contains(":\(port)") }, "\(proxy.requests)")
+        try await proxy.stop()
+    }
+
     @Test func aProxyURLWithAPasswordIsRefusedWithoutRepeatingIt() async throws {
         try await MockServer.withRunning { server in
-            let error = await call(server.baseURL.absoluteString, environment: ["HTTP_PROXY": "http://user:hunter2@127.0.0.1:9"])
+            let error = await call(server.baseURL.absoluteString, environment: ["http_proxy": "http://user:hunter2@127.0.0.1:9"])
             #expect(error?.kind == .invalidConfiguration)
             #expect(error?.description.contains("hunter2") == false)
             #expect(server.requests.isEmpty)
@@ -110,39 +137,85 @@ import Testing
     }
 }
 
-/// `NO_PROXY` and the variables, the rules curl and Go follow.
+/// `NO_PROXY` and the variables, the rules curl follows.
 @Suite struct ProxyRouteTests {
     private let proxy = URL(string: "http://proxy.internal:3128")!
 
     @Test(arguments: [
+        // Host names: the name and names under it, on a label boundary; case does not matter.
         ("example.com", "https://example.com/x", true),
         ("example.com", "https://api.example.com/x", true),
         ("example.com", "https://notexample.com/x", false),
+        ("example.com", "https://example.com.evil.test/x", false),
         (".example.com", "https://api.example.com/x", true),
+        (".example.com", "https://example.com/x", true),
         ("*.example.com", "https://api.example.com/x", true),
         ("EXAMPLE.com", "https://Api.Example.COM/x", true),
+        // A trailing dot on either side is ignored.
+        ("localhost", "http://localhost./x", true),
+        ("localhost.", "http://localhost/x", true),
+        ("example.com.", "https://api.example.com./x", true),
+        // A port suffix limits the entry to that port (the scheme's default when none is written).
         ("example.com:8443", "https://example.com:8443/x", true),
         ("example.com:8443", "https://example.com/x", false),
+        ("example.com:443", "https://example.com/x", true),
+        ("192.168.1.7:8080", "http://192.168.1.7:8080/x", true),
+        ("192.168.1.7:8080", "http://192.168.1.7:8081/x", false),
+        // Addresses and CIDR blocks, IPv6 with or without brackets, with or without a port.
         ("10.0.0.0/8", "https://10.1.2.3/x", true),
         ("10.0.0.0/8", "https://11.1.2.3/x", false),
         ("192.168.1.7", "https://192.168.1.7/x", true),
         ("::1", "https://[::1]:8443/x", true),
+        ("[::1]", "https://[::1]:8443/x", true),
+        ("[::1]:18443", "http://[::1]:18443/x", true),
+        ("[::1]:18443", "http://[::1]:18444/x", false),
+        ("[0:0::1]:18443", "http://[::1]:18443/x", true),
         ("fd00::/8", "https://[fd12::1]/x", true),
+        ("[fd00::]/8", "https://[fd12::1]/x", true),
+        ("fd00::/8", "https://[fe12::1]/x", false),
+        // An address entry matches addresses only; a name entry, names only.
+        ("0.1", "https://10.0.0.1/x", false),
+        ("127.0.0.1", "http://localhost/x", false),
+        // Whitespace around entries; `*` alone; entries of no known form are ignored.
+        ("  example.com\t", "https://example.com/x", true),
         ("*", "https://anything.example/x", true),
         ("", "https://example.com/x", false),
+        ("example.com:99999", "https://example.com/x", false),
+        ("10.0.0.0/33", "https://10.1.2.3/x", false),
+        ("[::1", "http://[::1]/x", false),
+        ("exa mple.com", "https://mple.com/x", false),
     ])
     func noProxy(entry: String, target: String, bypassed: Bool) {
-        let route = ProxyRoute(.environment, environment: ["HTTPS_PROXY": proxy.absoluteString, "NO_PROXY": "other.test, \(entry)"])
-        #expect((route.proxy(for: URL(string: target)!) == nil) == bypassed)
+        for scheme in ["https", "http"] {
+            let route = ProxyRoute(
+                .environment,
+                environment: ["https_proxy": proxy.absoluteString, "http_proxy": proxy.absoluteString, "no_proxy": "other.test, \(entry)"]
+            )
+            let url = URL(string: target.replacingOccurrences(of: "https://", with: "\(scheme)://"))!
+            let defaultPort = url.port == nil && entry.hasSuffix(":443") && scheme == "http"
+            #expect((route.proxy(for: url) == nil) == (bypassed && !defaultPort), "\(entry) / \(url)")
+        }
     }
 
-    @Test func eachSchemeHasItsOwnVariableAndUpperCaseWins() {
+    @Test func lowerCaseWinsAndUpperCaseHTTPProxyIsNeverRead() {
         let route = ProxyRoute(
             .environment,
-            environment: ["HTTPS_PROXY": "http://upper:1", "https_proxy": "http://lower:1", "http_proxy": "proxy.internal:3128"]
+            environment: ["HTTPS_PROXY": "http://upper:1", "https_proxy": "http://lower:1", "HTTP_PROXY": "http://upper:2", "NO_PROXY": "b.example"]
         )
-        #expect(route.proxy(for: URL(string: "https://a.example")!)?.host == "upper")
-        #expect(route.proxy(for: URL(string: "http://a.example")!) == URL(string: "http://proxy.internal:3128"))
-        #expect(ProxyRoute(.none, environment: ["HTTPS_PROXY": "http://upper:1"]).proxy(for: URL(string: "https://a.example")!) == nil)
+        #expect(route.proxy(for: URL(string: "https://a.example")!)?.host == "lower")
+        #expect(route.proxy(for: URL(string: "https://b.example")!) == nil)
+        #expect(route.proxy(for: URL(string: "http://a.example")!) == nil)
+        let upper = ProxyRoute(.environment, environment: ["HTTPS_PROXY": "http://upper:1", "http_proxy": "proxy.internal:3128"])
+        #expect(upper.proxy(for: URL(string: "https://a.example")!)?.host == "upper")
+        #expect(upper.proxy(for: URL(string: "http://a.example")!) == URL(string: "http://proxy.internal:3128"))
+        // A lower-case variable that is set but empty means none; its upper-case form is not read.
+        let empty = ProxyRoute(
+            .environment,
+            environment: ["https_proxy": "", "HTTPS_PROXY": "http://upper:1", "no_proxy": "", "NO_PROXY": "*"]
+        )
+        #expect(empty.proxy(for: URL(string: "https://a.example")!) == nil)
+        let noExceptions = ProxyRoute(.environment, environment: ["https_proxy": "http://lower:1", "no_proxy": "", "NO_PROXY": "*"])
+        #expect(noExceptions.proxy(for: URL(string: "https://a.example")!)?.host == "lower")
+        #expect(ProxyRoute(.none, environment: ["https_proxy": "http://lower:1"]).proxy(for: URL(string: "https://a.example")!) == nil)
     }
 }
