@@ -59,7 +59,7 @@ public struct OpenAPIGenerator: Sendable {
     public func generate(from data: Data, documentName: String) throws(OpenAPIGeneratorError) -> OpenAPIGeneration {
         let document = try DocumentLoader.load(data)
         let operations = selectedOperations(of: document)
-        var names = TypeNames(schemaKeys: document.components.schemas.keys.map(\.rawValue))
+        var names = TypeNames(schemaKeys: document.components.schemas.pairs.map(\.key.rawValue))
         let requestNames = operations.map { operation in
             names.requestType(OperationTranslator.typeName(
                 operationId: operation.operation.operationId,
@@ -69,7 +69,7 @@ public struct OpenAPIGenerator: Sendable {
         }
 
         var schemas = SchemaTranslator(components: document.components, names: names)
-        var declarations = document.components.schemas.map { key, schema in
+        var declarations = document.components.schemas.pairs.map { key, schema in
             schemas.declaration(forComponent: key.rawValue, schema: schema)
         }
         let security = SecurityDocumentation(document: document)
@@ -142,7 +142,7 @@ public struct OpenAPIGenerator: Sendable {
 
     /// Webhooks and callbacks: requests the server sends, which a client has no type for.
     private func notGenerated(_ document: OpenAPI.Document, _ operations: [SelectedOperation]) -> [OpenAPIDiagnostic] {
-        let webhooks = document.webhooks.keys.map { name in
+        let webhooks = document.webhooks.pairs.map(\.key).map { name in
             OpenAPIDiagnostic(
                 pointer: JSONPointer.root.appending("webhooks").appending(name).description,
                 message: "a webhook is a request the server sends; no request type is generated for it"

@@ -26,10 +26,10 @@ enum DocumentLoader {
             let version = try self.version(of: root)
             do {
                 if version.hasPrefix("3.1") {
-                    return try YAMLDecoder().decode(OpenAPIKit.OpenAPI.Document.self, from: root)
+                    return try NodeDecoder.decode(OpenAPIKit.OpenAPI.Document.self, from: root)
                 }
                 if version.hasPrefix("3.0") {
-                    return try YAMLDecoder().decode(OpenAPIKit30.OpenAPI.Document.self, from: root).convert(to: .v3_1_1)
+                    return try NodeDecoder.decode(OpenAPIKit30.OpenAPI.Document.self, from: root).convert(to: .v3_1_1)
                 }
             } catch {
                 throw OpenAPIGeneratorError(kind: .unreadableDocument, detail: Self.describe(error))

@@ -12,7 +12,7 @@ struct TypeNames: Sendable {
     ]
 
     private var schemas: [String: String] = [:]
-    private var used: Set<String> = []
+    private var used: UniqueNames = []
 
     /// Names for the component schemas, in the document's order.
     init(schemaKeys: [String]) {
@@ -41,12 +41,6 @@ struct TypeNames: Sendable {
     }
 
     private mutating func claim(_ base: String) -> String {
-        var name = base
-        var counter = 2
-        while !used.insert(name).inserted {
-            name = base + String(counter)
-            counter += 1
-        }
-        return name
+        used.claim(base)
     }
 }

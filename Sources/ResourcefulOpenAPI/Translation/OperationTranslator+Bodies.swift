@@ -45,7 +45,7 @@ extension OperationTranslator {
             }
         }
         guard let chosen else {
-            let types = body.content.keys.map(\.rawValue).joined(separator: ", ")
+            let types = body.content.pairs.map(\.key.rawValue).joined(separator: ", ")
             schemas.report(pointer.appending("content"), "no JSON, form or multipart body (\(types)); no body is sent")
             return
         }
@@ -147,7 +147,7 @@ extension OperationTranslator {
     private mutating func responseType(_ response: OpenAPI.Response, name: String, at pointer: JSONPointer, into context: inout Context) -> SwiftType? {
         guard !response.content.isEmpty else { return nil }
         guard let (key, content) = MediaTypes.firstJSON(response.content, in: document.components) else {
-            let types = response.content.keys.map(\.rawValue).joined(separator: ", ")
+            let types = response.content.pairs.map(\.key.rawValue).joined(separator: ", ")
             schemas.report(pointer.appending("content"), "a body that is not JSON (\(types)) is not decoded")
             return nil
         }

@@ -22,10 +22,14 @@ extension OperationTranslator {
                     schemas.report(place, "the parameter's reference does not resolve; it is left out")
                     continue
                 }
-                parameters.removeAll { $0.parameter.name == parameter.name && $0.parameter.location == parameter.location }
                 parameters.append((parameter, place))
             }
         }
+        // An operation's parameter replaces the path item's of the same name and location: the
+        // last of each is kept, in the order of those last ones.
+        var last: [ParameterKey: Int] = [:]
+        for (index, entry) in parameters.enumerated() { last[ParameterKey(entry.parameter)] = index }
+        parameters = parameters.enumerated().filter { last[ParameterKey($0.element.parameter)] == $0.offset }.map(\.element)
 
         var queryFields: [SchemaTranslator.Field] = []
         var formats: [String] = []
@@ -37,7 +41,7 @@ extension OperationTranslator {
                 if case .a(let style) = parameter.schemaOrContent, style.style != .simple {
                     schemas.report(pointer, "`style: \(style.style.rawValue)` is not expressed; the value is one plain path segment")
                 }
-                let label = SchemaTranslator.unique(SwiftNames.memberName(parameter.name), in: &context.labels)
+                let label = context.labels.claim(SwiftNames.memberName(parameter.name))
                 let type = pathType(schema, name: parameter.name, at: pointer.appending("schema"), into: &context)
                 context.request.arguments.append(.init(label: label, type: type, documentation: parameter.description, destination: .path))
                 pathArguments[parameter.name] = label
@@ -154,9 +158,7 @@ extension OperationTranslator {
             schemas.report(pointer, "a header parameter that is not a plain value is taken as a String")
         }
         if !parameter.required { type = type.optional }
-        var members = context.labels.union(Self.requestMembers)
-        let property = SchemaTranslator.unique(SwiftNames.memberName(parameter.name), in: &members)
-        context.labels.insert(SwiftNames.bare(property))
+        let property = context.labels.claim(SwiftNames.memberName(parameter.name), avoiding: Self.requestMembers)
         context.request.arguments.append(.init(
             label: property,
             type: type,
@@ -178,7 +180,7 @@ extension OperationTranslator {
                 var label = arguments[name]
                 if label == nil {
                     schemas.report(context.pointer, "the path names `{\(name)}`, which no parameter declares; it is a String argument")
-                    let added = SchemaTranslator.unique(SwiftNames.memberName(name), in: &context.labels)
+                    let added = context.labels.claim(SwiftNames.memberName(name))
                     context.request.arguments.append(.init(label: added, type: .string, documentation: nil, destination: .path))
                     label = added
                 }
@@ -194,7 +196,7 @@ extension OperationTranslator {
     /// The query parameters as the request's `Query` struct.
     private mutating func query(_ fields: [SchemaTranslator.Field], into context: inout Context) {
         guard !fields.isEmpty else { return }
-        var query = schemas.objectDeclaration(fields, name: "Query", documentation: Documentation(["The query string's parameters."]), reserving: context.usedTypeNames)
+        var query = schemas.objectDeclaration(fields, name: "Query", documentation: Documentation(["The query string's parameters."]), reserving: context.usedTypeNames.names)
         query.isEncodableOnly = true
         // The request's initialiser names these types too: they go in the request, which the
         // query struct sees.
@@ -202,7 +204,7 @@ extension OperationTranslator {
         context.usedTypeNames.formUnion(query.nested.map(\.name))
         query.nested = []
         for property in query.properties {
-            let label = SchemaTranslator.unique(property.swiftName, in: &context.labels)
+            let label = context.labels.claim(property.swiftName)
             context.request.arguments.append(.init(
                 label: label,
                 type: property.type,
@@ -217,4 +219,15 @@ extension OperationTranslator {
 /// A Swift string literal's contents for `text`, without the quotes.
 func swiftLiteralContents(_ text: String) -> String {
     String(swiftStringLiteral(text).dropFirst().dropLast())
+}
+
+/// A parameter's identity within an operation: its name and where it goes.
+private struct ParameterKey: Hashable {
+    let name: String
+    let location: String
+
+    init(_ parameter: OpenAPI.Parameter) {
+        name = parameter.name
+        location = parameter.location.rawValue
+    }
 }

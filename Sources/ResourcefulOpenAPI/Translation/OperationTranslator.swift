@@ -40,10 +40,10 @@ struct OperationTranslator {
     struct Context {
         var request: RequestDeclaration
         var pointer: JSONPointer
-        var usedTypeNames: Set<String> = []
+        var usedTypeNames: UniqueNames = []
         /// The initialiser's argument names: `self` is taken, since an argument of that name would
         /// hide the request being initialised.
-        var labels: Set<String> = ["parameters", "self"]
+        var labels: UniqueNames = ["parameters", "self"]
     }
 
     // MARK: Names and verbs

@@ -7,7 +7,7 @@ enum RecursionMarker {
         for declaration in declarations {
             edges[declaration.name, default: []].formUnion(inlineNames(declaration))
         }
-        let recursive = Set(edges.keys.filter { reaches(from: $0, to: $0, edges: edges) })
+        let recursive = onCycles(edges)
         guard !recursive.isEmpty else { return }
         declarations = declarations.map { declaration in
             guard recursive.contains(declaration.name) else { return declaration }
@@ -45,14 +45,53 @@ enum RecursionMarker {
         }
     }
 
-    private static func reaches(from start: String, to target: String, edges: [String: Set<String>]) -> Bool {
-        var seen: Set<String> = []
-        var stack = Array(edges[start] ?? [])
-        while let name = stack.popLast() {
-            if name == target { return true }
-            guard seen.insert(name).inserted else { continue }
-            stack.append(contentsOf: edges[name] ?? [])
+    /// The names that reach themselves: those in a strongly connected component of more than one
+    /// name, or with an edge to themselves (Tarjan's algorithm, without recursion, so a long chain
+    /// of types neither takes quadratic time nor overflows the stack).
+    private static func onCycles(_ edges: [String: Set<String>]) -> Set<String> {
+        var order: [String: Int] = [:]
+        var low: [String: Int] = [:]
+        var stack: [String] = []
+        var onStack: Set<String> = []
+        var result: Set<String> = []
+        var frames: [(name: String, successors: [String], next: Int)] = []
+        func visit(_ name: String) {
+            order[name] = order.count
+            low[name] = order[name]
+            stack.append(name)
+            onStack.insert(name)
+            frames.append((name, Array(edges[name] ?? []), 0))
         }
-        return false
+        for root in edges.keys where order[root] == nil {
+            visit(root)
+            while let top = frames.last {
+                let current = frames.count - 1
+                if top.next < top.successors.count {
+                    let successor = top.successors[top.next]
+                    frames[current].next += 1
+                    if order[successor] == nil {
+                        visit(successor)
+                    } else if onStack.contains(successor) {
+                        low[top.name] = min(low[top.name, default: 0], order[successor, default: 0])
+                    }
+                    continue
+                }
+                frames.removeLast()
+                if let parent = frames.last?.name {
+                    low[parent] = min(low[parent, default: 0], low[top.name, default: 0])
+                }
+                guard low[top.name] == order[top.name] else { continue }
+                var component: [String] = []
+                while let member = stack.popLast() {
+                    onStack.remove(member)
+                    component.append(member)
+                    if member == top.name { break }
+                }
+                if component.count > 1 || edges[top.name]?.contains(top.name) == true {
+                    result.formUnion(component)
+                }
+            }
+        }
+        return result
     }
 }

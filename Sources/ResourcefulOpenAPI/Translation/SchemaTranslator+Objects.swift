@@ -17,7 +17,7 @@ extension SchemaTranslator {
         guard case .object(_, let object) = schema.value else {
             return ObjectDeclaration(name: name, documentation: documentation, properties: [], nested: [])
         }
-        let fields = object.properties.map { key, property in
+        let fields = object.properties.pairs.map { key, property in
             Field(key: key, schema: property, isRequired: property.required, pointer: pointer.appending("properties").appending(key))
         }
         if case .b = object.additionalProperties {
@@ -30,10 +30,10 @@ extension SchemaTranslator {
     mutating func objectDeclaration(_ fields: [Field], name: String, documentation: Documentation, reserving reserved: Set<String> = []) -> ObjectDeclaration {
         var properties: [Property] = []
         var nested: [Declaration] = []
-        var memberNames: Set<String> = []
-        var typeNames: Set<String> = reserved.union([name, "CodingKeys"])
+        var memberNames: UniqueNames = []
+        var typeNames = UniqueNames(reserved.union([name, "CodingKeys"]))
         for field in fields {
-            let swiftName = Self.unique(SwiftNames.memberName(field.key), in: &memberNames)
+            let swiftName = memberNames.claim(SwiftNames.memberName(field.key))
             let typeName = nestedTypeName(for: field.key, in: &typeNames)
             var type = self.type(for: field.schema, name: typeName, at: field.pointer, nested: &nested)
             if !field.isRequired || isNullableReference(field.schema) { type = type.optional }
@@ -49,22 +49,10 @@ extension SchemaTranslator {
 
     /// A type name for an inline type nested in a declaration: not one of its siblings' names,
     /// nor a top-level name it would hide.
-    func nestedTypeName(for wire: String, in used: inout Set<String>) -> String {
+    func nestedTypeName(for wire: String, in used: inout UniqueNames) -> String {
         var base = SwiftNames.typeName(wire)
         if names.isTopLevel(base) || TypeNames.reserved.contains(base) { base += "Value" }
-        return Self.unique(base, in: &used)
-    }
-
-    /// `name`, or `name2`, `name3`… the first not in `used`; inserted.
-    static func unique(_ name: String, in used: inout Set<String>) -> String {
-        let bare = SwiftNames.bare(name)
-        var candidate = bare
-        var counter = 2
-        while !used.insert(candidate).inserted {
-            candidate = bare + String(counter)
-            counter += 1
-        }
-        return candidate == bare ? name : candidate
+        return used.claim(base)
     }
 
     // MARK: allOf

@@ -27,20 +27,20 @@ extension SchemaTranslator {
         }
         let discriminator = schema.discriminator
         var result: [UnionDeclaration.Alternative] = []
-        var caseNames: Set<String> = ["unknown"]
-        var typeNames: Set<String> = [name, "CodingKeys"]
+        var caseNames: UniqueNames = ["unknown"]
+        var typeNames: UniqueNames = [name, "CodingKeys"]
         for (offset, alternative) in indexed {
             let place = pointer.appending(keyword).appending(offset)
             if case .reference(.internal(.component(let key)), _) = alternative.value {
                 let type = self.type(for: alternative, name: name, at: place, nested: &nested)
-                let caseName = Self.unique(SwiftNames.memberName(key), in: &caseNames)
+                let caseName = caseNames.claim(SwiftNames.memberName(key))
                 result.append(.init(caseName: caseName, type: type, tags: discriminator.map { tags(for: key, in: $0) } ?? [], strictness: strictness(of: alternative)))
                 continue
             }
             let label = alternative.title ?? Self.label(for: alternative) ?? "option\(offset + 1)"
             let typeName = nestedTypeName(for: label, in: &typeNames)
             let type = self.type(for: alternative, name: typeName, at: place, nested: &nested)
-            let caseName = Self.unique(SwiftNames.memberName(label), in: &caseNames)
+            let caseName = caseNames.claim(SwiftNames.memberName(label))
             if discriminator != nil {
                 report(place, "an inline alternative has no discriminator value; it is chosen by decoding, after the tagged ones")
             }

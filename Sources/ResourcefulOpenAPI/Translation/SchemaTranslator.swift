@@ -213,7 +213,8 @@ struct SchemaTranslator {
         at pointer: JSONPointer
     ) -> EnumDeclaration? {
         var cases: [(name: String, value: String)] = []
-        var used: Set<String> = ["unknown"]
+        var used: UniqueNames = ["unknown"]
+        var seen: Set<String> = []
         for value in values {
             let text: String
             switch (raw, value.value) {
@@ -224,15 +225,9 @@ struct SchemaTranslator {
                 report(pointer.appending("enum"), "the value \(value) does not fit a \(raw.rawValue) enum; it is left out")
                 continue
             }
-            guard !cases.contains(where: { $0.value == text }) else { continue }
+            guard seen.insert(text).inserted else { continue }
             let base = SwiftNames.bare(raw == .integer ? "_" + text.replacingMinus() : SwiftNames.caseName(text))
-            var caseName = base
-            var counter = 2
-            while !used.insert(caseName).inserted {
-                caseName = base + String(counter)
-                counter += 1
-            }
-            cases.append((SwiftNames.escaped(caseName), text))
+            cases.append((SwiftNames.escaped(used.claim(base)), text))
         }
         guard !cases.isEmpty else { return nil }
         return EnumDeclaration(name: name, documentation: documentation, raw: raw, cases: cases)
