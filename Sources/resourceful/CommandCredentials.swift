@@ -4,7 +4,8 @@ import ResourcefulKeyring
 
 /// The credential storages of the commands: the chain the configuration names (as
 /// `APIDependencies.live(environment:keyring:)` builds it), with `--account` naming the keyring
-/// account, so that `credentials` and a call always agree.
+/// account, so that `credentials` and a call always agree. Both load the configuration with the
+/// same `--service`, so the storages and the credential's service are those of that entry.
 enum CommandCredentials {
     /// `config` with `account` as its keyring account; the keyring is asked first when the
     /// configuration does not list it.

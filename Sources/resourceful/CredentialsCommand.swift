@@ -13,9 +13,11 @@ struct CredentialsCommand: AsyncParsableCommand {
         discussion: """
             Asks each storage that the configuration's authentication.storages lists, in order, and \
             prints what each answered: found, none, or why it failed (a missing or unreadable file, \
-            an empty variable). The exit status is what a call would meet, asking in order: 0 when \
-            a credential is found, 1 when none is, 2 when the configuration cannot be loaded, 3 when \
-            a storage that is not optional fails first.
+            an empty variable). With --service, the storages and credential service of that entry \
+            under `services`, as a call with the same --service asks them. The exit status is what \
+            a call would meet, asking in order: 0 when a credential is found, 1 when none is, 2 when \
+            the configuration cannot be loaded or does not describe the service, 3 when a storage \
+            that is not optional fails first.
             """
     )
 
@@ -25,13 +27,16 @@ struct CredentialsCommand: AsyncParsableCommand {
     @Option(help: "Where the configuration files are (default: $RESOURCEFUL_CONFIG_DIR, else ./Configs).")
     var configDirectory: String?
 
+    @Option(help: "One of the upstream services the configuration describes under `services`.")
+    var service: String?
+
     @Option(help: "The keyring account to ask (the keyring is asked first when the configuration does not list it).")
     var account: String?
 
     func run() async throws {
         var config: APIConfig
         do {
-            config = try await APIConfig.load(environment: environment, configDirectory: configDirectory)
+            config = try await APIConfig.load(environment: environment, configDirectory: configDirectory, service: service)
         } catch {
             printError("resourceful: \(error)")
             throw ExitCode(2)

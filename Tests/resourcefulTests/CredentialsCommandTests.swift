@@ -51,4 +51,41 @@ import Testing
         #expect(result.output.contains("file: file \(file): permission denied"))
         #expect(!result.output.contains("s3cr3t"))
     }
+
+    /// With several services, `--service` asks the storages that service's calls ask, for its
+    /// credential service; one the file does not describe is a configuration error (2).
+    @Test func serviceSelectsTheStoragesACallToItAsks() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("credentials-cli-\(UUID().uuidString)")
+        let secrets = root.appendingPathComponent("secrets")
+        try FileManager.default.createDirectory(at: secrets, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: root.path)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let json = #"""
+            {"baseURL": "https://api.example.com", "service": "billing",
+             "authentication": {"storages": ["environment"]},
+             "services": {"users": {"baseURL": "https://users.example.com", "service": "users-api",
+                                    "authentication": {"storages": ["file"], "file": {"directory": "\#(secrets.path)"}}}}}
+            """#
+        try Data(json.utf8).write(to: root.appendingPathComponent("x.json"))
+        let file = secrets.appendingPathComponent("users-api")
+        try Data("s3cr3t-users-token".utf8).write(to: file)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
+        let arguments = ["credentials", "--env", "x", "--config-directory", root.path]
+
+        let users = try await Command.run(resourcefulTool, arguments + ["--service", "users"])
+        #expect(users.status == 0, "\(users.output)")
+        #expect(users.output.contains("file: a credential for users-api"))
+        #expect(!users.output.contains("environment"))
+        #expect(!users.output.contains("s3cr3t"))
+
+        // The top level: its own storages and service.
+        let top = try await Command.run(resourcefulTool, arguments)
+        #expect(top.status == 1)
+        #expect(top.output.contains("environment: none for billing"))
+
+        let unknown = try await Command.run(resourcefulTool, arguments + ["--service", "payments"])
+        #expect(unknown.status == 2)
+        #expect(unknown.output.contains("services.payments"))
+        #expect(unknown.output.contains("users"))
+    }
 }
