@@ -36,39 +36,26 @@ enum CredentialFile {
     /// The file's contents without trailing newlines, and its identity.
     static func load(_ path: String, maximumBytes: Int) throws(AuthenticationStorageError) -> (value: String, identity: Identity) {
         let source = "file \(path)"
-        // Without blocking: opening a FIFO for reading would wait for a writer for ever. What is
-        // not a regular file is refused before a byte is read.
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-        guard descriptor >= 0 else { throw failure(errno, path: path) }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw failure(errno, path: path) }
-        guard status.st_mode & S_IFMT == S_IFREG else {
-            throw AuthenticationStorageError(kind: .unreadable, source: source, detail: "is not a regular file")
-        }
-        guard Int(status.st_size) <= maximumBytes else {
-            throw AuthenticationStorageError(kind: .tooLarge, source: source, detail: "holds \(status.st_size) bytes, over the limit of \(maximumBytes)")
-        }
-        // One byte more than the file's size (and at most than the limit), to notice a file that
-        // grew since `fstat`.
-        var bytes = [UInt8](repeating: 0, count: min(Int(status.st_size), maximumBytes) + 1)
-        var count = 0
-        while count < bytes.count {
-            let received = bytes.withUnsafeMutableBytes { buffer in read(descriptor, buffer.baseAddress! + count, buffer.count - count) }
-            if received < 0 {
-                if errno == EINTR { continue }
-                throw failure(errno, path: path)
+        let bytes: [UInt8]
+        let status: stat
+        do {
+            (bytes, status) = try RegularFile.contents(of: path, maximumBytes: maximumBytes)
+        } catch {
+            switch error.reason {
+            case .system(let code):
+                throw failure(code, path: path)
+            case .notRegularFile:
+                throw AuthenticationStorageError(kind: .unreadable, source: source, detail: "is not a regular file")
+            case .tooLarge(let size?):
+                throw AuthenticationStorageError(kind: .tooLarge, source: source, detail: "holds \(size) bytes, over the limit of \(maximumBytes)")
+            case .tooLarge(nil):
+                throw AuthenticationStorageError(kind: .tooLarge, source: source, detail: "holds more than the limit of \(maximumBytes) bytes")
+            case .changed:
+                // A writer is at work: this is not a whole version.
+                throw AuthenticationStorageError(kind: .unreadable, source: source, detail: "changed while it was read")
             }
-            if received == 0 { break }
-            count += received
         }
-        guard count <= maximumBytes else {
-            throw AuthenticationStorageError(kind: .tooLarge, source: source, detail: "holds more than the limit of \(maximumBytes) bytes")
-        }
-        if count == bytes.count {
-            // The file grew while it was read: a writer is at work; this is not a whole version.
-            throw AuthenticationStorageError(kind: .unreadable, source: source, detail: "changed while it was read")
-        }
+        var count = bytes.count
         while count > 0 && (bytes[count - 1] == 0x0A || bytes[count - 1] == 0x0D) { count -= 1 }
         guard count > 0 else { throw AuthenticationStorageError(kind: .empty, source: source, detail: "is empty") }
         guard !bytes[0..<count].contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0x00 }) else {

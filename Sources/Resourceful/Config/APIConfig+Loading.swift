@@ -134,17 +134,20 @@ extension APIConfig {
 
     /// The file's configuration, with the variables overriding its keys.
     private static func read(file: String, environmentVariables: [String: String]?, service: String?) async throws(APIConfigError) -> APIConfig {
-        guard FileManager.default.fileExists(atPath: file) else {
-            throw APIConfigError(kind: .missingFile, file: file)
-        }
-        // A FIFO would block the read for ever, and a device or a huge file never end it.
-        var status = stat()
-        guard stat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size <= maximumFileBytes else {
-            throw APIConfigError(kind: .invalidFile, file: file, expected: "a regular file of at most \(maximumFileBytes) bytes")
-        }
-        let fileProvider: FileProvider<JSONSnapshot>
+        // Read once, checked on the descriptor read from: a FIFO would block the read for ever,
+        // and a device or a huge file never end it.
+        let bytes: [UInt8]
         do {
-            fileProvider = try await FileProvider<JSONSnapshot>(filePath: FilePath(file))
+            bytes = try RegularFile.contents(of: file, maximumBytes: maximumFileBytes).bytes
+        } catch {
+            switch error.reason {
+            case .system(ENOENT), .system(ENOTDIR): throw APIConfigError(kind: .missingFile, file: file)
+            default: throw APIConfigError(kind: .invalidFile, file: file, expected: "a regular file of at most \(maximumFileBytes) bytes")
+            }
+        }
+        let fileProvider: JSONDataProvider
+        do {
+            fileProvider = try JSONDataProvider(bytes)
         } catch {
             throw APIConfigError(kind: .invalidFile, file: file)
         }
@@ -154,7 +157,7 @@ extension APIConfig {
         guard let service else {
             return try ConfigKeyReader(reader: ConfigReader(providers: [environment, fileProvider]), file: file, variables: variables).apiConfig()
         }
-        try checkService(service, in: file)
+        try checkService(service, in: file, bytes: bytes)
         let scope = ["services", service]
         let serviceProviders: [any ConfigProvider] = [
             variablesProvider.prefixKeys(with: ConfigKey([environmentVariablePrefix.lowercased()] + scope)),
@@ -169,12 +172,12 @@ extension APIConfig {
     }
 
     /// Checks that `file` describes `service` under `services`, naming those it does describe.
-    private static func checkService(_ service: String, in file: String) throws(APIConfigError) {
+    private static func checkService(_ service: String, in file: String, bytes: [UInt8]) throws(APIConfigError) {
         let key = "services.\(service)"
         guard !service.isEmpty, service.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
             throw APIConfigError(kind: .invalidValue, file: file, key: key, expected: "a service name of letters, digits, - and _")
         }
-        let object = FileManager.default.contents(atPath: file).flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any]
+        let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any]
         let services = object?["services"] as? [String: Any] ?? [:]
         guard services[service] is [String: Any] else {
             let known = services.keys.sorted()

@@ -166,16 +166,20 @@ enum TLSTrust {
         }
     }
 
-    /// The bytes of the regular file at `path`, checked before it is read (a FIFO would block the
-    /// read for ever, a device never end it).
+    /// The bytes of the regular file at `path`, checked on the descriptor it is read from (a FIFO
+    /// would block the read for ever, a device never end it).
     private static func contents(of path: String, key: String) throws(APIError) -> Data {
-        var status = stat()
-        guard stat(path, &status) == 0 else { throw problem(key, path, "does not exist") }
-        guard status.st_mode & S_IFMT == S_IFREG, status.st_size <= maximumFileBytes else {
-            throw problem(key, path, "is not a regular file of at most \(maximumFileBytes >> 20) MiB")
+        do {
+            return Data(try RegularFile.contents(of: path, maximumBytes: maximumFileBytes).bytes)
+        } catch {
+            switch error.reason {
+            case .system(ENOENT), .system(ENOTDIR): throw problem(key, path, "does not exist")
+            case .system(EACCES), .system(EPERM): throw problem(key, path, "cannot be read: permission denied")
+            case .system: throw problem(key, path, "cannot be read")
+            case .notRegularFile, .tooLarge: throw problem(key, path, "is not a regular file of at most \(maximumFileBytes >> 20) MiB")
+            case .changed: throw problem(key, path, "changed while it was read")
+            }
         }
-        guard let data = FileManager.default.contents(atPath: path) else { throw problem(key, path, "cannot be read") }
-        return data
     }
 
     private static func isRegularFile(_ path: String) -> Bool {

@@ -1,0 +1,62 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads a regular file through one descriptor: opened without blocking (opening a FIFO for
+/// reading would otherwise wait for a writer for ever), checked with `fstat` on that descriptor to
+/// be a regular file of bounded size, then read from it. What is checked is what is read: a file
+/// swapped for a FIFO, a device or another file between a check and an open cannot slip through.
+enum RegularFile {
+    /// Why a file was not read. Holds no byte of the file.
+    struct Failure: Error, Equatable {
+        enum Reason: Equatable {
+            /// A system call failed with this `errno` (`ENOENT`, `EACCES`…).
+            case system(Int32)
+            /// A FIFO, a directory, a device or a socket.
+            case notRegularFile
+            /// Larger than the limit (its size, or `nil` when it grew past the limit while read).
+            case tooLarge(Int64?)
+            /// It grew while it was read: not one whole version of it.
+            case changed
+        }
+
+        let reason: Reason
+    }
+
+    /// The file's bytes and its status, as `fstat` gave it on the descriptor read from.
+    static func contents(of path: String, maximumBytes: Int) throws(Failure) -> (bytes: [UInt8], status: stat) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard descriptor >= 0 else { throw Failure(reason: .system(errno)) }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw Failure(reason: .system(errno)) }
+        guard status.st_mode & S_IFMT == S_IFREG else { throw Failure(reason: .notRegularFile) }
+        guard status.st_size >= 0, Int(status.st_size) <= maximumBytes else {
+            throw Failure(reason: .tooLarge(Int64(status.st_size)))
+        }
+        // One byte more than the file's size (and at most than the limit), to notice a file that
+        // grew since `fstat`.
+        var bytes = [UInt8](repeating: 0, count: min(Int(status.st_size), maximumBytes) + 1)
+        var count = 0
+        while count < bytes.count {
+            let received = bytes.withUnsafeMutableBytes { buffer in
+                // The buffer is never empty: it holds at least the one extra byte.
+                read(descriptor, buffer.baseAddress.map { $0 + count }, buffer.count - count)
+            }
+            if received < 0 {
+                if errno == EINTR { continue }
+                throw Failure(reason: .system(errno))
+            }
+            if received == 0 { break }
+            count += received
+        }
+        guard count <= maximumBytes else { throw Failure(reason: .tooLarge(nil)) }
+        guard count < bytes.count else { throw Failure(reason: .changed) }
+        bytes.removeSubrange(count...)
+        return (bytes, status)
+    }
+}
