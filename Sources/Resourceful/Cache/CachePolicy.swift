@@ -16,12 +16,13 @@ enum CachePolicy {
         ![.get, .head, .options, .trace].contains(method)
     }
 
-    /// Why `response` to `request` may not be stored, or `nil` when it may.
+    /// Why `response` to `request` may not be stored, or `nil` when it may; `isCredentialed` is
+    /// whether the request carries a credential (``CacheKey``), under whose digest it is stored.
     static func refusal(
         _ request: TransportRequest,
         _ response: TransportResponse,
-        storesAuthorizedResponses: Bool,
-        credentialField: HTTPField.Name = .authorization
+        isCredentialed: Bool,
+        storesAuthorizedResponses: Bool
     ) -> String? {
         let requestControl = CacheControl(request.headerFields)
         let responseControl = CacheControl(response.headerFields)
@@ -31,8 +32,9 @@ enum CachePolicy {
         if response.followedRedirect { return "redirect" }
         if requestControl.has("no-store") || responseControl.has("no-store") { return "no-store" }
         if varyingNames(response.headerFields) == nil { return "vary" }
-        let hasCredential = request.headerFields[.authorization] != nil || request.headerFields[credentialField] != nil
-        if hasCredential, !storesAuthorizedResponses,
+        // Meant for one user, and nothing in the request says which.
+        if responseControl.has("private"), !isCredentialed { return "private" }
+        if isCredentialed, !storesAuthorizedResponses,
             !(responseControl.has("public") || responseControl.has("must-revalidate") || responseControl.has("s-maxage"))
         {
             return "authorization"

@@ -14,21 +14,34 @@ import Logging
 /// let api = API(dependencies: dependencies, middlewares: API.defaultMiddlewares + [cache])
 /// ```
 ///
+/// - **Per credential:** every part of a request that the redaction rules call a secret
+///   (``APIConfig/redaction``: `Authorization`, `Cookie`, the configured credential field,
+///   `X-Api-Key` and other masked header fields, masked query items such as `api_key=`) is its
+///   credential. An answer to a credentialed request is filed under a SHA-256 digest of that
+///   credential and answers only requests with the very same credential: never another user's,
+///   never an anonymous call, never a call made after the storage's credential changed or was
+///   removed. Keys hold the URL with masked query values replaced, never a secret.
 /// - **Stored:** answers to `GET` with a status that may be stored (200, 203, 204, 300, 301, 308,
 ///   404, 405, 410, 414, 501) that say how long they stay fresh (`Cache-Control: max-age`,
 ///   `Expires`) or how to revalidate them (`ETag`, `Last-Modified`). Not `no-store` (of the request
 ///   or the response), not `Vary: *`, and not an answer reached through a redirect (the ``API``
-///   follows redirects after its middlewares, and the next call may be sent elsewhere). Not an answer to a request that carried `Authorization`,
-///   unless the answer says `public` (or `must-revalidate`, `s-maxage`) or the configuration
-///   allows it for the service (``APIConfig/CacheSettings/storesAuthorizedResponses``).
+///   follows redirects after its middlewares, and the next call may be sent elsewhere). Not a
+///   `private` answer to an anonymous request (nothing tells whose it is). Not an answer to a
+///   credentialed request, unless the answer says `public` (or `must-revalidate`, `s-maxage`, as
+///   RFC 9111 §3.5 allows) or the configuration allows it for the service
+///   (``APIConfig/CacheSettings/storesAuthorizedResponses``) — and then for that credential only.
 /// - **Fresh** (its age under `max-age`, or before `Expires`, and neither `no-cache` nor a request
 ///   `max-age` it exceeds): answered from the cache with an `Age` field, without the network.
 /// - **Stale:** sent with `If-None-Match` (its `ETag`) and `If-Modified-Since` (its
 ///   `Last-Modified`); a `304` is answered with the stored response, its fields updated. No
 ///   heuristic freshness: an answer that names no lifetime is revalidated every time.
 /// - **`Vary`:** an entry answers only requests with the same values of the fields it names.
-/// - **Unsafe methods** (`POST`, `PUT`, `PATCH`, `DELETE`…) that succeed remove their URL and their
-///   `Location`/`Content-Location` on the same origin.
+/// - **Unsafe methods** (`POST`, `PUT`, `PATCH`, `DELETE`…) that succeed remove the entries of
+///   their URL and of their `Location`/`Content-Location` on the same origin, for their own
+///   credential and for anonymous calls; answers stored for other credentials stay until they are
+///   stale, as in each user's own private cache.
+/// - **Redirects:** an answer reached through a redirect never creates, refreshes (a `304`) or
+///   invalidates an entry.
 ///
 /// Each lookup is logged at debug level (`resourceful.cache`: `hit`, `miss`, `revalidated`,
 /// `bypass`) and counted in `resourceful.cache` with the dimension `result`.
@@ -59,11 +72,12 @@ public struct HTTPCacheMiddleware: APIMiddleware {
         context: CallContext,
         next: (TransportRequest, CallContext) async throws -> TransportResponse
     ) async throws -> TransportResponse {
-        let key = request.url
+        let redactor = Redactor(settings: context.config.redaction)
+        let key = CacheKey(request, redactor: redactor)
         guard CachePolicy.isCacheable(request.method) else {
             let response = try await next(request, context)
-            if CachePolicy.isUnsafe(request.method), (200..<400).contains(response.status.code) {
-                await invalidate(key, response: response)
+            if CachePolicy.isUnsafe(request.method), (200..<400).contains(response.status.code), !response.followedRedirect {
+                await invalidate(key, request: request, response: response, redactor: redactor)
             }
             return response
         }
@@ -74,7 +88,7 @@ public struct HTTPCacheMiddleware: APIMiddleware {
             record("bypass", context)
             return try await next(request, context)
         }
-        var stored = await storage.entry(forKey: key)
+        var stored = await storage.entry(forKey: key.storageKey)
         if let entry = stored, entry.varyingFields != CachePolicy.values(of: Array(entry.varyingFields.keys), in: request.headerFields) {
             stored = nil
         }
@@ -92,6 +106,11 @@ public struct HTTPCacheMiddleware: APIMiddleware {
         let sent = now()
         let response = try await next(conditional, context)
         let received = now()
+        // An answer from another URL says nothing of this one's entry.
+        if response.followedRedirect {
+            record("miss", context)
+            return response
+        }
         if response.status.code == 304, var entry = stored {
             // The stored answer, with what the 304 says of it now (RFC 9111 §4.3.4).
             for field in response.headerFields where ![.contentLength, .transferEncoding, .contentEncoding].contains(field.name) {
@@ -99,35 +118,39 @@ public struct HTTPCacheMiddleware: APIMiddleware {
             }
             entry.requestTime = sent
             entry.responseTime = received
-            await storage.store(entry, forKey: key)
+            await storage.store(entry, forKey: key.storageKey)
             record("revalidated", context)
             return TransportResponse(status: entry.status, headerFields: entry.headerFields, body: entry.body)
         }
         record("miss", context)
         let storesAuthorized = context.config.cache.storesAuthorizedResponses
-        let credentialField = context.config.credentialField
-        if CachePolicy.refusal(request, response, storesAuthorizedResponses: storesAuthorized, credentialField: credentialField) == nil {
+        if CachePolicy.refusal(request, response, isCredentialed: key.isCredentialed, storesAuthorizedResponses: storesAuthorized) == nil {
             let names = CachePolicy.varyingNames(response.headerFields) ?? []
             let entry = HTTPCacheEntry(
                 status: response.status, headerFields: response.headerFields, body: response.body,
                 requestTime: sent, responseTime: received, varyingFields: CachePolicy.values(of: names, in: request.headerFields)
             )
-            await storage.store(entry, forKey: key)
+            await storage.store(entry, forKey: key.storageKey)
         } else if response.status.code < 500 {
-            await storage.removeEntry(forKey: key)
+            await storage.removeEntry(forKey: key.storageKey)
         }
         return response
     }
 
-    /// Removes `key`, and the `Location` and `Content-Location` of `response` on its origin.
-    private func invalidate(_ key: String, response: TransportResponse) async {
-        await storage.removeEntry(forKey: key)
-        guard let base = URL(string: key) else { return }
+    /// Removes the entries of `key` (for its credential and for anonymous calls), and those of
+    /// the `Location` and `Content-Location` of `response` on its origin.
+    private func invalidate(_ key: CacheKey, request: TransportRequest, response: TransportResponse, redactor: Redactor) async {
+        await storage.removeEntry(forKey: key.storageKey)
+        await storage.removeEntry(forKey: key.anonymousKey)
+        guard let base = URL(string: request.url) else { return }
         for name in [HTTPField.Name.location, .contentLocation] {
             guard let value = response.headerFields[name], let target = URL(string: value, relativeTo: base)?.absoluteURL,
-                target.scheme == base.scheme, target.host == base.host, target.port == base.port
+                target.scheme?.lowercased() == base.scheme?.lowercased(), target.host?.lowercased() == base.host?.lowercased(),
+                target.port == base.port
             else { continue }
-            await storage.removeEntry(forKey: target.absoluteString)
+            let targetKey = CacheKey(url: target.absoluteString, headerFields: request.headerFields, redactor: redactor)
+            await storage.removeEntry(forKey: targetKey.storageKey)
+            await storage.removeEntry(forKey: targetKey.anonymousKey)
         }
     }
 

@@ -3,7 +3,9 @@ public import HTTPTypes
 public import NIOCore
 
 /// Where ``HTTPCacheMiddleware`` keeps responses: ``InMemoryHTTPCacheStorage``, or a store the
-/// app already runs. Keys are absolute URLs; one entry per URL.
+/// app already runs. One entry per key: a key is an absolute URL (masked query values replaced by
+/// `***`), followed, for an answer to a credentialed request, by a space and a digest of the
+/// credential (`… credential:sha256:…`). Keys never hold a secret.
 public protocol HTTPCacheStorage: Sendable {
     /// The entry stored for `key`, if any; a storage that evicts by use counts this as a use.
     func entry(forKey key: String) async -> HTTPCacheEntry?
@@ -46,8 +48,9 @@ public struct HTTPCacheEntry: Sendable {
         self.varyingFields = varyingFields
     }
 
-    /// The bytes it takes: body, field names and values.
+    /// The bytes it takes: body, field names and values, and the request values it varies on.
     public var size: Int {
         body.readableBytes + headerFields.reduce(0) { $0 + $1.name.rawName.utf8.count + $1.value.utf8.count }
+            + varyingFields.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
     }
 }

@@ -1,22 +1,18 @@
 /// An ``HTTPCacheStorage`` in memory, bounded by bytes: when an entry would take it past
 /// ``maxBytes``, the least recently used entries are evicted; an entry larger than the bound is
 /// not stored.
+///
+/// Every operation costs the same whatever the number of entries: the entries are kept in a
+/// doubly linked list in order of use, so the least recently used one is found without a search.
+/// An entry counts its body, field names and values, the request values it varies on, its key and
+/// ``entryOverhead`` bytes for its bookkeeping.
 public final class InMemoryHTTPCacheStorage: HTTPCacheStorage {
-    private struct Slot {
-        var entry: HTTPCacheEntry
-        var size: Int
-        var lastUse: UInt64
-    }
-
-    private struct State {
-        var slots: [String: Slot] = [:]
-        var bytes = 0
-        var clock: UInt64 = 0
-    }
+    /// The bytes an entry counts besides its content: its place in the list and the dictionary.
+    public static let entryOverhead = 128
 
     /// The most bytes the entries take together.
     public let maxBytes: Int
-    private let state = Locked(State())
+    private let state = Locked(LRUList())
 
     /// A storage of at most `maxBytes` (10 MiB unless told).
     public init(maxBytes: Int = 10 * 1024 * 1024) {
@@ -27,39 +23,106 @@ public final class InMemoryHTTPCacheStorage: HTTPCacheStorage {
     package var totalBytes: Int { state.withLock { $0.bytes } }
 
     /// How many entries are stored.
-    package var count: Int { state.withLock { $0.slots.count } }
+    package var count: Int { state.withLock { $0.count } }
 
     /// The entry for `key`, now the most recently used.
     public func entry(forKey key: String) async -> HTTPCacheEntry? {
-        state.withLock { state in
-            guard var slot = state.slots[key] else { return nil }
-            state.clock += 1
-            slot.lastUse = state.clock
-            state.slots[key] = slot
-            return slot.entry
-        }
+        state.withLock { $0.use(key) }
     }
 
     /// Stores `entry`, evicting the least recently used entries as needed.
     public func store(_ entry: HTTPCacheEntry, forKey key: String) async {
-        let size = entry.size + key.utf8.count
-        state.withLock { state in
-            if let old = state.slots.removeValue(forKey: key) { state.bytes -= old.size }
+        let size = entry.size + key.utf8.count + Self.entryOverhead
+        state.withLock { list in
+            list.remove(key)
             guard size <= maxBytes else { return }
-            while state.bytes + size > maxBytes, let oldest = state.slots.min(by: { $0.value.lastUse < $1.value.lastUse }) {
-                state.slots[oldest.key] = nil
-                state.bytes -= oldest.value.size
-            }
-            state.clock += 1
-            state.slots[key] = Slot(entry: entry, size: size, lastUse: state.clock)
-            state.bytes += size
+            while list.bytes + size > maxBytes, list.removeLeastRecentlyUsed() {}
+            list.insert(entry, forKey: key, size: size)
         }
     }
 
     /// Forgets the entry for `key`.
     public func removeEntry(forKey key: String) async {
-        state.withLock { state in
-            if let old = state.slots.removeValue(forKey: key) { state.bytes -= old.size }
+        state.withLock { $0.remove(key) }
+    }
+}
+
+/// Entries by key, in a doubly linked list from the most to the least recently used, its links
+/// indices into one array (freed places reused): constant time for each operation.
+struct LRUList: Sendable {
+    private struct Node: Sendable {
+        var key: String
+        var entry: HTTPCacheEntry
+        var size: Int
+        var newer: Int?
+        var older: Int?
+    }
+
+    private var nodes: [Node?] = []
+    private var free: [Int] = []
+    private var index: [String: Int] = [:]
+    private var newest: Int?
+    private var oldest: Int?
+    private(set) var bytes = 0
+
+    var count: Int { index.count }
+
+    /// The entry for `key`, moved to the front.
+    mutating func use(_ key: String) -> HTTPCacheEntry? {
+        guard let position = index[key], let node = nodes[position] else { return nil }
+        unlink(position)
+        linkAsNewest(position)
+        return node.entry
+    }
+
+    mutating func insert(_ entry: HTTPCacheEntry, forKey key: String, size: Int) {
+        let node = Node(key: key, entry: entry, size: size)
+        let position: Int
+        if let reused = free.popLast() {
+            position = reused
+            nodes[position] = node
+        } else {
+            position = nodes.count
+            nodes.append(node)
         }
+        index[key] = position
+        bytes += size
+        linkAsNewest(position)
+    }
+
+    mutating func remove(_ key: String) {
+        guard let position = index.removeValue(forKey: key) else { return }
+        release(position)
+    }
+
+    /// Removes the least recently used entry; false when there is none.
+    mutating func removeLeastRecentlyUsed() -> Bool {
+        guard let position = oldest, let node = nodes[position] else { return false }
+        index[node.key] = nil
+        release(position)
+        return true
+    }
+
+    private mutating func release(_ position: Int) {
+        unlink(position)
+        bytes -= nodes[position]?.size ?? 0
+        nodes[position] = nil
+        free.append(position)
+    }
+
+    private mutating func unlink(_ position: Int) {
+        guard let node = nodes[position] else { return }
+        if let newer = node.newer { nodes[newer]?.older = node.older } else { newest = node.older }
+        if let older = node.older { nodes[older]?.newer = node.newer } else { oldest = node.newer }
+        nodes[position]?.newer = nil
+        nodes[position]?.older = nil
+    }
+
+    private mutating func linkAsNewest(_ position: Int) {
+        nodes[position]?.older = newest
+        nodes[position]?.newer = nil
+        if let newest { nodes[newest]?.newer = position }
+        newest = position
+        if oldest == nil { oldest = position }
     }
 }

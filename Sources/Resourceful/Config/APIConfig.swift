@@ -67,9 +67,11 @@ public struct APIConfig: Sendable, Equatable {
 
     /// What ``HTTPCacheMiddleware`` may store (`cache.*` keys).
     public struct CacheSettings: Sendable, Equatable {
-        /// Whether answers to requests that carried `Authorization` may be stored when they do not
-        /// say `public` themselves (`cache.storesAuthorizedResponses`, default `false`): set it
-        /// for a service whose answers do not depend on who asks.
+        /// Whether answers to credentialed requests (`Authorization`, a cookie, an API-key field or
+        /// query item: whatever the redaction rules mask) may be stored when they do not say
+        /// `public`, `must-revalidate` or `s-maxage` themselves (`cache.storesAuthorizedResponses`,
+        /// default `false`). Either way an answer is kept for the credential that got it and
+        /// served to that credential only.
         public var storesAuthorizedResponses: Bool
 
         /// Creates cache settings.

@@ -1,0 +1,67 @@
+import Crypto
+import Foundation
+import HTTPTypes
+
+/// Where ``HTTPCacheMiddleware`` files a request's answer: its URL, and who asked.
+///
+/// Every part of a request that the redaction rules (``APIConfig/redaction``) call a secret is a
+/// credential: masked header fields (`Authorization`, `Cookie`, `Proxy-Authorization`, the
+/// configured credential field, `X-Api-Key`, any configured masked header) and masked query items
+/// (`api_key=`, `access_token=`…). A request that carries any is credentialed, and its answers
+/// are filed under a SHA-256 digest of them, so that they are never served to another credential
+/// or to an anonymous call. The key holds the URL with masked query values replaced, never a
+/// secret.
+struct CacheKey: Hashable {
+    /// The storage key: the masked URL, then the credential's digest when there is one.
+    let storageKey: String
+    /// The masked URL alone: the key of anonymous answers for the same URL.
+    let anonymousKey: String
+    /// Whether the request carries a credential.
+    var isCredentialed: Bool { storageKey != anonymousKey }
+
+    init(_ request: TransportRequest, redactor: Redactor) {
+        self.init(url: request.url, headerFields: request.headerFields, redactor: redactor)
+    }
+
+    init(url: String, headerFields: HTTPFields, redactor: Redactor) {
+        var material: [String] = []
+        for field in headerFields where redactor.masksHeader(field.name.canonicalName) {
+            material.append("h " + field.name.canonicalName + ": " + field.value)
+        }
+        for (name, value) in Self.queryPairs(of: url) where redactor.isMasked(formName: String(name)) {
+            material.append("q " + name + "=" + value)
+        }
+        anonymousKey = redactor.maskedURL(url)
+        guard !material.isEmpty else {
+            storageKey = anonymousKey
+            return
+        }
+        // Sorted, so that the order of fields does not make another credential; each part
+        // prefixed by its length, so that no two lists of parts give the same bytes.
+        var hasher = SHA256()
+        for part in material.sorted() {
+            hasher.update(data: Data("\(part.utf8.count):".utf8))
+            hasher.update(data: Data(part.utf8))
+        }
+        let digest = hasher.finalize().map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+        // A space never appears in a URL, so no URL can spell another's credentialed key.
+        storageKey = anonymousKey + " credential:sha256:" + digest
+    }
+
+    /// The raw `name=value` pairs of a URL's query, as sent.
+    private static func queryPairs(of url: String) -> [(Substring, Substring)] {
+        guard let question = url.firstIndex(of: "?") else { return [] }
+        let rest = url[url.index(after: question)...]
+        let query = rest[..<(rest.firstIndex(of: "#") ?? rest.endIndex)]
+        return query.split(separator: "&").map { pair in
+            guard let equals = pair.firstIndex(of: "=") else { return (pair, "") }
+            return (pair[..<equals], pair[pair.index(after: equals)...])
+        }
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to length: Int) -> String {
+        count >= length ? self : String(repeating: "0", count: length - count) + self
+    }
+}
