@@ -145,8 +145,7 @@ public struct HTTPCacheMiddleware: APIMiddleware {
         guard let base = URL(string: request.url) else { return }
         for name in [HTTPField.Name.location, .contentLocation] {
             guard let value = response.headerFields[name], let target = URL(string: value, relativeTo: base)?.absoluteURL,
-                target.scheme?.lowercased() == base.scheme?.lowercased(), target.host?.lowercased() == base.host?.lowercased(),
-                target.port == base.port
+                Origin.same(target, base)
             else { continue }
             let targetKey = CacheKey(url: target.absoluteString, headerFields: request.headerFields, redactor: redactor)
             await storage.removeEntry(forKey: targetKey.storageKey)

@@ -33,4 +33,38 @@ import Testing
             #expect(storage.count == 1)
         }
     }
+
+    @Test func aNotModifiedReachedThroughARedirectRefreshesNoEntry() async throws {
+        try await Harness.run(authorization: nil) { (harness: inout Harness) async throws in
+            let elsewhere = try await MockServer.start()
+            defer { Task { try? await elsewhere.shutdown() } }
+            // Another origin that answers every revalidation with a 304 good for a year.
+            elsewhere.stub(
+                .get, "/x",
+                MockResponse(status: .notModified, headerFields: [.cacheControl: "max-age=31536000", .eTag: "\"v1\"", HTTPField.Name("X-Elsewhere")!: "1"])
+            )
+            var stale = try MockResponse.json(Item(name: "a"))
+            stale.headerFields[.cacheControl] = "max-age=0"
+            stale.headerFields[.eTag] = "\"v1\""
+            var fresh = try MockResponse.json(Item(name: "a2"))
+            fresh.headerFields[.cacheControl] = "max-age=0"
+            harness.server.stub(
+                .get, "/v1/a",
+                stale,
+                MockResponse(status: .temporaryRedirect, headerFields: [.location: elsewhere.baseURL.absoluteString + "/x"]),
+                fresh
+            )
+            let storage = InMemoryHTTPCacheStorage()
+            let api = API(dependencies: harness.dependencies, middlewares: API.defaultMiddlewares + [HTTPCacheMiddleware(storage: storage)])
+            #expect(try await api.call(AdHocRequest<Item, Empty>(.show, "a")).name == "a")
+            // The revalidation is redirected and answered 304 by the other origin: not an answer
+            // about this entry.
+            _ = try? await api.call(AdHocRequest<Item, Empty>(.show, "a"))
+            #expect(elsewhere.requests.count == 1)
+            // Still stale: the next call asks the server again.
+            #expect(try await api.call(AdHocRequest<Item, Empty>(.show, "a")).name == "a2")
+            #expect(harness.server.requests.count == 3)
+            try await elsewhere.shutdown()
+        }
+    }
 }
