@@ -128,11 +128,11 @@ enum CallRunner {
     /// The network, recorded with `--record`; or, with `--replay`, a HAR file and no network.
     private static func transport(_ options: CallOptions, config: APIConfig, storage: any AuthenticationStorage) async throws -> any HTTPTransport {
         if let replay = options.replay {
-            return try ReplayingHTTPClient(file: URL(fileURLWithPath: replay), masking: config.logging)
+            return try ReplayingHTTPClient(file: URL(fileURLWithPath: replay), masking: config.redaction)
         }
         let network = try await APIDependencies.transport(for: config, storage: storage, environment: nil)
         guard let record = options.record else { return network }
-        return try RecordingHTTPClient(network, file: URL(fileURLWithPath: record), masking: config.logging)
+        return try RecordingHTTPClient(network, file: URL(fileURLWithPath: record), masking: config.redaction)
     }
 
     private static func report(_ error: APIError) -> Never {

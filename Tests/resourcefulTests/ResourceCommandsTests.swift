@@ -194,4 +194,29 @@ import Testing
             #expect(server.requests.isEmpty)
         }
     }
+
+    @Test func recordMasksTheConfiguredCredentialField() async throws {
+        let har = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString).har")
+        try await MockServer.withRunning { server in
+            server.stub(.get, "/v1/users/7", .json(raw: #"{"id":7,"name":"Ada"}"#))
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-cli-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let json = #"""
+                {"baseURL": "\#(server.baseURL.absoluteString)/v1", "service": "cli-test",
+                 "authentication": {"storages": ["environment"], "headerName": "X-Upstream-Auth"}}
+                """#
+            try Data(json.utf8).write(to: directory.appendingPathComponent("test.json"))
+            let result = try await Command.run(
+                resourcefulTool,
+                ["show", "users/7", "--env", "test", "--config-directory", directory.path, "--record", har.path],
+                environment: ["RESOURCEFUL_AUTH_CLI_TEST_AUTHORIZATION": "upstream-SECRET-77"]
+            )
+            #expect(result.status == 0, "\(result.output)")
+            #expect(server.requests.first?.headerFields[HTTPField.Name("X-Upstream-Auth")!] == "upstream-SECRET-77")
+            let text = try String(contentsOf: har, encoding: .utf8)
+            #expect(text.contains("X-Upstream-Auth"))
+            #expect(!text.contains("upstream-SECRET-77"))
+            #expect(!result.output.contains("upstream-SECRET-77"))
+        }
+    }
 }

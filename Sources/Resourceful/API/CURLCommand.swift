@@ -15,16 +15,19 @@ struct CURLCommand {
         command += " " + Self.quote(redactor.maskedURL(request.url))
         lines.append(command)
         for field in request.headerFields {
-            let value = redactor.masksHeader(field.name.canonicalName) ? Redactor.mask : field.value
-            lines.append("--header " + Self.quote("\(field.name.rawName): \(value)"))
+            lines.append("--header " + Self.quote("\(field.name.rawName): \(redactor.headerValue(field.name, field.value))"))
         }
         var note: String?
         if let body = request.body, body.readableBytes > 0 {
-            let masked = redactor.maskedBody(Data(buffer: body), contentType: request.headerFields[.contentType])
-            if let text = String(data: masked, encoding: .utf8), !text.utf8.contains(0) {
+            let contentType = request.headerFields[.contentType]
+            let masked = request.shouldRedactRequestBody ? nil : redactor.maskedBody(Data(buffer: body), contentType: contentType)
+            if let masked, let text = String(data: masked, encoding: .utf8), !text.utf8.contains(0) {
                 lines.append("--data-binary " + Self.quote(text))
             } else {
-                note = "# The body (\(masked.count) bytes, not text) is not shown: save it as request-body.bin."
+                let reason =
+                    request.shouldRedactRequestBody
+                    ? "the request redacts its body" : masked == nil ? "it cannot be masked" : "it is not text"
+                note = "# The body (\(body.readableBytes) bytes) is left out: \(reason). Save it as request-body.bin."
                 lines.append("--data-binary @request-body.bin")
             }
         }

@@ -106,7 +106,7 @@ struct RequestBuilder: Sendable {
             url += path.encoded.contains("?") ? "&" : "?"
             url += query
         }
-        let transport = TransportRequest(
+        var transport = TransportRequest(
             method: request.verb.method(update: request.updateMethod),
             url: url,
             headerFields: fields,
@@ -114,6 +114,8 @@ struct RequestBuilder: Sendable {
             deadline: start + (request.timeout ?? defaultTimeout),
             maxResponseBytes: maxResponseBytes
         )
+        transport.shouldRedactRequestBody = request.shouldRedactRequestBody
+        transport.shouldRedactResponseBody = request.shouldRedactResponseBody
         return Built(request: transport, path: path.encoded, query: query)
     }
 

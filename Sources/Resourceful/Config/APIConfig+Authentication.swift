@@ -116,9 +116,16 @@ extension APIConfig {
         HTTPField.Name(authentication.headerName) ?? .authorization
     }
 
-    /// The logging settings with the credential's field among the masked headers: what every
-    /// redaction (logs, error descriptions, cURL exports) uses.
-    package var redaction: LogSettings {
+    /// The masking rules every view of a call uses: the logging settings (``LogSettings``) with
+    /// the credential's field (``AuthenticationSettings/headerName``) among the masked headers.
+    /// Log lines, error descriptions, ``API/curl(for:)`` and the HTTP cache's keys use it; give it
+    /// to `RecordingHTTPClient` and `ReplayingHTTPClient` (`ResourcefulTesting`) too, so that a
+    /// recording masks what the logs mask:
+    ///
+    /// ```swift
+    /// let recorder = try RecordingHTTPClient(transport, file: cassette, masking: config.redaction)
+    /// ```
+    public var redaction: LogSettings {
         // The default, without parsing a field name on every call that logs.
         guard authentication.headerName != "Authorization", credentialField != .authorization else { return logging }
         var settings = logging

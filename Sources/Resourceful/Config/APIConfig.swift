@@ -145,7 +145,10 @@ public struct APIConfig: Sendable, Equatable {
         /// Names are compared without case, `_`, `-`, `.` or spaces, and a name ending in one of
         /// these is masked too: `token` covers `access_token`, `refreshToken`, `X-Auth-Token` and
         /// `X-Subject-Token`; `apiKey` covers `api_key` and `X-Api-Key`; `secret` covers
-        /// `clientSecret`. `key`, `sig`, `otp` and `pin` are masked when they are the whole name.
+        /// `clientSecret`; `secretKey`, `accessKey` and `signingKey` cover `secret_key`,
+        /// `aws_secret_access_key` and `X-Signing-Key`; `jwt`, `pwd`, `passcode`, `assertion` and
+        /// `codeVerifier` are masked too. `key`, `sig`, `otp`, `pin`, `pass` and `auth` are masked
+        /// when they are the whole name (as suffixes they would hide `sortKey` or `bypass`).
         public static let alwaysMaskedNames: [String] = SensitiveNames.builtIn
 
         /// Header fields masked in logs and dropped before a redirect to another origin, besides

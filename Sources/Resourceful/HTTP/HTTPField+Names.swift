@@ -8,6 +8,9 @@ extension HTTPField.Name {
     /// `Link` ([RFC 8288](https://www.rfc-editor.org/rfc/rfc8288#section-3)).
     // A literal, valid token (RFC 9110 §5.1), so the initializer cannot return nil.
     static let link = HTTPField.Name("Link")!
+    /// `Refresh`: a delay and a URL to go to (`5; url=https://…`), sent by some servers.
+    // A literal, valid token (RFC 9110 §5.1), so the initializer cannot return nil.
+    static let refresh = HTTPField.Name("Refresh")!
 }
 
 extension HTTPField.Name {

@@ -46,6 +46,13 @@ public struct TransportRequest: Sendable {
     public var deadline: ContinuousClock.Instant
     /// The largest response body to accept.
     public var maxResponseBytes: Int
+    /// Whether the request body must never be shown or kept: logs, recordings
+    /// (`RecordingHTTPClient`) and cURL exports leave it out, naming only its size
+    /// (``ResourceRequest/shouldRedactRequestBody``).
+    public var shouldRedactRequestBody = false
+    /// Whether the response body must never be shown or kept: logs and recordings leave it out
+    /// (``ResourceRequest/shouldRedactResponseBody``).
+    public var shouldRedactResponseBody = false
 
     /// Creates a request.
     public init(

@@ -1,6 +1,6 @@
 import Logging
 package import Foundation
-import HTTPTypes
+package import HTTPTypes
 import NIOCore
 import NIOFoundationEssentialsCompat
 
@@ -23,7 +23,7 @@ package struct Redactor: Sendable {
         var metadata: Logger.Metadata = [:]
         for field in fields {
             let name = field.name.canonicalName
-            let value = names.contains(name) ? Self.mask : field.value
+            let value = headerValue(field.name, field.value)
             if case .string(let existing) = metadata[name] {
                 metadata[name] = .string(existing + ", " + value)
             } else {
@@ -31,6 +31,37 @@ package struct Redactor: Sendable {
             }
         }
         return metadata
+    }
+
+    /// A header field's value as it may be shown: `***` for a masked field; in a field that holds
+    /// URLs (`Location`, `Content-Location`, `Link`, `Refresh`), each URL's masked query values
+    /// replaced.
+    package func headerValue(_ name: HTTPField.Name, _ value: String) -> String {
+        if masksHeader(name.canonicalName) { return Self.mask }
+        switch name {
+        case .location, .contentLocation:
+            return maskedURL(value)
+        case .link:
+            return maskedLinks(value)
+        case .refresh:
+            // `5; url=https://…`: the part after `url=` is a URL.
+            guard let range = value.range(of: "url=", options: .caseInsensitive) else { return value }
+            return String(value[..<range.upperBound]) + maskedURL(String(value[range.upperBound...]))
+        default:
+            return value
+        }
+    }
+
+    /// Each `<…>` URL of a `Link` value with its masked query values replaced.
+    private func maskedLinks(_ value: String) -> String {
+        var result = ""
+        var rest = Substring(value)
+        while let open = rest.firstIndex(of: "<"), let close = rest[open...].firstIndex(of: ">") {
+            result += rest[...open]
+            result += maskedURL(String(rest[rest.index(after: open)..<close]))
+            rest = rest[close...]
+        }
+        return result + rest
     }
 
     /// Whether a header field's value is masked.
@@ -57,12 +88,15 @@ package struct Redactor: Sendable {
     }
 
     /// A whole body with masked fields replaced, when its media type says how to find them (JSON,
-    /// form, multipart); any other body as it is.
-    package func maskedBody(_ body: Data, contentType: String?) -> Data {
-        guard !body.isEmpty, let contentType else { return body }
+    /// form, multipart) and it reads as that type; `nil` when it cannot be masked (no or another
+    /// media type, or not what its type says), so that it is never shown or kept as it is. An
+    /// empty body, and JSON without a masked key, are returned byte for byte.
+    package func maskedBody(_ body: Data, contentType: String?) -> Data? {
+        guard !body.isEmpty else { return body }
+        guard let contentType else { return nil }
         let essence = String(MediaType.essence(of: contentType))
         if MediaType.isJSON(essence) {
-            return maskedJSON(body) ?? body
+            return maskedJSON(body)
         }
         if MediaType.isForm(essence) {
             return Data(query(String(decoding: body, as: UTF8.self)).utf8)
@@ -70,7 +104,13 @@ package struct Redactor: Sendable {
         if essence == "multipart/form-data", let boundary = MultipartMasking.boundary(of: contentType) {
             return MultipartMasking.mask(body, boundary: boundary) { isMasked(formName: $0) }
         }
-        return body
+        return nil
+    }
+
+    /// What stands for a body that is not shown: its size and media type.
+    package static func leftOut(_ byteCount: Int, contentType: String?, reason: String) -> String {
+        let type = contentType.map { String(MediaType.essence(of: $0)) } ?? ""
+        return "<\(byteCount) bytes of \(type.isEmpty ? "unknown type" : type), left out: \(reason)>"
     }
 
     /// A body as it may be logged: JSON and form bodies with masked fields replaced, cut to the
@@ -78,16 +118,13 @@ package struct Redactor: Sendable {
     func body(_ buffer: ByteBuffer, contentType: String?) -> String {
         guard buffer.readableBytes > 0 else { return "" }
         let type = contentType.map { String(MediaType.essence(of: $0)) } ?? ""
-        let text: String
-        if MediaType.isJSON(type) {
-            guard let masked = maskedJSON(buffer) else { return "<\(buffer.readableBytes) bytes, not valid JSON>" }
-            text = masked
-        } else if MediaType.isForm(type) {
-            text = query(String(buffer: buffer))
-        } else {
+        guard MediaType.isJSON(type) || MediaType.isForm(type) else {
             return "<\(buffer.readableBytes) bytes of \(type.isEmpty ? "unknown type" : type)>"
         }
-        return cut(text)
+        guard let masked = maskedBody(Data(buffer: buffer, byteTransferStrategy: .noCopy), contentType: type) else {
+            return "<\(buffer.readableBytes) bytes, not valid JSON>"
+        }
+        return cut(String(decoding: masked, as: UTF8.self))
     }
 
     private func cut(_ text: String) -> String {
@@ -97,24 +134,14 @@ package struct Redactor: Sendable {
         return prefix + "… (\(utf8.count) bytes)"
     }
 
-    /// A JSON document with the values of masked keys replaced, or `nil` when it is not JSON or
-    /// holds no masked key (so that it can be kept byte for byte).
-    package func maskedJSON(_ data: Data) -> Data? {
+    /// A JSON document with the values of masked keys replaced (keys sorted), the document byte
+    /// for byte when it holds no masked key, or `nil` when it is not JSON.
+    private func maskedJSON(_ data: Data) -> Data? {
         guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { return nil }
         var masked = false
         let result = mask(object, masked: &masked)
-        guard masked else { return nil }
+        guard masked else { return data }
         return try? JSONSerialization.data(withJSONObject: result, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes])
-    }
-
-    private func maskedJSON(_ buffer: ByteBuffer) -> String? {
-        let data = Data(buffer: buffer, byteTransferStrategy: .noCopy)
-        guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { return nil }
-        var changed = false
-        let masked = mask(object, masked: &changed)
-        guard let output = try? JSONSerialization.data(withJSONObject: masked, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes])
-        else { return nil }
-        return String(decoding: output, as: UTF8.self)
     }
 
     private func mask(_ value: Any, masked: inout Bool) -> Any {

@@ -6,15 +6,20 @@
 /// `access_token`, `accessToken`, `Access-Token` and `access.token` are one name. A name is
 /// sensitive when its normalised form ends with a listed name (`token` covers `accessToken`,
 /// `X-Auth-Token` and `refresh_token`; `apiKey` covers `X-Api-Key` and `api_key`), or equals one of
-/// a few short names matched exactly (`key`, `sig`, `otp`, `pin`).
+/// a few short names matched exactly (`key`, `sig`, `otp`, `pin`, `pass`, `auth`). Keys that are
+/// secrets are named by their kind (`secretKey`, `signingKey`, `accessKey`, `privateKey`,
+/// `encryptionKey`, `masterKey`, `clientKey`, `apiKey`), so `sortKey`, `primaryKey`, `publicKey`
+/// and `idempotencyKey` stay readable.
 package struct SensitiveNames: Sendable {
     /// Matched as suffixes whatever the configuration says.
     static let builtIn = [
-        "authorization", "cookie", "password", "passwd", "passphrase", "secret", "token", "apiKey",
-        "privateKey", "session", "sessionId", "credential", "credentials", "signature",
+        "authorization", "cookie", "password", "passwd", "passphrase", "passcode", "pwd", "secret", "token", "apiKey",
+        "privateKey", "secretKey", "signingKey", "accessKey", "encryptionKey", "masterKey", "clientKey", "session",
+        "sessionId", "credential", "credentials", "signature", "jwt", "assertion", "codeVerifier",
     ]
-    /// Short names matched only whole, since as suffixes they would hide ordinary fields.
-    static let exact: Set<String> = ["key", "sig", "otp", "pin"]
+    /// Short names matched only whole, since as suffixes they would hide ordinary fields
+    /// (`pass` ends `bypass` and `compass`; `key` ends `sortKey` and `primaryKey`).
+    static let exact: Set<String> = ["key", "sig", "otp", "pin", "pass", "auth"]
 
     private let suffixes: [[UInt8]]
 
@@ -34,7 +39,7 @@ package struct SensitiveNames: Sendable {
     package func contains(_ name: some StringProtocol) -> Bool {
         let normalised = Self.normalise(name)
         guard !normalised.isEmpty else { return false }
-        if normalised.count <= 3, Self.exact.contains(String(decoding: normalised, as: UTF8.self)) { return true }
+        if normalised.count <= 4, Self.exact.contains(String(decoding: normalised, as: UTF8.self)) { return true }
         for suffix in suffixes where normalised.count >= suffix.count {
             if normalised.suffix(suffix.count).elementsEqual(suffix) { return true }
         }

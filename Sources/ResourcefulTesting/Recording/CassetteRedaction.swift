@@ -4,14 +4,19 @@ import NIOCore
 import NIOFoundationCompat
 import Resourceful
 
-/// Turns an exchange into a HAR entry with every secret masked by the logger's rules
-/// (``APIConfig/LogSettings``): header values, query values, JSON fields at any depth, form and
-/// multipart fields, in the request and in the response.
+/// Turns an exchange into a HAR entry with every secret masked by the API's redaction rules
+/// (``APIConfig/redaction``): header values, the URLs of `Location`, `Link` and the like, query
+/// values, JSON fields at any depth, form and multipart fields, in the request and in the
+/// response. A body that cannot be masked (not JSON, form or multipart, or not what its type
+/// says), or that its request redacts, is left out, with a comment giving its size and type.
 struct CassetteRedaction: Sendable {
     let redactor: Redactor
+    /// Whether bodies that cannot be masked are kept as they are instead of left out.
+    let keepsUnmaskableBodies: Bool
 
-    init(_ settings: APIConfig.LogSettings) {
+    init(_ settings: APIConfig.LogSettings, keepsUnmaskableBodies: Bool = false) {
         redactor = Redactor(settings: settings)
+        self.keepsUnmaskableBodies = keepsUnmaskableBodies
     }
 
     func entry(
@@ -25,7 +30,7 @@ struct CassetteRedaction: Sendable {
             startedDateTime: started.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)),
             time: milliseconds,
             request: harRequest(request),
-            response: harResponse(response, limit: request.maxResponseBytes),
+            response: harResponse(response, limit: request.maxResponseBytes, redacted: request.shouldRedactResponseBody),
             timings: HARArchive.Timings(send: 0, wait: milliseconds, receive: 0)
         )
     }
@@ -37,17 +42,16 @@ struct CassetteRedaction: Sendable {
         result.queryString = Self.queryItems(of: url).map { HARArchive.NameValue(name: $0.name, value: $0.value) }
         if let body = request.body, body.readableBytes > 0 {
             let contentType = request.headerFields[.contentType]
-            let masked = redactor.maskedBody(Data(buffer: body), contentType: contentType)
-            let (text, encoding) = BodyText.encode(masked, mimeType: contentType)
-            result.postData = HARArchive.PostData(mimeType: contentType ?? "", text: text, encoding: encoding)
-            result.bodySize = masked.count
+            let kept = keptBody(Data(buffer: body), contentType: contentType, redacted: request.shouldRedactRequestBody)
+            result.postData = HARArchive.PostData(mimeType: contentType ?? "", text: kept.text, encoding: kept.encoding, comment: kept.comment)
+            result.bodySize = kept.size
         } else {
             result.bodySize = 0
         }
         return result
     }
 
-    private func harResponse(_ response: TransportResponse, limit: Int) -> HARArchive.Response {
+    private func harResponse(_ response: TransportResponse, limit: Int, redacted: Bool) -> HARArchive.Response {
         var fields = response.headerFields
         var body = Data(buffer: response.body)
         if let encoding = fields[.contentEncoding], BodyDecompression.decodes(encoding),
@@ -59,19 +63,37 @@ struct CassetteRedaction: Sendable {
             fields[.contentLength] = nil
         }
         let contentType = fields[.contentType]
-        let masked = redactor.maskedBody(body, contentType: contentType)
-        let (text, encoding) = BodyText.encode(masked, mimeType: contentType)
+        let kept = keptBody(body, contentType: contentType, redacted: redacted)
         var result = HARArchive.Response(status: response.status.code, statusText: response.status.reasonPhrase)
         result.headers = headers(fields)
-        result.content = HARArchive.Content(size: masked.count, mimeType: contentType ?? "", text: text, encoding: masked.isEmpty ? nil : encoding)
-        result.redirectURL = fields[.location] ?? ""
-        result.bodySize = masked.count
+        result.content = HARArchive.Content(
+            size: kept.size,
+            mimeType: contentType ?? "",
+            text: kept.text,
+            encoding: kept.text?.isEmpty == false ? kept.encoding : nil,
+            comment: kept.comment
+        )
+        result.redirectURL = fields[.location].map(redactor.maskedURL) ?? ""
+        result.bodySize = kept.size
         return result
+    }
+
+    /// A body as a HAR file keeps it: masked; or, when it cannot be masked or its request
+    /// redacts it, left out (no text) with a comment giving its size and type.
+    private func keptBody(_ body: Data, contentType: String?, redacted: Bool) -> (text: String?, encoding: String?, size: Int, comment: String?) {
+        guard !body.isEmpty else { return ("", nil, 0, nil) }
+        let masked = redacted ? nil : redactor.maskedBody(body, contentType: contentType) ?? (keepsUnmaskableBodies ? body : nil)
+        guard let masked else {
+            let reason = redacted ? "the request redacts it" : "it cannot be masked"
+            return (nil, nil, body.count, Redactor.leftOut(body.count, contentType: contentType, reason: reason))
+        }
+        let (text, encoding) = BodyText.encode(masked, mimeType: contentType)
+        return (text, encoding, masked.count, nil)
     }
 
     func headers(_ fields: HTTPFields) -> [HARArchive.NameValue] {
         fields.map { field in
-            HARArchive.NameValue(name: field.name.rawName, value: redactor.masksHeader(field.name.canonicalName) ? Redactor.mask : field.value)
+            HARArchive.NameValue(name: field.name.rawName, value: redactor.headerValue(field.name, field.value))
         }
     }
 

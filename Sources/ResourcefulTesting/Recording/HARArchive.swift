@@ -51,6 +51,8 @@ struct HARArchive: Codable, Sendable {
         /// Not in HAR 1.2, but written by this module and by several tools for a body that is not
         /// text.
         var encoding: String?
+        /// HAR 1.2's free text: why a body was left out.
+        var comment: String?
     }
 
     struct Param: Codable, Sendable {
@@ -77,6 +79,8 @@ struct HARArchive: Codable, Sendable {
         var mimeType: String? = ""
         var text: String?
         var encoding: String?
+        /// HAR 1.2's free text: why a body was left out.
+        var comment: String?
     }
 
     struct Cache: Codable, Sendable {}

@@ -4,14 +4,20 @@ public import Resourceful
 /// An ``HTTPTransport`` that sends through another one and appends each exchange to a HAR 1.2
 /// file, with every secret masked before it reaches the disk, so that the file can be committed.
 ///
-/// Masked by the logger's rules (``APIConfig/LogSettings``): the values of `Authorization`,
-/// `Cookie`, `Set-Cookie` and every other masked header field; masked query values; masked fields
-/// of JSON, form and multipart bodies, in requests and responses. A compressed response is kept
-/// decompressed, as HAR expects; a body that is not text is kept as base64. An exchange that
-/// failed before any answer (a refused connection, a time-out) is not recorded.
+/// Masked by the API's redaction rules (give it ``APIConfig/redaction``, which adds the
+/// credential's field to the logging settings): the values of `Authorization`, `Cookie`,
+/// `Set-Cookie` and every other masked header field; masked query values, in the URL and in the
+/// URLs of `Location`, `Content-Location`, `Link` and `Refresh`; masked fields of JSON, form and
+/// multipart bodies, in requests and responses. A body that cannot be masked (another media type,
+/// or not what its type says) is left out, with a comment giving its size and type, unless
+/// `keepingBodiesThatCannotBeMasked` says to keep it; a body its request redacts
+/// (``TransportRequest/shouldRedactRequestBody``, ``TransportRequest/shouldRedactResponseBody``)
+/// is always left out. A compressed response is kept decompressed, as HAR expects; a body that is
+/// not text is kept as base64. An exchange that failed before any answer (a refused connection, a
+/// time-out) is not recorded.
 ///
 /// ```swift
-/// let recorder = try RecordingHTTPClient(AsyncHTTPClientTransport(), file: cassette)
+/// let recorder = try RecordingHTTPClient(AsyncHTTPClientTransport(), file: cassette, masking: config.redaction)
 /// let api = API(dependencies: APIDependencies(apiConfig: config, authenticationStorage: storage, httpClient: recorder))
 /// ```
 public final class RecordingHTTPClient: HTTPTransport {
@@ -20,18 +26,22 @@ public final class RecordingHTTPClient: HTTPTransport {
     private let redaction: CassetteRedaction
 
     /// Records what `transport` exchanges into `file`, after what it already holds unless
-    /// `appending` is false, masking by `masking`'s rules.
+    /// `appending` is false, masking by `masking`'s rules (``APIConfig/redaction``).
     ///
+    /// - Parameter keepingBodiesThatCannotBeMasked: Whether bodies of media types the rules
+    ///   cannot mask (binary downloads, plain text, XML) are kept as they are; only for services
+    ///   whose such bodies hold no secret.
     /// - Throws: ``CassetteError`` when `file` exists but is not a HAR file, or cannot be written.
     public init(
         _ transport: any HTTPTransport,
         file: URL,
         masking: APIConfig.LogSettings = APIConfig.LogSettings(),
-        appending: Bool = true
+        appending: Bool = true,
+        keepingBodiesThatCannotBeMasked: Bool = false
     ) throws(CassetteError) {
         self.transport = transport
         recorder = try HARRecorder(file: file, appending: appending)
-        redaction = CassetteRedaction(masking)
+        redaction = CassetteRedaction(masking, keepsUnmaskableBodies: keepingBodiesThatCannotBeMasked)
     }
 
     /// Sends `request` through the wrapped transport and records the exchange.

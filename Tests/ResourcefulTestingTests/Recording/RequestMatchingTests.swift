@@ -33,7 +33,7 @@ import Testing
                 value += 1
                 return value
             }
-            return TransportResponse(status: .ok, headerFields: [.contentType: "text/plain"], body: ByteBuffer(string: "\(number)"))
+            return TransportResponse(status: .ok, headerFields: [.contentType: "application/json"], body: ByteBuffer(string: "\(number)"))
         }
         let recorder = try RecordingHTTPClient(network, file: file)
         for request in requests { _ = try await recorder.send(request) }
