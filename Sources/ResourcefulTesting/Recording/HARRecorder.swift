@@ -1,35 +1,82 @@
 import Foundation
 import Resourceful
 
-/// Keeps a HAR archive and writes it whole after each entry, so that an interrupted run loses
-/// nothing it recorded.
+/// Keeps a HAR file valid after each entry, writing only that entry: the file's last bytes (the
+/// end of the `entries` array and of the document) are overwritten by the new entry followed by
+/// the same closing bytes. A long recording costs the size of each entry, not of the file so far,
+/// and an interrupted run keeps every entry written before.
 final class HARRecorder: Sendable {
     let file: URL
-    private let archive: Locked<HARArchive>
+    /// The bytes after the last entry.
+    private static let closing = Data("\n    ]\n  }\n}\n".utf8)
 
-    /// Starts from what `file` holds when `appending` and it exists, else from nothing; a new
-    /// archive is written at once, so that a `record` run leaves no older recordings behind.
+    private struct State {
+        var handle: FileHandle
+        var entries: Int
+    }
+
+    private let state: Locked<State>
+
+    /// Starts from what `file` holds when `appending` and it exists, else from nothing; the file
+    /// is written at once, so that a `record` run leaves no older recordings behind.
     init(file: URL, appending: Bool) throws(CassetteError) {
         self.file = file
+        var existing: [HARArchive.Entry] = []
         if appending, FileManager.default.fileExists(atPath: file.path) {
-            archive = Locked(try HARArchive.read(file))
-        } else {
-            let empty = HARArchive(log: HARArchive.Log())
-            try empty.write(to: file)
-            archive = Locked(empty)
+            existing = try HARArchive.read(file).log.entries
+        }
+        do {
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            var document = try Self.opening()
+            for (index, entry) in existing.enumerated() {
+                document.append(try Self.encoded(entry, first: index == 0))
+            }
+            document.append(Self.closing)
+            try document.write(to: file, options: .atomic)
+            state = Locked(State(handle: try FileHandle(forUpdating: file), entries: existing.count))
+        } catch {
+            throw CassetteError(.unwritableFile, detail: "\(file.path) could not be written: \(error.localizedDescription)")
         }
     }
 
+    deinit {
+        state.withLock { try? $0.handle.close() }
+    }
+
+    /// Writes `entry` after the others.
     func append(_ entry: HARArchive.Entry) throws(CassetteError) {
-        let result: Result<Void, CassetteError> = archive.withLock { archive in
-            archive.log.entries.append(entry)
-            do throws(CassetteError) {
-                try archive.write(to: file)
+        let result: Result<Void, CassetteError> = state.withLock { state in
+            do {
+                var bytes = try Self.encoded(entry, first: state.entries == 0)
+                bytes.append(Self.closing)
+                let end = try state.handle.seekToEnd()
+                try state.handle.seek(toOffset: end - UInt64(Self.closing.count))
+                try state.handle.write(contentsOf: bytes)
+                state.entries += 1
                 return .success(())
             } catch {
-                return .failure(error)
+                return .failure(CassetteError(.unwritableFile, detail: "\(file.path) could not be written: \(error.localizedDescription)"))
             }
         }
         try result.get()
+    }
+
+    /// The document up to the opening of its `entries` array.
+    private static func opening() throws -> Data {
+        let creator = String(decoding: try encoder.encode(HARArchive.Creator()), as: UTF8.self)
+        let indented = creator.replacingOccurrences(of: "\n", with: "\n    ")
+        return Data("{\n  \"log\" : {\n    \"creator\" : \(indented),\n    \"version\" : \"1.2\",\n    \"entries\" : [".utf8)
+    }
+
+    /// An entry as it stands in the array, after a comma unless it is the first.
+    private static func encoded(_ entry: HARArchive.Entry, first: Bool) throws -> Data {
+        let text = String(decoding: try encoder.encode(entry), as: UTF8.self)
+        return Data(((first ? "\n      " : ",\n      ") + text.replacingOccurrences(of: "\n", with: "\n      ")).utf8)
+    }
+
+    private static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return encoder
     }
 }

@@ -38,3 +38,38 @@ import Testing
         }
     }
 }
+
+/// A long recording: each exchange writes its own entry, and the file stays a HAR file that
+/// reads back whole after every one.
+@Suite struct LongRecordingTests {
+    @Test func twoThousandEntriesStayOneValidArchive() async throws {
+        let file = try CassetteFixture.scratchFile()
+        let network = StubHTTPClient { request in
+            TransportResponse(status: .ok, headerFields: [.contentType: "application/json"], body: ByteBuffer(string: #"{"url":"\#(request.url)"}"#))
+        }
+        let recorder = try RecordingHTTPClient(network, file: file)
+        for index in 0..<2_000 {
+            _ = try await recorder.send(
+                TransportRequest(method: .get, url: "https://api.example.com/v1/items/\(index)", deadline: .now + .seconds(30), maxResponseBytes: 1 << 20)
+            )
+            if index == 0 || index == 999 {
+                // Valid JSON between exchanges, not only at the end.
+                let object = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any]
+                let entries = (object?["log"] as? [String: Any])?["entries"] as? [Any]
+                #expect(entries?.count == index + 1)
+            }
+        }
+        let replayer = try ReplayingHTTPClient(file: file)
+        let answer = try await replayer.send(
+            TransportRequest(method: .get, url: "https://api.example.com/v1/items/1999", deadline: .now + .seconds(30), maxResponseBytes: 1 << 20)
+        )
+        #expect(String(buffer: answer.body).contains("items/1999"))
+        // Appending to it adds after what it holds.
+        let again = try RecordingHTTPClient(network, file: file)
+        _ = try await again.send(
+            TransportRequest(method: .get, url: "https://api.example.com/v1/items/last", deadline: .now + .seconds(30), maxResponseBytes: 1 << 20)
+        )
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any]
+        #expect(((object?["log"] as? [String: Any])?["entries"] as? [Any])?.count == 2_001)
+    }
+}
