@@ -125,6 +125,7 @@ let benchmarks: @Sendable () -> Void = {
 
     registerRealisticBenchmarks(fixtures)
     registerClientFormBenchmarks(fixtures)
+    registerCacheStorageBenchmarks()
 }
 
 func rawCall(_ verb: String, _ fixtures: Fixtures) async throws {
