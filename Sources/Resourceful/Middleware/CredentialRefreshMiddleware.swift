@@ -2,44 +2,93 @@ import HTTPTypes
 
 /// Answers a `401 Unauthorized` by refreshing the credential once and sending the request again.
 ///
-/// At most one refresh runs per service: calls that see 401 while one runs wait for it, and calls
-/// that sent a credential older than the latest refresh are sent again with the new one without
-/// another refresh. Each call is sent again at most once; a second 401 fails it with
-/// ``APIError/Kind/unauthorized``. A refresher that throws (`CancellationError` included) fails
-/// the call with ``APIError/Kind/authentication``; the next 401 after ``minimumInterval`` may
-/// refresh again. Within ``minimumInterval`` of the last refresh, a 401 to the credential it gave
-/// (or after it failed) fails with ``APIError/Kind/unauthorized`` without another refresh, so a
-/// server that keeps rejecting fresh credentials cannot cause a refresh per call.
+/// Refreshes are kept apart by service and by the credential that was refused: a call is only
+/// ever sent again with a credential refreshed from the one it sent, so APIs whose storages hold
+/// different users' credentials never receive each other's, even through one shared step.
 ///
-/// The refresh runs on its own and records its result itself; a call waits for it until the
-/// call's deadline or cancellation, whichever comes first.
+/// - At most one refresh runs per service and refused credential: calls that see 401 while it runs
+///   wait for it; calls that sent a credential already refreshed are sent again with the new one
+///   without another refresh.
+/// - Each call is sent again at most once; a second 401 fails it with
+///   ``APIError/Kind/unauthorized``.
+/// - A refresh is bounded by the deadline of the call that started it. One that does not end by
+///   then (or that is cancelled) is abandoned, its late result dropped: the next 401 starts
+///   another. A waiting call gives up at its own deadline or cancellation, leaving no task behind.
+/// - A refresher that throws fails the waiting calls with ``APIError/Kind/authentication``; within
+///   ``minimumInterval`` after that, a 401 to the same credential fails at once ("the last refresh
+///   failed"), so a broken refresher is not asked on every call.
+/// - Within ``minimumInterval`` of a refresh, a 401 to the credential it gave fails with
+///   ``APIError/Kind/unauthorized`` without another refresh, so a server that keeps rejecting
+///   fresh credentials cannot cause a refresh per call.
 package final class CredentialRefreshMiddleware: APIMiddleware {
-    private struct ServiceState {
-        var running: Task<String, any Error>?
-        var latest: String?
-        var finished: ContinuousClock.Instant?
-        var generation: UInt64 = 0
+    /// What a refresh of one service, from one refused credential, has come to.
+    private struct Key: Hashable {
+        var service: String
+        var refused: String?
     }
 
-    /// What a refresher threw, kept apart from the cancellation of a waiting call.
+    private struct State {
+        var running: (refresh: Refresh, generation: UInt64)?
+        /// The credential a refresh from this one gave, and when.
+        var refreshed: (header: String, at: ContinuousClock.Instant)?
+        /// When a refresh that gave this credential ended: it is not refreshed again before
+        /// ``minimumInterval`` has passed.
+        var givenAt: ContinuousClock.Instant?
+        /// When the last refresh from this credential failed.
+        var failedAt: ContinuousClock.Instant?
+
+        func isStale(now: ContinuousClock.Instant, keepFor: Duration) -> Bool {
+            guard running == nil else { return false }
+            let last = [refreshed?.at, givenAt, failedAt].compactMap { $0 }.max()
+            return last.map { now - $0 > keepFor } ?? true
+        }
+    }
+
+    /// One refresh: the calls waiting for it, settled together when it ends.
+    private final class Refresh: Sendable {
+        private let state = Locked<(result: Result<String, any Error>?, waiters: [Outcome<String>])>((nil, []))
+
+        /// A waiter for the result, settled at once when the refresh has ended.
+        func join() -> Outcome<String> {
+            let outcome = Outcome<String>()
+            let result: Result<String, any Error>? = state.withLock { state in
+                if state.result == nil { state.waiters.append(outcome) }
+                return state.result
+            }
+            if let result { outcome.settle(result) }
+            return outcome
+        }
+
+        func finish(_ result: Result<String, any Error>) {
+            let waiters = state.withLock { state in
+                state.result = result
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.settle(result) }
+        }
+    }
+
+    /// What a refresher threw, kept apart from the time-out or cancellation of the refresh.
     private struct RefreshFailed: Error {
         var underlying: any Error
     }
 
     private enum Next {
-        case wait(Task<String, any Error>)
+        case wait(Outcome<String>)
         case use(String)
-        case coolingDown
+        case stillRefused
+        case recentlyFailed
     }
 
     private let refresher: any CredentialRefresher
-    /// The least time between two refreshes of one service.
+    /// The least time between two refreshes of one credential.
     package let minimumInterval: Duration
-    private let states = Locked<[String: ServiceState]>([:])
+    private let states = Locked<(byKey: [Key: State], generation: UInt64)>(([:], 0))
 
     /// Creates the step; share one instance among the calls that should share refreshes.
     ///
-    /// - Parameter minimumInterval: The least time between two refreshes of one service.
+    /// - Parameter minimumInterval: The least time between two refreshes of one credential.
     package init(refresher: any CredentialRefresher, minimumInterval: Duration = .seconds(5)) {
         self.refresher = refresher
         self.minimumInterval = minimumInterval
@@ -55,7 +104,7 @@ package final class CredentialRefreshMiddleware: APIMiddleware {
         guard response.status == .unauthorized else { return response }
         let field = context.config.credentialField
         let sent = request.headerFields[field]
-        let header = try await freshCredential(for: context.config.service, replacing: sent, deadline: request.deadline)
+        let header = try await freshCredential(for: Key(service: context.config.service, refused: sent), deadline: request.deadline)
         guard HeaderValidation.isValidValue(header) else {
             throw APIError(kind: .invalidRequest, detail: "the refreshed credential holds CR, LF or NUL")
         }
@@ -68,64 +117,96 @@ package final class CredentialRefreshMiddleware: APIMiddleware {
         return second
     }
 
-    /// The credential to send instead of `sent`: a newer one already refreshed, the one being
-    /// refreshed now, or a new refresh's.
-    private func freshCredential(
-        for service: String,
-        replacing sent: String?,
-        deadline: ContinuousClock.Instant
-    ) async throws -> String {
+    /// The credential to send instead of `key.refused`: one already refreshed from it, the one
+    /// being refreshed from it now, or a new refresh's.
+    private func freshCredential(for key: Key, deadline: ContinuousClock.Instant) async throws -> String {
         let now = ContinuousClock.now
         let next: Next = states.withLock { states in
-            var state = states[service] ?? ServiceState()
-            if let running = state.running { return .wait(running) }
-            if let latest = state.latest, latest != sent { return .use(latest) }
-            if let finished = state.finished, now - finished < minimumInterval { return .coolingDown }
-            state.generation &+= 1
-            let generation = state.generation
+            // Forget what no call can use any more, so that the states stay few.
+            let keepFor = max(minimumInterval, .seconds(60))
+            if states.byKey.count > 64 { states.byKey = states.byKey.filter { !$0.value.isStale(now: now, keepFor: keepFor) } }
+            var state = states.byKey[key] ?? State()
+            if let running = state.running { return .wait(running.refresh.join()) }
+            if let refreshed = state.refreshed, refreshed.header != key.refused { return .use(refreshed.header) }
+            if let given = state.givenAt, now - given < minimumInterval { return .stillRefused }
+            if let failed = state.failedAt, now - failed < minimumInterval { return .recentlyFailed }
+            states.generation &+= 1
+            let generation = states.generation
+            let refresh = Refresh()
+            state.running = (refresh, generation)
+            states.byKey[key] = state
+            let waiter = refresh.join()
             let refresher = refresher
-            let running = Task<String, any Error> { [weak self] in
+            Task { [weak self] in
                 let result: Result<String, any Error>
                 do {
-                    result = .success(try await refresher.refreshCredential(for: service))
+                    result = .success(
+                        try await Deadline.run(until: deadline) {
+                            do {
+                                return try await refresher.refreshCredential(for: key.service)
+                            } catch let error as CancellationError {
+                                throw error
+                            } catch {
+                                throw RefreshFailed(underlying: error)
+                            }
+                        }
+                    )
                 } catch {
-                    result = .failure(RefreshFailed(underlying: error))
+                    result = .failure(error)
                 }
-                self?.finish(service: service, generation: generation, result: result)
-                return try result.get()
+                self?.finish(key, generation: generation, result: result)
+                refresh.finish(result)
             }
-            state.running = running
-            states[service] = state
-            return .wait(running)
+            return .wait(waiter)
         }
         switch next {
         case .use(let header):
             return header
-        case .coolingDown:
+        case .stillRefused:
             throw APIError(
                 kind: .unauthorized,
                 status: .unauthorized,
                 detail: "the credential was refreshed less than \(minimumInterval) ago and is still refused"
             )
-        case .wait(let task):
+        case .recentlyFailed:
+            throw APIError(kind: .authentication, detail: "the last credential refresh failed less than \(minimumInterval) ago")
+        case .wait(let outcome):
             do {
-                return try await SharedTaskWait.value(of: task, deadline: deadline)
+                return try await outcome.value(deadline: deadline)
             } catch is CancellationError {
                 throw APIError(kind: .cancelled)
             } catch let failure as RefreshFailed {
                 throw APIError(kind: .authentication, detail: "the credential refresh failed", underlying: failure.underlying)
+            } catch let error as APIError where error.kind == .cancelled {
+                throw APIError(kind: .authentication, detail: "the credential refresh was cancelled")
             }
         }
     }
 
-    /// Records a finished refresh, whether or not any call still waits for it.
-    private func finish(service: String, generation: UInt64, result: Result<String, any Error>) {
+    /// Records a refresh's end, unless it was abandoned for a newer one: a credential it gave,
+    /// a failure (which starts the cool-down), or nothing for one that timed out or was cancelled,
+    /// so that the next 401 starts another.
+    private func finish(_ key: Key, generation: UInt64, result: Result<String, any Error>) {
+        let now = ContinuousClock.now
         states.withLock { states in
-            guard var state = states[service], state.generation == generation else { return }
+            guard var state = states.byKey[key], state.running?.generation == generation else { return }
             state.running = nil
-            state.finished = .now
-            if case .success(let header) = result { state.latest = header }
-            states[service] = state
+            switch result {
+            case .success(let header) where header == key.refused:
+                // The refresher gave the very credential that was refused.
+                state.refreshed = (header, now)
+                state.givenAt = now
+            case .success(let header):
+                state.refreshed = (header, now)
+                var given = states.byKey[Key(service: key.service, refused: header)] ?? State()
+                given.givenAt = now
+                states.byKey[Key(service: key.service, refused: header)] = given
+            case .failure(let error) where error is RefreshFailed:
+                state.failedAt = now
+            case .failure:
+                break
+            }
+            states.byKey[key] = state
         }
     }
 }

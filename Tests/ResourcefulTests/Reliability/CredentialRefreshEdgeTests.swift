@@ -53,20 +53,36 @@ import Testing
         }
     }
 
-    @Test func aRefreshEveryWaiterGaveUpOnStillServesTheNextCall() async throws {
+    @Test func aRefreshPastItsDeadlineIsAbandonedAndTheNextCallStartsAnother() async throws {
         try await Harness.run { harness in
-            acceptOnly("Bearer late", on: harness.server)
-            let refresher = ScriptedRefresher([.hang, .token("Bearer never-used")])
+            acceptOnly("Bearer good", on: harness.server)
+            let refresher = ScriptedRefresher([.hang, .token("Bearer good")])
             let middleware = CredentialRefreshMiddleware(refresher: refresher, minimumInterval: .seconds(60))
             let api = API(dependencies: harness.dependencies, middlewares: [middleware])
             let impatient = AdHocRequest<Empty, Empty>(.show, "me", timeout: .milliseconds(200))
             let error = await #expect(throws: APIError.self) { try await api.call(impatient) }
             #expect(error?.kind == .timeout)
-            refresher.releaser.yield()
-            // The abandoned refresh finishes on its own: the next 401 joins it while it runs, or
-            // uses the credential it recorded, without a refresh of its own.
+            // The next 401 does not wait for the abandoned refresh: it starts its own.
             _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "me"))
-            #expect(refresher.count.load(ordering: .relaxed) == 1)
+            #expect(refresher.count.load(ordering: .relaxed) == 2)
+            // The abandoned refresh answering late changes nothing.
+            refresher.releaser.yield()
+            _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "me"))
+            #expect(!harness.server.requests.contains { $0.headerFields[.authorization] == "Bearer late" })
+        }
+    }
+
+    @Test func aCancelledRefreshStartsNoCoolDown() async throws {
+        try await Harness.run { harness in
+            acceptOnly("Bearer good", on: harness.server)
+            let refresher = ScriptedRefresher([.cancel, .token("Bearer good")])
+            let api = api(harness, refresher, interval: .seconds(60))
+            let first = await #expect(throws: APIError.self) { try await api.call(AdHocRequest<Empty, Empty>(.show, "me")) }
+            #expect(first?.kind == .authentication)
+            #expect(first?.description.contains("cancelled") == true)
+            // No credential was refreshed: the next call refreshes at once, within the interval.
+            _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "me"))
+            #expect(refresher.count.load(ordering: .relaxed) == 2)
         }
     }
 
