@@ -83,8 +83,10 @@ public struct API: Sendable {
 
     /// ``defaultMiddlewares`` with a credential refresh step for `refresher` after the retries, so
     /// that a 401 is refreshed and sent again within each attempt: one refresh for any number of
-    /// calls refused at once, and none within 5 seconds of the last (a server that keeps refusing
-    /// fresh credentials is not asked again on every call).
+    /// calls refused at once with the same credential, bounded by the deadline of the call that
+    /// started it, and none within 5 seconds of one that gave a credential the server still
+    /// refuses, or that failed (a server that keeps refusing fresh credentials is not asked again
+    /// on every call).
     public static func defaultMiddlewares(refresher: any CredentialRefresher) -> [any APIMiddleware] {
         [TracingMiddleware(), MetricsMiddleware(), RetryMiddleware(), CredentialRefreshMiddleware(refresher: refresher), LoggingMiddleware()]
     }
