@@ -38,7 +38,7 @@ extension APIConfig {
     ///   (string arrays, added to the built-in sensitive names), `logging.maxBodyBytes` (int).
     /// - `retry.maxAttempts` (int), `retry.baseDelay` and `retry.maxDelay` (double, seconds),
     ///   `retry.retryableStatuses` (string array of status codes).
-    /// - `http.maximumConnectionsPerHost` (int), `http.idleTimeout` and `http.connectTimeout`
+    /// - `http.maximumConnectionsPerHost` (int), `http.idleTimeout`, `http.connectRetryBudget` and `http.connectTimeout`
     ///   (double, seconds), `http.maxRedirects` (int), `http.redirects.sensitiveHeaders` (string
     ///   array), `http.decompression` (bool), `http.maxDecompressionRatio` (int),
     ///   `http.dangerouslyDisableCertificateVerification` (bool).
@@ -238,6 +238,7 @@ struct ConfigKeyReader {
             ?? config.http.maximumConnectionsPerHost
         config.http.idleTimeout = try seconds("http.idleTimeout", allowZero: false) ?? config.http.idleTimeout
         config.http.connectTimeout = try seconds("http.connectTimeout", allowZero: false) ?? config.http.connectTimeout
+        config.http.connectRetryBudget = try seconds("http.connectRetryBudget", allowZero: true) ?? config.http.connectRetryBudget
         config.http.maxRedirects = try int("http.maxRedirects", in: APIConfig.Limits.maxRedirects, unit: "redirects") ?? config.http.maxRedirects
         if let names = try stringArray("http.redirects.sensitiveHeaders") {
             guard names.allSatisfy(HeaderValidation.isValidName) else {

@@ -42,6 +42,14 @@ extension APIConfig {
         /// How long opening one connection may take. A refused connection fails the attempt at
         /// once whatever this says.
         public var connectTimeout: Duration
+        /// How long a request keeps trying to connect while the server refuses its connections
+        /// (`http.connectRetryBudget`, default 2 seconds; `0` tries once), as during a restart or
+        /// a deploy. A refused connection sent nothing, so it is tried again for every method,
+        /// `POST` included, apart from ``APIConfig/retry``: waits from 25 ms doubling to 250 ms,
+        /// jittered, never past the call's deadline. When the budget is spent the attempt fails
+        /// with ``APIError/Kind/transport``, naming the refused `host:port`, and is not tried
+        /// again by the retry policy.
+        public var connectRetryBudget: Duration
         /// How many redirects one call follows; `0` returns a `3xx` as it is.
         public var maxRedirects: Int
         /// Header fields dropped before a redirect to another origin, besides the ones that
@@ -85,8 +93,10 @@ extension APIConfig {
             proxy: ProxySetting = .environment,
             proxyCredentialService: String? = nil,
             tls: TLSSettings = TLSSettings(),
-            dangerouslyDisableCertificateVerification: Bool = false
+            dangerouslyDisableCertificateVerification: Bool = false,
+            connectRetryBudget: Duration = .seconds(2)
         ) {
+            self.connectRetryBudget = connectRetryBudget
             self.version = version
             self.proxy = proxy
             self.proxyCredentialService = proxyCredentialService
@@ -115,9 +125,9 @@ extension APIConfig {
     public enum ProxySetting: Sendable, Equatable {
         /// Always direct.
         case none
-        /// `HTTPS_PROXY` for `https` targets and `HTTP_PROXY` for `http` ones, except the targets
-        /// `NO_PROXY` names (host names with their subdomains, addresses, CIDR blocks, `*`); upper
-        /// case before lower case. The default.
+        /// `https_proxy` (else `HTTPS_PROXY`) for `https` targets and `http_proxy` for `http` ones
+        /// (`HTTP_PROXY` is never read), except the targets `no_proxy` (else `NO_PROXY`) names, as
+        /// curl reads them. The default.
         case environment
         /// This HTTP proxy for every target but those `NO_PROXY` names.
         case url(URL)

@@ -37,6 +37,7 @@ extension APIConfig {
             ("retry.maxDelay", retry.maxDelay, true),
             ("http.idleTimeout", http.idleTimeout, false),
             ("http.connectTimeout", http.connectTimeout, false),
+            ("http.connectRetryBudget", http.connectRetryBudget, true),
             ("authentication.file.refreshInterval", authentication.fileRefreshInterval, true),
         ]
         for (key, duration, allowZero) in durations where !Self.isAllowed(duration, allowZero: allowZero) {

@@ -104,18 +104,20 @@ public struct APIDependencies: API.Dependencies {
         return APIDependencies(
             apiConfig: config,
             authenticationStorage: storage,
-            httpClient: try await transport(for: config, storage: storage, environment: environmentVariables, sharedAs: file),
+            httpClient: try await transport(for: config, storage: storage, environment: environmentVariables, sharedAs: file, logger: logger),
             logger: logger
         )
     }
 
     /// The live transport for `config`, with the proxy's credential from `storage` when
-    /// `http.proxyCredentialService` names one.
+    /// `http.proxyCredentialService` names one; `logger` hears of settings that weaken it (once per
+    /// transport made).
     package static func transport(
         for config: APIConfig,
         storage: any AuthenticationStorage,
         environment: [String: String]?,
-        sharedAs file: String? = nil
+        sharedAs file: String? = nil,
+        logger: Logger = APIDependencies.logger(level: .info)
     ) async throws(APIError) -> any HTTPTransport {
         var proxyAuthorization: String?
         if let service = config.http.proxyCredentialService {
@@ -132,7 +134,7 @@ public struct APIDependencies: API.Dependencies {
         }
         let variables = environment ?? TransportEnvironment.current()
         let make = {
-            AsyncHTTPClientTransport(settings: config.http, environment: variables, proxyAuthorization: proxyAuthorization)
+            AsyncHTTPClientTransport(settings: config.http, environment: variables, proxyAuthorization: proxyAuthorization, logger: logger)
         }
         guard let file else { return make() }
         let key = SharedTransports.Key(file: file, settings: config.http, proxyAuthorization: proxyAuthorization, environment: variables)

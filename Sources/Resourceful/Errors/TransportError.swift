@@ -63,9 +63,14 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
             kind == .tls
             ? "the TLS handshake failed: check that http.tls.caFile or http.tls.caDirectory names the server's CA, "
                 + "that the baseURL's host is one the certificate names, and http.tls.minimumVersion"
-            : nil
+            : (underlying as? ConnectionRefused)?.description
         var error = APIError(kind: apiKind, detail: detail, underlying: underlying)
         error.closedBeforeAnswer = closedBeforeAnswer
         return error
     }
 }
+
+/// An error a transport throws that trying again cannot cure, such as a replayed request that
+/// no recording answers, or connections refused until the connect-retry budget was spent: wrapped
+/// as ``APIError/Kind/transport`` like any other, but never retried by the retry policy.
+package protocol FinalTransportFailure: Error {}

@@ -39,6 +39,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// Whether 3xx answers are taken from the client before it can follow them: a caller's client
     /// may follow redirects itself, past the ``API``'s checks.
     private let interceptsRedirects: Bool
+    /// How refused connections are tried again (``APIConfig/HTTPSettings/connectRetryBudget``).
+    private let connectRetry: ConnectRetry
 
     /// Creates a transport with its own client on the shared event loop group, set up from a
     /// configuration's HTTP settings.
@@ -83,6 +85,12 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             configuration.decompression = .enabled(limit: .ratio(max(settings.maxDecompressionRatio, 1)))
         }
         decompresses = settings.decompression
+        connectRetry = ConnectRetry(budget: settings.connectRetryBudget)
+        if settings.dangerouslyDisableCertificateVerification {
+            logger.warning(
+                "TLS certificate verification is disabled (http.dangerouslyDisableCertificateVerification): anyone on the path can read and change this transport's traffic, credentials included"
+            )
+        }
         configuration.httpVersion = settings.version == .http1 ? .http1Only : .automatic
         var problem: APIError?
         var clientCertificate: ClientCertificateReloader?
@@ -112,7 +120,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
                     // Not the URL itself: it may hold a password.
                     throw APIError(
                         kind: .invalidConfiguration,
-                        detail: "the proxy (http.proxy, HTTPS_PROXY or HTTP_PROXY) must be an http:// URL with a host and no user or password"
+                        detail: "the proxy (http.proxy, https_proxy/HTTPS_PROXY or http_proxy) must be an http:// URL with a host and no user or password"
                     )
                 }
                 var proxyConfiguration = configuration
@@ -155,6 +163,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         self.proxied = [:]
         self.ownsClient = false
         self.decompresses = decompresses
+        self.connectRetry = ConnectRetry(budget: APIConfig.HTTPSettings().connectRetryBudget)
         self.setupError = nil
         self.clientCertificate = nil
         self.interceptsRedirects = true
@@ -200,13 +209,28 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         }
         // New connections present the newest client certificate; open ones keep theirs.
         if let clientCertificate { outgoing.tlsConfiguration = clientCertificate.configuration() }
-        let delegate = TrackingAccumulator(
-            request: outgoing, maxBodySize: request.maxResponseBytes, interceptsRedirects: interceptsRedirects
-        )
         var client = self.client
         if !proxied.isEmpty, let url = URL(string: request.url), let proxy = route.proxy(for: url), let proxyClient = proxied[proxy] {
             client = proxyClient
         }
+        let target = "\(outgoing.host):\(outgoing.port)"
+        return try await connectRetry.run(target: target, deadline: request.deadline) { [outgoing, client] in
+            try await exchange(outgoing, request: request, through: client)
+        }
+    }
+
+    /// One exchange of `outgoing` through `client`; a refused connection is thrown as it came,
+    /// for ``ConnectRetry`` to see.
+    private func exchange(
+        _ outgoing: AsyncHTTPClient.HTTPClient.Request,
+        request: TransportRequest,
+        through client: AsyncHTTPClient.HTTPClient
+    ) async throws -> TransportResponse {
+        let remaining = ContinuousClock.now.duration(to: request.deadline)
+        guard remaining > .zero else { throw TransportError.timeout }
+        let delegate = TrackingAccumulator(
+            request: outgoing, maxBodySize: request.maxResponseBytes, interceptsRedirects: interceptsRedirects
+        )
         let task = client.execute(
             request: outgoing,
             delegate: delegate,
@@ -223,6 +247,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             if let redirect = delegate.interceptedRedirect {
                 return TransportResponse(status: redirect.status, headerFields: redirect.headerFields, body: ByteBuffer())
             }
+            if ConnectRetry.isRefused(error) { throw error }
             let failure = Self.translate(error)
             if let failure = failure as? TransportError, failure.kind == .connectionFailed, !delegate.receivedHead, Self.isClosedConnection(error) {
                 throw TransportError.closedBeforeAnswer(error)

@@ -47,7 +47,12 @@ package struct RetryMiddleware: APIMiddleware {
                 Self.log(context, attempt: attempt, wait: wait, reason: String(response.status.code))
             } catch {
                 let failure = APIError.wrapping(error)
-                guard attempt < policy.maxAttempts, failure.kind == .transport else { throw error }
+                // Refused connections were tried again by the transport until its connect-retry
+                // budget was spent, and a replay with no recording stays so: another attempt
+                // would change nothing.
+                guard attempt < policy.maxAttempts, failure.kind == .transport, !(failure.underlying is any FinalTransportFailure) else {
+                    throw error
+                }
                 if failure.closedBeforeAnswer, !resentAtOnce {
                     // Nothing of the answer came: sent again at once on a new connection, once a call.
                     resentAtOnce = true

@@ -1,3 +1,5 @@
+import Resourceful
+
 /// Why a cassette could not answer or keep an exchange. It names requests by method and URL with
 /// masked query values, never with header values or bodies.
 public struct CassetteError: Error, Sendable, CustomStringConvertible {
@@ -31,3 +33,7 @@ public struct CassetteError: Error, Sendable, CustomStringConvertible {
         }
     }
 }
+
+// A cassette that cannot answer or keep an exchange will not on a second attempt either: the call
+// fails at once, not after the retry policy's attempts.
+extension CassetteError: FinalTransportFailure {}

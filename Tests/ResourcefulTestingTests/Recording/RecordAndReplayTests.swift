@@ -133,3 +133,23 @@ import Testing
         return try Data(contentsOf: input.appendingPathExtension("gz"))
     }
 }
+
+/// A replayed request that no recording answers fails the call at once: trying again cannot
+/// make a recording appear.
+@Suite struct ReplayMissTests {
+    @Test func aRequestNoRecordingAnswersIsNotRetried() async throws {
+        let file = try CassetteFixture.scratchFile()
+        _ = try RecordingHTTPClient(StubHTTPClient { _ in TransportResponse(status: .noContent) }, file: file)
+        let replayer = try ReplayingHTTPClient(file: file)
+        let sends = Locked(0)
+        let counting = StubHTTPClient { request in
+            sends.withLock { $0 += 1 }
+            return try await replayer.send(request)
+        }
+        let api = CassetteFixture.api(URL(string: "http://127.0.0.1:9")!, counting)
+        let error = await #expect(throws: APIError.self) { _ = try await api.call(ShowMissingUser()) }
+        #expect(error?.kind == .transport)
+        #expect((error?.underlying as? CassetteError)?.kind == .noRecording)
+        #expect(sends.withLock { $0 } == 1)
+    }
+}

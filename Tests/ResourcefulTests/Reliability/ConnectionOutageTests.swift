@@ -8,23 +8,41 @@ import Testing
 /// A server that is down: each attempt fails at once, so the retry policy acts within the call's
 /// deadline, and a deadline that passes while anything is in flight is a time-out.
 @Suite struct ConnectionOutageTests {
-    @Test func refusedConnectionsAreRetriedWithinTheDeadline() async throws {
+    @Test func refusedConnectionsAreTriedAgainWithinTheBudgetAndTheDeadline() async throws {
         try await Harness.run(configure: {
             $0.timeout = .seconds(8)
             $0.retry = .init(maxAttempts: 3, baseDelay: .milliseconds(20), maxDelay: .milliseconds(50))
+            $0.http.connectRetryBudget = .milliseconds(500)
         }) { harness in
             let closed = try await MockServer.start()
             let url = closed.baseURL
             try await closed.shutdown()
             harness.dependencies.apiConfig.baseURL = url
-            // The default connect time-out (10 s) is longer than the call: each attempt still ends
-            // at the refusal, not at the deadline.
+            // The default connect time-out (10 s) is longer than the call: each connection still
+            // ends at the refusal, not at the deadline.
             #expect(harness.dependencies.apiConfig.http.connectTimeout > harness.dependencies.apiConfig.timeout)
             let start = ContinuousClock.now
             let error = await #expect(throws: APIError.self) { _ = try await harness.api.call(AdHocRequest<Empty, Empty>(.show, "x")) }
             #expect(error?.kind == .transport)
-            #expect(harness.attemptsLogged == 3)
-            #expect(ContinuousClock.now - start < .seconds(6))
+            #expect(error?.description.contains("\(url.host ?? "")") == true)
+            #expect(harness.attemptsLogged == 1)
+            #expect(ContinuousClock.now - start < .seconds(4))
+        }
+    }
+
+    @Test func aBudgetLongerThanTheCallEndsAtTheDeadline() async throws {
+        try await Harness.run(configure: {
+            $0.timeout = .milliseconds(700)
+            $0.http.connectRetryBudget = .seconds(60)
+        }) { harness in
+            let closed = try await MockServer.start()
+            let url = closed.baseURL
+            try await closed.shutdown()
+            harness.dependencies.apiConfig.baseURL = url
+            let start = ContinuousClock.now
+            let error = await #expect(throws: APIError.self) { _ = try await harness.api.call(AdHocRequest<Empty, Empty>(.show, "x")) }
+            #expect(error?.kind == .transport)
+            #expect(ContinuousClock.now - start < .seconds(10))
         }
     }
 

@@ -36,9 +36,13 @@ import Testing
             let url = closed.baseURL
             try await closed.shutdown()
             harness.dependencies.apiConfig.baseURL = url
+            harness.dependencies.apiConfig.http.connectRetryBudget = .milliseconds(300)
             let error = await #expect(throws: APIError.self) { _ = try await harness.api.call(AdHocRequest<Empty, Empty>(.show, "x")) }
             #expect(error?.kind == .transport)
-            #expect(harness.attemptsLogged == 3)
+            // The transport tried to connect until its budget was spent; the retry policy does
+            // not spend it again.
+            #expect(harness.attemptsLogged == 1)
+            #expect(error?.description.contains("was refused") == true)
             #expect(harness.logsAreFreeOfSecrets)
         }
     }

@@ -55,24 +55,47 @@ public struct Nginx: Sendable {
             }
             """
         try configuration.write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
+        try await nginx.launch()
+        return nginx
+    }
+
+    /// Runs nginx with the configuration in `directory` and waits until its port accepts
+    /// connections.
+    private mutating func launch() async throws {
         // In the foreground, a child of this process: a daemon's parent exits at once, and
         // Foundation's `Process` does not always see that.
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
-        process.arguments = ["-c", directory.appendingPathComponent("nginx.conf").path, "-p", path]
+        SignalMask.configure(process, "/usr/sbin/nginx", ["-c", directory.appendingPathComponent("nginx.conf").path, "-p", directory.path])
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        nginx.pid = process.processIdentifier
+        pid = process.processIdentifier
         do {
-            try await waitForPort(nginx.port)
+            try await Self.waitForPort(port)
         } catch {
             let log = (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
-            kill(nginx.pid, SIGKILL)
+            kill(pid, SIGKILL)
             throw Command.Failed(result: .init(status: -1, output: log, duration: .zero))
         }
-        return nginx
+    }
+
+    /// Stops nginx as a restart does, keeping its directory and port, and returns once the port
+    /// refuses connections.
+    public func halt() async throws {
+        kill(pid, SIGTERM)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while Self.accepts(port), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        // The master process is a child of this one: reaped, it leaves no zombie behind.
+        var status: Int32 = 0
+        waitpid(pid, &status, WNOHANG)
+    }
+
+    /// Starts nginx again after ``halt()``, on the same port with the same configuration.
+    public mutating func resume() async throws {
+        try await launch()
     }
 
     /// Makes every file under the document root readable by nginx's worker.
@@ -120,22 +143,28 @@ public struct Nginx: Sendable {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    /// Polls until `port` accepts a connection (at most ten seconds).
-    public static func waitForPort(_ port: Int) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
+    /// Polls until `port` accepts a connection, for at most `timeout` (generous: a loaded machine
+    /// may take long to start a server).
+    public static func waitForPort(_ port: Int, timeout: Duration = .seconds(60)) async throws {
+        let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = UInt16(port).bigEndian
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            close(socket)
-            if connected == 0 { return }
+            if accepts(port) { return }
             try await Task.sleep(for: .milliseconds(20))
         }
         throw POSIXError(.ETIMEDOUT)
+    }
+
+    /// Whether `port` of 127.0.0.1 accepts a connection now.
+    static func accepts(_ port: Int) -> Bool {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        close(socket)
+        return connected == 0
     }
 }

@@ -1,0 +1,86 @@
+import NIOCore
+import NIOPosix
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Tries a connection again while the server refuses it, as during a restart: a refused
+/// connection sent nothing, so trying again is safe for every method, `POST` included.
+///
+/// Waits start at 25 ms and double up to 250 ms, each drawn at random between half and all of
+/// it, and stop at the budget (`http.connectRetryBudget`) or the request's deadline, whichever is
+/// first. Only refusals are tried again: a connection that was reset or closed after it was made
+/// may have carried the request.
+struct ConnectRetry: Sendable {
+    /// How long a request may keep trying to connect.
+    let budget: Duration
+
+    static let firstWait = Duration.milliseconds(25)
+    static let longestWait = Duration.milliseconds(250)
+
+    /// Runs `attempt` until it does not fail with a refused connection, the budget is spent or
+    /// `deadline` would pass; then throws ``ConnectionRefused`` naming the target.
+    func run<T>(
+        target: String,
+        deadline: ContinuousClock.Instant,
+        _ attempt: () async throws -> T
+    ) async throws -> T {
+        let start = ContinuousClock.now
+        let end = min(deadline, start + budget)
+        var wait = Self.firstWait
+        var attempts = 0
+        while true {
+            do {
+                return try await attempt()
+            } catch where Self.isRefused(error) {
+                attempts += 1
+                let pause = Self.jittered(wait)
+                guard ContinuousClock.now + pause < end else {
+                    throw TransportError(.connectionFailed, underlying: ConnectionRefused(target: target, attempts: attempts, cause: error))
+                }
+                do {
+                    try await Task.sleep(for: pause)
+                } catch {
+                    throw TransportError.cancelled
+                }
+                wait = min(wait * 2, Self.longestWait)
+            }
+        }
+    }
+
+    /// A wait between half and all of `wait`.
+    static func jittered(_ wait: Duration) -> Duration {
+        let nanoseconds = wait.nanoseconds
+        return .nanoseconds(Int64.random(in: (nanoseconds / 2)...max(nanoseconds, 1)))
+    }
+
+    /// Whether `error` says the server refused the connection: nothing was sent.
+    static func isRefused(_ error: any Error) -> Bool {
+        switch error {
+        case let error as IOError:
+            return error.errnoCode == ECONNREFUSED
+        case let error as NIOConnectionError:
+            let failures = error.connectionErrors
+            return !failures.isEmpty && failures.allSatisfy { isRefused($0.error) }
+        default:
+            return false
+        }
+    }
+}
+
+/// The server refused every connection a request tried within its connect-retry budget.
+struct ConnectionRefused: FinalTransportFailure, CustomStringConvertible {
+    /// `host:port`, as the request named it.
+    let target: String
+    let attempts: Int
+    let cause: any Error
+
+    var description: String {
+        "the connection to \(target) was refused (\(attempts) attempt\(attempts == 1 ? "" : "s") within http.connectRetryBudget)"
+    }
+}

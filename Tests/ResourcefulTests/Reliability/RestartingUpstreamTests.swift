@@ -1,0 +1,90 @@
+import Foundation
+import HTTPTypes
+import ProcessTestSupport
+import Resourceful
+import ResourcefulTesting
+import Synchronization
+import Testing
+
+/// An upstream that restarts, as in a deploy: while nginx is down its port refuses connections,
+/// and a refused connection sent nothing, so every call (a `POST` too) keeps trying to connect
+/// within its connect-retry budget instead of failing.
+@Suite(.serialized) struct RestartingUpstreamTests {
+    static let server = """
+        location / { return 204; }
+        """
+
+    static func api(_ nginx: Nginx, timeout: Duration = .seconds(30), configure: (inout APIConfig) -> Void = { _ in }) throws -> (API, AsyncHTTPClientTransport) {
+        var config = APIConfig(baseURL: try #require(URL(string: "http://127.0.0.1:\(nginx.port)/v1")), service: "upstream", timeout: timeout)
+        configure(&config)
+        let transport = AsyncHTTPClientTransport(settings: config.http)
+        return (API(dependencies: APIDependencies(apiConfig: config, httpClient: transport)), transport)
+    }
+
+    @Test func twoRestartsLoseNoCall() async throws {
+        var nginx = try await Nginx.start(server: Self.server)
+        let (api, transport) = try Self.api(nginx)
+        let running = Atomic<Bool>(true)
+        let calls = Task { () -> (Int, [String]) in
+            var succeeded = 0
+            var failures: [String] = []
+            while running.load(ordering: .relaxed) {
+                do {
+                    _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "item"))
+                    succeeded += 1
+                } catch {
+                    failures.append(String(describing: error))
+                }
+            }
+            return (succeeded, failures)
+        }
+        for _ in 0..<2 {
+            try await Task.sleep(for: .milliseconds(200))
+            try await nginx.halt()
+            // Down for a while, as a restart is.
+            try await Task.sleep(for: .milliseconds(400))
+            try await nginx.resume()
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        running.store(false, ordering: .relaxed)
+        let (succeeded, failures) = await calls.value
+        #expect(failures.isEmpty, "\(failures.count) calls failed: \(failures.prefix(3))")
+        #expect(succeeded > 0)
+        try await transport.shutdown()
+        try await nginx.stop()
+    }
+
+    @Test func aCreateIsSentOnceTheServerIsBack() async throws {
+        var nginx = try await Nginx.start(server: Self.server)
+        let (api, transport) = try Self.api(nginx)
+        try await nginx.halt()
+        // A create that does not opt into retries: a refused connection is still tried again.
+        let call = Task { try await api.call(AdHocRequest<Empty, Empty>(.create, "items")) }
+        try await Task.sleep(for: .milliseconds(300))
+        try await nginx.resume()
+        _ = try await call.value
+        #expect(nginx.accessLog.contains { $0.hasSuffix("POST /v1/items") })
+        try await transport.shutdown()
+        try await nginx.stop()
+    }
+
+    @Test func aLongerOutageEndsWithTheRefusedConnectionNamedBeforeTheDeadline() async throws {
+        let nginx = try await Nginx.start(server: Self.server)
+        let budget = Duration.milliseconds(600)
+        let timeout = Duration.seconds(20)
+        let (api, transport) = try Self.api(nginx, timeout: timeout) { $0.http.connectRetryBudget = budget }
+        try await nginx.halt()
+        let start = ContinuousClock.now
+        let error = await #expect(throws: APIError.self) { _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "item")) }
+        let elapsed = ContinuousClock.now - start
+        #expect(error?.kind == .transport)
+        let description = error?.description ?? ""
+        #expect(description.contains("127.0.0.1:\(nginx.port) was refused"), "\(description)")
+        // More than one connection was tried, and the retry policy did not spend the budget again.
+        #expect(!description.contains("(1 attempt "), "\(description)")
+        #expect(elapsed >= budget / 2)
+        #expect(elapsed < timeout / 2)
+        try await transport.shutdown()
+        try await nginx.stop()
+    }
+}
