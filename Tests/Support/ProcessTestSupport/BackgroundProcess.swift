@@ -5,7 +5,8 @@ import Glibc
 #endif
 
 /// A server program run in the foreground as a child of the tests, listening on a port of
-/// 127.0.0.1; ``stop()`` ends it and waits until it has exited.
+/// 127.0.0.1; ``stop()`` ends it and waits until it has exited. One that is released without
+/// ``stop()`` (a test that threw) is killed.
 public final class BackgroundProcess: Sendable {
     /// The port it listens on.
     public let port: Int
@@ -13,15 +14,14 @@ public final class BackgroundProcess: Sendable {
     private let exited: Event
 
     /// Starts `executable` with `arguments` (which should make it listen on `port`) and waits until
-    /// the port accepts connections; its output goes to `log`.
-    public init(_ executable: String, _ arguments: [String], port: Int, log: URL) async throws {
+    /// the port accepts connections (for up to `readiness`, generous for a loaded machine); its
+    /// output goes to `log`.
+    public init(_ executable: String, _ arguments: [String], port: Int, log: URL, readiness: Duration = .seconds(60)) async throws {
         self.port = port
         let process = Process()
         // Started from a test's thread, a child inherits a signal mask that blocks SIGTERM, and
-        // would never see ``stop()``: Perl (part of every Debian system) clears it, then execs.
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/perl")
-        process.arguments = ["-MPOSIX", "-e", #"sigprocmask(SIG_SETMASK, POSIX::SigSet->new); exec { $ARGV[0] } @ARGV or die "exec: $!""#, executable]
-            + arguments
+        // would never see ``stop()``: it starts with every signal unblocked.
+        SignalMask.configure(process, executable, arguments)
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let output = try FileHandle(forWritingTo: log)
         process.standardOutput = output
@@ -33,18 +33,29 @@ public final class BackgroundProcess: Sendable {
         pid = process.processIdentifier
         self.exited = exited
         do {
-            try await Nginx.waitForPort(port)
+            try await Nginx.waitForPort(port, timeout: readiness)
         } catch {
             kill(process.processIdentifier, SIGKILL)
+            await exited.wait()
             let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
             throw Command.Failed(result: .init(status: -1, output: "\(executable) did not listen on \(port): \(text)", duration: .zero))
         }
     }
 
-    /// Sends SIGTERM and waits for the program to exit (it may write files as it ends).
-    public func stop() async {
+    /// Sends SIGTERM and waits for the program to exit (it may write files as it ends); one
+    /// still running after `grace` is killed.
+    public func stop(grace: Duration = .seconds(30)) async {
+        guard !exited.hasHappened else { return }
         kill(pid, SIGTERM)
-        await exited.wait()
+        await exited.wait(timeout: grace)
+        if !exited.hasHappened {
+            kill(pid, SIGKILL)
+            await exited.wait()
+        }
+    }
+
+    deinit {
+        if !exited.hasHappened { kill(pid, SIGKILL) }
     }
 }
 

@@ -25,6 +25,9 @@ public enum Command {
     /// Runs `executable` with the test process's environment, less its session bus unless
     /// `keepSessionBus`, plus `environment`; with `capture` false its output is discarded (for
     /// commands that leave daemons running, which would hold a pipe open).
+    ///
+    /// The program starts with every signal unblocked, and is started, fed and read on a thread
+    /// of its own: nothing here holds a cooperative thread while it runs.
     public static func run(
         _ executable: String,
         _ arguments: [String],
@@ -33,33 +36,41 @@ public enum Command {
         capture: Bool = true,
         keepSessionBus: Bool = false
     ) async throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            throw Failed(result: Result(status: 127, output: "\(executable): no such executable", duration: .zero))
+        }
         var variables = ProcessInfo.processInfo.environment
         if !keepSessionBus { variables["DBUS_SESSION_BUS_ADDRESS"] = nil }
         variables.merge(environment) { $1 }
-        process.environment = variables
-        let output = Pipe()
-        process.standardOutput = capture ? output : FileHandle.nullDevice
-        process.standardError = capture ? output : FileHandle.nullDevice
-        let stdin = Pipe()
-        process.standardInput = stdin
+        let childEnvironment = variables
         let start = ContinuousClock.now
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-                if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-                try stdin.fileHandleForWriting.close()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
+        let (status, text) = try await onOwnThread { () throws -> (Int32, String) in
+            let process = Process()
+            SignalMask.configure(process, executable, arguments)
+            process.environment = childEnvironment
+            let output = Pipe()
+            process.standardOutput = capture ? output : FileHandle.nullDevice
+            process.standardError = capture ? output : FileHandle.nullDevice
+            let stdin = Pipe()
+            process.standardInput = stdin
+            try process.run()
+            try? output.fileHandleForWriting.close()
+            if let input { try? stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8)) }
+            try? stdin.fileHandleForWriting.close()
+            let data = capture ? output.fileHandleForReading.readDataToEndOfFile() : Data()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        }
+        return Result(status: status, output: text, duration: ContinuousClock.now - start)
+    }
+
+    /// Runs `work`, which blocks, on a thread of its own and returns its result.
+    static func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Swift.Result { try work() })
             }
         }
-        try output.fileHandleForWriting.close()
-        let text = capture ? String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) : ""
-        return Result(status: status, output: text, duration: ContinuousClock.now - start)
     }
 }
 

@@ -1,8 +1,14 @@
+import Synchronization
+
 /// Something that happens once, awaited with a bound. Tests wait on it instead of polling: a
 /// polling loop holds one of the few cooperative threads the other tests run on.
 public final class Event: Sendable {
     private let stream: AsyncStream<Void>
     private let continuation: AsyncStream<Void>.Continuation
+    private let happened = Mutex(false)
+
+    /// Whether the event has happened.
+    public var hasHappened: Bool { happened.withLock { $0 } }
 
     /// An event that has not happened.
     public init() {
@@ -11,6 +17,7 @@ public final class Event: Sendable {
 
     /// Marks the event as happened; later calls change nothing.
     public func happen() {
+        happened.withLock { $0 = true }
         continuation.yield()
         continuation.finish()
     }

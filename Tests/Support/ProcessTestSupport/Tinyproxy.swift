@@ -34,8 +34,7 @@ public struct Tinyproxy: Sendable {
         let file = directory.appendingPathComponent("tinyproxy.conf")
         try configuration.write(to: file, atomically: true, encoding: .utf8)
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/tinyproxy")
-        process.arguments = ["-d", "-c", file.path]
+        SignalMask.configure(process, "/usr/bin/tinyproxy", ["-d", "-c", file.path])
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
