@@ -119,7 +119,7 @@ import Testing
             let transport = AsyncHTTPClientTransport()
             for _ in 0..<5 {
                 let request = TransportRequest(
-                    method: .get, url: server.baseURL.absoluteString + "/k", deadline: .now + .seconds(5), maxResponseBytes: 100
+                    method: .get, url: server.baseURL.absoluteString + "/k", deadline: .now + .seconds(60), maxResponseBytes: 100
                 )
                 _ = try await transport.send(request)
             }
@@ -134,7 +134,7 @@ import Testing
         server.stub(.get, "/k", .status(.noContent))
         let transport = AsyncHTTPClientTransport()
         _ = try await transport.send(
-            TransportRequest(method: .get, url: server.baseURL.absoluteString + "/k", deadline: .now + .seconds(5), maxResponseBytes: 100)
+            TransportRequest(method: .get, url: server.baseURL.absoluteString + "/k", deadline: .now + .seconds(60), maxResponseBytes: 100)
         )
         try await server.shutdown()
         try await transport.shutdown()

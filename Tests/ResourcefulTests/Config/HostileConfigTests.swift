@@ -136,10 +136,10 @@ import Glibc
         )
         try await MockServer.withRunning { server in
             server.stub(.get, "/x", .status(.noContent))
-            let tooLarge = TransportRequest(method: .get, url: server.baseURL.absoluteString + "/x", deadline: .now + .seconds(5), maxResponseBytes: Int.max)
+            let tooLarge = TransportRequest(method: .get, url: server.baseURL.absoluteString + "/x", deadline: .now + .seconds(60), maxResponseBytes: Int.max)
             let error = await #expect(throws: APIError.self) { _ = try await transport.send(tooLarge) }
             #expect(error?.kind == .invalidRequest)
-            let fine = TransportRequest(method: .get, url: server.baseURL.absoluteString + "/x", deadline: .now + .seconds(5), maxResponseBytes: 100)
+            let fine = TransportRequest(method: .get, url: server.baseURL.absoluteString + "/x", deadline: .now + .seconds(60), maxResponseBytes: 100)
             let answer = try await transport.send(fine)
             #expect(answer.status == .noContent)
         }

@@ -90,7 +90,7 @@ import Testing
         // nginx did compress it: asked by a transport that does not decompress, the body is gzip.
         let plainTransport = AsyncHTTPClientTransport(settings: .init(decompression: false))
         let raw = try await plainTransport.send(
-            TransportRequest(method: .get, url: "http://127.0.0.1:\(nginx.port)/users", headerFields: [.acceptEncoding: "gzip"], deadline: .now + .seconds(5), maxResponseBytes: 1 << 20)
+            TransportRequest(method: .get, url: "http://127.0.0.1:\(nginx.port)/users", headerFields: [.acceptEncoding: "gzip"], deadline: .now + .seconds(60), maxResponseBytes: 1 << 20)
         )
         try await plainTransport.shutdown()
         let plain = try JSONEncoder().encode(users)
@@ -123,7 +123,8 @@ import Testing
     }
 
     @Test func aHugeRetryAfterEndsTheCallWithTheAnswerInsteadOfWaiting() async throws {
-        try await Harness.run(configure: { $0.timeout = .seconds(20) }) { harness in
+        let deadline = Duration.seconds(60)
+        try await Harness.run(configure: { $0.timeout = deadline }) { harness in
             var response = MockResponse.status(.serviceUnavailable)
             response.headerFields[.retryAfter] = "99999999999999999999"
             harness.server.stub(.get, "/v1/x", response, .status(.noContent))
@@ -135,8 +136,9 @@ import Testing
                 let error = await #expect(throws: APIError.self) { _ = try await harness.api.call(AdHocRequest<Empty, Empty>(.show, "\(path)")) }
                 #expect(error?.kind == .unacceptableStatus)
             }
-            // At once: not the years asked for, nor the 20 s deadline.
-            #expect(ContinuousClock.now - start < .seconds(10))
+            // At once: not the years asked for, nor the deadline (half of it allows for a loaded
+            // machine).
+            #expect(ContinuousClock.now - start < deadline / 2)
         }
     }
 
