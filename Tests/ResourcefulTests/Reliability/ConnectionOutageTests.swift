@@ -41,7 +41,8 @@ import Testing
             harness.dependencies.apiConfig.baseURL = url
             let start = ContinuousClock.now
             let error = await #expect(throws: APIError.self) { _ = try await harness.api.call(AdHocRequest<Empty, Empty>(.show, "x")) }
-            #expect(error?.kind == .transport)
+            // Refused to the last, or a last wait that a loaded machine drew out past the deadline.
+            #expect(error?.kind == .transport || error?.kind == .timeout)
             #expect(ContinuousClock.now - start < .seconds(10))
         }
     }

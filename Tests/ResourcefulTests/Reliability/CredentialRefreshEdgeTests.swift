@@ -59,11 +59,13 @@ import Testing
             let refresher = ScriptedRefresher([.hang, .token("Bearer good")])
             let middleware = CredentialRefreshMiddleware(refresher: refresher, minimumInterval: .seconds(60))
             let api = API(dependencies: harness.dependencies, middlewares: [middleware])
-            let impatient = AdHocRequest<Empty, Empty>(.show, "me", timeout: .milliseconds(200))
+            // Long enough for the 401 and the refresh to start on a loaded machine.
+            let impatient = AdHocRequest<Empty, Empty>(.show, "me", timeout: .seconds(3))
             let error = await #expect(throws: APIError.self) { try await api.call(impatient) }
             #expect(error?.kind == .timeout)
+            #expect(refresher.count.load(ordering: .relaxed) == 1)
             // The next 401 does not wait for the abandoned refresh: it starts its own.
-            _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "me"))
+            _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "me", timeout: .seconds(20)))
             #expect(refresher.count.load(ordering: .relaxed) == 2)
             // The abandoned refresh answering late changes nothing.
             refresher.releaser.yield()
