@@ -103,20 +103,23 @@ stop_processes() {
     local pid remaining
     [ $# -gt 0 ] || return 0
     for pid in "$@"; do kill -CONT "$pid" 2>/dev/null || true; kill -TERM "$pid" 2>/dev/null || true; done
-    for _ in $(seq 1 100); do
-        remaining=""
-        for pid in "$@"; do alive "$pid" && remaining="$remaining $pid"; done
-        [ -z "$remaining" ] && return 0
-        sleep 0.05
-    done
+    remaining=$(still_alive_after_5s "$@") || return 0
     for pid in $remaining; do kill -KILL "$pid" 2>/dev/null || true; done
+    remaining=$(still_alive_after_5s $remaining) || return 0
+    echo "private-keyring: processes $remaining did not end" >&2
+}
+
+# Polls for up to 5 s until processes $@ have ended: succeeds (printing the ones left) when some
+# are still there, fails when none is.
+still_alive_after_5s() {
+    local pid remaining
     for _ in $(seq 1 100); do
         remaining=""
         for pid in "$@"; do alive "$pid" && remaining="$remaining $pid"; done
-        [ -z "$remaining" ] && return 0
+        [ -z "$remaining" ] && return 1
         sleep 0.05
     done
-    echo "private-keyring: processes$remaining did not end" >&2
+    echo $remaining
 }
 
 # Stops everything of the bus in directory $1 (the recorded pids first, then any other process
