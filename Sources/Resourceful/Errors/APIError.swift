@@ -93,6 +93,11 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     /// Whether the connection closed before any of the answer arrived (a pooled keep-alive
     /// connection the server had already closed, say): the request can be sent again at once.
     var closedBeforeAnswer = false
+    /// Whether another attempt may succeed: a connection failure a transport reported as a
+    /// ``TransportError``. Any other error a transport throws (a replay with no recorded exchange,
+    /// a transport's own bug) and connections refused until the connect-retry budget was spent
+    /// are reported as ``Kind/transport`` but not tried again.
+    var mayRetry = false
 
     init(kind: Kind, status: HTTPResponse.Status? = nil, detail: String? = nil, underlying: (any Error)? = nil) {
         self.status = status
@@ -139,7 +144,8 @@ extension APIError {
     }
 
     /// Wraps any error thrown by a transport or middleware: ``APIError`` as it is, a
-    /// ``TransportError`` as the kind it names, anything else as ``Kind/transport``. The one place
+    /// ``TransportError`` as the kind it names, anything else as ``Kind/transport`` that is not
+    /// tried again (only a ``TransportError`` says that another attempt may help). The one place
     /// errors are classified.
     package static func wrapping(_ error: any Error) -> APIError {
         switch error {

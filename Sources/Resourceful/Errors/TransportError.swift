@@ -66,11 +66,14 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
             : (underlying as? ConnectionRefused)?.description
         var error = APIError(kind: apiKind, detail: detail, underlying: underlying)
         error.closedBeforeAnswer = closedBeforeAnswer
+        error.mayRetry = apiKind == .transport && !(underlying is any FinalTransportFailure)
         return error
     }
 }
 
-/// An error a transport throws that trying again cannot cure, such as a replayed request that
-/// no recording answers, or connections refused until the connect-retry budget was spent: wrapped
-/// as ``APIError/Kind/transport`` like any other, but never retried by the retry policy.
+/// An error under a ``TransportError/connectionFailed(_:)`` that trying again cannot cure, such as
+/// connections refused until the connect-retry budget was spent: reported as
+/// ``APIError/Kind/transport``, but never retried by the retry policy. (An error a transport throws
+/// that is not a ``TransportError`` at all, such as a replayed request that no recording answers,
+/// is never retried either.)
 package protocol FinalTransportFailure: Error {}

@@ -6,7 +6,8 @@ import Logging
 ///
 /// An attempt is tried again when the request allows it (``ResourceRequest/allowsRetries``), the
 /// policy (``CallContext/retryPolicy``) has attempts left, and it failed to connect or was cut
-/// off (``APIError/Kind/transport``), or answered with a status of
+/// off (``APIError/Kind/transport`` from a ``TransportError``: any other error a transport throws
+/// is not tried again), or answered with a status of
 /// ``APIConfig/RetryPolicy/retryableStatuses`` (429, 502, 503, 504 by default). The wait is the
 /// server's `Retry-After` (seconds or HTTP-date) when it gives one, else an exponential backoff
 /// with full jitter. A request whose connection closed before any of the answer arrived (a pooled
@@ -47,10 +48,11 @@ package struct RetryMiddleware: APIMiddleware {
                 Self.log(context, attempt: attempt, wait: wait, reason: String(response.status.code))
             } catch {
                 let failure = APIError.wrapping(error)
-                // Refused connections were tried again by the transport until its connect-retry
-                // budget was spent, and a replay with no recording stays so: another attempt
-                // would change nothing.
-                guard attempt < policy.maxAttempts, failure.kind == .transport, !(failure.underlying is any FinalTransportFailure) else {
+                // Only a connection failure a transport reported as such may go better next
+                // time: refused connections were already tried again by the transport until its
+                // connect-retry budget was spent, and any other error (a replay with no recording)
+                // would come again.
+                guard attempt < policy.maxAttempts, failure.kind == .transport, failure.mayRetry else {
                     throw error
                 }
                 if failure.closedBeforeAnswer, !resentAtOnce {
