@@ -18,7 +18,8 @@ public import NIOCore
 ///   ``TransportError/closedBeforeAnswer(_:)`` when it closed before any of the answer arrived),
 ///   and a failed TLS handshake with ``TransportError/tls(_:)``.
 ///
-/// Any other error it throws counts as a connection failure.
+/// Any other error it throws fails the call as ``APIError/Kind/transport`` without another
+/// attempt: only a ``TransportError`` says that trying again may help.
 public protocol HTTPTransport: Sendable {
     /// Sends `request` and collects the response.
     func send(_ request: TransportRequest) async throws -> TransportResponse
