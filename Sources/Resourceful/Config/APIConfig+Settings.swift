@@ -44,8 +44,9 @@ extension APIConfig {
         public var connectTimeout: Duration
         /// How long a request keeps trying to connect while the server refuses its connections
         /// (`http.connectRetryBudget`, default 2 seconds; `0` tries once), as during a restart or
-        /// a deploy. A refused connection sent nothing, so it is tried again for every method,
-        /// `POST` included, apart from ``APIConfig/retry``: waits from 25 ms doubling to 250 ms,
+        /// a deploy. A refused connection sent nothing, and neither did one reset or closed before
+        /// the request's head was written to it, so it is tried again for every method, `POST`
+        /// included, apart from ``APIConfig/retry``: waits from 25 ms doubling to 250 ms,
         /// jittered, never past the call's deadline. When the budget is spent the attempt fails
         /// with ``APIError/Kind/transport``, naming the refused `host:port`, and is not tried
         /// again by the retry policy.

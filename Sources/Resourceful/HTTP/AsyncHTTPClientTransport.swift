@@ -219,8 +219,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         }
     }
 
-    /// One exchange of `outgoing` through `client`; a refused connection is thrown as it came,
-    /// for ``ConnectRetry`` to see.
+    /// One exchange of `outgoing` through `client`; a connection refused, or reset or closed
+    /// before the request's head was written, is thrown as ``ConnectRetry/NotSent`` for
+    /// ``ConnectRetry`` to try again.
     private func exchange(
         _ outgoing: AsyncHTTPClient.HTTPClient.Request,
         request: TransportRequest,
@@ -231,9 +232,10 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         let delegate = TrackingAccumulator(
             request: outgoing, maxBodySize: request.maxResponseBytes, interceptsRedirects: interceptsRedirects
         )
+        let tracker = HeadWriteTracker(delegate)
         let task = client.execute(
             request: outgoing,
-            delegate: delegate,
+            delegate: tracker,
             deadline: .now() + .nanoseconds(remaining.nanoseconds)
         )
         let response: AsyncHTTPClient.HTTPClient.Response
@@ -247,7 +249,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             if let redirect = delegate.interceptedRedirect {
                 return TransportResponse(status: redirect.status, headerFields: redirect.headerFields, body: ByteBuffer())
             }
-            if ConnectRetry.isRefused(error) { throw error }
+            if ConnectRetry.isRefused(error) { throw ConnectRetry.NotSent(refused: true, cause: error) }
+            if !tracker.wroteHead, Self.isClosedConnection(error) { throw ConnectRetry.NotSent(refused: false, cause: error) }
             let failure = Self.translate(error)
             if let failure = failure as? TransportError, failure.kind == .connectionFailed, !delegate.receivedHead, Self.isClosedConnection(error) {
                 throw TransportError.closedBeforeAnswer(error)

@@ -10,12 +10,13 @@ import Darwin
 #endif
 
 /// Tries a connection again while the server refuses it, as during a restart: a refused
-/// connection sent nothing, so trying again is safe for every method, `POST` included.
+/// connection sent nothing, so trying again is safe for every method, `POST` included. So is a
+/// connection reset or closed before the request's head was written to it.
 ///
 /// Waits start at 25 ms and double up to 250 ms, each drawn at random between half and all of
 /// it, and stop at the budget (`http.connectRetryBudget`) or the request's deadline, whichever is
-/// first. Only refusals are tried again: a connection that was reset or closed after it was made
-/// may have carried the request.
+/// first. A connection that was reset or closed after the request was written may have carried
+/// it, and is left to the retry policy.
 struct ConnectRetry: Sendable {
     /// How long a request may keep trying to connect.
     let budget: Duration
@@ -23,8 +24,8 @@ struct ConnectRetry: Sendable {
     static let firstWait = Duration.milliseconds(25)
     static let longestWait = Duration.milliseconds(250)
 
-    /// Runs `attempt` until it does not fail with a refused connection, the budget is spent or
-    /// `deadline` would pass; then throws ``ConnectionRefused`` naming the target.
+    /// Runs `attempt` until it does not fail with ``NotSent``, the budget is spent or `deadline`
+    /// would pass; then throws ``ConnectionRefused`` naming the target.
     func run<T>(
         target: String,
         deadline: ContinuousClock.Instant,
@@ -37,11 +38,14 @@ struct ConnectRetry: Sendable {
         while true {
             do {
                 return try await attempt()
-            } catch where Self.isRefused(error) {
+            } catch let failure as NotSent {
                 attempts += 1
                 let pause = Self.jittered(wait)
                 guard ContinuousClock.now + pause < end else {
-                    throw TransportError(.connectionFailed, underlying: ConnectionRefused(target: target, attempts: attempts, cause: error))
+                    throw TransportError(
+                        .connectionFailed,
+                        underlying: ConnectionRefused(target: target, attempts: attempts, refused: failure.refused, cause: failure.cause)
+                    )
                 }
                 do {
                     try await Task.sleep(for: pause)
@@ -59,6 +63,15 @@ struct ConnectRetry: Sendable {
         return .nanoseconds(Int64.random(in: (nanoseconds / 2)...max(nanoseconds, 1)))
     }
 
+    /// An attempt that failed before any of the request was sent: `cause` is what the client
+    /// threw.
+    struct NotSent: Error {
+        /// Whether the server refused the connection (else it was reset or closed before the
+        /// request's head was written).
+        let refused: Bool
+        let cause: any Error
+    }
+
     /// Whether `error` says the server refused the connection: nothing was sent.
     static func isRefused(_ error: any Error) -> Bool {
         switch error {
@@ -73,14 +86,18 @@ struct ConnectRetry: Sendable {
     }
 }
 
-/// The server refused every connection a request tried within its connect-retry budget.
+/// The server refused (or reset before the request was written) every connection a request
+/// tried within its connect-retry budget.
 struct ConnectionRefused: FinalTransportFailure, CustomStringConvertible {
     /// `host:port`, as the request named it.
     let target: String
     let attempts: Int
+    /// Whether the last connection was refused, not reset or closed before the request was written.
+    let refused: Bool
     let cause: any Error
 
     var description: String {
-        "the connection to \(target) was refused (\(attempts) attempt\(attempts == 1 ? "" : "s") within http.connectRetryBudget)"
+        let what = refused ? "was refused" : "was closed before the request was sent"
+        return "the connection to \(target) \(what) (\(attempts) attempt\(attempts == 1 ? "" : "s") within http.connectRetryBudget)"
     }
 }
