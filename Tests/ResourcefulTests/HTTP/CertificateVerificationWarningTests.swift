@@ -43,4 +43,28 @@ import Testing
         #expect(Self.warnings(logs).count == 1)
         try await transport.shutdown()
     }
+
+    @Test func aSharedTransportWarnsOnceForAllItsShares() async throws {
+        var config = APIConfig(baseURL: URL(string: "https://127.0.0.1:9")!, service: "s")
+        config.http.dangerouslyDisableCertificateVerification = true
+        let logs = InMemoryLogHandler()
+        let logger = Logger(label: "test") { _ in logs }
+        let file = "/shared-\(UUID().uuidString).json"
+        var shares: [any HTTPTransport] = []
+        for _ in 0..<3 {
+            shares.append(
+                try await APIDependencies.transport(
+                    for: config, storage: InMemoryAuthenticationStorage(), environment: [:], sharedAs: file, logger: logger
+                )
+            )
+        }
+        #expect(Self.warnings(logs).count == 1)
+        for share in shares { try await share.shutdown() }
+        // Made again once the last share was given back: a new transport, one more warning.
+        let again = try await APIDependencies.transport(
+            for: config, storage: InMemoryAuthenticationStorage(), environment: [:], sharedAs: file, logger: logger
+        )
+        #expect(Self.warnings(logs).count == 2)
+        try await again.shutdown()
+    }
 }
