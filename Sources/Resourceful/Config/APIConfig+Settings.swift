@@ -39,17 +39,19 @@ extension APIConfig {
         public var maximumConnectionsPerHost: Int
         /// How long an unused pooled connection stays open (`http.idleTimeout`).
         public var idleTimeout: Duration
-        /// How long opening one connection may take. A refused connection fails the attempt at
-        /// once whatever this says.
+        /// How long opening one connection may take (`http.connectTimeout`). A refused connection
+        /// ends at once whatever this says; a connection refused or not answered in time is tried
+        /// again within ``connectRetryBudget``.
         public var connectTimeout: Duration
         /// How long a request keeps trying to connect while the server refuses its connections
         /// (`http.connectRetryBudget`, default 2 seconds; `0` tries once), as during a restart or
         /// a deploy. A refused connection sent nothing, and neither did one reset or closed before
-        /// the request's head was written to it, so it is tried again for every method, `POST`
-        /// included, apart from ``APIConfig/retry``: waits from 25 ms doubling to 250 ms,
-        /// jittered, never past the call's deadline. When the budget is spent the attempt fails
-        /// with ``APIError/Kind/transport``, naming the refused `host:port`, and is not tried
-        /// again by the retry policy.
+        /// the request's head was written to it, or one not answered within ``connectTimeout``, so
+        /// it is tried again for every method, `POST` included, apart from ``APIConfig/retry``:
+        /// waits from 25 ms doubling to 250 ms, jittered, never past the call's deadline. When the
+        /// budget is spent the attempt fails with ``APIError/Kind/transport``, naming the
+        /// `host:port` and what happened to its connections, and is not tried again by the retry
+        /// policy (after a connect time-out, which may spend the budget in one attempt, it may be).
         public var connectRetryBudget: Duration
         /// How many redirects one call follows; `0` returns a `3xx` as it is.
         public var maxRedirects: Int

@@ -63,17 +63,25 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
             kind == .tls
             ? "the TLS handshake failed: check that http.tls.caFile or http.tls.caDirectory names the server's CA, "
                 + "that the baseURL's host is one the certificate names, and http.tls.minimumVersion"
-            : (underlying as? ConnectionRefused)?.description
+            : (underlying as? ConnectionNotMade)?.description
         var error = APIError(kind: apiKind, detail: detail, underlying: underlying)
         error.closedBeforeAnswer = closedBeforeAnswer
-        error.mayRetry = apiKind == .transport && !(underlying is any FinalTransportFailure)
+        error.mayRetry = apiKind == .transport && (underlying as? any FinalTransportFailure)?.isFinal != true
         return error
     }
 }
 
 /// An error under a ``TransportError/connectionFailed(_:)`` that trying again cannot cure, such as
 /// connections refused until the connect-retry budget was spent: reported as
-/// ``APIError/Kind/transport``, but never retried by the retry policy. (An error a transport throws
+/// ``APIError/Kind/transport``, but not retried by the retry policy while ``isFinal``. (An error a transport throws
 /// that is not a ``TransportError`` at all, such as a replayed request that no recording answers,
 /// is never retried either.)
-package protocol FinalTransportFailure: Error {}
+package protocol FinalTransportFailure: Error {
+    /// Whether the retry policy must not try again; `true` unless the type says otherwise.
+    var isFinal: Bool { get }
+}
+
+extension FinalTransportFailure {
+    /// Never tried again.
+    package var isFinal: Bool { true }
+}

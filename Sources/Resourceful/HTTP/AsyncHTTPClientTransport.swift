@@ -219,9 +219,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         }
     }
 
-    /// One exchange of `outgoing` through `client`; a connection refused, or reset or closed
-    /// before the request's head was written, is thrown as ``ConnectRetry/NotSent`` for
-    /// ``ConnectRetry`` to try again.
+    /// One exchange of `outgoing` through `client`; a connection refused, not answered within
+    /// the connect time-out, or reset or closed before the request's head was written, is thrown
+    /// as ``ConnectRetry/NotSent`` for ``ConnectRetry`` to try again.
     private func exchange(
         _ outgoing: AsyncHTTPClient.HTTPClient.Request,
         request: TransportRequest,
@@ -249,8 +249,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             if let redirect = delegate.interceptedRedirect {
                 return TransportResponse(status: redirect.status, headerFields: redirect.headerFields, body: ByteBuffer())
             }
-            if ConnectRetry.isRefused(error) { throw ConnectRetry.NotSent(refused: true, cause: error) }
-            if !tracker.wroteHead, Self.isClosedConnection(error) { throw ConnectRetry.NotSent(refused: false, cause: error) }
+            if let reason = ConnectRetry.unsentReason(error) { throw ConnectRetry.NotSent(reason: reason, cause: error) }
+            if !tracker.wroteHead, Self.isClosedConnection(error) { throw ConnectRetry.NotSent(reason: .closed, cause: error) }
             let failure = Self.translate(error)
             if let failure = failure as? TransportError, failure.kind == .connectionFailed, !delegate.receivedHead, Self.isClosedConnection(error) {
                 throw TransportError.closedBeforeAnswer(error)
@@ -322,6 +322,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         case let error as HTTPClientError: error == .remoteConnectionClosed
         case let error as IOError: error.errnoCode == ECONNRESET || error.errnoCode == EPIPE
         case let error as ChannelError: error == .ioOnClosedChannel || error == .eof || error == .outputClosed
+        // The server closed the connection before the handshake ended: no certificate was refused.
+        case let error as NIOSSLError: error == .handshakeFailed(.sslError([.eofDuringHandshake])) || error == .uncleanShutdown
         default: false
         }
     }

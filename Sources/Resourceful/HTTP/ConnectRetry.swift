@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import NIOCore
 import NIOPosix
 
@@ -11,7 +12,8 @@ import Darwin
 
 /// Tries a connection again while the server refuses it, as during a restart: a refused
 /// connection sent nothing, so trying again is safe for every method, `POST` included. So is a
-/// connection reset or closed before the request's head was written to it.
+/// connection reset or closed before the request's head was written to it, or one the server did
+/// not answer within `http.connectTimeout`.
 ///
 /// Waits start at 25 ms and double up to 250 ms, each drawn at random between half and all of
 /// it, and stop at the budget (`http.connectRetryBudget`) or the request's deadline, whichever is
@@ -25,7 +27,7 @@ struct ConnectRetry: Sendable {
     static let longestWait = Duration.milliseconds(250)
 
     /// Runs `attempt` until it does not fail with ``NotSent``, the budget is spent or `deadline`
-    /// would pass; then throws ``ConnectionRefused`` naming the target.
+    /// would pass; then throws ``ConnectionNotMade`` naming the target.
     func run<T>(
         target: String,
         deadline: ContinuousClock.Instant,
@@ -44,7 +46,7 @@ struct ConnectRetry: Sendable {
                 guard ContinuousClock.now + pause < end else {
                     throw TransportError(
                         .connectionFailed,
-                        underlying: ConnectionRefused(target: target, attempts: attempts, refused: failure.refused, cause: failure.cause)
+                        underlying: ConnectionNotMade(target: target, attempts: attempts, reason: failure.reason, cause: failure.cause)
                     )
                 }
                 do {
@@ -66,10 +68,26 @@ struct ConnectRetry: Sendable {
     /// An attempt that failed before any of the request was sent: `cause` is what the client
     /// threw.
     struct NotSent: Error {
-        /// Whether the server refused the connection (else it was reset or closed before the
-        /// request's head was written).
-        let refused: Bool
+        enum Reason: Sendable {
+            /// The server refused the connection.
+            case refused
+            /// The connection was reset or closed before the request's head was written.
+            case closed
+            /// The server did not answer within `http.connectTimeout`.
+            case connectTimedOut
+        }
+
+        let reason: Reason
         let cause: any Error
+    }
+
+    /// Why `error` says the connection failed before any of the request was written, if it says so
+    /// whatever was written: a refusal or a connect time-out (a reset or a close needs to know
+    /// whether the request's head was written).
+    static func unsentReason(_ error: any Error) -> NotSent.Reason? {
+        if isRefused(error) { return .refused }
+        if let error = error as? HTTPClientError, error == .connectTimeout { return .connectTimedOut }
+        return nil
     }
 
     /// Whether `error` says the server refused the connection: nothing was sent.
@@ -86,18 +104,28 @@ struct ConnectRetry: Sendable {
     }
 }
 
-/// The server refused (or reset before the request was written) every connection a request
-/// tried within its connect-retry budget.
-struct ConnectionRefused: FinalTransportFailure, CustomStringConvertible {
+/// The server refused (or reset before the request was written, or did not answer) every
+/// connection a request tried within its connect-retry budget.
+struct ConnectionNotMade: FinalTransportFailure, CustomStringConvertible {
     /// `host:port`, as the request named it.
     let target: String
     let attempts: Int
-    /// Whether the last connection was refused, not reset or closed before the request was written.
-    let refused: Bool
+    /// What happened to the last connection tried.
+    let reason: ConnectRetry.NotSent.Reason
     let cause: any Error
 
+    /// Refusals and resets were tried again until the budget was spent, so the retry policy
+    /// does not try again; a connect time-out may have spent the budget in one attempt, and is
+    /// left to the policy, as any connection failure.
+    var isFinal: Bool { reason != .connectTimedOut }
+
     var description: String {
-        let what = refused ? "was refused" : "was closed before the request was sent"
+        let what =
+            switch reason {
+            case .refused: "was refused"
+            case .closed: "was closed before the request was sent"
+            case .connectTimedOut: "was not answered within http.connectTimeout"
+            }
         return "the connection to \(target) \(what) (\(attempts) attempt\(attempts == 1 ? "" : "s") within http.connectRetryBudget)"
     }
 }

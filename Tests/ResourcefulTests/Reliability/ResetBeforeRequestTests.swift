@@ -73,7 +73,7 @@ import Musl
         let error = await #expect(throws: APIError.self) { _ = try await api.call(AdHocRequest<Empty, Empty>(.create, "items")) }
         let elapsed = ContinuousClock.now - start
         try await transport.shutdown()
-        #expect(error?.kind == .transport)
+        #expect(error?.kind == .transport, "\(String(describing: error?.underlying))")
         let description = error?.description ?? ""
         #expect(description.contains("127.0.0.1:\(listener.port) was closed before the request was sent"), "\(description)")
         #expect(listener.accepted.load(ordering: .relaxed) > 1)
