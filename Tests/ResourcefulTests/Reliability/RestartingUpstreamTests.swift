@@ -21,6 +21,16 @@ import Testing
         return (API(dependencies: APIDependencies(apiConfig: config, httpClient: transport)), transport)
     }
 
+    /// Whether a line of nginx's access log matches `line`, polled for a while.
+    static func logs(_ nginx: Nginx, _ line: (String) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            if nginx.accessLog.contains(where: line) { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+
     @Test func twoRestartsLoseNoCall() async throws {
         var nginx = try await Nginx.start(server: Self.server)
         let (api, transport) = try Self.api(nginx)
@@ -63,7 +73,8 @@ import Testing
         try await Task.sleep(for: .milliseconds(300))
         try await nginx.resume()
         _ = try await call.value
-        #expect(nginx.accessLog.contains { $0.hasSuffix("POST /v1/items") })
+        // nginx logs a request after answering it: the line may come a moment after the answer.
+        #expect(await Self.logs(nginx) { $0.hasSuffix("POST /v1/items") })
         try await transport.shutdown()
         try await nginx.stop()
     }
@@ -81,7 +92,7 @@ import Testing
         let description = error?.description ?? ""
         #expect(description.contains("127.0.0.1:\(nginx.port) was refused"), "\(description)")
         // More than one connection was tried, and the retry policy did not spend the budget again.
-        #expect(!description.contains("(1 attempt "), "\(description)")
+        #expect((ConnectTimeoutRetryTests.attempts(description) ?? 0) > 1, "\(description)")
         #expect(elapsed >= budget / 2)
         #expect(elapsed < timeout / 2)
         try await transport.shutdown()
