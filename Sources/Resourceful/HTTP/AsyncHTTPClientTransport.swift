@@ -213,7 +213,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         if !proxied.isEmpty, let url = URL(string: request.url), let proxy = route.proxy(for: url), let proxyClient = proxied[proxy] {
             client = proxyClient
         }
-        let target = "\(outgoing.host):\(outgoing.port)"
+        // An IPv6 address in brackets, as in a URL.
+        let target = outgoing.host.contains(":") ? "[\(outgoing.host)]:\(outgoing.port)" : "\(outgoing.host):\(outgoing.port)"
         return try await connectRetry.run(target: target, deadline: request.deadline) { [outgoing, client] in
             try await exchange(outgoing, request: request, through: client)
         }
