@@ -233,10 +233,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         let delegate = TrackingAccumulator(
             request: outgoing, maxBodySize: request.maxResponseBytes, interceptsRedirects: interceptsRedirects
         )
-        let tracker = HeadWriteTracker(delegate)
         let task = client.execute(
             request: outgoing,
-            delegate: tracker,
+            delegate: delegate,
             deadline: .now() + .nanoseconds(remaining.nanoseconds)
         )
         let response: AsyncHTTPClient.HTTPClient.Response
@@ -251,7 +250,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
                 return TransportResponse(status: redirect.status, headerFields: redirect.headerFields, body: ByteBuffer())
             }
             if let reason = ConnectRetry.unsentReason(error) { throw ConnectRetry.NotSent(reason: reason, cause: error) }
-            if !tracker.wroteHead, Self.isClosedConnection(error) { throw ConnectRetry.NotSent(reason: .closed, cause: error) }
+            if !delegate.wroteHead, Self.isClosedConnection(error) { throw ConnectRetry.NotSent(reason: .closed, cause: error) }
             let failure = Self.translate(error)
             if let failure = failure as? TransportError, failure.kind == .connectionFailed, !delegate.receivedHead, Self.isClosedConnection(error) {
                 throw TransportError.closedBeforeAnswer(error)

@@ -4,8 +4,10 @@ import NIOCore
 import NIOHTTP1
 import Synchronization
 
-/// AsyncHTTPClient's `ResponseAccumulator` (whole body, size limit), noting whether any of the
-/// answer arrived: a request whose connection closed before that can be sent again at once.
+/// AsyncHTTPClient's `ResponseAccumulator` (whole body, size limit), noting whether the request's
+/// head was written and whether any of the answer arrived: a connection that failed before the
+/// head was written carried nothing of the request, so trying again is safe for every method; a
+/// request whose connection closed before any of the answer can be sent again at once.
 ///
 /// With `interceptsRedirects`, a redirect's head ends the request before the client can follow
 /// it (AsyncHTTPClient asks its delegate about each head before it redirects, and a task that has
@@ -24,8 +26,12 @@ final class TrackingAccumulator: HTTPClientResponseDelegate {
 
     private let inner: ResponseAccumulator
     private let answered = Atomic<Bool>(false)
+    private let wrote = Atomic<Bool>(false)
     private let interceptsRedirects: Bool
     private let redirect = Locked<Redirect?>(nil)
+
+    /// Whether the request's head was written (AsyncHTTPClient says so once the write succeeded).
+    var wroteHead: Bool { wrote.load(ordering: .acquiring) }
 
     /// Whether the response head arrived.
     var receivedHead: Bool { answered.load(ordering: .acquiring) }
@@ -36,6 +42,10 @@ final class TrackingAccumulator: HTTPClientResponseDelegate {
     init(request: AsyncHTTPClient.HTTPClient.Request, maxBodySize: Int, interceptsRedirects: Bool = false) {
         inner = ResponseAccumulator(request: request, maxBodySize: maxBodySize)
         self.interceptsRedirects = interceptsRedirects
+    }
+
+    func didSendRequestHead(task: AsyncHTTPClient.HTTPClient.Task<Response>, _ head: HTTPRequestHead) {
+        wrote.store(true, ordering: .releasing)
     }
 
     func didVisitURL(task: AsyncHTTPClient.HTTPClient.Task<Response>, _ request: AsyncHTTPClient.HTTPClient.Request, _ head: HTTPResponseHead) {

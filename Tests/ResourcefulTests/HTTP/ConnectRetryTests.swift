@@ -56,7 +56,7 @@ import Testing
         #expect(failure.mayRetry == false)
         let description = failure.description
         #expect(description.contains("the connection to example.com:443 was refused"), "\(description)")
-        #expect((ConnectTimeoutRetryTests.attempts(description) ?? 0) > 1, "\(description)")
+        #expect((ConnectFailure.attempts(description) ?? 0) > 1, "\(description)")
         // Waits are never started past the budget.
         #expect(elapsed >= budget / 2)
         #expect(elapsed < .seconds(30))

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Resourceful
 import Testing
 
@@ -19,41 +20,15 @@ import Musl
         private let descriptors: [Int32]
 
         init() throws {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard fd >= 0 else { throw POSIXError(.EMFILE) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-            let named = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-            }
-            guard bound == 0, named == 0, listen(fd, 0) == 0 else {
-                close(fd)
-                throw POSIXError(.EADDRINUSE)
-            }
-            var descriptors = [fd]
+            let (listening, port) = try LoopbackSocket.bound(listening: 0)
             // Fills the queue without waiting: connections that are not answered stay pending.
-            for _ in 0..<2 {
-                let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-                guard client >= 0 else { break }
-                _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, length) } }
-                descriptors.append(client)
-            }
-            self.descriptors = descriptors
-            port = Int(UInt16(bigEndian: address.sin_port))
+            descriptors = [listening] + (0..<2).compactMap { _ in LoopbackSocket.connectWithoutWaiting(to: port) }
+            self.port = port
         }
 
         func stop() {
             for descriptor in descriptors { _ = close(descriptor) }
         }
-    }
-
-    /// The number of connections a failure's description says were tried.
-    static func attempts(_ description: String) -> Int? {
-        guard let match = description.firstMatch(of: /\((\d+) attempts? within http\.connectRetryBudget\)/) else { return nil }
-        return Int(match.1)
     }
 
     @Test func aCreateIsTriedAgainWhenNoConnectionIsAnswered() async throws {
@@ -73,7 +48,7 @@ import Musl
         #expect(error?.kind == .transport)
         let description = error?.description ?? ""
         #expect(description.contains("127.0.0.1:\(listener.port) was not answered within http.connectTimeout"), "\(description)")
-        #expect((Self.attempts(description) ?? 0) > 1, "\(description)")
+        #expect((ConnectFailure.attempts(description) ?? 0) > 1, "\(description)")
         #expect(elapsed < timeout / 2)
     }
 }

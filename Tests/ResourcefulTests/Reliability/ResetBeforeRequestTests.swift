@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Resourceful
 import Synchronization
 import Testing
@@ -21,25 +22,9 @@ import Musl
         private let descriptor: Int32
 
         init() throws {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard fd >= 0 else { throw POSIXError(.EMFILE) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = 0
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-            }
-            let named = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-            }
-            guard bound == 0, named == 0, listen(fd, 64) == 0 else {
-                close(fd)
-                throw POSIXError(.EADDRINUSE)
-            }
+            let (fd, port) = try LoopbackSocket.bound(listening: 64)
             descriptor = fd
-            port = Int(UInt16(bigEndian: address.sin_port))
+            self.port = port
             let thread = Thread { [self] in
                 while true {
                     let connection = accept(fd, nil, nil)

@@ -85,7 +85,7 @@ public struct Nginx: Sendable {
     public func halt() async throws {
         kill(pid, SIGTERM)
         let deadline = ContinuousClock.now + .seconds(30)
-        while Self.accepts(port), ContinuousClock.now < deadline {
+        while LoopbackSocket.accepts(port), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
         // The master process is a child of this one: reaped, it leaves no zombie behind.
@@ -128,19 +128,9 @@ public struct Nginx: Sendable {
 
     /// A port of 127.0.0.1 that nothing listened on a moment ago.
     public static func freePort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw POSIXError(.EIO) }
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) } }
-        guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
-        let named = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) } }
-        guard named == 0 else { throw POSIXError(.EIO) }
-        return Int(UInt16(bigEndian: address.sin_port))
+        let (descriptor, port) = try LoopbackSocket.bound(listening: nil)
+        close(descriptor)
+        return port
     }
 
     /// Polls until `port` accepts a connection, for at most `timeout` (generous: a loaded machine
@@ -148,23 +138,9 @@ public struct Nginx: Sendable {
     public static func waitForPort(_ port: Int, timeout: Duration = .seconds(60)) async throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if accepts(port) { return }
+            if LoopbackSocket.accepts(port) { return }
             try await Task.sleep(for: .milliseconds(20))
         }
         throw POSIXError(.ETIMEDOUT)
-    }
-
-    /// Whether `port` of 127.0.0.1 accepts a connection now.
-    static func accepts(_ port: Int) -> Bool {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        close(socket)
-        return connected == 0
     }
 }
