@@ -91,13 +91,13 @@ final class Fixtures: Sendable {
         // Default-level logging: the logging step is in the chain and finds nothing to write.
         let logger = Logger(label: "bench") { _ in DiscardingLogHandler(logLevel: .info) }
         transport = AsyncHTTPClientTransport(settings: config.http)
-        var dependencies = APIDependencies(apiConfig: config, authenticationStorage: storage, httpClient: transport, logger: logger)
+        var dependencies = APIDependencies(apiConfig: config, authenticationStorage: storage, transport: transport, logger: logger)
         dependencies.responseDecoder = JSONDecoder()
         api = API(dependencies: dependencies)
         dependencies.responseDecoder = FastJSONDecoder()
         fastAPI = API(dependencies: dependencies)
         var canned = dependencies
-        canned.httpClient = CannedTransport()
+        canned.transport = CannedTransport()
         canned.responseDecoder = JSONDecoder()
         cannedAPI = API(dependencies: canned)
         rawClient = Self.rawClient(connections: Self.connections)

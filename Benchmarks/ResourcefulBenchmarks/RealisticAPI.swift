@@ -27,7 +27,7 @@ struct RealisticAPI: Sendable {
         func apis(_ coding: APIConfig.Coding) -> (API, API, JSONDecoder) {
             var config = APIConfig(baseURL: baseURL, service: Fixtures.service)
             config.coding = coding
-            var dependencies = APIDependencies(apiConfig: config, authenticationStorage: storage, httpClient: transport, logger: logger)
+            var dependencies = APIDependencies(apiConfig: config, authenticationStorage: storage, transport: transport, logger: logger)
             let configured = API(dependencies: dependencies)
             let foundation = Self.foundationDecoder(coding)
             dependencies.responseDecoder = foundation

@@ -235,7 +235,7 @@ struct LoggingLine: Sendable {
                 dependencies: APIDependencies(
                     apiConfig: config,
                     authenticationStorage: InMemoryAuthenticationStorage([Fixtures.service: "Bearer \(Fixtures.token)"]),
-                    httpClient: CannedTransport(),
+                    transport: CannedTransport(),
                     logger: logger
                 )
             )

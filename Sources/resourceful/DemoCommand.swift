@@ -40,7 +40,7 @@ struct DemoCommand: AsyncParsableCommand {
             try? await server.shutdown()
             throw error
         }
-        let api = API(dependencies: APIDependencies(apiConfig: config, authenticationStorage: credentials.storage, httpClient: transport))
+        let api = API(dependencies: APIDependencies(apiConfig: config, authenticationStorage: credentials.storage, transport: transport))
         print("Serving a sample users resource at \(config.baseURL.absoluteString); log lines below are redacted.\n")
         do {
             try await runVerbs(api)

@@ -90,7 +90,7 @@ enum CallRunner {
         } catch {
             fail("resourceful: \(error)", CallExitCode.configuration)
         }
-        let api = API(dependencies: APIDependencies(apiConfig: config, authenticationStorage: storage, httpClient: transport, logger: logger))
+        let api = API(dependencies: APIDependencies(apiConfig: config, authenticationStorage: storage, transport: transport, logger: logger))
         let request = ToolRequest(
             verb: verb, path: ResourcePath(encoded: encodePath(options.path)), parameters: parameters, updateMethod: updateMethod
         )
@@ -128,11 +128,11 @@ enum CallRunner {
     /// The network, recorded with `--record`; or, with `--replay`, a HAR file and no network.
     private static func transport(_ options: CallOptions, config: APIConfig, storage: any AuthenticationStorage) async throws -> any HTTPTransport {
         if let replay = options.replay {
-            return try ReplayingHTTPClient(file: URL(fileURLWithPath: replay), masking: config.redaction)
+            return try ReplayingTransport(file: URL(fileURLWithPath: replay), masking: config.redaction)
         }
         let network = try await APIDependencies.transport(for: config, storage: storage, environment: nil)
         guard let record = options.record else { return network }
-        return try RecordingHTTPClient(network, file: URL(fileURLWithPath: record), masking: config.redaction)
+        return try RecordingTransport(network, file: URL(fileURLWithPath: record), masking: config.redaction)
     }
 
     private static func report(_ error: APIError) -> Never {

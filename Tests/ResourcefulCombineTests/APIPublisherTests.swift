@@ -32,7 +32,7 @@ import Testing
 
     private func api(_ server: MockServer) -> (API, AsyncHTTPClientTransport) {
         let transport = AsyncHTTPClientTransport()
-        return (API(dependencies: APIDependencies(apiConfig: APIConfig(baseURL: server.baseURL, service: "s"), httpClient: transport)), transport)
+        return (API(dependencies: APIDependencies(apiConfig: APIConfig(baseURL: server.baseURL, service: "s"), transport: transport)), transport)
     }
 
     @Test func coldSingleValue() async throws {
@@ -82,7 +82,7 @@ import Testing
     @Test func cancellingTheSubscriptionCancelsTheCall() async throws {
         let cancelled = Atomic<Bool>(false)
         let started = Event(), ended = Event()
-        let stub = StubHTTPClient { _ in
+        let stub = StubTransport { _ in
             started.happen()
             do {
                 try await Task.sleep(for: .seconds(30))
@@ -93,7 +93,7 @@ import Testing
             }
             return TransportResponse(status: .ok)
         }
-        let api = API(dependencies: APIDependencies(apiConfig: APIConfig(baseURL: URL(string: "http://example.invalid")!, service: "s"), httpClient: stub))
+        let api = API(dependencies: APIDependencies(apiConfig: APIConfig(baseURL: URL(string: "http://example.invalid")!, service: "s"), transport: stub))
         let recorder = Recorder()
         let cancellable = subscribe(api.publisher(for: AdHocRequest<Item, Resourceful.Empty>(.show, "slow")), to: recorder)
         await started.wait()

@@ -105,7 +105,7 @@ import Testing
             server.stub(.get, "/me", .json(raw: #"{"id":1}"#))
             let transport = AsyncHTTPClientTransport()
             for storage in storages {
-                let deps = APIDependencies(apiConfig: APIConfig(baseURL: server.baseURL, service: service), authenticationStorage: storage, httpClient: transport)
+                let deps = APIDependencies(apiConfig: APIConfig(baseURL: server.baseURL, service: service), authenticationStorage: storage, transport: transport)
                 _ = try await API(dependencies: deps).call(AdHocRequest<[String: Int], Empty>(.show, "me"))
                 _ = try await API(dependencies: deps).call(AdHocRequest<[String: Int], Empty>(.show, "me"))
             }

@@ -12,7 +12,7 @@ import Testing
     @Test func gracefulShutdownShutsTheClientDown() async throws {
         try await MockServer.withRunning { server in
             server.stub(.get, "/ping", .status(.noContent))
-            let api = API(dependencies: APIDependencies(apiConfig: APIConfig(baseURL: server.baseURL, service: "s"), httpClient: AsyncHTTPClientTransport()))
+            let api = API(dependencies: APIDependencies(apiConfig: APIConfig(baseURL: server.baseURL, service: "s"), transport: AsyncHTTPClientTransport()))
             try await testGracefulShutdown { trigger in
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask { try await APIService(api: api).run() }
@@ -28,7 +28,7 @@ import Testing
     }
 
     @Test func runsInAServiceGroupUntilItStops() async throws {
-        let api = API(dependencies: APIDependencies(apiConfig: APIConfig(baseURL: URL(string: "http://127.0.0.1:1")!, service: "s"), httpClient: AsyncHTTPClientTransport()))
+        let api = API(dependencies: APIDependencies(apiConfig: APIConfig(baseURL: URL(string: "http://127.0.0.1:1")!, service: "s"), transport: AsyncHTTPClientTransport()))
         let group = ServiceGroup(configuration: .init(services: [.init(service: APIService(api: api))], logger: .init(label: "test")))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }

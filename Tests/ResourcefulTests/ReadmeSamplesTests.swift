@@ -44,7 +44,7 @@ import Testing
         struct AppDependencies: API.Dependencies {
             var apiConfig: APIConfig
             var authenticationStorage: any AuthenticationStorage
-            var httpClient: any HTTPTransport
+            var transport: any HTTPTransport
             var requestEncoder: any RequestEncoder
             var responseDecoder: any ResponseDecoder
             var logger: Logger
@@ -89,7 +89,7 @@ import Testing
             let own = Readme.AppDependencies(
                 apiConfig: deps.apiConfig,
                 authenticationStorage: InMemoryAuthenticationStorage(["test-api": "Bearer test-token"]),
-                httpClient: deps.httpClient,
+                transport: deps.transport,
                 requestEncoder: deps.requestEncoder,
                 responseDecoder: deps.responseDecoder,
                 logger: deps.logger
@@ -112,7 +112,7 @@ import Testing
             server.route(.post, "/users") { request in .json(raw: request.body, status: .created) }
             var deps = APIDependencies(
                 apiConfig: APIConfig(baseURL: server.baseURL, service: "example-api"),
-                httpClient: AsyncHTTPClientTransport()
+                transport: AsyncHTTPClientTransport()
             )
             deps.authenticationStorage = InMemoryAuthenticationStorage(["example-api": "Bearer test-token"])
             let api = API(dependencies: deps)

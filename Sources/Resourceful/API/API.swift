@@ -14,14 +14,14 @@ public import Logging
 /// response or throws ``APIError``. `API` is a value: copies share the transport.
 public struct API: Sendable {
     /// What an `API` depends on: any type with these five parts.
-    public typealias Dependencies = HasAPIConfig & HasAuthenticationStorage & HasHTTPClient & HasCoders & HasLogger & Sendable
+    public typealias Dependencies = HasAPIConfig & HasAuthenticationStorage & HasTransport & HasCoders & HasLogger & Sendable
 
     /// The configuration, read from the dependencies once, at creation.
     public let config: APIConfig
     /// The credential source.
     package let authenticationStorage: any AuthenticationStorage
     /// The transport.
-    package let httpClient: any HTTPTransport
+    package let transport: any HTTPTransport
     /// The injected body encoder.
     package let requestEncoder: any RequestEncoder
     /// The injected response decoder.
@@ -49,13 +49,13 @@ public struct API: Sendable {
         config = dependencies.apiConfig
         authenticationStorage = dependencies.authenticationStorage
         storageHonoursDeadline = dependencies.authenticationStorage is any DeadlineHonouringStorage
-        httpClient = dependencies.httpClient
+        transport = dependencies.transport
         requestEncoder = dependencies.requestEncoder
         responseDecoder = dependencies.responseDecoder
         logger = dependencies.logger
         self.middlewares = middlewares
         builder = RequestBuilder(config: dependencies.apiConfig)
-        chain = Self.chain(middlewares, around: dependencies.httpClient, redirects: RedirectFollower(settings: dependencies.apiConfig))
+        chain = Self.chain(middlewares, around: dependencies.transport, redirects: RedirectFollower(settings: dependencies.apiConfig))
     }
 
     /// Composes `middlewares`, first outermost, around the redirect-following transport.
@@ -100,6 +100,6 @@ public struct API: Sendable {
 
     /// Shuts the transport down. Calls made after it fail.
     public func shutdown() async throws {
-        try await httpClient.shutdown()
+        try await transport.shutdown()
     }
 }

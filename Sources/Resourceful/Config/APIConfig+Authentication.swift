@@ -119,11 +119,11 @@ extension APIConfig {
     /// The masking rules every view of a call uses: the logging settings (``LogSettings``) with
     /// the credential's field (``AuthenticationSettings/headerName``) among the masked headers.
     /// Log lines, error descriptions, ``API/curl(for:)`` and the HTTP cache's keys use it; give it
-    /// to `RecordingHTTPClient` and `ReplayingHTTPClient` (`ResourcefulTesting`) too, so that a
+    /// to `RecordingTransport` and `ReplayingTransport` (`ResourcefulTesting`) too, so that a
     /// recording masks what the logs mask:
     ///
     /// ```swift
-    /// let recorder = try RecordingHTTPClient(transport, file: cassette, masking: config.redaction)
+    /// let recorder = try RecordingTransport(transport, file: cassette, masking: config.redaction)
     /// ```
     public var redaction: LogSettings {
         // The default, without parsing a field name on every call that logs.

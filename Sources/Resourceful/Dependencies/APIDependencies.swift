@@ -16,7 +16,7 @@ public struct APIDependencies: API.Dependencies {
     /// Where the `Authorization` header comes from.
     public var authenticationStorage: any AuthenticationStorage
     /// The transport.
-    public var httpClient: any HTTPTransport
+    public var transport: any HTTPTransport
     /// Encodes JSON request bodies.
     public var requestEncoder: any RequestEncoder
     /// Decodes response bodies.
@@ -30,14 +30,14 @@ public struct APIDependencies: API.Dependencies {
     public init(
         apiConfig: APIConfig,
         authenticationStorage: any AuthenticationStorage = InMemoryAuthenticationStorage(),
-        httpClient: any HTTPTransport,
+        transport: any HTTPTransport,
         requestEncoder: (any RequestEncoder)? = nil,
         responseDecoder: (any ResponseDecoder)? = nil,
         logger: Logger? = nil
     ) {
         self.apiConfig = apiConfig
         self.authenticationStorage = authenticationStorage
-        self.httpClient = httpClient
+        self.transport = transport
         self.requestEncoder = requestEncoder ?? JSONEncoder(coding: apiConfig.coding)
         self.responseDecoder = responseDecoder ?? apiConfig.coding.makeResponseDecoder()
         self.logger = logger ?? Self.logger(level: apiConfig.logging.level)
@@ -54,7 +54,7 @@ public struct APIDependencies: API.Dependencies {
     /// `service` picks one of the upstream services the file describes under `services`
     /// (``APIConfig/load(environment:configDirectory:environmentVariables:service:)``). The
     /// dependencies loaded from one file share one HTTP client, one pool of connections, for all
-    /// its services with the same `http` settings: each ``API/shutdown()`` (or `httpClient`'s
+    /// its services with the same `http` settings: each ``API/shutdown()`` (or `transport`'s
     /// `shutdown()`) gives its share back, and the last one closes the client.
     ///
     /// ```swift
@@ -104,7 +104,7 @@ public struct APIDependencies: API.Dependencies {
         return APIDependencies(
             apiConfig: config,
             authenticationStorage: storage,
-            httpClient: try await transport(for: config, storage: storage, environment: environmentVariables, sharedAs: file, logger: logger),
+            transport: try await transport(for: config, storage: storage, environment: environmentVariables, sharedAs: file, logger: logger),
             logger: logger
         )
     }

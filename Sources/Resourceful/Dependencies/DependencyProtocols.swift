@@ -12,10 +12,10 @@ public protocol HasAuthenticationStorage {
     var authenticationStorage: any AuthenticationStorage { get }
 }
 
-/// Has a transport for HTTP requests.
-public protocol HasHTTPClient {
+/// Has the transport HTTP requests go through.
+public protocol HasTransport {
     /// The transport.
-    var httpClient: any HTTPTransport { get }
+    var transport: any HTTPTransport { get }
 }
 
 /// Has an encoder for request bodies and a decoder for responses.

@@ -4,7 +4,7 @@ public import NIOCore
 /// Sends one HTTP request and returns the whole response: the transport under an ``API``.
 ///
 /// ``AsyncHTTPClientTransport`` is the live one. `ResourcefulTesting` has a `MockServer` to point
-/// it at, a `StubHTTPClient` for tests of one step without sockets, and `HTTPClientConformance`,
+/// it at, a `StubTransport` for tests of one step without sockets, and `HTTPTransportConformance`,
 /// the checks any transport must pass — run it against your own.
 ///
 /// An implementation:
@@ -48,7 +48,7 @@ public struct TransportRequest: Sendable {
     /// The largest response body to accept.
     public var maxResponseBytes: Int
     /// Whether the request body must never be shown or kept: logs, recordings
-    /// (`RecordingHTTPClient`) and cURL exports leave it out, naming only its size
+    /// (`RecordingTransport`) and cURL exports leave it out, naming only its size
     /// (``ResourceRequest/shouldRedactRequestBody``).
     public var shouldRedactRequestBody = false
     /// Whether the response body must never be shown or kept: logs and recordings leave it out

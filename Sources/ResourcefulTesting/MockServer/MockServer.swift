@@ -15,7 +15,7 @@ import Synchronization
 /// try await MockServer.withRunning { server in
 ///     server.stub(.get, "/users/42", try .json(User(id: 42, name: "Ada")))
 ///     var deps = APIDependencies(apiConfig: APIConfig(baseURL: server.baseURL, service: "test"),
-///                                httpClient: AsyncHTTPClientTransport())
+///                                transport: AsyncHTTPClientTransport())
 ///     ...
 ///     #expect(server.requests.first?.headerFields[.authorization] == "Bearer t")
 /// }

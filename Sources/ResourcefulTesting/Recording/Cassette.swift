@@ -19,7 +19,7 @@ public enum CassetteMode: String, Sendable, CaseIterable {
 /// ```swift
 /// let cassette = Cassette(URL(fileURLWithPath: "Tests/Cassettes/users.har"), mode: .once)
 /// let transport = try cassette.transport(network: AsyncHTTPClientTransport())
-/// let api = API(dependencies: APIDependencies(apiConfig: config, authenticationStorage: storage, httpClient: transport))
+/// let api = API(dependencies: APIDependencies(apiConfig: config, authenticationStorage: storage, transport: transport))
 /// ```
 public struct Cassette: Sendable {
     /// The HAR file.
@@ -66,16 +66,16 @@ public struct Cassette: Sendable {
         let exists = FileManager.default.fileExists(atPath: file.path)
         switch mode {
         case .record:
-            return try RecordingHTTPClient(network(), file: file, masking: masking, appending: false)
+            return try RecordingTransport(network(), file: file, masking: masking, appending: false)
         case .replay:
-            return try ReplayingHTTPClient(file: file, matching: matching, masking: masking, logger: logger)
+            return try ReplayingTransport(file: file, matching: matching, masking: masking, logger: logger)
         case .once:
-            if exists { return try ReplayingHTTPClient(file: file, matching: matching, masking: masking, logger: logger) }
-            return try RecordingHTTPClient(network(), file: file, masking: masking, appending: false)
+            if exists { return try ReplayingTransport(file: file, matching: matching, masking: masking, logger: logger) }
+            return try RecordingTransport(network(), file: file, masking: masking, appending: false)
         case .newEpisodes:
-            guard exists else { return try RecordingHTTPClient(network(), file: file, masking: masking, appending: false) }
-            let recorder = try RecordingHTTPClient(network(), file: file, masking: masking, appending: true)
-            return try ReplayingHTTPClient(file: file, matching: matching, masking: masking, logger: logger, fallback: recorder)
+            guard exists else { return try RecordingTransport(network(), file: file, masking: masking, appending: false) }
+            let recorder = try RecordingTransport(network(), file: file, masking: masking, appending: true)
+            return try ReplayingTransport(file: file, matching: matching, masking: masking, logger: logger, fallback: recorder)
         }
     }
 }

@@ -16,7 +16,7 @@ enum GeneratedAPIHarness {
         configure(&config)
         let transport = AsyncHTTPClientTransport(settings: config.http)
         let storage = InMemoryAuthenticationStorage([service: credential])
-        let api = API(dependencies: APIDependencies(apiConfig: config, authenticationStorage: storage, httpClient: transport))
+        let api = API(dependencies: APIDependencies(apiConfig: config, authenticationStorage: storage, transport: transport))
         do {
             let result = try await body(api, server)
             try await transport.shutdown()

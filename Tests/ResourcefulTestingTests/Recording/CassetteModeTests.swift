@@ -54,7 +54,7 @@ import Testing
     @Test func replayOfAMissingFileFailsAtOnce() throws {
         let file = try CassetteFixture.scratchFile("missing.har")
         let error = #expect(throws: CassetteError.self) {
-            _ = try Cassette(file, mode: .replay).transport(network: StubHTTPClient { _ in TransportResponse(status: .ok) })
+            _ = try Cassette(file, mode: .replay).transport(network: StubTransport { _ in TransportResponse(status: .ok) })
         }
         #expect(error?.kind == .unreadableFile)
         #expect(error?.detail.contains("missing.har") == true)
@@ -87,7 +87,7 @@ import Testing
             try await live.shutdown()
             // users/1 came from the file, users/2 from the server, and is now in the file too.
             #expect(server.requests.map(\.path) == ["/users/1", "/users/2"])
-            let replayer = try ReplayingHTTPClient(file: file)
+            let replayer = try ReplayingTransport(file: file)
             let replayed = try await CassetteFixture.api(server.baseURL, replayer).call(AdHocRequest<User, Empty>(.show, "users/2"))
             #expect(replayed.name == "Grace")
         }

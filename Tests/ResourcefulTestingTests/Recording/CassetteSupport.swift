@@ -39,7 +39,7 @@ enum CassetteFixture {
         var config = APIConfig(baseURL: baseURL, service: "cassette")
         config.retry = .init(maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: .milliseconds(20))
         let storage = InMemoryAuthenticationStorage(["cassette": token])
-        return API(dependencies: APIDependencies(apiConfig: config, authenticationStorage: storage, httpClient: transport))
+        return API(dependencies: APIDependencies(apiConfig: config, authenticationStorage: storage, transport: transport))
     }
 
     /// Which of the fixture's secrets `file` holds.

@@ -77,7 +77,7 @@ import Testing
         #expect(answered.last == "missing 404 no such user")
 
         // mitmproxy names the upstream's origin in its entries: match on path and query alone.
-        let replayer = try ReplayingHTTPClient(file: har, matching: RequestMatching(ignoresOrigin: true, body: true))
+        let replayer = try ReplayingTransport(file: har, matching: RequestMatching(ignoresOrigin: true, body: true))
         let replayed = try await Self.calls(CassetteFixture.api(baseURL, replayer))
         #expect(replayed == answered)
     }
@@ -88,13 +88,13 @@ import Testing
         let php = try await Self.startPHP(in: directory)
         let baseURL = try #require(URL(string: "http://127.0.0.1:\(php.port)"))
         let live = AsyncHTTPClientTransport()
-        let answered = try await Self.calls(CassetteFixture.api(baseURL, try RecordingHTTPClient(live, file: har)))
+        let answered = try await Self.calls(CassetteFixture.api(baseURL, try RecordingTransport(live, file: har)))
         try await live.shutdown()
         await php.stop()
         #expect(answered.count == 6)
         #expect(try CassetteFixture.secretsIn(har) == [])
         // With the server gone, the recording answers the same.
-        let replayed = try await Self.calls(CassetteFixture.api(baseURL, try ReplayingHTTPClient(file: har)))
+        let replayed = try await Self.calls(CassetteFixture.api(baseURL, try ReplayingTransport(file: har)))
         #expect(replayed == answered)
 
         // mitmproxy reads HAR files as flows, and prints each.
@@ -146,7 +146,7 @@ import Testing
             """#
         try Data(har.utf8).write(to: file)
         let logs = InMemoryLogHandler()
-        let replayer = try ReplayingHTTPClient(
+        let replayer = try ReplayingTransport(
             file: file, matching: RequestMatching(body: true), logger: Logger(label: "test") { _ in logs }
         )
         let warnings = logs.entries.filter { $0.level == .warning }

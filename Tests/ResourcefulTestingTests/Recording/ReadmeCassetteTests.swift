@@ -25,7 +25,7 @@ import Testing
             let api = API(dependencies: APIDependencies(
                 apiConfig: APIConfig(baseURL: server.baseURL, service: "example-api"),
                 authenticationStorage: InMemoryAuthenticationStorage(["example-api": "Bearer test-token"]),
-                httpClient: try cassette.transport(network: AsyncHTTPClientTransport())
+                transport: try cassette.transport(network: AsyncHTTPClientTransport())
             ))
             let users = try await api.call(ListUsers())
             try await api.shutdown()

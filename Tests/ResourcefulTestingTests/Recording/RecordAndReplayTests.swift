@@ -80,7 +80,7 @@ import Testing
         #expect(recorded.contains("index [ResourcefulTestingTests.CassetteFixture.User(id: 1, name: \"Ada\"), ResourcefulTestingTests.CassetteFixture.User(id: 2, name: \"Grace\")]"))
         #expect(try CassetteFixture.secretsIn(file) == [])
 
-        let replayer = try Cassette(file, mode: .replay).transport(network: StubHTTPClient { _ in
+        let replayer = try Cassette(file, mode: .replay).transport(network: StubTransport { _ in
             Issue.record("replay used the network")
             return TransportResponse(status: .internalServerError)
         })
@@ -99,7 +99,7 @@ import Testing
             var settings = APIConfig.HTTPSettings()
             settings.decompression = false
             let live = AsyncHTTPClientTransport(settings: settings)
-            let recorder = try RecordingHTTPClient(live, file: file, keepingBodiesThatCannotBeMasked: true)
+            let recorder = try RecordingTransport(live, file: file, keepingBodiesThatCannotBeMasked: true)
             let blob = try await recorder.send(Self.get(server.baseURL, "blob"))
             #expect(Data(buffer: blob.body) == bytes)
             let zipped = try await recorder.send(Self.get(server.baseURL, "zipped"))
@@ -110,7 +110,7 @@ import Testing
             #expect(text.contains(#""encoding" : "base64""#))
             #expect(text.contains(#"{\"id\":5,\"name\":\"Zipped\"}"#))
 
-            let replayer = try ReplayingHTTPClient(file: file)
+            let replayer = try ReplayingTransport(file: file)
             let replayedBlob = try await replayer.send(Self.get(server.baseURL, "blob"))
             #expect(Data(buffer: replayedBlob.body) == bytes)
             #expect(replayedBlob.headerFields[.contentType] == "application/octet-stream")
@@ -139,10 +139,10 @@ import Testing
 @Suite struct ReplayMissTests {
     @Test func aRequestNoRecordingAnswersIsNotRetried() async throws {
         let file = try CassetteFixture.scratchFile()
-        _ = try RecordingHTTPClient(StubHTTPClient { _ in TransportResponse(status: .noContent) }, file: file)
-        let replayer = try ReplayingHTTPClient(file: file)
+        _ = try RecordingTransport(StubTransport { _ in TransportResponse(status: .noContent) }, file: file)
+        let replayer = try ReplayingTransport(file: file)
         let sends = Locked(0)
-        let counting = StubHTTPClient { request in
+        let counting = StubTransport { request in
             sends.withLock { $0 += 1 }
             return try await replayer.send(request)
         }

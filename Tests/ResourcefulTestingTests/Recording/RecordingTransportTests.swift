@@ -10,8 +10,8 @@ import Testing
 @Suite struct RecordingTransportTests {
     @Test func passesTheTransportConformanceChecks() async throws {
         let live = AsyncHTTPClientTransport()
-        let recorder = try RecordingHTTPClient(live, file: try CassetteFixture.scratchFile())
-        try await HTTPClientConformance(transport: recorder).run()
+        let recorder = try RecordingTransport(live, file: try CassetteFixture.scratchFile())
+        try await HTTPTransportConformance(transport: recorder).run()
         try await recorder.shutdown()
     }
 
@@ -22,7 +22,7 @@ import Testing
                 .json(raw: #"{"id":\#(request.pathParameters["id"] ?? "0"),"name":"n"}"#)
             }
             let live = AsyncHTTPClientTransport()
-            let api = CassetteFixture.api(server.baseURL, try RecordingHTTPClient(live, file: file))
+            let api = CassetteFixture.api(server.baseURL, try RecordingTransport(live, file: file))
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for id in 1...32 {
                     group.addTask { _ = try await api.call(AdHocRequest<CassetteFixture.User, Empty>(.show, "users/\(id)")) }
@@ -30,7 +30,7 @@ import Testing
                 try await group.waitForAll()
             }
             try await live.shutdown()
-            let replayer = try ReplayingHTTPClient(file: file)
+            let replayer = try ReplayingTransport(file: file)
             let replayAPI = CassetteFixture.api(server.baseURL, replayer)
             for id in (1...32).reversed() {
                 #expect(try await replayAPI.call(AdHocRequest<CassetteFixture.User, Empty>(.show, "users/\(id)")).id == id)
@@ -44,10 +44,10 @@ import Testing
 @Suite struct LongRecordingTests {
     @Test func twoThousandEntriesStayOneValidArchive() async throws {
         let file = try CassetteFixture.scratchFile()
-        let network = StubHTTPClient { request in
+        let network = StubTransport { request in
             TransportResponse(status: .ok, headerFields: [.contentType: "application/json"], body: ByteBuffer(string: #"{"url":"\#(request.url)"}"#))
         }
-        let recorder = try RecordingHTTPClient(network, file: file)
+        let recorder = try RecordingTransport(network, file: file)
         for index in 0..<2_000 {
             _ = try await recorder.send(
                 TransportRequest(method: .get, url: "https://api.example.com/v1/items/\(index)", deadline: .now + .seconds(30), maxResponseBytes: 1 << 20)
@@ -59,13 +59,13 @@ import Testing
                 #expect(entries?.count == index + 1)
             }
         }
-        let replayer = try ReplayingHTTPClient(file: file)
+        let replayer = try ReplayingTransport(file: file)
         let answer = try await replayer.send(
             TransportRequest(method: .get, url: "https://api.example.com/v1/items/1999", deadline: .now + .seconds(30), maxResponseBytes: 1 << 20)
         )
         #expect(String(buffer: answer.body).contains("items/1999"))
         // Appending to it adds after what it holds.
-        let again = try RecordingHTTPClient(network, file: file)
+        let again = try RecordingTransport(network, file: file)
         _ = try await again.send(
             TransportRequest(method: .get, url: "https://api.example.com/v1/items/last", deadline: .now + .seconds(30), maxResponseBytes: 1 << 20)
         )

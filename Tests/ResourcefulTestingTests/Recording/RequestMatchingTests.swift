@@ -28,32 +28,32 @@ import Testing
     private func record(_ requests: [TransportRequest]) async throws -> URL {
         let file = try CassetteFixture.scratchFile()
         let counter = Locked(0)
-        let network = StubHTTPClient { _ in
+        let network = StubTransport { _ in
             let number = counter.withLock { value in
                 value += 1
                 return value
             }
             return TransportResponse(status: .ok, headerFields: [.contentType: "application/json"], body: ByteBuffer(string: "\(number)"))
         }
-        let recorder = try RecordingHTTPClient(network, file: file)
+        let recorder = try RecordingTransport(network, file: file)
         for request in requests { _ = try await recorder.send(request) }
         return file
     }
 
-    private func answer(_ replayer: ReplayingHTTPClient, _ request: TransportRequest) async throws -> String {
+    private func answer(_ replayer: ReplayingTransport, _ request: TransportRequest) async throws -> String {
         String(buffer: try await replayer.send(request).body)
     }
 
     @Test func queryPairsMatchInAnyOrderAndMaskedValuesMatchAnyValue() async throws {
         let file = try await record([request("/search?b=2&a=1&token=\(CassetteFixture.apiKey)")])
         #expect(try CassetteFixture.secretsIn(file) == [])
-        let replayer = try ReplayingHTTPClient(file: file)
+        let replayer = try ReplayingTransport(file: file)
         #expect(try await answer(replayer, request("/search?a=1&token=another-value&b=2")) == "1")
     }
 
     @Test func identicalRequestsAreAnsweredInRecordedOrderEachOnce() async throws {
         let file = try await record([request("/users/1"), request("/users", method: .post, json: "{}"), request("/users/1")])
-        let replayer = try ReplayingHTTPClient(file: file)
+        let replayer = try ReplayingTransport(file: file)
         #expect(try await answer(replayer, request("/users/1")) == "1")
         #expect(try await answer(replayer, request("/users", method: .post, json: "{}")) == "2")
         #expect(try await answer(replayer, request("/users/1")) == "3")
@@ -67,17 +67,17 @@ import Testing
             request("/users", method: .post, json: #"{"name":"Grace"}"#),
         ])
         #expect(try CassetteFixture.secretsIn(file) == [])
-        let replayer = try ReplayingHTTPClient(file: file, matching: RequestMatching(body: true))
+        let replayer = try ReplayingTransport(file: file, matching: RequestMatching(body: true))
         // Other key order and spacing, and another password: the same body.
         #expect(try await answer(replayer, request("/users", method: .post, json: #"{"name":"Grace"}"#)) == "2")
         #expect(try await answer(replayer, request("/users", method: .post, json: #"{ "password": "x", "tags": ["a", "b"], "name": "Ada" }"#)) == "1")
-        let unmatched = try ReplayingHTTPClient(file: file, matching: RequestMatching(body: true))
+        let unmatched = try ReplayingTransport(file: file, matching: RequestMatching(body: true))
         let error = await #expect(throws: CassetteError.self) {
             try await unmatched.send(request("/users", method: .post, json: #"{"name":"Ada","tags":["b","a"]}"#))
         }
         #expect(error?.detail.contains("the body differs") == true)
         // Without the option, the first recording answers whatever the body.
-        let loose = try ReplayingHTTPClient(file: file)
+        let loose = try ReplayingTransport(file: file)
         #expect(try await answer(loose, request("/users", method: .post, json: #"{"name":"Nobody"}"#)) == "1")
     }
 
@@ -88,7 +88,7 @@ import Testing
             request("/me", fields: [tenant: "b", .authorization: CassetteFixture.token]),
         ])
         #expect(try CassetteFixture.secretsIn(file) == [])
-        let replayer = try ReplayingHTTPClient(file: file, matching: RequestMatching(headers: ["X-Tenant", "Authorization"]))
+        let replayer = try ReplayingTransport(file: file, matching: RequestMatching(headers: ["X-Tenant", "Authorization"]))
         #expect(try await answer(replayer, request("/me", fields: [tenant: "b", .authorization: "Bearer other"])) == "2")
         let error = await #expect(throws: CassetteError.self) {
             try await replayer.send(request("/me", fields: [tenant: "c", .authorization: "Bearer other"]))
@@ -98,13 +98,13 @@ import Testing
 
     @Test func aCustomMatcherHasTheLastWord() async throws {
         let file = try await record([request("/users/1"), request("/users/1?v=2")])
-        let replayer = try ReplayingHTTPClient(
+        let replayer = try ReplayingTransport(
             file: file,
             matching: RequestMatching(custom: { _, recorded in recorded.url.hasSuffix("v=2") })
         )
         let error = await #expect(throws: CassetteError.self) { try await replayer.send(request("/users/1")) }
         #expect(error?.detail.contains("the custom matcher refused it") == true)
-        let origins = try ReplayingHTTPClient(file: file, matching: RequestMatching(ignoresOrigin: true))
+        let origins = try ReplayingTransport(file: file, matching: RequestMatching(ignoresOrigin: true))
         let elsewhere = TransportRequest(method: .get, url: "https://api.example.com/users/1", deadline: .now + .seconds(5), maxResponseBytes: 100)
         #expect(String(buffer: try await origins.send(elsewhere).body) == "1")
     }

@@ -55,7 +55,7 @@ import Testing
             server.stub(.get, "/v1/untyped", MockResponse(status: .ok, body: Data("token \(Self.textSecret)".utf8)))
             server.stub(.post, "/v1/sessions", MockResponse(status: .ok, headerFields: [.contentType: "application/json"], body: Data(#"{"note":"\#(Self.loginPassword)"}"#.utf8)))
             let live = AsyncHTTPClientTransport()
-            let recorder = try RecordingHTTPClient(live, file: file)
+            let recorder = try RecordingTransport(live, file: file)
             let api = CassetteFixture.api(server.baseURL.appendingPathComponent("v1"), recorder)
             _ = try await api.call(Empty204(path: "moved"))
             for path in ["xml", "text", "untyped"] {

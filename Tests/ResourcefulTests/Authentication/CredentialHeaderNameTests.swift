@@ -63,7 +63,7 @@ import Testing
 
         var inCode = APIConfig(baseURL: URL(string: "https://api.example.com")!, service: "s")
         inCode.authentication.headerName = "bad\nname"
-        let api = API(dependencies: APIDependencies(apiConfig: inCode, authenticationStorage: InMemoryAuthenticationStorage(), httpClient: StubHTTPClient { _ in throw CancellationError() }))
+        let api = API(dependencies: APIDependencies(apiConfig: inCode, authenticationStorage: InMemoryAuthenticationStorage(), transport: StubTransport { _ in throw CancellationError() }))
         let refused = await #expect(throws: APIError.self) { try await api.call(AdHocRequest<Empty, Empty>(.show, "x")) }
         #expect(refused?.kind == .invalidConfiguration)
     }

@@ -59,7 +59,7 @@ import Testing
             logger.logLevel = .debug
             let transport = AsyncHTTPClientTransport()
             let credentials = InMemoryAuthenticationStorage(token.map { ["nginx": $0] } ?? [:])
-            let dependencies = APIDependencies(apiConfig: config, authenticationStorage: credentials, httpClient: transport, logger: logger)
+            let dependencies = APIDependencies(apiConfig: config, authenticationStorage: credentials, transport: transport, logger: logger)
             let cache = HTTPCacheMiddleware(storage: storage, factory: metrics, now: { Date() })
             api = API(dependencies: dependencies, middlewares: API.defaultMiddlewares + [cache])
             self.storage = storage

@@ -58,10 +58,10 @@ import Testing
     }
 
     @Test func liveDependenciesUseTheFastDecoderByDefault() {
-        let dependencies = APIDependencies(apiConfig: APIConfig(baseURL: URL(string: "http://127.0.0.1:9")!, service: "s"), httpClient: StubHTTPClient { _ in TransportResponse(status: .ok) })
+        let dependencies = APIDependencies(apiConfig: APIConfig(baseURL: URL(string: "http://127.0.0.1:9")!, service: "s"), transport: StubTransport { _ in TransportResponse(status: .ok) })
         #expect(dependencies.responseDecoder is FastJSONDecoder)
         var config = dependencies.apiConfig
         config.coding.decoder = .foundation
-        #expect(APIDependencies(apiConfig: config, httpClient: StubHTTPClient { _ in TransportResponse(status: .ok) }).responseDecoder is JSONDecoder)
+        #expect(APIDependencies(apiConfig: config, transport: StubTransport { _ in TransportResponse(status: .ok) }).responseDecoder is JSONDecoder)
     }
 }

@@ -24,7 +24,7 @@ import Testing
         #expect(try await dependencies.authenticationStorage.authenticationHeader(for: "example-api") == "Bearer from-environment")
         try secrets.replace("example-api", with: "from-file\n")
         #expect(try await dependencies.authenticationStorage.authenticationHeader(for: "example-api") == "Bearer from-file")
-        try await dependencies.httpClient.shutdown()
+        try await dependencies.transport.shutdown()
     }
 
     @Test func developmentPassesOverAKeyringItCannotUse() async throws {
@@ -35,13 +35,13 @@ import Testing
         #expect(try await chain.authenticationHeader(for: "example-api") == "Basic ZGV2OmRldg==")
         let keyring = await #expect(throws: AuthenticationStorageError.self) { _ = try await chain.links[0].storage.authenticationHeader(for: "example-api") }
         #expect(keyring?.kind == .unavailable)
-        try await dependencies.httpClient.shutdown()
+        try await dependencies.transport.shutdown()
     }
 
     @Test func noStoragesMeansAnEmptyMemoryStorage() async throws {
         let dependencies = try await APIDependencies.live(environment: "test", configDirectory: Self.configs, environmentVariables: [:])
         #expect(dependencies.authenticationStorage is InMemoryAuthenticationStorage)
-        try await dependencies.httpClient.shutdown()
+        try await dependencies.transport.shutdown()
     }
 
     @Test(arguments: [

@@ -105,7 +105,7 @@ import Testing
                 dependencies: APIDependencies(
                     apiConfig: config,
                     authenticationStorage: InMemoryAuthenticationStorage(["s": "Bearer t"]),
-                    httpClient: transport
+                    transport: transport
                 )
             )
             _ = try await api.call(Ping())

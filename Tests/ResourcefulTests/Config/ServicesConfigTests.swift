@@ -82,9 +82,9 @@ import Testing
                 let searchDeps = try await APIDependencies.live(
                     environment: "prod", configDirectory: configs, environmentVariables: [:], authenticationStorage: Self.storage, service: "search"
                 )
-                let usersClient = try #require(usersDeps.httpClient as? SharedTransports.Lease)
-                let billingClient = try #require(billingDeps.httpClient as? SharedTransports.Lease)
-                let searchClient = try #require(searchDeps.httpClient as? SharedTransports.Lease)
+                let usersClient = try #require(usersDeps.transport as? SharedTransports.Lease)
+                let billingClient = try #require(billingDeps.transport as? SharedTransports.Lease)
+                let searchClient = try #require(searchDeps.transport as? SharedTransports.Lease)
                 #expect(usersClient.transport === billingClient.transport)
                 // Other HTTP settings, another client.
                 #expect(searchClient.transport !== usersClient.transport)
@@ -105,9 +105,9 @@ import Testing
                 // The last share closes it; a new load gets a new client.
                 try await billingAPI.shutdown()
                 let again = try await APIDependencies.live(environment: "prod", configDirectory: configs, environmentVariables: [:], authenticationStorage: Self.storage)
-                #expect((again.httpClient as? SharedTransports.Lease)?.transport !== usersClient.transport)
-                try await again.httpClient.shutdown()
-                try await searchDeps.httpClient.shutdown()
+                #expect((again.transport as? SharedTransports.Lease)?.transport !== usersClient.transport)
+                try await again.transport.shutdown()
+                try await searchDeps.transport.shutdown()
             }
         }
     }

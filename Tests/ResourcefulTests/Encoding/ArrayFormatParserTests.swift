@@ -20,7 +20,7 @@ import Testing
     /// The query a call would send.
     private func query(_ parameters: some Encodable & Sendable, _ format: ArrayFormat) async throws -> String {
         let config = APIConfig(baseURL: URL(string: "http://127.0.0.1:9/v1")!, service: "s", coding: .init(arrayFormat: format))
-        let api = API(dependencies: APIDependencies(apiConfig: config, httpClient: StubHTTPClient { _ in .init(status: .ok) }))
+        let api = API(dependencies: APIDependencies(apiConfig: config, transport: StubTransport { _ in .init(status: .ok) }))
         let request = try await api.transportRequest(for: AdHocRequest<Empty, _>(.index, "x", parameters: parameters))
         return String(request.url.split(separator: "?", maxSplits: 1).last ?? "")
     }
@@ -83,7 +83,7 @@ import Testing
 
     @Test func aRequestChoosesItsOwnFormat() async throws {
         let config = APIConfig(baseURL: URL(string: "http://127.0.0.1:9/v1")!, service: "s")
-        let api = API(dependencies: APIDependencies(apiConfig: config, httpClient: StubHTTPClient { _ in .init(status: .ok) }))
+        let api = API(dependencies: APIDependencies(apiConfig: config, transport: StubTransport { _ in .init(status: .ok) }))
         var request = AdHocRequest<Empty, Flat>(.index, "x", parameters: Flat())
         request.arrayFormat = .repeated
         #expect(try await api.transportRequest(for: request).url.hasSuffix("?tags=a&tags=b%2Cc"))

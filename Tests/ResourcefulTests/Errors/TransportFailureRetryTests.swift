@@ -30,15 +30,15 @@ import Testing
             baseURL: URL(string: "http://127.0.0.1:9/v1")!, service: "s", timeout: .seconds(30),
             retry: .init(maxAttempts: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5))
         )
-        return API(dependencies: APIDependencies(apiConfig: config, httpClient: transport))
+        return API(dependencies: APIDependencies(apiConfig: config, transport: transport))
     }
 
     @Test func aReplayThatNoRecordingAnswersFailsAfterOneAttempt() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-replay-miss-\(UUID().uuidString).har")
         defer { try? FileManager.default.removeItem(at: file) }
-        let recorder = try RecordingHTTPClient(StubHTTPClient { _ in TransportResponse(status: .noContent) }, file: file)
+        let recorder = try RecordingTransport(StubTransport { _ in TransportResponse(status: .noContent) }, file: file)
         _ = try await Self.api(recorder).call(AdHocRequest<Empty, Empty>(.show, "recorded"))
-        let counting = CountingTransport(try ReplayingHTTPClient(file: file))
+        let counting = CountingTransport(try ReplayingTransport(file: file))
         let api = Self.api(counting)
         _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "recorded"))
         #expect(counting.sends.load(ordering: .relaxed) == 1)
@@ -50,7 +50,7 @@ import Testing
     }
 
     @Test func anErrorThatIsNotATransportErrorIsNotRetried() async throws {
-        let counting = CountingTransport(StubHTTPClient { _ in throw OwnFailure() })
+        let counting = CountingTransport(StubTransport { _ in throw OwnFailure() })
         let error = await #expect(throws: APIError.self) { _ = try await Self.api(counting).call(AdHocRequest<Empty, Empty>(.show, "x")) }
         #expect(error?.kind == .transport)
         #expect(error?.underlying is OwnFailure)
@@ -58,7 +58,7 @@ import Testing
     }
 
     @Test func aConnectionFailureIsStillRetried() async throws {
-        let counting = CountingTransport(StubHTTPClient { _ in throw TransportError.connectionFailed(OwnFailure()) })
+        let counting = CountingTransport(StubTransport { _ in throw TransportError.connectionFailed(OwnFailure()) })
         let error = await #expect(throws: APIError.self) { _ = try await Self.api(counting).call(AdHocRequest<Empty, Empty>(.show, "x")) }
         #expect(error?.kind == .transport)
         #expect(counting.sends.load(ordering: .relaxed) == 3)

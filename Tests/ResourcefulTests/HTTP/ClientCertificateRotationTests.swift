@@ -53,7 +53,7 @@ import Testing
         let transport = AsyncHTTPClientTransport(
             settings: config.http, environment: [:], logger: Logger(label: "transport") { _ in logs }, clientCertificateCheckInterval: .zero
         )
-        let api = API(dependencies: APIDependencies(apiConfig: config, httpClient: transport))
+        let api = API(dependencies: APIDependencies(apiConfig: config, transport: transport))
         func presented() async throws -> String {
             try await api.call(AdHocRequest<Subject, Empty>(.show, "whoami")).subject
         }

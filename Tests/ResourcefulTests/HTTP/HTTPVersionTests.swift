@@ -47,7 +47,7 @@ import Testing
         config.timeout = timeout
         config.retry = .init(maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: .milliseconds(20))
         let transport = AsyncHTTPClientTransport(settings: config.http)
-        return (API(dependencies: APIDependencies(apiConfig: config, httpClient: transport)), transport)
+        return (API(dependencies: APIDependencies(apiConfig: config, transport: transport)), transport)
     }
 
     /// The access log's lines for `path`, once nginx has written `count` of them.

@@ -40,8 +40,8 @@ import Testing
     @Test func aRedirectToAHostDifferingInOneCharacterDropsTheCredential() async throws {
         try await Harness.run(configure: { $0.baseHeaders = ["X-Api-Key": "key-ORIGIN-SECRET"] }) { harness in
             let port = harness.server.port
-            harness.dependencies.httpClient = ResolvingTransport(
-                base: harness.dependencies.httpClient, host: "127.0.0!.1", to: "127.0.0.1"
+            harness.dependencies.transport = ResolvingTransport(
+                base: harness.dependencies.transport, host: "127.0.0!.1", to: "127.0.0.1"
             )
             harness.server.stub(.get, "/v1/x", MockResponse(status: .temporaryRedirect, headerFields: [.location: "http://127.0.0!.1:\(port)/elsewhere"]))
             harness.server.stub(.get, "/elsewhere", .status(.noContent))
@@ -58,8 +58,8 @@ import Testing
     @Test func aNextLinkToAHostDifferingInOneCharacterIsRefused() async throws {
         try await Harness.run { harness in
             let port = harness.server.port
-            harness.dependencies.httpClient = ResolvingTransport(
-                base: harness.dependencies.httpClient, host: "127.0.0!.1", to: "127.0.0.1"
+            harness.dependencies.transport = ResolvingTransport(
+                base: harness.dependencies.transport, host: "127.0.0!.1", to: "127.0.0.1"
             )
             harness.server.route(.get, "/v1/numbers") { _ in
                 var response = try MockResponse.json([1, 2, 3])

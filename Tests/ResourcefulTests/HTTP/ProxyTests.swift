@@ -80,7 +80,7 @@ import Testing
             let logs = InMemoryLogHandler()
             var logger = Logger(label: "test") { _ in logs }
             logger.logLevel = .trace
-            let api = API(dependencies: APIDependencies(apiConfig: config, authenticationStorage: storage, httpClient: transport, logger: logger))
+            let api = API(dependencies: APIDependencies(apiConfig: config, authenticationStorage: storage, transport: transport, logger: logger))
             _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "x"))
             try await transport.shutdown()
             #expect(server.requests.count == 1)

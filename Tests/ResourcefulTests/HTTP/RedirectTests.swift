@@ -103,7 +103,7 @@ import Testing
         let client = AsyncHTTPClient.HTTPClient(eventLoopGroupProvider: .singleton)
         defer { client.shutdown { _ in } }
         try await Harness.run(configure: { $0.baseHeaders = ["X-Api-Key": RedirectTests.apiKey] }) { harness in
-            harness.dependencies.httpClient = AsyncHTTPClientTransport(client: client)
+            harness.dependencies.transport = AsyncHTTPClientTransport(client: client)
             try await MockServer.withRunning { other in
                 other.stub(.post, "/take", .status(.noContent))
                 other.stub(.get, "/elsewhere", .status(.noContent))

@@ -36,9 +36,9 @@ import Testing
         // The same server, its certificate accepted: the failure was the certificate, not the server.
         try await Harness.run(configure: { $0.http.dangerouslyDisableCertificateVerification = true }) { harness in
             harness.dependencies.apiConfig.baseURL = URL(string: "https://localhost:\(nginx.port)/v1")!
-            harness.dependencies.httpClient = AsyncHTTPClientTransport(settings: harness.dependencies.apiConfig.http)
+            harness.dependencies.transport = AsyncHTTPClientTransport(settings: harness.dependencies.apiConfig.http)
             _ = try await harness.api.call(AdHocRequest<Empty, Empty>(.show, "x"))
-            try await harness.dependencies.httpClient.shutdown()
+            try await harness.dependencies.transport.shutdown()
         }
         #expect(nginx.requestCount == 1)
         try await nginx.stop()

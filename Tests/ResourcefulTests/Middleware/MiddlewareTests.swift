@@ -75,9 +75,9 @@ import Testing
                 return try await next(request, context)
             }
         }
-        let stub = StubHTTPClient { _ in TransportResponse(status: .noContent) }
+        let stub = StubTransport { _ in TransportResponse(status: .noContent) }
         let seen = Locked<CallContext?>(nil)
-        let deps = APIDependencies(apiConfig: APIConfig(baseURL: URL(string: "http://example.invalid")!, service: "s"), httpClient: stub)
+        let deps = APIDependencies(apiConfig: APIConfig(baseURL: URL(string: "http://example.invalid")!, service: "s"), transport: stub)
         let api = API(dependencies: deps, middlewares: [Capture(seen: seen)])
         _ = try await api.call(AdHocRequest<Empty, [String: Int]>(.index, "teams/\("a b")/members", parameters: ["page": 2]))
         let context = try #require(seen.value)

@@ -40,7 +40,7 @@ import Musl
         // Long enough for more than one connection on a loaded machine.
         config.http.connectRetryBudget = .seconds(4)
         let transport = AsyncHTTPClientTransport(settings: config.http)
-        let api = API(dependencies: APIDependencies(apiConfig: config, httpClient: transport))
+        let api = API(dependencies: APIDependencies(apiConfig: config, transport: transport))
         let start = ContinuousClock.now
         let error = await #expect(throws: APIError.self) { _ = try await api.call(AdHocRequest<Empty, Empty>(.create, "items")) }
         let elapsed = ContinuousClock.now - start

@@ -53,11 +53,11 @@ import Testing
     @Test func aConnectionFailureAfterTheDeadlineIsATimeoutInErrorAndMetrics() async throws {
         let metrics = TestMetrics()
         let config = APIConfig(baseURL: URL(string: "http://127.0.0.1:9/v1")!, service: "s", timeout: .milliseconds(100))
-        let slow = StubHTTPClient { request in
+        let slow = StubTransport { request in
             try await Task.sleep(until: request.deadline + .milliseconds(100), clock: .continuous)
             throw LateFailure()
         }
-        let api = API(dependencies: APIDependencies(apiConfig: config, httpClient: slow), middlewares: [MetricsMiddleware(factory: metrics), RetryMiddleware()])
+        let api = API(dependencies: APIDependencies(apiConfig: config, transport: slow), middlewares: [MetricsMiddleware(factory: metrics), RetryMiddleware()])
         let error = await #expect(throws: APIError.self) { _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "x")) }
         #expect(error?.kind == .timeout)
         #expect(error?.underlying is LateFailure)

@@ -83,7 +83,7 @@ import Testing
         }
         let transport = AsyncHTTPClientTransport()
         let config = APIConfig(baseURL: URL(string: "http://127.0.0.1:\(nginx.port)")!, service: "nginx")
-        let api = API(dependencies: APIDependencies(apiConfig: config, httpClient: transport))
+        let api = API(dependencies: APIDependencies(apiConfig: config, transport: transport))
         let response = try await api.response(AdHocRequest<[User], Empty>(.index, "users"))
         #expect(response.value == users)
         #expect(response.headerFields[.contentEncoding] == nil)

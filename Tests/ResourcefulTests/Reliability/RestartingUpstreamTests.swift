@@ -18,7 +18,7 @@ import Testing
         var config = APIConfig(baseURL: try #require(URL(string: "http://127.0.0.1:\(nginx.port)/v1")), service: "upstream", timeout: timeout)
         configure(&config)
         let transport = AsyncHTTPClientTransport(settings: config.http)
-        return (API(dependencies: APIDependencies(apiConfig: config, httpClient: transport)), transport)
+        return (API(dependencies: APIDependencies(apiConfig: config, transport: transport)), transport)
     }
 
     /// Whether a line of nginx's access log matches `line`, polled for a while.

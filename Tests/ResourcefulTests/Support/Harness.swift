@@ -35,7 +35,7 @@ struct Harness {
         var harness = Harness(
             server: server,
             logs: logs,
-            dependencies: APIDependencies(apiConfig: config, authenticationStorage: storage, httpClient: transport, logger: logger)
+            dependencies: APIDependencies(apiConfig: config, authenticationStorage: storage, transport: transport, logger: logger)
         )
         do {
             let result = try await body(&harness)

@@ -14,7 +14,7 @@ func liveCall(
     config.retry = .init(maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: .milliseconds(20))
     configure(&config.http)
     let transport = AsyncHTTPClientTransport(settings: config.http, environment: environment, proxyAuthorization: proxyAuthorization)
-    let api = API(dependencies: APIDependencies(apiConfig: config, httpClient: transport))
+    let api = API(dependencies: APIDependencies(apiConfig: config, transport: transport))
     var failure: APIError?
     do {
         _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "x"))

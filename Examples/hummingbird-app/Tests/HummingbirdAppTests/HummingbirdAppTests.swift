@@ -31,11 +31,11 @@ import UpstreamUsers
                 let storage = InMemoryAuthenticationStorage(["upstream": "Bearer upstream-SECRET", "billing": "Bearer billing-SECRET"])
                 let api = API(dependencies: APIDependencies(
                     apiConfig: APIConfig(baseURL: server.baseURL, service: "upstream"),
-                    authenticationStorage: storage, httpClient: transport, logger: logger
+                    authenticationStorage: storage, transport: transport, logger: logger
                 ))
                 let billing = API(dependencies: APIDependencies(
                     apiConfig: APIConfig(baseURL: billingServer.baseURL.appendingPathComponent("v2"), service: "billing"),
-                    authenticationStorage: storage, httpClient: transport, logger: logger
+                    authenticationStorage: storage, transport: transport, logger: logger
                 ))
                 let app = buildApplication(api: api, billing: billing, logger: logger)
                 do {

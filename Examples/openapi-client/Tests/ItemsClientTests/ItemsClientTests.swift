@@ -12,7 +12,7 @@ import Testing
         try await FastAPIServer.withRunning { baseURL in
             let config = APIConfig(baseURL: baseURL, service: Items.service)
             let transport = AsyncHTTPClientTransport(settings: config.http)
-            let api = API(dependencies: APIDependencies(apiConfig: config, authenticationStorage: InMemoryAuthenticationStorage(), httpClient: transport))
+            let api = API(dependencies: APIDependencies(apiConfig: config, authenticationStorage: InMemoryAuthenticationStorage(), transport: transport))
             do {
                 try await callEveryOperation(api)
             } catch {

@@ -16,7 +16,7 @@ import Testing
             server.stub(.delete, "/pets/7", .status(.noContent), .json(raw: #"{"code": 404, "message": "gone"}"#, status: .notFound))
             let config = APIConfig(baseURL: server.baseURL, service: "petstore")
             let transport = AsyncHTTPClientTransport(settings: config.http)
-            let api = API(dependencies: APIDependencies(apiConfig: config, authenticationStorage: InMemoryAuthenticationStorage(), httpClient: transport))
+            let api = API(dependencies: APIDependencies(apiConfig: config, authenticationStorage: InMemoryAuthenticationStorage(), transport: transport))
             do {
                 let pets = try await api.call(PetstoreExpanded.FindPets(tags: ["dog"], limit: 20))
                 let pet = try await api.call(PetstoreExpanded.FindPetById(id: 42))

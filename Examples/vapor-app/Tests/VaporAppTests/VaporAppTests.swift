@@ -22,7 +22,7 @@ import VaporTesting
                 dependencies: APIDependencies(
                     apiConfig: APIConfig(baseURL: server.baseURL, service: "upstream"),
                     authenticationStorage: InMemoryAuthenticationStorage(["upstream": "Bearer upstream-SECRET"]),
-                    httpClient: AsyncHTTPClientTransport(),
+                    transport: AsyncHTTPClientTransport(),
                     logger: logger
                 )
             )

@@ -17,10 +17,10 @@ public import Resourceful
 /// time-out) is not recorded.
 ///
 /// ```swift
-/// let recorder = try RecordingHTTPClient(AsyncHTTPClientTransport(), file: cassette, masking: config.redaction)
-/// let api = API(dependencies: APIDependencies(apiConfig: config, authenticationStorage: storage, httpClient: recorder))
+/// let recorder = try RecordingTransport(AsyncHTTPClientTransport(), file: cassette, masking: config.redaction)
+/// let api = API(dependencies: APIDependencies(apiConfig: config, authenticationStorage: storage, transport: recorder))
 /// ```
-public final class RecordingHTTPClient: HTTPTransport {
+public final class RecordingTransport: HTTPTransport {
     private let transport: any HTTPTransport
     private let recorder: HARRecorder
     private let redaction: CassetteRedaction

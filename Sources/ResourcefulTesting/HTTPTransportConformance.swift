@@ -9,7 +9,7 @@ import NIOCore
 /// ```swift
 /// @Test func myTransportConforms() async throws {
 ///     let transport = MyTransport()
-///     try await HTTPClientConformance(transport: transport).run()
+///     try await HTTPTransportConformance(transport: transport).run()
 ///     try await transport.shutdown()
 /// }
 /// ```
@@ -18,7 +18,7 @@ import NIOCore
 /// status (`3xx` included: redirects are the ``API``'s to follow); and that a deadline, a body over
 /// the limit, a cancellation and a refused connection end in the error kinds the ``API`` reports
 /// (``TransportError`` for a transport of your own). A failure names the check.
-public struct HTTPClientConformance<Transport: HTTPTransport>: Sendable {
+public struct HTTPTransportConformance<Transport: HTTPTransport>: Sendable {
     /// A check that did not hold.
     public struct Failure: Error, Sendable, CustomStringConvertible {
         /// The check's name.

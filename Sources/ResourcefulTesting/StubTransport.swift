@@ -2,7 +2,7 @@ public import Resourceful
 
 /// An ``HTTPTransport`` that answers with a closure and records what it was sent: for tests of one
 /// step of a call without sockets. Tests of whole calls should use ``MockServer``.
-public final class StubHTTPClient: HTTPTransport {
+public final class StubTransport: HTTPTransport {
     /// Answers a request.
     public typealias Handler = @Sendable (TransportRequest) async throws -> TransportResponse
 

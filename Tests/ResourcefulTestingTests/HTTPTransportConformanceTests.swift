@@ -53,29 +53,29 @@ struct AppTransport: HTTPTransport {
     }
 }
 
-@Suite struct HTTPClientConformanceTests {
+@Suite struct HTTPTransportConformanceTests {
     @Test func theLiveTransportConforms() async throws {
         let transport = AsyncHTTPClientTransport()
-        try await HTTPClientConformance(transport: transport).run()
+        try await HTTPTransportConformance(transport: transport).run()
         try await transport.shutdown()
     }
 
     @Test func aTransportWrittenByAnAppConforms() async throws {
         let transport = AppTransport()
-        try await HTTPClientConformance(transport: transport).run()
+        try await HTTPTransportConformance(transport: transport).run()
         try await transport.shutdown()
     }
 
     @Test func aStubForwardingToATransportConforms() async throws {
         let transport = AsyncHTTPClientTransport()
-        try await HTTPClientConformance(transport: StubHTTPClient { try await transport.send($0) }).run()
+        try await HTTPTransportConformance(transport: StubTransport { try await transport.send($0) }).run()
         try await transport.shutdown()
     }
 
     @Test func aTransportThatFollowsRedirectsFailsTheSuite() async throws {
         let transport = AppTransportFollowingRedirects()
-        let failure = await #expect(throws: HTTPClientConformance<AppTransportFollowingRedirects>.Failure.self) {
-            try await HTTPClientConformance(transport: transport).run()
+        let failure = await #expect(throws: HTTPTransportConformance<AppTransportFollowingRedirects>.Failure.self) {
+            try await HTTPTransportConformance(transport: transport).run()
         }
         #expect(failure?.check == "returnsEveryStatusAndRedirectsAsTheyAre")
         try await transport.client.shutdown()
@@ -94,7 +94,7 @@ struct AppTransport: HTTPTransport {
             server.stub(.get, "/v1/slow", MockResponse.status(.noContent).delayed(by: .seconds(5)))
             var config = APIConfig(baseURL: server.baseURL.appendingPathComponent("v1"), service: "s")
             config.retry = .init(maxAttempts: 2, baseDelay: .milliseconds(5), maxDelay: .milliseconds(10))
-            let api = API(dependencies: APIDependencies(apiConfig: config, httpClient: transport))
+            let api = API(dependencies: APIDependencies(apiConfig: config, transport: transport))
             #expect(try await api.call(AdHocRequest<[User], Empty>(.index, "users")) == [User(id: 1, name: "Ada")])
             #expect(try await api.call(AdHocRequest<User, Empty>(.show, "users/1")) == User(id: 1, name: "Ada"))
             #expect(try await api.call(AdHocRequest<User, User>(.create, "users", parameters: User(id: 0, name: "Grace"))).id == 2)

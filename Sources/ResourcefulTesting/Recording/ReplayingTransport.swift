@@ -6,16 +6,16 @@ import NIOCore
 
 /// An ``HTTPTransport`` that answers from a HAR file and never uses the network.
 ///
-/// It reads what ``RecordingHTTPClient`` writes and what browsers, mitmproxy and other tools
+/// It reads what ``RecordingTransport`` writes and what browsers, mitmproxy and other tools
 /// export: fields they leave out, `postData.params`, base64 bodies and comments are understood,
 /// and an entry that cannot be replayed (no response, status 0, an invalid URL) is left out with
 /// a warning on the logger. Requests are matched by ``RequestMatching``; one that matches no
 /// unused recording fails the call with ``CassetteError`` (kind ``CassetteError/Kind/noRecording``),
 /// which names the request, the closest recording and why it did not match.
-public final class ReplayingHTTPClient: HTTPTransport {
+public final class ReplayingTransport: HTTPTransport {
     private let store: ReplayStore
     /// Records what the store cannot answer (``CassetteMode/newEpisodes``).
-    private let fallback: RecordingHTTPClient?
+    private let fallback: RecordingTransport?
 
     /// Answers from the HAR file `file`.
     ///
@@ -38,7 +38,7 @@ public final class ReplayingHTTPClient: HTTPTransport {
         matching: RequestMatching,
         masking: APIConfig.LogSettings,
         logger: Logger,
-        fallback: RecordingHTTPClient?
+        fallback: RecordingTransport?
     ) throws(CassetteError) {
         let redaction = CassetteRedaction(masking)
         let archive = try HARArchive.read(file)
