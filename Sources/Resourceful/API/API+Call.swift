@@ -27,8 +27,9 @@ extension API {
         url: String?
     ) async throws(APIError) -> APIResponse<Request.ResourceType> {
         let start = ContinuousClock.now
+        let options = defaultOptions.applying(request)
         do throws(APIError) {
-            var built = try await build(request, start: start)
+            var built = try await build(request, options: options, start: start)
             if let url {
                 // The context, and so every log line, names the page actually asked for.
                 built.request.url = url
@@ -40,18 +41,13 @@ extension API {
                 path: built.path,
                 pathTemplate: request.path.template,
                 query: built.query,
-                shouldRedactRequestBody: request.shouldRedactRequestBody,
-                shouldRedactResponseBody: request.shouldRedactResponseBody,
-                logger: logger,
-                config: config,
-                allowsRetries: request.allowsRetries,
-                retryPolicy: request.retryPolicy,
-                sendsBodyAcrossOrigins: request.sendsBodyAcrossOrigins
+                options: options,
+                logger: logger
             )
             let response = try await send(built.request, context: context)
-            return try ResponseValidator.validate(response, for: request, decoder: request.responseDecoder ?? responseDecoder)
+            return try ResponseValidator.validate(response, for: request, decoder: options.responseDecoder)
         } catch {
-            throw error.with(method: request.verb.method(update: request.updateMethod), path: maskedPath(request.path))
+            throw error.with(method: request.verb.method(update: options.updateMethod), path: maskedPath(request.path))
         }
     }
 
@@ -62,22 +58,26 @@ extension API {
     ///
     /// - Throws: ``APIError``, as ``call(_:)`` would for the same request.
     public func transportRequest<Request: ResourceRequest>(for request: Request) async throws(APIError) -> TransportRequest {
+        let options = defaultOptions.applying(request)
         do throws(APIError) {
-            return try await build(request, start: .now).request
+            return try await build(request, options: options, start: .now).request
         } catch {
-            throw error.with(method: request.verb.method(update: request.updateMethod), path: maskedPath(request.path))
+            throw error.with(method: request.verb.method(update: options.updateMethod), path: maskedPath(request.path))
         }
     }
 
     /// Step 1: the storage's `Authorization` and the built request.
-    private func build<Request: ResourceRequest>(_ request: Request, start: ContinuousClock.Instant) async throws(APIError) -> RequestBuilder.Built {
+    private func build<Request: ResourceRequest>(
+        _ request: Request,
+        options: RequestOptions,
+        start: ContinuousClock.Instant
+    ) async throws(APIError) -> RequestBuilder.Built {
         let authorization: String?
         do {
-            let deadline = start + (request.timeout ?? config.timeout)
             authorization = try await CredentialLookup.header(
                 from: authenticationStorage,
-                service: config.service,
-                deadline: deadline,
+                service: options.service,
+                deadline: start + options.timeout,
                 honoursDeadline: storageHonoursDeadline
             )
         } catch let error as APIError where error.kind == .timeout || error.kind == .cancelled {
@@ -89,7 +89,7 @@ extension API {
         } catch {
             throw APIError(kind: .authentication, underlying: error)
         }
-        return try builder.build(request, authorization: authorization, encoder: requestEncoder, start: start)
+        return try builder.build(request, options: options, authorization: authorization, start: start)
     }
 
     /// Step 2 and 3: runs the middlewares around the transport.
@@ -107,7 +107,7 @@ extension API {
         let encoded = path.encoded
         guard let question = encoded.firstIndex(of: "?") else { return encoded }
         let query = encoded[encoded.index(after: question)...]
-        return String(encoded[...question]) + Redactor(settings: config.redaction).query(String(query))
+        return String(encoded[...question]) + defaultOptions.redactor.query(String(query))
     }
 
     /// 16 lowercase hex digits: one allocation, no system call.
@@ -153,6 +153,6 @@ extension API {
     ///
     /// - Throws: ``APIError``, as ``call(_:)`` would when building the same request.
     public func curl<Request: ResourceRequest>(for request: Request) async throws(APIError) -> String {
-        CURLCommand(redactor: Redactor(settings: config.redaction)).render(try await transportRequest(for: request))
+        CURLCommand(redactor: defaultOptions.redactor).render(try await transportRequest(for: request))
     }
 }

@@ -121,7 +121,7 @@ struct APIPages<Request: ResourceRequest>: AsyncSequence, Sendable {
 
         /// The URL of the first page, as the builder makes it.
         private func firstURL(_ request: Request) -> String {
-            (try? api.builder.build(request, authorization: nil, encoder: api.requestEncoder, start: .now).request.url) ?? ""
+            (try? api.builder.build(request, options: api.defaultOptions.applying(request), authorization: nil, start: .now).request.url) ?? ""
         }
 
         /// The absolute URL of `link`, which must share the base URL's origin.

@@ -22,10 +22,8 @@ public struct API: Sendable {
     package let authenticationStorage: any AuthenticationStorage
     /// The transport.
     package let transport: any HTTPTransport
-    /// The injected body encoder.
-    package let requestEncoder: any RequestEncoder
-    /// The injected response decoder.
-    package let responseDecoder: any ResponseDecoder
+    /// What every call starts from: the configuration's settings and the injected coders.
+    public let defaultOptions: RequestOptions
     /// The logger calls write through.
     public private(set) var logger: Logger
     /// The steps around the transport, outermost first.
@@ -50,8 +48,11 @@ public struct API: Sendable {
         authenticationStorage = dependencies.authenticationStorage
         storageHonoursDeadline = dependencies.authenticationStorage is any DeadlineHonouringStorage
         transport = dependencies.transport
-        requestEncoder = dependencies.requestEncoder
-        responseDecoder = dependencies.responseDecoder
+        defaultOptions = RequestOptions(
+            config: dependencies.apiConfig,
+            requestEncoder: dependencies.requestEncoder,
+            responseDecoder: dependencies.responseDecoder
+        )
         logger = dependencies.logger
         self.middlewares = middlewares
         builder = RequestBuilder(config: dependencies.apiConfig)

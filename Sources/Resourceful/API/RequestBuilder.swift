@@ -22,10 +22,6 @@ struct RequestBuilder: Sendable {
     /// The configured base query items, in name order.
     private let baseQuery: [FormField]
     private let formEncoder: FormEncoder
-    private let defaultTimeout: Duration
-    private let maxResponseBytes: Int
-    /// The field the stored credential goes in.
-    private let credentialField: HTTPField.Name
 
     init(config: APIConfig) {
         var base = config.baseURL.absoluteString
@@ -43,16 +39,13 @@ struct RequestBuilder: Sendable {
             dateStrategy: config.coding.dateStrategy,
             arrayFormat: config.coding.arrayFormat
         )
-        defaultTimeout = config.timeout
-        maxResponseBytes = config.maxResponseBytes
-        credentialField = config.credentialField
     }
 
-    /// Builds the request; `authorization` is the storage's header value, if any.
+    /// Builds the request as `options` say; `authorization` is the storage's header value, if any.
     func build<R: ResourceRequest>(
         _ request: R,
+        options: RequestOptions,
         authorization: String?,
-        encoder: any RequestEncoder,
         start: ContinuousClock.Instant
     ) throws(APIError) -> Built {
         let path = request.path
@@ -64,6 +57,7 @@ struct RequestBuilder: Sendable {
         if !headers.isEmpty {
             for (name, value) in headers.sorted(by: { $0.key < $1.key }) { try Self.set(name, value, in: &fields) }
         }
+        let credentialField = options.credentialField
         if let authorization, fields[credentialField] == nil {
             guard HeaderValidation.isValidValue(authorization) else {
                 throw APIError(kind: .invalidRequest, detail: "the stored credential holds CR, LF or NUL")
@@ -82,18 +76,18 @@ struct RequestBuilder: Sendable {
             if hasParameters {
                 body = try encodeBody(
                     parameters,
-                    as: request.bodyEncoding,
-                    arrayFormat: request.arrayFormat,
-                    encoder: request.requestEncoder ?? encoder,
+                    as: options.bodyEncoding,
+                    arrayFormat: options.arrayFormat,
+                    encoder: options.requestEncoder,
                     fields: &fields
                 )
             }
             if hasQuery || !baseQuery.isEmpty {
-                query = try queryString(hasQuery ? try formFields(ownQuery, arrayFormat: request.arrayFormat) : [])
+                query = try queryString(hasQuery ? try formFields(ownQuery, arrayFormat: options.arrayFormat) : [])
             }
         } else if hasParameters || hasQuery || !baseQuery.isEmpty {
-            var items = hasParameters ? try formFields(parameters, arrayFormat: request.arrayFormat) : []
-            if hasQuery { items += try formFields(ownQuery, arrayFormat: request.arrayFormat) }
+            var items = hasParameters ? try formFields(parameters, arrayFormat: options.arrayFormat) : []
+            if hasQuery { items += try formFields(ownQuery, arrayFormat: options.arrayFormat) }
             query = try queryString(items)
         }
 
@@ -107,22 +101,22 @@ struct RequestBuilder: Sendable {
             url += query
         }
         var transport = TransportRequest(
-            method: request.verb.method(update: request.updateMethod),
+            method: request.verb.method(update: options.updateMethod),
             url: url,
             headerFields: fields,
             body: body,
-            deadline: start + (request.timeout ?? defaultTimeout),
-            maxResponseBytes: maxResponseBytes
+            deadline: start + options.timeout,
+            maxResponseBytes: options.maxResponseBytes
         )
-        transport.shouldRedactRequestBody = request.shouldRedactRequestBody
-        transport.shouldRedactResponseBody = request.shouldRedactResponseBody
+        transport.shouldRedactRequestBody = options.shouldRedactRequestBody
+        transport.shouldRedactResponseBody = options.shouldRedactResponseBody
         return Built(request: transport, path: path.encoded, query: query)
     }
 
     private func encodeBody(
         _ parameters: some Encodable,
         as encoding: BodyEncoding,
-        arrayFormat: ArrayFormat?,
+        arrayFormat: ArrayFormat,
         encoder: any RequestEncoder,
         fields: inout HTTPFields
     ) throws(APIError) -> ByteBuffer {
@@ -155,7 +149,7 @@ struct RequestBuilder: Sendable {
         return try (baseQuery.filter { !named.contains($0.name) } + items).percentEncodedQuery()
     }
 
-    private func formFields(_ parameters: some Encodable, arrayFormat: ArrayFormat?) throws(APIError) -> [FormField] {
+    private func formFields(_ parameters: some Encodable, arrayFormat: ArrayFormat) throws(APIError) -> [FormField] {
         do {
             return try formEncoder.fields(of: parameters, arrayFormat: arrayFormat)
         } catch let error as FormEncodingError {

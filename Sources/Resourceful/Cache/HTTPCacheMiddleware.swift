@@ -72,7 +72,7 @@ public struct HTTPCacheMiddleware: APIMiddleware {
         context: CallContext,
         next: (TransportRequest, CallContext) async throws -> TransportResponse
     ) async throws -> TransportResponse {
-        let redactor = Redactor(settings: context.config.redaction)
+        let redactor = context.options.redactor
         let key = CacheKey(request, redactor: redactor)
         guard CachePolicy.isCacheable(request.method) else {
             let response = try await next(request, context)
@@ -123,7 +123,7 @@ public struct HTTPCacheMiddleware: APIMiddleware {
             return TransportResponse(status: entry.status, headerFields: entry.headerFields, body: entry.body)
         }
         record("miss", context)
-        let storesAuthorized = context.config.cache.storesAuthorizedResponses
+        let storesAuthorized = context.options.storesAuthorizedResponses
         if CachePolicy.refusal(request, response, isCredentialed: key.isCredentialed, storesAuthorizedResponses: storesAuthorized) == nil {
             let names = CachePolicy.varyingNames(response.headerFields) ?? []
             let entry = HTTPCacheEntry(

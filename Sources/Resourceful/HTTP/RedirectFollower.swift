@@ -69,7 +69,7 @@ struct RedirectFollower: Sendable {
                 current.body = nil
                 current.headerFields[.contentType] = nil
                 current.headerFields[.contentLength] = nil
-            } else if crossesOrigin, current.body != nil, !context.sendsBodyAcrossOrigins {
+            } else if crossesOrigin, current.body != nil, !context.options.sendsBodyAcrossOrigins {
                 throw APIError(
                     kind: .redirectRefused,
                     status: response.status,

@@ -102,9 +102,9 @@ package final class CredentialRefreshMiddleware: APIMiddleware {
     ) async throws -> TransportResponse {
         let response = try await next(request, context)
         guard response.status == .unauthorized else { return response }
-        let field = context.config.credentialField
+        let field = context.options.credentialField
         let sent = request.headerFields[field]
-        let header = try await freshCredential(for: Key(service: context.config.service, refused: sent), deadline: request.deadline)
+        let header = try await freshCredential(for: Key(service: context.options.service, refused: sent), deadline: request.deadline)
         guard HeaderValidation.isValidValue(header) else {
             throw APIError(kind: .invalidRequest, detail: "the refreshed credential holds CR, LF or NUL")
         }

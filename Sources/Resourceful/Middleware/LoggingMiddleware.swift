@@ -27,7 +27,7 @@ package struct LoggingMiddleware: APIMiddleware {
     ) async throws -> TransportResponse {
         let logger = context.logger
         guard logger.logLevel <= level else { return try await next(request, context) }
-        let redactor = Redactor(settings: context.config.redaction)
+        let redactor = context.options.redactor
         var metadata: Logger.Metadata = [
             "resourceful.request-id": .string(context.requestID),
             "resourceful.method": .string(request.method.rawValue),
@@ -38,7 +38,7 @@ package struct LoggingMiddleware: APIMiddleware {
         requestMetadata["resourceful.request.headers"] = .dictionary(redactor.headers(request.headerFields))
         if let body = request.body {
             requestMetadata["resourceful.request.body"] = .string(
-                context.shouldRedactRequestBody
+                context.options.shouldRedactRequestBody
                     ? "<redacted, \(body.readableBytes) bytes>"
                     : redactor.body(body, contentType: request.headerFields[.contentType])
             )
@@ -53,7 +53,7 @@ package struct LoggingMiddleware: APIMiddleware {
             metadata["resourceful.response.headers"] = .dictionary(redactor.headers(response.headerFields))
             if response.body.readableBytes > 0 {
                 metadata["resourceful.response.body"] = .string(
-                    context.shouldRedactResponseBody
+                    context.options.shouldRedactResponseBody
                         ? "<redacted, \(response.body.readableBytes) bytes>"
                         : redactor.body(response.body, contentType: response.headerFields[.contentType])
                 )

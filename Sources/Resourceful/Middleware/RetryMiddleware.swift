@@ -26,13 +26,13 @@ package struct RetryMiddleware: APIMiddleware {
         context: CallContext,
         next: (TransportRequest, CallContext) async throws -> TransportResponse
     ) async throws -> TransportResponse {
-        guard context.allowsRetries else { return try await next(request, context) }
+        guard context.options.allowsRetries else { return try await next(request, context) }
         var request = request
         if context.verb == .create, request.headerFields[.idempotencyKey] == nil {
             // One key for all the attempts, so that the server can tell a retried create.
             request.headerFields[.idempotencyKey] = Self.makeIdempotencyKey()
         }
-        let policy = context.retryPolicy
+        let policy = context.options.retryPolicy
         guard policy.maxAttempts > 1 else { return try await next(request, context) }
         var attempt = 1
         var resentAtOnce = false

@@ -69,6 +69,9 @@ public protocol ResourceRequest: Sendable {
     /// How arrays are written in this request's query string or form body, replacing
     /// ``APIConfig/Coding-swift.struct/arrayFormat``; `nil` keeps it. See <doc:QueryStrings>.
     var arrayFormat: ArrayFormat? { get }
+    /// Sets any of this request's ``RequestOptions`` beyond the requirements above; called last,
+    /// after they are applied. Does nothing by default.
+    func configure(_ options: inout RequestOptions)
 }
 
 extension ResourceRequest {
@@ -96,6 +99,8 @@ extension ResourceRequest {
     public var sendsBodyAcrossOrigins: Bool { false }
     /// The configured format.
     public var arrayFormat: ArrayFormat? { nil }
+    /// Leaves the options as the API and the requirements above made them.
+    public func configure(_ options: inout RequestOptions) {}
 }
 
 extension ResourceRequest where Parameters == Empty {

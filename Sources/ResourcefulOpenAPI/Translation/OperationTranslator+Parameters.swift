@@ -6,7 +6,7 @@ extension OperationTranslator {
     static let requestMembers: Set<String> = [
         "verb", "path", "parameters", "query", "headers", "updateMethod", "bodyEncoding", "timeout",
         "requestEncoder", "responseDecoder", "allowsRetries", "retryPolicy", "shouldRedactRequestBody",
-        "shouldRedactResponseBody", "sendsBodyAcrossOrigins", "arrayFormat",
+        "shouldRedactResponseBody", "sendsBodyAcrossOrigins", "arrayFormat", "configure",
     ]
 
     /// Path parameters become labelled arguments interpolated into the path (one encoded segment

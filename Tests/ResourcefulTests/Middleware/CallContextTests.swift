@@ -7,9 +7,10 @@ import Testing
     static func context() -> CallContext {
         var config = APIConfig(baseURL: URL(string: "https://api.example.com")!, service: "svc")
         config.retry.maxAttempts = 4
+        let options = RequestOptions(config: config, requestEncoder: JSONEncoder(), responseDecoder: JSONDecoder())
         return CallContext(
             requestID: "0123456789abcdef", verb: .show, path: "users/1", pathTemplate: "users/{}",
-            logger: Logger(label: "test"), config: config
+            options: options, logger: Logger(label: "test")
         )
     }
 
@@ -18,16 +19,16 @@ import Testing
         var copy = original
         copy.attempt = 2
         copy.query = "page=2"
-        copy.config.service = "other"
-        copy.retryPolicy.maxAttempts = 1
+        copy.options.service = "other"
+        copy.options.retryPolicy.maxAttempts = 1
         #expect(original.attempt == 1)
         #expect(original.query == "")
-        #expect(original.config.service == "svc")
-        #expect(original.retryPolicy.maxAttempts == 4)
+        #expect(original.options.service == "svc")
+        #expect(original.options.retryPolicy.maxAttempts == 4)
         #expect(copy.attempt == 2)
         #expect(copy.query == "page=2")
-        #expect(copy.config.service == "other")
-        #expect(copy.retryPolicy.maxAttempts == 1)
+        #expect(copy.options.service == "other")
+        #expect(copy.options.retryPolicy.maxAttempts == 1)
         // Fields not changed are carried over.
         #expect(copy.requestID == original.requestID)
         #expect(copy.pathTemplate == "users/{}")
@@ -35,8 +36,8 @@ import Testing
 
     @Test func theRetryPolicyDefaultsToTheConfigurations() {
         let context = Self.context()
-        #expect(context.retryPolicy.maxAttempts == 4)
-        #expect(context.allowsRetries)
+        #expect(context.options.retryPolicy.maxAttempts == 4)
+        #expect(context.options.allowsRetries)
         #expect(context.attempt == 1)
     }
 }

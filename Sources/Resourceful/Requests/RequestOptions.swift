@@ -1,0 +1,108 @@
+public import HTTPTypes
+
+/// How one call is made: every per-request setting in one value, with its default in one place.
+///
+/// An ``API`` makes its defaults once, from its configuration and dependencies; each call starts
+/// from them and applies its request's own settings (``ResourceRequest/timeout``,
+/// ``ResourceRequest/allowsRetries``, ``ResourceRequest/shouldRedactRequestBody``… and last
+/// ``ResourceRequest/configure(_:)``). The middlewares read the result from
+/// ``CallContext/options``; a middleware may change it for the steps after it.
+///
+/// ```swift
+/// struct ExportReport: ResourceRequest {
+///     typealias ResourceType = Report
+///     let verb = ResourceVerb.show
+///     let path: ResourcePath = "reports/latest"
+///     func configure(_ options: inout RequestOptions) {
+///         options.timeout = .seconds(120)
+///         options.maxResponseBytes = 64 * 1024 * 1024
+///     }
+/// }
+/// ```
+public struct RequestOptions: Sendable {
+    /// The time the whole call may take, credential lookup, attempts and waits included
+    /// (``APIConfig/timeout``; ``ResourceRequest/timeout``).
+    public var timeout: Duration
+    /// The largest response body accepted (``APIConfig/maxResponseBytes``).
+    public var maxResponseBytes: Int
+    /// Whether failed attempts may be tried again (``ResourceRequest/allowsRetries``).
+    public var allowsRetries: Bool
+    /// When and how often failed attempts are tried again (``APIConfig/retry``;
+    /// ``ResourceRequest/retryPolicy``).
+    public var retryPolicy: APIConfig.RetryPolicy
+    /// Whether the request body is kept out of logs, recordings and cURL exports
+    /// (``ResourceRequest/shouldRedactRequestBody``).
+    public var shouldRedactRequestBody: Bool
+    /// Whether the response body is kept out of logs and recordings
+    /// (``ResourceRequest/shouldRedactResponseBody``).
+    public var shouldRedactResponseBody: Bool
+    /// Whether a `307`/`308` redirect to another origin may re-send the body
+    /// (``ResourceRequest/sendsBodyAcrossOrigins``).
+    public var sendsBodyAcrossOrigins: Bool
+    /// `PUT` or `PATCH` for ``ResourceVerb/update`` (``ResourceRequest/updateMethod``).
+    public var updateMethod: UpdateMethod
+    /// How a body is encoded (``ResourceRequest/bodyEncoding``).
+    public var bodyEncoding: BodyEncoding
+    /// How arrays are written in the query string or a form body
+    /// (``APIConfig/Coding-swift.struct/arrayFormat``; ``ResourceRequest/arrayFormat``).
+    public var arrayFormat: ArrayFormat
+    /// Encodes a JSON body (the injected encoder; ``ResourceRequest/requestEncoder``).
+    public var requestEncoder: any RequestEncoder
+    /// Decodes the response (the injected decoder; ``ResourceRequest/responseDecoder``).
+    public var responseDecoder: any ResponseDecoder
+    /// The service the credential is looked up for (``APIConfig/service``).
+    public var service: String
+    /// The header field the credential goes in
+    /// (``APIConfig/AuthenticationSettings/headerName``; `Authorization` by default).
+    public var credentialField: HTTPField.Name
+    /// Whether answers to credentialed requests may be stored without saying so themselves
+    /// (``APIConfig/CacheSettings/storesAuthorizedResponses``).
+    public var storesAuthorizedResponses: Bool
+    /// What is masked wherever the call is shown: log lines, error descriptions, the cache's keys,
+    /// cURL exports (``APIConfig/redaction``).
+    public var redaction: APIConfig.LogSettings {
+        didSet { redactor = Redactor(settings: redaction) }
+    }
+    /// The masking rules of ``redaction``, made once.
+    package private(set) var redactor: Redactor
+
+    /// The options of a call under `config`, with `requestEncoder` and `responseDecoder`: what a
+    /// call starts from before its request's own settings.
+    public init(config: APIConfig, requestEncoder: any RequestEncoder, responseDecoder: any ResponseDecoder) {
+        timeout = config.timeout
+        maxResponseBytes = config.maxResponseBytes
+        allowsRetries = true
+        retryPolicy = config.retry
+        shouldRedactRequestBody = false
+        shouldRedactResponseBody = false
+        sendsBodyAcrossOrigins = false
+        updateMethod = .put
+        bodyEncoding = .json
+        arrayFormat = config.coding.arrayFormat
+        self.requestEncoder = requestEncoder
+        self.responseDecoder = responseDecoder
+        service = config.service
+        credentialField = config.credentialField
+        storesAuthorizedResponses = config.cache.storesAuthorizedResponses
+        redaction = config.redaction
+        redactor = Redactor(settings: redaction)
+    }
+
+    /// These options with `request`'s own settings applied, ``ResourceRequest/configure(_:)`` last.
+    package func applying<Request: ResourceRequest>(_ request: Request) -> RequestOptions {
+        var options = self
+        if let timeout = request.timeout { options.timeout = timeout }
+        options.allowsRetries = request.allowsRetries
+        if let policy = request.retryPolicy { options.retryPolicy = policy }
+        options.shouldRedactRequestBody = request.shouldRedactRequestBody
+        options.shouldRedactResponseBody = request.shouldRedactResponseBody
+        options.sendsBodyAcrossOrigins = request.sendsBodyAcrossOrigins
+        options.updateMethod = request.updateMethod
+        options.bodyEncoding = request.bodyEncoding
+        if let format = request.arrayFormat { options.arrayFormat = format }
+        if let encoder = request.requestEncoder { options.requestEncoder = encoder }
+        if let decoder = request.responseDecoder { options.responseDecoder = decoder }
+        request.configure(&options)
+        return options
+    }
+}
