@@ -18,29 +18,27 @@ extension API {
     public func response<Request: ResourceRequest>(
         _ request: Request
     ) async throws(APIError) -> APIResponse<Request.ResourceType> {
-        try await perform(request, url: nil)
+        try await perform(request, target: nil)
     }
 
-    /// Calls `request`, sent to `url` instead of its own when one is given (a pagination link).
+    /// Calls `request`, sent to `target` instead of its own when one is given (a pagination link).
     func perform<Request: ResourceRequest>(
         _ request: Request,
-        url: String?
+        target: RequestTarget?
     ) async throws(APIError) -> APIResponse<Request.ResourceType> {
         let start = ContinuousClock.now
         let options = defaultOptions.applying(request)
         do throws(APIError) {
             var built = try await build(request, options: options, start: start)
-            if let url {
+            if let target {
                 // The context, and so every log line, names the page actually asked for.
-                built.request.url = url
-                (built.path, built.query) = builder.pathAndQuery(of: url)
+                built.request.target = target
             }
             let context = CallContext(
                 requestID: Self.makeRequestID(),
                 verb: request.verb,
-                path: built.path,
+                target: built.request.target,
                 pathTemplate: request.path.template,
-                query: built.query,
                 options: options,
                 logger: logger
             )

@@ -65,14 +65,14 @@ struct APIPages<Request: ResourceRequest>: AsyncSequence, Sendable {
 
     /// Starts at the first page.
     func makeAsyncIterator() -> Iterator {
-        Iterator(api: api, pagination: pagination, maxPages: maxPages, next: .request(first, url: nil))
+        Iterator(api: api, pagination: pagination, maxPages: maxPages, next: .request(first, target: nil))
     }
 
     /// Fetches one page per step.
     struct Iterator: AsyncIteratorProtocol {
         enum Step {
-            case request(Request, url: String?)
-            case link(Request, target: String, from: String?)
+            case request(Request, target: RequestTarget?)
+            case link(Request, link: String, from: RequestTarget?)
             case done
         }
 
@@ -86,7 +86,7 @@ struct APIPages<Request: ResourceRequest>: AsyncSequence, Sendable {
         /// The next page, or `nil` after the last.
         mutating func next() async throws -> Request.ResourceType? {
             let request: Request
-            let url: String?
+            let target: RequestTarget?
             switch next {
             case .done:
                 return nil
@@ -95,42 +95,44 @@ struct APIPages<Request: ResourceRequest>: AsyncSequence, Sendable {
                 throw APIError(kind: .tooManyPages, detail: "the server still names a next page after \(maxPages) pages")
             case .request(let first, let given):
                 request = first
-                url = given
-            case .link(let first, let target, let from):
+                target = given
+            case .link(let first, let link, let from):
                 next = .done
                 request = first
-                url = try resolve(target, after: from)
-                guard visited.insert(url ?? "").inserted else {
+                let resolved = try resolve(link, after: from)
+                target = resolved
+                guard visited.insert(resolved.url).inserted else {
                     throw APIError(kind: .invalidRequest, detail: "the next link repeats an earlier page")
                 }
             }
             next = .done
             fetched += 1
-            let response = try await api.perform(request, url: url)
+            let response = try await api.perform(request, target: target)
             switch pagination {
             case .cursor(let nextRequest):
-                if let following = nextRequest(response) { next = .request(following, url: nil) }
+                if let following = nextRequest(response) { next = .request(following, target: nil) }
             case .link:
                 if let link = LinkHeader.next(in: response.headerFields[values: LinkHeader.name]) {
-                    if visited.isEmpty { visited.insert(url ?? firstURL(request)) }
-                    next = .link(request, target: link, from: url)
+                    if visited.isEmpty, let first = target ?? firstTarget(request) { visited.insert(first.url) }
+                    next = .link(request, link: link, from: target)
                 }
             }
             return response.value
         }
 
-        /// The URL of the first page, as the builder makes it.
-        private func firstURL(_ request: Request) -> String {
-            (try? api.builder.build(request, options: api.defaultOptions.applying(request), authorization: nil, start: .now).request.url) ?? ""
+        /// The target of the first page, as the builder makes it.
+        private func firstTarget(_ request: Request) -> RequestTarget? {
+            try? api.builder.build(request, options: api.defaultOptions.applying(request), authorization: nil, start: .now).request.target
         }
 
-        /// The absolute URL of `link`, which must share the base URL's origin.
-        private func resolve(_ link: String, after current: String?) throws(APIError) -> String {
-            let base = current.flatMap(URL.init(string:)) ?? api.config.baseURL.appendingPathComponent("")
+        /// The target of `link`, resolved against the page it came with; it must share the base
+        /// URL's origin.
+        private func resolve(_ link: String, after current: RequestTarget?) throws(APIError) -> RequestTarget {
+            let base = current.flatMap { URL(string: $0.url) } ?? api.config.baseURL.appendingPathComponent("")
             guard let target = URL(string: link, relativeTo: base)?.absoluteURL, Origin.same(target, api.config.baseURL) else {
                 throw APIError(kind: .invalidRequest, detail: "the next link points to another origin")
             }
-            return target.absoluteString
+            return RequestTarget(parsing: target.absoluteString, base: api.builder.base)
         }
     }
 }

@@ -56,14 +56,14 @@ public struct API: Sendable {
         logger = dependencies.logger
         self.middlewares = middlewares
         builder = RequestBuilder(config: dependencies.apiConfig)
-        chain = Self.chain(middlewares, around: dependencies.transport, redirects: RedirectFollower(settings: dependencies.apiConfig))
+        chain = Self.chain(middlewares, around: dependencies.transport)
     }
 
-    /// Composes `middlewares`, first outermost, around the redirect-following transport.
-    private static func chain(_ middlewares: [any APIMiddleware], around client: any HTTPTransport, redirects: RedirectFollower) -> Chain {
-        var next: Chain = { request, context in
+    /// Composes `middlewares`, first outermost, around the transport.
+    private static func chain(_ middlewares: [any APIMiddleware], around transport: any HTTPTransport) -> Chain {
+        var next: Chain = { request, _ in
             do {
-                return try await redirects.send(request, context: context, through: client)
+                return try await transport.send(request)
             } catch {
                 throw APIError.classifying(error, deadline: request.deadline)
             }
@@ -75,11 +75,17 @@ public struct API: Sendable {
         return next
     }
 
-    /// Tracing, metrics, retries and logging, in that order: a call is one span and one count
-    /// whatever its attempts, and each attempt is logged. Tracing and metrics record through what
-    /// the app bootstrapped and cost little when nothing is.
+    /// Tracing, metrics, retries, logging and redirects, in that order: a call is one span and
+    /// one count whatever its attempts, each attempt is logged once with the answer it ended
+    /// with, and each redirect is followed by ``RedirectMiddleware``. Tracing and metrics record
+    /// through what the app bootstrapped and cost little when nothing is.
+    ///
+    /// Middlewares added after these run once per hop of a redirect (an ``HTTPCacheMiddleware``
+    /// belongs there); those added before run once per call. A list without a
+    /// ``RedirectMiddleware`` follows no redirect: a `3xx` answer fails the call as
+    /// ``APIError/Kind/unacceptableStatus``.
     public static var defaultMiddlewares: [any APIMiddleware] {
-        [TracingMiddleware(), MetricsMiddleware(), RetryMiddleware(), LoggingMiddleware()]
+        [TracingMiddleware(), MetricsMiddleware(), RetryMiddleware(), LoggingMiddleware(), RedirectMiddleware()]
     }
 
     /// ``defaultMiddlewares`` with a credential refresh step for `refresher` after the retries, so
@@ -89,7 +95,10 @@ public struct API: Sendable {
     /// refuses, or that failed (a server that keeps refusing fresh credentials is not asked again
     /// on every call).
     public static func defaultMiddlewares(refresher: any CredentialRefresher) -> [any APIMiddleware] {
-        [TracingMiddleware(), MetricsMiddleware(), RetryMiddleware(), CredentialRefreshMiddleware(refresher: refresher), LoggingMiddleware()]
+        [
+            TracingMiddleware(), MetricsMiddleware(), RetryMiddleware(), CredentialRefreshMiddleware(refresher: refresher),
+            LoggingMiddleware(), RedirectMiddleware(),
+        ]
     }
 
     /// This API writing through `logger` instead, such as an incoming request's logger in a server.

@@ -12,7 +12,7 @@ struct CURLCommand {
         var lines: [String] = []
         var command = "curl"
         if request.method != .get || request.body != nil { command += " --request " + request.method.rawValue }
-        command += " " + Self.quote(redactor.maskedURL(request.url))
+        command += " " + Self.quote(redactor.maskedURL(request.target))
         lines.append(command)
         for field in request.headerFields {
             lines.append("--header " + Self.quote("\(field.name.rawName): \(redactor.headerValue(field.name, field.value))"))

@@ -8,13 +8,11 @@ struct RequestBuilder: Sendable {
     /// A built request and what the rest of the call needs to know about it.
     struct Built: Sendable {
         var request: TransportRequest
-        var path: String
-        var query: String
     }
 
 
-    /// The configured base URL, without trailing slashes.
-    let baseURL: String
+    /// The configured base URL: its origin and path, no query.
+    let base: RequestTarget
     /// `Accept`, `User-Agent` and the configured base header fields, checked and merged once with
     /// the rest of the configuration: the fields every request starts from, or why the
     /// configuration is refused.
@@ -24,9 +22,10 @@ struct RequestBuilder: Sendable {
     private let formEncoder: FormEncoder
 
     init(config: APIConfig) {
-        var base = config.baseURL.absoluteString
-        while base.hasSuffix("/") { base.removeLast() }
-        baseURL = base
+        let parsed = RequestTarget(parsing: config.baseURL.absoluteString)
+        var basePath = parsed.path
+        while basePath.hasSuffix("/") { basePath.removeLast() }
+        base = RequestTarget(origin: parsed.origin, basePath: basePath.isEmpty ? "" : "/" + basePath, path: "")
         baseHeaders = Result { () throws(APIError) in
             if let problem = config.validationError() { throw problem }
             var fields: HTTPFields = [.accept: "application/json", .userAgent: UserAgent.value]
@@ -66,7 +65,7 @@ struct RequestBuilder: Sendable {
             fields.append(HTTPField(name: credentialField, value: authorization))
         }
 
-        var query = ""
+        var query: [RequestTarget.QueryItem] = []
         var body: ByteBuffer?
         let parameters = request.parameters
         let hasParameters = !(parameters is Empty)
@@ -83,26 +82,27 @@ struct RequestBuilder: Sendable {
                 )
             }
             if hasQuery || !baseQuery.isEmpty {
-                query = try queryString(hasQuery ? try formFields(ownQuery, arrayFormat: options.arrayFormat) : [])
+                query = try queryItems(hasQuery ? try formFields(ownQuery, arrayFormat: options.arrayFormat) : [])
             }
         } else if hasParameters || hasQuery || !baseQuery.isEmpty {
             var items = hasParameters ? try formFields(parameters, arrayFormat: options.arrayFormat) : []
             if hasQuery { items += try formFields(ownQuery, arrayFormat: options.arrayFormat) }
-            query = try queryString(items)
+            query = try queryItems(items)
         }
 
-        var url = baseURL
-        url.reserveCapacity(baseURL.utf8.count + path.encoded.utf8.count + query.utf8.count + 2)
-        url += "/"
-        url += path.encoded
-        if !query.isEmpty {
-            // A path written with a literal query (`ResourcePath(encoded:)`) keeps it.
-            url += path.encoded.contains("?") ? "&" : "?"
-            url += query
+        var target = base
+        let encoded = path.encoded
+        if let mark = encoded.firstIndex(of: "?") {
+            // A path written with a literal query (`ResourcePath(encoded:)`) keeps it, first.
+            target.path = String(encoded[..<mark])
+            target.query = RequestTarget.QueryItem.parse(encoded[encoded.index(after: mark)...]) + query
+        } else {
+            target.path = encoded
+            target.query = query
         }
         var transport = TransportRequest(
             method: request.verb.method(update: options.updateMethod),
-            url: url,
+            target: target,
             headerFields: fields,
             body: body,
             deadline: start + options.timeout,
@@ -110,7 +110,7 @@ struct RequestBuilder: Sendable {
         )
         transport.shouldRedactRequestBody = options.shouldRedactRequestBody
         transport.shouldRedactResponseBody = options.shouldRedactResponseBody
-        return Built(request: transport, path: path.encoded, query: query)
+        return Built(request: transport)
     }
 
     private func encodeBody(
@@ -143,10 +143,10 @@ struct RequestBuilder: Sendable {
     }
 
     /// The base query items not named by the request's own `items`, then those items.
-    private func queryString(_ items: [FormField]) throws(APIError) -> String {
-        guard !baseQuery.isEmpty else { return try items.percentEncodedQuery() }
+    private func queryItems(_ items: [FormField]) throws(APIError) -> [RequestTarget.QueryItem] {
+        guard !baseQuery.isEmpty else { return try items.encodedQueryItems() }
         let named = Set(items.map(\.name))
-        return try (baseQuery.filter { !named.contains($0.name) } + items).percentEncodedQuery()
+        return try (baseQuery.filter { !named.contains($0.name) } + items).encodedQueryItems()
     }
 
     private func formFields(_ parameters: some Encodable, arrayFormat: ArrayFormat) throws(APIError) -> [FormField] {
@@ -159,25 +159,6 @@ struct RequestBuilder: Sendable {
         }
     }
 
-
-    /// The path (relative to the base URL, without a leading `/`) and the query of `url`, a URL
-    /// the call is sent to instead of its own (a pagination link).
-    func pathAndQuery(of url: String) -> (path: String, query: String) {
-        var rest = Substring(url)
-        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
-        var query = ""
-        if let mark = rest.firstIndex(of: "?") {
-            query = String(rest[rest.index(after: mark)...])
-            rest = rest[..<mark]
-        }
-        var path = String(rest)
-        if path.hasPrefix(baseURL + "/") {
-            path.removeFirst(baseURL.count + 1)
-        } else if let components = URLComponents(string: path) {
-            path = String(components.percentEncodedPath.drop(while: { $0 == "/" }))
-        }
-        return (path, query)
-    }
 
     private static func set(_ name: String, _ value: String, in fields: inout HTTPFields) throws(APIError) {
         guard let fieldName = HTTPField.Name(name), HeaderValidation.isValidName(name) else {
@@ -195,6 +176,15 @@ extension [FormField] {
     fileprivate func percentEncodedQuery() throws(APIError) -> String {
         do {
             return try percentEncoded()
+        } catch {
+            throw APIError(kind: .invalidRequest, detail: error.description, underlying: error)
+        }
+    }
+
+    /// The fields as query items, with file fields refused.
+    fileprivate func encodedQueryItems() throws(APIError) -> [RequestTarget.QueryItem] {
+        do {
+            return try queryItems()
         } catch {
             throw APIError(kind: .invalidRequest, detail: error.description, underlying: error)
         }

@@ -20,18 +20,18 @@ struct CacheKey: Hashable {
     var isCredentialed: Bool { storageKey != anonymousKey }
 
     init(_ request: TransportRequest, redactor: Redactor) {
-        self.init(url: request.url, headerFields: request.headerFields, redactor: redactor)
+        self.init(target: request.target, headerFields: request.headerFields, redactor: redactor)
     }
 
-    init(url: String, headerFields: HTTPFields, redactor: Redactor) {
+    init(target: RequestTarget, headerFields: HTTPFields, redactor: Redactor) {
         var material: [String] = []
         for field in headerFields where redactor.masksHeader(field.name.canonicalName) {
             material.append("h " + field.name.canonicalName + ": " + field.value)
         }
-        for (name, value) in Self.queryPairs(of: url) where redactor.isMasked(formName: String(name)) {
-            material.append("q " + name + "=" + value)
+        for item in target.query where redactor.isMasked(decodedFormName: item.name) {
+            material.append("q " + item.encodedName + "=" + (item.encodedValue ?? ""))
         }
-        anonymousKey = redactor.maskedURL(url)
+        anonymousKey = redactor.maskedURL(target)
         guard !material.isEmpty else {
             storageKey = anonymousKey
             return
@@ -46,17 +46,6 @@ struct CacheKey: Hashable {
         let digest = hasher.finalize().map { String($0, radix: 16).leftPadded(to: 2) }.joined()
         // A space never appears in a URL, so no URL can spell another's credentialed key.
         storageKey = anonymousKey + " credential:sha256:" + digest
-    }
-
-    /// The raw `name=value` pairs of a URL's query, as sent.
-    private static func queryPairs(of url: String) -> [(Substring, Substring)] {
-        guard let question = url.firstIndex(of: "?") else { return [] }
-        let rest = url[url.index(after: question)...]
-        let query = rest[..<(rest.firstIndex(of: "#") ?? rest.endIndex)]
-        return query.split(separator: "&").map { pair in
-            guard let equals = pair.firstIndex(of: "=") else { return (pair, "") }
-            return (pair[..<equals], pair[pair.index(after: equals)...])
-        }
     }
 }
 

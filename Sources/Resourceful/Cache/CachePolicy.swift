@@ -29,7 +29,7 @@ enum CachePolicy {
         guard isCacheable(request.method) else { return "method" }
         guard storableStatuses.contains(response.status.code) else { return "status" }
         // The answer of another URL, reached through a redirect that may change.
-        if response.followedRedirect { return "redirect" }
+        if !response.redirects.isEmpty { return "redirect" }
         if requestControl.has("no-store") || responseControl.has("no-store") { return "no-store" }
         if varyingNames(response.headerFields) == nil { return "vary" }
         // Meant for one user, and nothing in the request says which.

@@ -7,7 +7,9 @@ import Logging
 /// answered from the cache, or revalidated with a conditional request the server can answer with
 /// a bodiless `304`.
 ///
-/// Put it last, next to the transport, so that logging, retries and metrics see what it answers:
+/// Put it last, next to the transport, after the ``RedirectMiddleware`` of
+/// ``API/defaultMiddlewares``, so that logging, retries and metrics see what it answers and each
+/// hop of a redirect is filed under its own URL:
 ///
 /// ```swift
 /// let cache = HTTPCacheMiddleware(storage: InMemoryHTTPCacheStorage(maxBytes: 20 * 1024 * 1024))
@@ -24,8 +26,9 @@ import Logging
 /// - **Stored:** answers to `GET` with a status that may be stored (200, 203, 204, 300, 301, 308,
 ///   404, 405, 410, 414, 501) that say how long they stay fresh (`Cache-Control: max-age`,
 ///   `Expires`) or how to revalidate them (`ETag`, `Last-Modified`). Not `no-store` (of the request
-///   or the response), not `Vary: *`, and not an answer reached through a redirect (the ``API``
-///   follows redirects after its middlewares, and the next call may be sent elsewhere). Not a
+///   or the response), not `Vary: *`, and not an answer reached through a redirect
+///   (``TransportResponse/redirects``, seen by a cache placed before the redirect step: the
+///   next call may be sent elsewhere). Not a
 ///   `private` answer to an anonymous request (nothing tells whose it is). Not an answer to a
 ///   credentialed request, unless the answer says `public` (or `must-revalidate`, `s-maxage`, as
 ///   RFC 9111 §3.5 allows) or the configuration allows it for the service
@@ -76,7 +79,7 @@ public struct HTTPCacheMiddleware: APIMiddleware {
         let key = CacheKey(request, redactor: redactor)
         guard CachePolicy.isCacheable(request.method) else {
             let response = try await next(request, context)
-            if CachePolicy.isUnsafe(request.method), (200..<400).contains(response.status.code), !response.followedRedirect {
+            if CachePolicy.isUnsafe(request.method), (200..<400).contains(response.status.code), response.redirects.isEmpty {
                 await invalidate(key, request: request, response: response, redactor: redactor)
             }
             return response
@@ -107,7 +110,7 @@ public struct HTTPCacheMiddleware: APIMiddleware {
         let response = try await next(conditional, context)
         let received = now()
         // An answer from another URL says nothing of this one's entry.
-        if response.followedRedirect {
+        if !response.redirects.isEmpty {
             record("miss", context)
             return response
         }
@@ -147,7 +150,7 @@ public struct HTTPCacheMiddleware: APIMiddleware {
             guard let value = response.headerFields[name], let target = URL(string: value, relativeTo: base)?.absoluteURL,
                 Origin.same(target, base)
             else { continue }
-            let targetKey = CacheKey(url: target.absoluteString, headerFields: request.headerFields, redactor: redactor)
+            let targetKey = CacheKey(target: RequestTarget(parsing: target.absoluteString), headerFields: request.headerFields, redactor: redactor)
             await storage.removeEntry(forKey: targetKey.storageKey)
             await storage.removeEntry(forKey: targetKey.anonymousKey)
         }
@@ -158,7 +161,7 @@ public struct HTTPCacheMiddleware: APIMiddleware {
             "HTTP cache",
             metadata: [
                 "resourceful.request-id": .string(context.requestID),
-                "resourceful.path": .string("/" + context.path),
+                "resourceful.path": .string("/" + context.target.path),
                 "resourceful.cache": .string(result),
             ]
         )

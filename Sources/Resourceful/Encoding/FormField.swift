@@ -14,6 +14,27 @@ struct FormField: Sendable, Equatable {
 }
 
 extension [FormField] {
+    /// The fields as query items, both sides percent-encoded (RFC 3986 unreserved characters are
+    /// kept; a list's values joined by literal commas). A file field is an error: files need
+    /// ``BodyEncoding/multipart``.
+    func queryItems() throws(FormEncodingError) -> [RequestTarget.QueryItem] {
+        var items: [RequestTarget.QueryItem] = []
+        items.reserveCapacity(count)
+        for field in self {
+            let value: String
+            switch field.value {
+            case .text(let text):
+                value = PercentEncoding.encode(text, allowing: .unreserved)
+            case .list(let values):
+                value = values.map { PercentEncoding.encode($0, allowing: .unreserved) }.joined(separator: ",")
+            case .file:
+                throw .fileOutsideMultipart(field: field.name)
+            }
+            items.append(RequestTarget.QueryItem(encodedName: PercentEncoding.encode(field.name, allowing: .unreserved), encodedValue: value))
+        }
+        return items
+    }
+
     /// The fields as `name=value` pairs joined by `&`, both sides percent-encoded (RFC 3986 unreserved
     /// characters are kept). A file field is an error: files need ``BodyEncoding/multipart``.
     func percentEncoded() throws(FormEncodingError) -> String {

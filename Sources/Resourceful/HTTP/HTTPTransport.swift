@@ -37,8 +37,14 @@ extension HTTPTransport {
 public struct TransportRequest: Sendable {
     /// The HTTP method.
     public var method: HTTPRequest.Method
-    /// The absolute URL, percent-encoded.
-    public var url: String
+    /// Where the request goes, as structure; read it rather than parsing ``url``.
+    public var target: RequestTarget
+    /// The absolute URL, percent-encoded, made from ``target`` each time it is read: a transport
+    /// reads it once. Setting it parses the string into ``target``.
+    public var url: String {
+        get { target.url }
+        set { target = RequestTarget(parsing: newValue, base: target) }
+    }
     /// The header fields.
     public var headerFields: HTTPFields
     /// The body, if any.
@@ -55,7 +61,24 @@ public struct TransportRequest: Sendable {
     /// (``ResourceRequest/shouldRedactResponseBody``).
     public var shouldRedactResponseBody = false
 
-    /// Creates a request.
+    /// Creates a request for `target`.
+    public init(
+        method: HTTPRequest.Method,
+        target: RequestTarget,
+        headerFields: HTTPFields = [:],
+        body: ByteBuffer? = nil,
+        deadline: ContinuousClock.Instant,
+        maxResponseBytes: Int
+    ) {
+        self.method = method
+        self.target = target
+        self.headerFields = headerFields
+        self.body = body
+        self.deadline = deadline
+        self.maxResponseBytes = maxResponseBytes
+    }
+
+    /// Creates a request for the absolute URL `url` (parsed into ``target``).
     public init(
         method: HTTPRequest.Method,
         url: String,
@@ -64,12 +87,14 @@ public struct TransportRequest: Sendable {
         deadline: ContinuousClock.Instant,
         maxResponseBytes: Int
     ) {
-        self.method = method
-        self.url = url
-        self.headerFields = headerFields
-        self.body = body
-        self.deadline = deadline
-        self.maxResponseBytes = maxResponseBytes
+        self.init(
+            method: method,
+            target: RequestTarget(parsing: url),
+            headerFields: headerFields,
+            body: body,
+            deadline: deadline,
+            maxResponseBytes: maxResponseBytes
+        )
     }
 }
 
@@ -81,9 +106,10 @@ public struct TransportResponse: Sendable {
     public var headerFields: HTTPFields
     /// The body; empty when there was none.
     public var body: ByteBuffer
-    /// Whether the ``API`` followed a redirect to get it: it answers another URL than the
-    /// request's (``HTTPCacheMiddleware`` does not store it under the request's).
-    package var followedRedirect = false
+    /// The targets that answered with a redirect before this response, in order; empty when
+    /// none was followed. Set by ``RedirectMiddleware``: a step before it that sees a response
+    /// with redirects knows it answers another URL than the request's.
+    public var redirects: [RequestTarget] = []
 
     /// Creates a response.
     public init(status: HTTPResponse.Status, headerFields: HTTPFields = [:], body: ByteBuffer = ByteBuffer()) {

@@ -11,9 +11,8 @@ public struct CallContext: Sendable {
     private struct Fields: Sendable {
         var requestID: String
         var verb: ResourceVerb
-        var path: String
+        var target: RequestTarget
         var pathTemplate: String
-        var query: String
         var options: RequestOptions
         var logger: Logger
         var attempt: Int
@@ -41,20 +40,16 @@ public struct CallContext: Sendable {
         get { box.fields.verb }
         set { fields.verb = newValue }
     }
-    /// The request's path, percent-encoded, without the query.
-    public package(set) var path: String {
-        get { box.fields.path }
-        set { fields.path = newValue }
+    /// Where the call goes, as built (the page asked for, for a pagination link); a request on
+    /// its way may be sent elsewhere (a redirect): its own ``TransportRequest/target`` says where.
+    public package(set) var target: RequestTarget {
+        get { box.fields.target }
+        set { fields.target = newValue }
     }
     /// The path with its interpolated values replaced by `{}`, a label of bounded cardinality.
     public package(set) var pathTemplate: String {
         get { box.fields.pathTemplate }
         set { fields.pathTemplate = newValue }
-    }
-    /// The query string, percent-encoded, without `?`; empty when there is none.
-    public package(set) var query: String {
-        get { box.fields.query }
-        set { fields.query = newValue }
     }
     /// How the call is made: time-out, retries, redaction, coders… (``RequestOptions``).
     public var options: RequestOptions {
@@ -76,9 +71,8 @@ public struct CallContext: Sendable {
     package init(
         requestID: String,
         verb: ResourceVerb,
-        path: String,
+        target: RequestTarget,
         pathTemplate: String,
-        query: String = "",
         options: RequestOptions,
         logger: Logger,
         attempt: Int = 1
@@ -87,9 +81,8 @@ public struct CallContext: Sendable {
             Fields(
                 requestID: requestID,
                 verb: verb,
-                path: path,
+                target: target,
                 pathTemplate: pathTemplate,
-                query: query,
                 options: options,
                 logger: logger,
                 attempt: attempt

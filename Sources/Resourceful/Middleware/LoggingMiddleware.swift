@@ -31,9 +31,9 @@ package struct LoggingMiddleware: APIMiddleware {
         var metadata: Logger.Metadata = [
             "resourceful.request-id": .string(context.requestID),
             "resourceful.method": .string(request.method.rawValue),
-            "resourceful.path": .string("/" + context.path),
+            "resourceful.path": .string("/" + request.target.path),
         ]
-        if !context.query.isEmpty { metadata["resourceful.query"] = .string(redactor.query(context.query)) }
+        if !request.target.query.isEmpty { metadata["resourceful.query"] = .string(redactor.query(request.target.query)) }
         var requestMetadata = metadata
         requestMetadata["resourceful.request.headers"] = .dictionary(redactor.headers(request.headerFields))
         if let body = request.body {

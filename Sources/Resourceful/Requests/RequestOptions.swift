@@ -55,6 +55,12 @@ public struct RequestOptions: Sendable {
     /// The header field the credential goes in
     /// (``APIConfig/AuthenticationSettings/headerName``; `Authorization` by default).
     public var credentialField: HTTPField.Name
+    /// The most redirects followed (``APIConfig/HTTPSettings/maxRedirects``); `0` returns a
+    /// redirect as it is.
+    public var maxRedirects: Int
+    /// Header fields dropped before a redirect to another origin, beside the masked ones
+    /// (``APIConfig/HTTPSettings/sensitiveRedirectHeaders``).
+    public var sensitiveRedirectHeaders: [String]
     /// Whether answers to credentialed requests may be stored without saying so themselves
     /// (``APIConfig/CacheSettings/storesAuthorizedResponses``).
     public var storesAuthorizedResponses: Bool
@@ -84,6 +90,8 @@ public struct RequestOptions: Sendable {
         service = config.service
         credentialField = config.credentialField
         storesAuthorizedResponses = config.cache.storesAuthorizedResponses
+        maxRedirects = config.http.maxRedirects
+        sensitiveRedirectHeaders = config.http.sensitiveRedirectHeaders
         redaction = config.redaction
         redactor = Redactor(settings: redaction)
     }

@@ -9,7 +9,8 @@ import Testing
         config.retry.maxAttempts = 4
         let options = RequestOptions(config: config, requestEncoder: JSONEncoder(), responseDecoder: JSONDecoder())
         return CallContext(
-            requestID: "0123456789abcdef", verb: .show, path: "users/1", pathTemplate: "users/{}",
+            requestID: "0123456789abcdef", verb: .show,
+            target: RequestTarget(origin: "https://api.example.com", path: "users/1"), pathTemplate: "users/{}",
             options: options, logger: Logger(label: "test")
         )
     }
@@ -18,15 +19,15 @@ import Testing
         let original = Self.context()
         var copy = original
         copy.attempt = 2
-        copy.query = "page=2"
+        copy.target.query = [.init(name: "page", value: "2")]
         copy.options.service = "other"
         copy.options.retryPolicy.maxAttempts = 1
         #expect(original.attempt == 1)
-        #expect(original.query == "")
+        #expect(original.target.query.isEmpty)
         #expect(original.options.service == "svc")
         #expect(original.options.retryPolicy.maxAttempts == 4)
         #expect(copy.attempt == 2)
-        #expect(copy.query == "page=2")
+        #expect(copy.target.encodedQuery == "page=2")
         #expect(copy.options.service == "other")
         #expect(copy.options.retryPolicy.maxAttempts == 1)
         // Fields not changed are carried over.

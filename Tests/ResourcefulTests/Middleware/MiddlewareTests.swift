@@ -82,9 +82,9 @@ import Testing
         _ = try await api.call(AdHocRequest<Empty, [String: Int]>(.index, "teams/\("a b")/members", parameters: ["page": 2]))
         let context = try #require(seen.value)
         #expect(context.verb == .index)
-        #expect(context.path == "teams/a%20b/members")
+        #expect(context.target.path == "teams/a%20b/members")
         #expect(context.pathTemplate == "teams/{}/members")
-        #expect(context.query == "page=2")
+        #expect(context.target.encodedQuery == "page=2")
         #expect(context.requestID.count == 16)
         #expect(stub.requests.first?.url == "http://example.invalid/teams/a%20b/members?page=2")
     }

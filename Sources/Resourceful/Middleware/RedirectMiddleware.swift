@@ -1,0 +1,97 @@
+import Foundation
+import HTTPTypes
+import NIOCore
+
+/// Follows redirects, so that no credential reaches another origin; last in
+/// ``API/defaultMiddlewares``.
+///
+/// `301`, `302`, `303`, `307` and `308` with a `Location` are followed up to
+/// ``RequestOptions/maxRedirects`` times (``APIConfig/HTTPSettings/maxRedirects``). `303` (and
+/// `301`/`302` after a `POST`) continue as a `GET` without a body; `307` and `308` keep the method
+/// and body. When the next URL has another origin (scheme, host or port), every header field that
+/// can carry a credential is dropped and never sent again in that call: the ones the redaction
+/// rules mask (`Authorization`, `Proxy-Authorization`, `Cookie`, `X-Api-Key`, any `…-Token`, the
+/// configured masked headers) and ``RequestOptions/sensitiveRedirectHeaders``. A `307`/`308` that
+/// would re-send a body to another origin is refused unless the request opts in
+/// (``RequestOptions/sendsBodyAcrossOrigins``). A redirect from `https` to `http` or to another
+/// scheme is refused (``APIError/Kind/redirectRefused``); a loop or more than the limit of hops
+/// fail with ``APIError/Kind/tooManyRedirects``.
+///
+/// Each hop goes through the middlewares after this one as a request of its own, so that an
+/// ``HTTPCacheMiddleware`` placed after it files each answer under the URL that gave it. The
+/// response names the targets that redirected it in ``TransportResponse/redirects``.
+public struct RedirectMiddleware: APIMiddleware {
+    /// Creates the redirect step; its limits come from each call's ``RequestOptions``.
+    public init() {}
+
+    private static func isRedirect(_ code: Int) -> Bool {
+        switch code {
+        case 301, 302, 303, 307, 308: true
+        default: false
+        }
+    }
+
+    /// Sends `request`, then the request of each redirect, and returns the last answer.
+    public func intercept(
+        _ request: TransportRequest,
+        context: CallContext,
+        next: (TransportRequest, CallContext) async throws -> TransportResponse
+    ) async throws -> TransportResponse {
+        let limit = context.options.maxRedirects
+        var current = request
+        var visited: Set<String> = []
+        var redirects: [RequestTarget] = []
+        var sensitive: SensitiveNames?
+        while true {
+            var response = try await next(current, context)
+            guard limit > 0, Self.isRedirect(response.status.code),
+                let location = response.headerFields[.location],
+                let from = URL(string: current.url)
+            else {
+                response.redirects = redirects
+                return response
+            }
+            guard let target = URL(string: location, relativeTo: from)?.absoluteURL, let targetOrigin = Origin(target) else {
+                throw APIError(kind: .redirectRefused, status: response.status, detail: "the redirect target is not an absolute URL")
+            }
+            let scheme = targetOrigin.scheme
+            guard scheme == "http" || scheme == "https" else {
+                throw APIError(kind: .redirectRefused, status: response.status, detail: "a redirect to a \(Origin.safeScheme(scheme)) URL was refused")
+            }
+            if from.scheme?.lowercased() == "https", scheme == "http" {
+                throw APIError(kind: .redirectRefused, status: response.status, detail: "a redirect from https to \(targetOrigin) was refused")
+            }
+            redirects.append(current.target)
+            if visited.isEmpty { visited.insert(request.url) }
+            guard redirects.count <= limit, visited.insert(target.absoluteString).inserted else {
+                throw APIError(kind: .tooManyRedirects, status: response.status, detail: "more than \(limit) redirects, or a loop")
+            }
+            let code = response.status.code
+            // The exact origin, not the form written in messages: `exam!ple.com` is not `example.com`.
+            let crossesOrigin = targetOrigin != Origin(from)
+            if code == 303 || ((code == 301 || code == 302) && current.method == .post) {
+                if current.method != .head { current.method = .get }
+                current.body = nil
+                current.headerFields[.contentType] = nil
+                current.headerFields[.contentLength] = nil
+            } else if crossesOrigin, current.body != nil, !context.options.sendsBodyAcrossOrigins {
+                throw APIError(
+                    kind: .redirectRefused,
+                    status: response.status,
+                    detail: "a \(code) redirect would send the request body to \(targetOrigin)"
+                )
+            }
+            if crossesOrigin {
+                let names = sensitive ?? Self.sensitiveNames(context.options)
+                sensitive = names
+                current.headerFields = current.headerFields.filter { !names.contains($0.name.canonicalName) }
+            }
+            current.target = RequestTarget(parsing: target.absoluteString, base: request.target)
+        }
+    }
+
+    /// The header fields dropped before another origin.
+    private static func sensitiveNames(_ options: RequestOptions) -> SensitiveNames {
+        SensitiveNames(extra: options.redaction.maskedHeaders + options.redaction.maskedBodyKeys + options.sensitiveRedirectHeaders)
+    }
+}
