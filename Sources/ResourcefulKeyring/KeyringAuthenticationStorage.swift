@@ -92,7 +92,7 @@ public final class KeyringAuthenticationStorage: AuthenticationStorage, Deadline
         case .hit(let header):
             return header
         case .wait(let task, _):
-            return try await SharedTaskWait.value(of: task, deadline: CredentialLookup.deadline)
+            return try await SharedTaskWait.value(of: task, deadline: lookupDeadline)
         }
     }
 

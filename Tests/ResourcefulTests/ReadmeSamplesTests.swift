@@ -41,6 +41,33 @@ import Testing
             var shouldRedactRequestBody: Bool { true }
         }
 
+        struct Report: Codable, Sendable { var rows: [Int] }
+
+        struct ExportReport: ResourceRequest {
+            typealias ResourceType = Report
+            let verb = ResourceVerb.show
+            let path: ResourcePath = "reports/latest"
+            func configure(_ options: inout RequestOptions) {
+                options.timeout = .seconds(120)
+                options.maxResponseBytes = 64 * 1024 * 1024
+            }
+        }
+
+        struct Refresher: CredentialRefresher {
+            func refreshCredential(for service: String) async throws -> String { "Bearer refreshed" }
+        }
+
+        static func middlewares(myRefresher: any CredentialRefresher) -> [any APIMiddleware] {
+            [
+                TracingMiddleware(spanName: { request, context in "billing \(context.pathTemplate)" }),
+                MetricsMiddleware(requestsLabel: "billing.requests", durationLabel: "billing.request.duration"),
+                RetryMiddleware(policy: APIConfig.RetryPolicy(maxAttempts: 5)),  // else each call's options
+                CredentialRefreshMiddleware(refresher: myRefresher),
+                LoggingMiddleware(level: .debug, headers: .only([.contentType, .retryAfter]), logsResponseBody: false),
+                RedirectMiddleware(),
+            ]
+        }
+
         struct AppDependencies: API.Dependencies {
             var apiConfig: APIConfig
             var authenticationStorage: any AuthenticationStorage
@@ -123,6 +150,20 @@ import Testing
             #expect(server.requests.prefix(2).map(\.path) == ["/flaky", "/flaky"])
             #expect(created.id == 7)
             #expect(server.requests.map(\.headerFields[.authorization]) == Array(repeating: "Bearer test-token", count: 3))
+        }
+    }
+
+    @Test func optionsAndOwnMiddlewareList() async throws {
+        try await Harness.run { harness in
+            harness.server.stub(.get, "/v1/reports/latest", .status(.serviceUnavailable), .status(.unauthorized), .json(raw: #"{"rows":[1,2]}"#))
+            let api = API(dependencies: harness.dependencies, middlewares: Readme.middlewares(myRefresher: Readme.Refresher()))
+            #expect(api.defaultOptions.timeout == harness.dependencies.apiConfig.timeout)
+            let report = try await api.call(Readme.ExportReport())
+            #expect(report.rows == [1, 2])
+            // Retried once, refreshed once.
+            #expect(harness.server.requests.map { $0.headerFields[.authorization] } == [Harness.token, Harness.token, "Bearer refreshed"])
+            let request = try await api.transportRequest(for: Readme.ExportReport())
+            #expect(request.maxResponseBytes == 64 * 1024 * 1024)
         }
     }
 }

@@ -1,4 +1,14 @@
-/// An error of this package whose description names what failed and where, and never holds a
-/// credential or a value read from a secret source: an ``APIError`` may carry it as its detail.
-/// A user's own storage error is not known to be one, so only its type reaches the call's error.
-package protocol SecretFreeDescription: Error, CustomStringConvertible {}
+/// An error whose description names what failed and where, and never holds a credential or a
+/// value read from a secret source: an ``APIError`` carries that description as its
+/// ``APIError/detail``. A storage's error that does not conform is not known to be safe to show,
+/// so only its type reaches the call's error.
+///
+/// Conform your storage's errors when their descriptions are written to keep that promise:
+///
+/// ```swift
+/// struct VaultError: SecretFreeDescription {
+///     var path: String
+///     var description: String { "vault has no secret at \(path)" }
+/// }
+/// ```
+public protocol SecretFreeDescription: Error, CustomStringConvertible {}

@@ -76,12 +76,12 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
 /// ``APIError/Kind/transport``, but not retried by the retry policy while ``isFinal``. (An error a transport throws
 /// that is not a ``TransportError`` at all, such as a replayed request that no recording answers,
 /// is never retried either.)
-package protocol FinalTransportFailure: Error {
+public protocol FinalTransportFailure: Error {
     /// Whether the retry policy must not try again; `true` unless the type says otherwise.
     var isFinal: Bool { get }
 }
 
 extension FinalTransportFailure {
     /// Never tried again.
-    package var isFinal: Bool { true }
+    public var isFinal: Bool { true }
 }

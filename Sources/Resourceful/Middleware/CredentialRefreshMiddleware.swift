@@ -20,7 +20,7 @@ import HTTPTypes
 /// - Within ``minimumInterval`` of a refresh, a 401 to the credential it gave fails with
 ///   ``APIError/Kind/unauthorized`` without another refresh, so a server that keeps rejecting
 ///   fresh credentials cannot cause a refresh per call.
-package final class CredentialRefreshMiddleware: APIMiddleware {
+public final class CredentialRefreshMiddleware: APIMiddleware {
     /// What a refresh of one service, from one refused credential, has come to.
     private struct Key: Hashable {
         var service: String
@@ -83,19 +83,19 @@ package final class CredentialRefreshMiddleware: APIMiddleware {
 
     private let refresher: any CredentialRefresher
     /// The least time between two refreshes of one credential.
-    package let minimumInterval: Duration
+    public let minimumInterval: Duration
     private let states = Locked<(byKey: [Key: State], generation: UInt64)>(([:], 0))
 
     /// Creates the step; share one instance among the calls that should share refreshes.
     ///
     /// - Parameter minimumInterval: The least time between two refreshes of one credential.
-    package init(refresher: any CredentialRefresher, minimumInterval: Duration = .seconds(5)) {
+    public init(refresher: any CredentialRefresher, minimumInterval: Duration = .seconds(5)) {
         self.refresher = refresher
         self.minimumInterval = minimumInterval
     }
 
     /// Passes the request on; on 401, refreshes (or joins a refresh) and sends it once more.
-    package func intercept(
+    public func intercept(
         _ request: TransportRequest,
         context: CallContext,
         next: (TransportRequest, CallContext) async throws -> TransportResponse

@@ -1,5 +1,5 @@
-import HTTPTypes
-package import Logging
+public import HTTPTypes
+public import Logging
 import NIOCore
 import Foundation
 
@@ -9,18 +9,44 @@ import Foundation
 /// Lines are written at `debug` (a logger at `info` or above writes nothing), with fixed messages
 /// and the details as metadata under `resourceful.`: `request-id`, `method`, `path`, `query`,
 /// `status`, `duration-ms`, `request.headers`, `response.headers`, `request.body`,
-/// `response.body`, `error`. Masking is described in <doc:Logging>.
-package struct LoggingMiddleware: APIMiddleware {
+/// `response.body`, `error`. Masking is described in <doc:Logging>. Which header fields and bodies
+/// are written is the step's to choose; what is written is masked all the same:
+///
+/// ```swift
+/// let logging = LoggingMiddleware(level: .info, headers: .only(["Content-Type", "X-Request-Id"]), logsResponseBody: false)
+/// let api = API(dependencies: deps, middlewares: [TracingMiddleware(), RetryMiddleware(), logging, RedirectMiddleware()])
+/// ```
+public struct LoggingMiddleware: APIMiddleware {
+    /// Which header fields the lines name.
+    public enum HeaderSelection: Sendable, Equatable {
+        /// None.
+        case none
+        /// Every field, masked values replaced.
+        case all
+        /// Only these fields (names compared without regard to case), masked values replaced.
+        case only([HTTPField.Name])
+    }
+
     /// The level the lines are written at.
-    package var level: Logger.Level
+    public var level: Logger.Level
+    /// Which header fields the lines name.
+    public var headers: HeaderSelection
+    /// Whether the request body is written (masked, cut to ``APIConfig/LogSettings/maxBodyBytes``);
+    /// never for a request that redacts it.
+    public var logsRequestBody: Bool
+    /// Whether the response body is written (masked, cut); never for a request that redacts it.
+    public var logsResponseBody: Bool
 
     /// Creates the logging step.
-    package init(level: Logger.Level = .debug) {
+    public init(level: Logger.Level = .debug, headers: HeaderSelection = .all, logsRequestBody: Bool = true, logsResponseBody: Bool = true) {
         self.level = level
+        self.headers = headers
+        self.logsRequestBody = logsRequestBody
+        self.logsResponseBody = logsResponseBody
     }
 
     /// Logs `request`, passes it on, and logs what came back.
-    package func intercept(
+    public func intercept(
         _ request: TransportRequest,
         context: CallContext,
         next: (TransportRequest, CallContext) async throws -> TransportResponse
@@ -35,8 +61,8 @@ package struct LoggingMiddleware: APIMiddleware {
         ]
         if !request.target.query.isEmpty { metadata["resourceful.query"] = .string(redactor.query(request.target.query)) }
         var requestMetadata = metadata
-        requestMetadata["resourceful.request.headers"] = .dictionary(redactor.headers(request.headerFields))
-        if let body = request.body {
+        if headers != .none { requestMetadata["resourceful.request.headers"] = .dictionary(redactor.headers(selected(request.headerFields))) }
+        if logsRequestBody, let body = request.body {
             requestMetadata["resourceful.request.body"] = .string(
                 context.options.shouldRedactRequestBody
                     ? "<redacted, \(body.readableBytes) bytes>"
@@ -50,8 +76,8 @@ package struct LoggingMiddleware: APIMiddleware {
             let response = try await next(request, context)
             metadata["resourceful.status"] = .stringConvertible(response.status.code)
             metadata["resourceful.duration-ms"] = .string(Self.milliseconds(since: start))
-            metadata["resourceful.response.headers"] = .dictionary(redactor.headers(response.headerFields))
-            if response.body.readableBytes > 0 {
+            if headers != .none { metadata["resourceful.response.headers"] = .dictionary(redactor.headers(selected(response.headerFields))) }
+            if logsResponseBody, response.body.readableBytes > 0 {
                 metadata["resourceful.response.body"] = .string(
                     context.options.shouldRedactResponseBody
                         ? "<redacted, \(response.body.readableBytes) bytes>"
@@ -66,6 +92,12 @@ package struct LoggingMiddleware: APIMiddleware {
             logger.log(level: level, "Request failed", metadata: metadata)
             throw error
         }
+    }
+
+    /// The fields ``headers`` selects.
+    private func selected(_ fields: HTTPFields) -> HTTPFields {
+        guard case .only(let names) = headers else { return fields }
+        return fields.filter { names.contains($0.name) }
     }
 
     private static func milliseconds(since start: ContinuousClock.Instant) -> String {

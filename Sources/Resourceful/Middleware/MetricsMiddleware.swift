@@ -1,4 +1,4 @@
-package import CoreMetrics
+public import CoreMetrics
 import HTTPTypes
 
 /// Counts calls and times them with swift-metrics, through whatever metrics backend the app
@@ -8,21 +8,34 @@ import HTTPTypes
 ///   the dimensions `verb`, `method`, `path` (the path *template*, such as `users/{}`, so the
 ///   number of series stays bounded) and `outcome` (the status code, or the ``APIError/Kind`` of a
 ///   call that got no response, such as `timeout`).
-package struct MetricsMiddleware: APIMiddleware {
-    /// The label of the call counter.
-    package static let requestsLabel = "resourceful.requests"
-    /// The label of the call timer.
-    package static let durationLabel = "resourceful.request.duration"
+///
+/// The labels are the step's options: `MetricsMiddleware(requestsLabel: "billing.calls")`.
+public struct MetricsMiddleware: APIMiddleware {
+    /// The default label of the call counter.
+    public static let defaultRequestsLabel = "resourceful.requests"
+    /// The default label of the call timer.
+    public static let defaultDurationLabel = "resourceful.request.duration"
 
+    /// The label of the call counter.
+    public var requestsLabel: String
+    /// The label of the call timer.
+    public var durationLabel: String
     private let factory: (any MetricsFactory)?
 
-    /// Records through `factory`, or through the bootstrapped `MetricsSystem` when `nil`.
-    package init(factory: (any MetricsFactory)? = nil) {
+    /// Records through `factory`, or through the bootstrapped `MetricsSystem` when `nil`, under
+    /// the given labels.
+    public init(
+        requestsLabel: String = MetricsMiddleware.defaultRequestsLabel,
+        durationLabel: String = MetricsMiddleware.defaultDurationLabel,
+        factory: (any MetricsFactory)? = nil
+    ) {
+        self.requestsLabel = requestsLabel
+        self.durationLabel = durationLabel
         self.factory = factory
     }
 
     /// Passes the request on and records its outcome and duration.
-    package func intercept(
+    public func intercept(
         _ request: TransportRequest,
         context: CallContext,
         next: (TransportRequest, CallContext) async throws -> TransportResponse
@@ -37,8 +50,8 @@ package struct MetricsMiddleware: APIMiddleware {
                 ("verb", context.verb.rawValue), ("method", request.method.rawValue),
                 ("path", context.pathTemplate), ("outcome", outcome),
             ]
-            Counter(label: Self.requestsLabel, dimensions: dimensions, factory: factory).increment()
-            Timer(label: Self.durationLabel, dimensions: dimensions, factory: factory).recordInterval(since: start)
+            Counter(label: requestsLabel, dimensions: dimensions, factory: factory).increment()
+            Timer(label: durationLabel, dimensions: dimensions, factory: factory).recordInterval(since: start)
         }
         do {
             let response = try await next(request, context)

@@ -5,7 +5,7 @@ import Logging
 /// Tries failed attempts again, within the call's one deadline.
 ///
 /// An attempt is tried again when the request allows it (``ResourceRequest/allowsRetries``), the
-/// policy (``CallContext/retryPolicy``) has attempts left, and it failed to connect or was cut
+/// policy (``RequestOptions/retryPolicy``, or the step's own ``policy``) has attempts left, and it failed to connect or was cut
 /// off (``APIError/Kind/transport`` from a ``TransportError``: any other error a transport throws
 /// is not tried again), or answered with a status of
 /// ``APIConfig/RetryPolicy/retryableStatuses`` (429, 502, 503, 504 by default). The wait is the
@@ -16,12 +16,18 @@ import Logging
 /// answer or error is returned instead. Bodies are held in memory, so every body can be sent
 /// again. TLS failures and refused redirects are never tried again. A create that allows retries
 /// is sent with one `Idempotency-Key` (unless the request sets its own) across its attempts.
-package struct RetryMiddleware: APIMiddleware {
+public struct RetryMiddleware: APIMiddleware {
+    /// A policy for every call through this step, in place of each call's
+    /// ``RequestOptions/retryPolicy``; `nil` (the default) keeps the call's.
+    public var policy: APIConfig.RetryPolicy?
+
     /// Creates the retry step.
-    package init() {}
+    public init(policy: APIConfig.RetryPolicy? = nil) {
+        self.policy = policy
+    }
 
     /// Passes the request on, again after a wait while the policy allows.
-    package func intercept(
+    public func intercept(
         _ request: TransportRequest,
         context: CallContext,
         next: (TransportRequest, CallContext) async throws -> TransportResponse
@@ -32,7 +38,7 @@ package struct RetryMiddleware: APIMiddleware {
             // One key for all the attempts, so that the server can tell a retried create.
             request.headerFields[.idempotencyKey] = Self.makeIdempotencyKey()
         }
-        let policy = context.options.retryPolicy
+        let policy = self.policy ?? context.options.retryPolicy
         guard policy.maxAttempts > 1 else { return try await next(request, context) }
         var attempt = 1
         var resentAtOnce = false

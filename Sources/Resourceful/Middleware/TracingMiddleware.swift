@@ -1,5 +1,5 @@
 import HTTPTypes
-package import Tracing
+public import Tracing
 
 /// Wraps each call in a client span of swift-distributed-tracing and propagates its context in the
 /// outgoing header fields, through whatever tracer the app bootstrapped (none: nothing is recorded
@@ -9,16 +9,28 @@ package import Tracing
 /// names stays bounded, and carries `http.request.method`, `url.template`, `resourceful.verb` and
 /// `http.response.status_code` attributes. The tracer decides the header form: with swift-otel it
 /// is W3C Trace Context (`traceparent`, `tracestate`).
-package struct TracingMiddleware: APIMiddleware {
-    private let tracer: (any Tracer)?
+///
+/// The span's name is the step's option: keep its cardinality bounded (a template, not a path):
+///
+/// ```swift
+/// TracingMiddleware(spanName: { request, context in "billing \(context.pathTemplate)" })
+/// ```
+public struct TracingMiddleware: APIMiddleware {
+    /// Names a call's span.
+    public typealias SpanName = @Sendable (TransportRequest, CallContext) -> String
 
-    /// Traces through `tracer`, or through the bootstrapped `InstrumentationSystem` when `nil`.
-    package init(tracer: (any Tracer)? = nil) {
+    private let tracer: (any Tracer)?
+    private let spanName: SpanName?
+
+    /// Traces through `tracer`, or through the bootstrapped `InstrumentationSystem` when `nil`;
+    /// names spans with `spanName`, or `<METHOD> <path template>` when `nil`.
+    public init(tracer: (any Tracer)? = nil, spanName: SpanName? = nil) {
         self.tracer = tracer
+        self.spanName = spanName
     }
 
     /// Starts a span, injects its context into `request`, passes it on and ends the span.
-    package func intercept(
+    public func intercept(
         _ request: TransportRequest,
         context: CallContext,
         next: (TransportRequest, CallContext) async throws -> TransportResponse
@@ -35,7 +47,7 @@ package struct TracingMiddleware: APIMiddleware {
         }
         if tracer is NoOpTracer { return try await next(request, context) }
         let span = tracer.startSpan(
-            "\(request.method.rawValue) \(context.pathTemplate)",
+            spanName?(request, context) ?? "\(request.method.rawValue) \(context.pathTemplate)",
             context: InstrumentationContext.current ?? .topLevel,
             ofKind: .client
         )

@@ -1,4 +1,4 @@
-import Resourceful
+public import Resourceful
 
 /// Why a cassette could not answer or keep an exchange. It names requests by method and URL with
 /// masked query values, never with header values or bodies.

@@ -18,12 +18,12 @@ import Tracing
             await #expect(throws: APIError.self) { _ = try await api.call(AdHocRequest<Empty, Empty>(.delete, "users/\(9)")) }
 
             let shown = [("verb", "show"), ("method", "GET"), ("path", "users/{}"), ("outcome", "200")]
-            #expect(try metrics.expectCounter(MetricsMiddleware.requestsLabel, shown).totalValue == 3)
-            #expect(try metrics.expectTimer(MetricsMiddleware.durationLabel, shown).values.count == 3)
-            #expect(try metrics.expectTimer(MetricsMiddleware.durationLabel, shown).values.allSatisfy { $0 > 0 })
+            #expect(try metrics.expectCounter(MetricsMiddleware.defaultRequestsLabel, shown).totalValue == 3)
+            #expect(try metrics.expectTimer(MetricsMiddleware.defaultDurationLabel, shown).values.count == 3)
+            #expect(try metrics.expectTimer(MetricsMiddleware.defaultDurationLabel, shown).values.allSatisfy { $0 > 0 })
             let missing = [("verb", "delete"), ("method", "DELETE"), ("path", "users/{}"), ("outcome", "404")]
-            #expect(try metrics.expectCounter(MetricsMiddleware.requestsLabel, missing).totalValue == 1)
-            #expect(metrics.counters(label: MetricsMiddleware.requestsLabel).count == 2)
+            #expect(try metrics.expectCounter(MetricsMiddleware.defaultRequestsLabel, missing).totalValue == 1)
+            #expect(metrics.counters(label: MetricsMiddleware.defaultRequestsLabel).count == 2)
         }
     }
 
@@ -34,7 +34,7 @@ import Tracing
             let api = API(dependencies: harness.dependencies, middlewares: [MetricsMiddleware(factory: metrics)])
             await #expect(throws: APIError.self) { _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "gone")) }
             let dimensions = [("verb", "show"), ("method", "GET"), ("path", "gone"), ("outcome", "transport")]
-            let counter = try metrics.expectCounter(MetricsMiddleware.requestsLabel, dimensions)
+            let counter = try metrics.expectCounter(MetricsMiddleware.defaultRequestsLabel, dimensions)
             #expect(counter.totalValue == 1)
         }
     }

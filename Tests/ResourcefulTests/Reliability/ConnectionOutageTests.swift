@@ -61,7 +61,7 @@ import Testing
         let error = await #expect(throws: APIError.self) { _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "x")) }
         #expect(error?.kind == .timeout)
         #expect(error?.underlying is LateFailure)
-        let counter = try metrics.expectCounter(MetricsMiddleware.requestsLabel, [("verb", "show"), ("method", "GET"), ("path", "x"), ("outcome", "timeout")])
+        let counter = try metrics.expectCounter(MetricsMiddleware.defaultRequestsLabel, [("verb", "show"), ("method", "GET"), ("path", "x"), ("outcome", "timeout")])
         #expect(counter.totalValue == 1)
     }
 }
