@@ -16,8 +16,8 @@ import NIOCore
 ///
 /// It checks that the transport sends methods, header fields and bodies as given and returns any
 /// status (`3xx` included: redirects are the ``API``'s to follow); and that a deadline, a body over
-/// the limit, a cancellation and a refused connection end in the error kinds the ``API`` reports
-/// (``TransportError`` for a transport of your own). A failure names the check.
+/// the limit, a cancellation and a refused connection end in a ``TransportError`` of the kind the
+/// ``API`` reports (a transport throws nothing else). A failure names the check.
 public struct HTTPTransportConformance<Transport: HTTPTransport>: Sendable {
     /// A check that did not hold.
     public struct Failure: Error, Sendable, CustomStringConvertible {
@@ -71,13 +71,16 @@ public struct HTTPTransportConformance<Transport: HTTPTransport>: Sendable {
         )
     }
 
-    /// The kind the ``API`` reports for what `body` threw, or `nil` when it threw nothing.
-    private func failureKind(_ body: () async throws -> Void) async -> APIError.Kind? {
+    /// The kind the ``API`` reports for what `body` threw, or `nil` when it threw nothing; a
+    /// failure of `check` when it threw anything but a ``TransportError``.
+    private func failureKind(_ check: String, _ body: () async throws -> Void) async throws -> APIError.Kind? {
         do {
             try await body()
             return nil
+        } catch let error as TransportError {
+            return APIError.classifying(error, deadline: .now + .seconds(3600)).kind
         } catch {
-            return APIError.wrapping(error).kind
+            throw Failure(check: check, detail: "threw \(type(of: error)), not a TransportError")
         }
     }
 
@@ -119,18 +122,18 @@ public struct HTTPTransportConformance<Transport: HTTPTransport>: Sendable {
         let check = "endsAtTheDeadline"
         server.stub(.get, "/slow", MockResponse.status(.noContent).delayed(by: .seconds(5)))
         let start = ContinuousClock.now
-        let kind = await failureKind { _ = try await transport.send(request(server, .get, "/slow", within: .milliseconds(300))) }
+        let kind = try await failureKind(check) { _ = try await transport.send(request(server, .get, "/slow", within: .milliseconds(300))) }
         try expect(kind == .timeout, check, "a late answer ended as \(kind.map { "\($0)" } ?? "a response"), not timeout")
         try expect(ContinuousClock.now - start < .seconds(3), check, "the call went on long past its deadline")
         let past = TransportRequest(method: .get, url: server.baseURL.absoluteString + "/slow", deadline: .now - .seconds(1), maxResponseBytes: 10)
-        let pastKind = await failureKind { _ = try await transport.send(past) }
+        let pastKind = try await failureKind(check) { _ = try await transport.send(past) }
         try expect(pastKind == .timeout, check, "a deadline already past ended as \(pastKind.map { "\($0)" } ?? "a response")")
     }
 
     private func stopsReadingPastTheLimit(_ server: MockServer) async throws {
         let check = "stopsReadingPastTheLimit"
         server.stub(.get, "/large", MockResponse(status: .ok, body: Data(repeating: 0x61, count: 64 * 1024)))
-        let kind = await failureKind { _ = try await transport.send(request(server, .get, "/large", maxResponseBytes: 1024)) }
+        let kind = try await failureKind(check) { _ = try await transport.send(request(server, .get, "/large", maxResponseBytes: 1024)) }
         try expect(kind == .responseTooLarge, check, "a 64 KiB body over a 1 KiB limit ended as \(kind.map { "\($0)" } ?? "a response")")
         let fits = try await transport.send(request(server, .get, "/large", maxResponseBytes: 64 * 1024))
         try expect(fits.body.readableBytes == 64 * 1024, check, "a body of exactly the limit was not returned whole")
@@ -149,7 +152,7 @@ public struct HTTPTransportConformance<Transport: HTTPTransport>: Sendable {
         }
         let start = ContinuousClock.now
         task.cancel()
-        let kind = await failureKind { _ = try await task.value }
+        let kind = try await failureKind(check) { _ = try await task.value }
         try expect(kind == .cancelled, check, "a cancelled call ended as \(kind.map { "\($0)" } ?? "a response")")
         try expect(ContinuousClock.now - start < .seconds(3), check, "the call went on after its task was cancelled")
     }
@@ -160,7 +163,7 @@ public struct HTTPTransportConformance<Transport: HTTPTransport>: Sendable {
         let url = closed.baseURL.absoluteString
         try await closed.shutdown()
         let refused = TransportRequest(method: .get, url: url + "/x", deadline: .now + .seconds(10), maxResponseBytes: 10)
-        let kind = await failureKind { _ = try await transport.send(refused) }
+        let kind = try await failureKind(check) { _ = try await transport.send(refused) }
         try expect(kind == .transport, check, "a refused connection ended as \(kind.map { "\($0)" } ?? "a response"), not transport")
     }
 }

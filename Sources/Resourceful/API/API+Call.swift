@@ -95,7 +95,7 @@ extension API {
         do {
             return try await chain(request, context)
         } catch {
-            throw APIError.wrapping(error)
+            throw APIError.classifying(error, deadline: request.deadline)
         }
     }
 

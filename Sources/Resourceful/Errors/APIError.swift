@@ -132,28 +132,26 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
 }
 
 extension APIError {
-    /// The one classification of what a transport threw: ``wrapping(_:)``, and a connection
-    /// failure after `deadline` reported as ``Kind/timeout`` (the deadline is what ended the call,
-    /// whatever was in flight when it passed).
+    /// The one classification of an error thrown below the ``API``: an ``APIError`` as it is, a
+    /// ``TransportError`` as the kind it names, a cancellation as ``Kind/cancelled``, anything else
+    /// as ``Kind/transport`` that is not tried again (only a ``TransportError`` says that another
+    /// attempt may help); and a connection failure after `deadline` as ``Kind/timeout`` (the
+    /// deadline is what ended the call, whatever was in flight when it passed).
+    ///
+    /// The pipeline applies it once, where the transport's errors enter the middlewares and where
+    /// the middlewares' errors leave them: every middleware sees an ``APIError`` from `next`.
     package static func classifying(_ error: any Error, deadline: ContinuousClock.Instant) -> APIError {
-        var failure = wrapping(error)
+        var failure: APIError =
+            switch error {
+            case let error as APIError: error
+            case let error as TransportError: error.apiError
+            case is CancellationError: APIError(kind: .cancelled, underlying: error)
+            default: APIError(kind: .transport, underlying: error)
+            }
         if failure.kind == .transport, ContinuousClock.now >= deadline {
             failure = APIError(kind: .timeout, status: failure.status, detail: "the call's deadline passed", underlying: failure.underlying)
         }
         return failure
-    }
-
-    /// Wraps any error thrown by a transport or middleware: ``APIError`` as it is, a
-    /// ``TransportError`` as the kind it names, anything else as ``Kind/transport`` that is not
-    /// tried again (only a ``TransportError`` says that another attempt may help). The one place
-    /// errors are classified.
-    package static func wrapping(_ error: any Error) -> APIError {
-        switch error {
-        case let error as APIError: error
-        case let error as TransportError: error.apiError
-        case is CancellationError: APIError(kind: .cancelled, underlying: error)
-        default: APIError(kind: .transport, underlying: error)
-        }
     }
 
     /// A dotted path for a `DecodingError`, such as `users[3].email`.

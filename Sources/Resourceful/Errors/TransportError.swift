@@ -9,6 +9,7 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     /// What kind of failure this is.
     package enum Kind: String, Sendable, Hashable {
         case timeout, responseTooLarge, connectionFailed, tls, cancelled
+        case invalidRequest, invalidConfiguration, undecodableBody, proxyAuthenticationRequired
     }
 
     package let kind: Kind
@@ -16,11 +17,14 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     /// Whether the connection closed before any of the answer arrived, so that the request can be
     /// sent again at once.
     package let closedBeforeAnswer: Bool
+    /// A note on what was wrong, free of secrets, for the ``APIError/detail``.
+    package let detail: String?
 
-    package init(_ kind: Kind, underlying: (any Error)? = nil, closedBeforeAnswer: Bool = false) {
+    package init(_ kind: Kind, underlying: (any Error)? = nil, closedBeforeAnswer: Bool = false, detail: String? = nil) {
         self.kind = kind
         self.underlying = underlying
         self.closedBeforeAnswer = closedBeforeAnswer
+        self.detail = detail
     }
 
     /// The request's deadline passed: reported as ``APIError/Kind/timeout``.
@@ -45,8 +49,35 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         TransportError(.tls, underlying: underlying)
     }
 
-    /// The kind, without the underlying error's text.
-    public var description: String { "TransportError.\(kind.rawValue)" }
+    /// The transport cannot send this request as it is (a URL it cannot read, a limit outside
+    /// what it supports): reported as ``APIError/Kind/invalidRequest`` with `reason` as its
+    /// detail, never retried. `reason` must hold no secret: it is shown.
+    public static func invalidRequest(_ reason: String, underlying: (any Error)? = nil) -> TransportError {
+        TransportError(.invalidRequest, underlying: underlying, detail: reason)
+    }
+    /// The transport was set up with settings it cannot use (a proxy URL, a certificate that
+    /// does not match its key): reported as ``APIError/Kind/invalidConfiguration`` with `reason`
+    /// as its detail, never retried. `reason` must hold no secret: it is shown.
+    public static func invalidConfiguration(_ reason: String, underlying: (any Error)? = nil) -> TransportError {
+        TransportError(.invalidConfiguration, underlying: underlying, detail: reason)
+    }
+    /// The body arrived but cannot be read as its `Content-Encoding` says (a broken gzip stream):
+    /// reported as ``APIError/Kind/decodingFailed``.
+    public static func undecodableBody(_ underlying: any Error) -> TransportError {
+        TransportError(.undecodableBody, underlying: underlying, detail: "the compressed body could not be decompressed")
+    }
+    /// A forward proxy answered `407 Proxy Authentication Required`: reported as
+    /// ``APIError/Kind/authentication``.
+    public static func proxyAuthenticationRequired(_ underlying: (any Error)? = nil) -> TransportError {
+        TransportError(
+            .proxyAuthenticationRequired,
+            underlying: underlying,
+            detail: "the proxy asked for credentials (407): name them in http.proxyCredentialService"
+        )
+    }
+
+    /// The kind, and the note on what was wrong, without the underlying error's text.
+    public var description: String { "TransportError.\(kind.rawValue)" + (detail.map { ": " + $0 } ?? "") }
 
     /// This error as the ``APIError`` a call reports.
     var apiError: APIError {
@@ -56,14 +87,18 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
             case .responseTooLarge: .responseTooLarge
             case .tls: .tls
             case .cancelled: .cancelled
-            default: .transport
+            case .invalidRequest: .invalidRequest
+            case .invalidConfiguration: .invalidConfiguration
+            case .undecodableBody: .decodingFailed
+            case .proxyAuthenticationRequired: .authentication
+            case .connectionFailed: .transport
             }
         // What to look at, never what the certificate holds.
         let detail: String? =
             kind == .tls
             ? "the TLS handshake failed: check that http.tls.caFile or http.tls.caDirectory names the server's CA, "
                 + "that the baseURL's host is one the certificate names, and http.tls.minimumVersion"
-            : (underlying as? ConnectionNotMade)?.description
+            : self.detail ?? (underlying as? ConnectionNotMade)?.description
         var error = APIError(kind: apiKind, detail: detail, underlying: underlying)
         error.closedBeforeAnswer = closedBeforeAnswer
         error.mayRetry = apiKind == .transport && (underlying as? any FinalTransportFailure)?.isFinal != true

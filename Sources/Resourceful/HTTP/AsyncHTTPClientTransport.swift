@@ -33,7 +33,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     private let isShutDown = Atomic<Bool>(false)
     /// Why the settings cannot make a working client (an unreadable CA file, say): every call fails
     /// with it, before anything is sent.
-    private let setupError: APIError?
+    private let setupError: TransportError?
     /// Follows a client certificate and key on disk, when they are configured.
     private let clientCertificate: ClientCertificateReloader?
     /// Whether 3xx answers are taken from the client before it can follow them: a caller's client
@@ -131,7 +131,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             problem = problem ?? error
         }
         self.proxied = proxied
-        setupError = problem
+        // Settings it cannot use fail every call, as the one kind of error a transport throws.
+        setupError = problem.map { TransportError.invalidConfiguration($0.detail ?? "the transport's settings cannot be used", underlying: $0.underlying) }
         self.ownsClient = true
     }
 
@@ -189,7 +190,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         let remaining = ContinuousClock.now.duration(to: request.deadline)
         guard remaining > .zero else { throw TransportError.timeout }
         guard (0...Int(UInt32.max)).contains(request.maxResponseBytes) else {
-            throw APIError(kind: .invalidRequest, detail: "maxResponseBytes is outside 0 to 4 GiB − 1")
+            throw TransportError.invalidRequest("maxResponseBytes is outside 0 to 4 GiB − 1")
         }
         var headers = HTTPHeaders()
         headers.reserveCapacity(request.headerFields.count)
@@ -205,7 +206,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
                 body: request.body.map { .byteBuffer($0) }
             )
         } catch {
-            throw APIError(kind: .invalidRequest, underlying: error)
+            throw TransportError.invalidRequest("the URL cannot be sent", underlying: error)
         }
         // New connections present the newest client certificate; open ones keep theirs.
         if let clientCertificate { outgoing.tlsConfiguration = clientCertificate.configuration() }
@@ -283,12 +284,12 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
 
     private static func translate(_ error: any Error) -> any Error {
         switch error {
-        case let error as APIError: error
+        case let error as TransportError: error
         case is NIOTooManyBytesError, is ResponseAccumulator.ResponseTooBigError: TransportError.responseTooLarge
         case let error as NIOHTTPDecompression.DecompressionError where error == .limit:
             TransportError(.responseTooLarge, underlying: error)
         case is NIOHTTPDecompression.DecompressionError, is NIOHTTPDecompression.ExtraDecompressionError:
-            APIError(kind: .decodingFailed, detail: "the compressed body could not be decompressed", underlying: error)
+            TransportError.undecodableBody(error)
         case _ where isTLSFailure(error): TransportError.tls(error)
         case let error as NIOConnectionError:
             // Every address of the host was tried: a TLS failure on any of them is the reason.
@@ -301,11 +302,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         case let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout:
             TransportError(.timeout, underlying: error)
         case let error as HTTPClientError where error == .proxyAuthenticationRequired:
-            APIError(
-                kind: .authentication,
-                detail: "the proxy asked for credentials (407): name them in http.proxyCredentialService",
-                underlying: error
-            )
+            TransportError.proxyAuthenticationRequired(error)
         case let error as HTTPClientError where error == .cancelled:
             TransportError(.cancelled, underlying: error)
         default: TransportError.connectionFailed(error)

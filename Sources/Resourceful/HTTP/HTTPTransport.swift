@@ -18,8 +18,14 @@ public import NIOCore
 ///   ``TransportError/closedBeforeAnswer(_:)`` when it closed before any of the answer arrived),
 ///   and a failed TLS handshake with ``TransportError/tls(_:)``.
 ///
-/// Any other error it throws fails the call as ``APIError/Kind/transport`` without another
-/// attempt: only a ``TransportError`` says that trying again may help.
+/// It throws only ``TransportError``: also for a request it cannot send
+/// (``TransportError/invalidRequest(_:underlying:)``), settings it cannot use
+/// (``TransportError/invalidConfiguration(_:underlying:)``), a body it cannot decompress
+/// (``TransportError/undecodableBody(_:)``) and a proxy that wants credentials
+/// (``TransportError/proxyAuthenticationRequired(_:)``). The ``API`` turns what it throws into an
+/// ``APIError`` once, before any middleware sees it. Any other error fails the call as
+/// ``APIError/Kind/transport`` without another attempt: only a ``TransportError`` says that trying
+/// again may help.
 public protocol HTTPTransport: Sendable {
     /// Sends `request` and collects the response.
     func send(_ request: TransportRequest) async throws -> TransportResponse

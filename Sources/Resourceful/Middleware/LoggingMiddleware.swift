@@ -88,7 +88,7 @@ public struct LoggingMiddleware: APIMiddleware {
             return response
         } catch {
             metadata["resourceful.duration-ms"] = .string(Self.milliseconds(since: start))
-            metadata["resourceful.error"] = .string(APIError.wrapping(error).kind.description)
+            metadata["resourceful.error"] = .string(Self.kind(of: error))
             logger.log(level: level, "Request failed", metadata: metadata)
             throw error
         }
@@ -98,6 +98,12 @@ public struct LoggingMiddleware: APIMiddleware {
     private func selected(_ fields: HTTPFields) -> HTTPFields {
         guard case .only(let names) = headers else { return fields }
         return fields.filter { names.contains($0.name) }
+    }
+
+    /// The kind of an error from `next` (an ``APIError``), or the type of one a middleware after
+    /// this one threw: never its text.
+    static func kind(of error: any Error) -> String {
+        (error as? APIError)?.kind.description ?? String(describing: type(of: error))
     }
 
     private static func milliseconds(since start: ContinuousClock.Instant) -> String {

@@ -58,7 +58,7 @@ public struct MetricsMiddleware: APIMiddleware {
             outcome = String(response.status.code)
             return response
         } catch {
-            outcome = APIError.wrapping(error).kind.description
+            outcome = LoggingMiddleware.kind(of: error)
             throw error
         }
     }

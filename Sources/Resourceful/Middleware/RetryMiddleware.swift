@@ -53,7 +53,8 @@ public struct RetryMiddleware: APIMiddleware {
                 guard ContinuousClock.now + wait < request.deadline else { return response }
                 Self.log(context, attempt: attempt, wait: wait, reason: String(response.status.code))
             } catch {
-                let failure = APIError.wrapping(error)
+                // `next` throws what the pipeline classified; a middleware's own error is not retried.
+                guard let failure = error as? APIError else { throw error }
                 // Only a connection failure a transport reported as such may go better next
                 // time: refused connections were already tried again by the transport until its
                 // connect-retry budget was spent, and any other error (a replay with no recording)

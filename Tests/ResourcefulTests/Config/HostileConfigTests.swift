@@ -137,8 +137,9 @@ import Glibc
         try await MockServer.withRunning { server in
             server.stub(.get, "/x", .status(.noContent))
             let tooLarge = TransportRequest(method: .get, url: server.baseURL.absoluteString + "/x", deadline: .now + .seconds(60), maxResponseBytes: Int.max)
-            let error = await #expect(throws: APIError.self) { _ = try await transport.send(tooLarge) }
-            #expect(error?.kind == .invalidRequest)
+            let error = await #expect(throws: TransportError.self) { _ = try await transport.send(tooLarge) }
+            #expect(error.map { APIError.classifying($0, deadline: .now + .seconds(60)).kind } == .invalidRequest)
+            #expect(error?.description == "TransportError.invalidRequest: maxResponseBytes is outside 0 to 4 GiB − 1")
             let fine = TransportRequest(method: .get, url: server.baseURL.absoluteString + "/x", deadline: .now + .seconds(60), maxResponseBytes: 100)
             let answer = try await transport.send(fine)
             #expect(answer.status == .noContent)

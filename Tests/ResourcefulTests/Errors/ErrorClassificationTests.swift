@@ -1,0 +1,71 @@
+import Foundation
+import HTTPTypes
+import Resourceful
+import ResourcefulTesting
+import Testing
+
+/// A transport throws `TransportError`; the pipeline turns it into an `APIError` once, before any
+/// middleware sees it, and every kind a transport may need is one it can make.
+@Suite struct ErrorClassificationTests {
+    /// Records what `next` threw.
+    struct Observe: APIMiddleware {
+        let seen: Locked<[String]>
+        func intercept(
+            _ request: TransportRequest, context: CallContext,
+            next: (TransportRequest, CallContext) async throws -> TransportResponse
+        ) async throws -> TransportResponse {
+            do {
+                return try await next(request, context)
+            } catch {
+                seen.withLock { $0.append(String(describing: type(of: error))) }
+                throw error
+            }
+        }
+    }
+
+    static let cases: [(TransportError, APIError.Kind, String?)] = [
+        (.invalidRequest("the URL has no host"), .invalidRequest, "the URL has no host"),
+        (.invalidConfiguration("the proxy must be an http:// URL"), .invalidConfiguration, "the proxy must be an http:// URL"),
+        (.undecodableBody(CocoaError(.coderReadCorrupt)), .decodingFailed, "the compressed body could not be decompressed"),
+        (.proxyAuthenticationRequired(), .authentication, "the proxy asked for credentials (407): name them in http.proxyCredentialService"),
+        (.responseTooLarge, .responseTooLarge, nil),
+        (.cancelled, .cancelled, nil),
+    ]
+
+    @Test(arguments: 0..<cases.count)
+    func anOutsideTransportMakesEveryKind(index: Int) async throws {
+        let (thrown, kind, detail) = Self.cases[index]
+        let seen = Locked<[String]>([])
+        let stub = StubTransport { _ in throw thrown }
+        let config = APIConfig(baseURL: URL(string: "http://127.0.0.1:9/v1")!, service: "s")
+        let api = API(dependencies: APIDependencies(apiConfig: config, transport: stub), middlewares: [Observe(seen: seen)] + API.defaultMiddlewares + [Observe(seen: seen)])
+        let error = await #expect(throws: APIError.self) { try await api.call(AdHocRequest<Empty, Empty>(.show, "x")) }
+        #expect(error?.kind == kind)
+        #expect(error?.detail == detail)
+        #expect(error?.path == "x")
+        // Never tried again: none of these is a failed connection.
+        #expect(stub.requests.count == 1)
+        // Both the step next to the transport and the outermost one saw the one classified error.
+        #expect(seen.value == ["APIError", "APIError"])
+    }
+
+    @Test func aMiddlewaresOwnErrorIsClassifiedWhereItLeavesThePipeline() async throws {
+        struct Refusal: Error {}
+        struct Refuse: APIMiddleware {
+            func intercept(
+                _ request: TransportRequest, context: CallContext,
+                next: (TransportRequest, CallContext) async throws -> TransportResponse
+            ) async throws -> TransportResponse { throw Refusal() }
+        }
+        let seen = Locked<[String]>([])
+        let stub = StubTransport { _ in TransportResponse(status: .noContent) }
+        let config = APIConfig(baseURL: URL(string: "http://127.0.0.1:9/v1")!, service: "s")
+        let api = API(dependencies: APIDependencies(apiConfig: config, transport: stub), middlewares: API.defaultMiddlewares + [Observe(seen: seen), Refuse()])
+        let error = await #expect(throws: APIError.self) { try await api.call(AdHocRequest<Empty, Empty>(.show, "x")) }
+        #expect(error?.kind == .transport)
+        #expect(error?.underlying is Refusal)
+        // The retry step did not take a middleware's own error for a failed connection.
+        #expect(seen.value == ["Refusal"])
+        #expect(stub.requests.isEmpty)
+    }
+}
