@@ -100,7 +100,7 @@ public struct HTTPTransportConformance<Transport: HTTPTransport>: Sendable {
             try expect(response.status == .ok, check, "\(method.rawValue) answered \(response.status.code)")
             try expect(response.headerFields[HTTPField.Name("X-Method")!] == method.rawValue, check, "the method arrived as another")
             try expect(response.headerFields[token] == "value \(method.rawValue)", check, "a header field did not arrive or come back")
-            try expect(response.body == (body ?? ByteBuffer()), check, "the \(method.rawValue) body did not arrive or come back byte for byte")
+            try expect(try await response.body.collect(upTo: 1 << 20) == (body ?? ByteBuffer()), check, "the \(method.rawValue) body did not arrive or come back byte for byte")
         }
         try expect(server.requests.last?.query == "q=a%20b", check, "the query did not arrive as given")
     }
@@ -115,7 +115,7 @@ public struct HTTPTransportConformance<Transport: HTTPTransport>: Sendable {
         try expect(moved.headerFields[.location] == "/elsewhere", check, "the Location field was lost")
         let broken = try await transport.send(request(server, .get, "/broken"))
         try expect(broken.status == .internalServerError, check, "a 500 came back as \(broken.status.code)")
-        try expect(broken.body.readableBytes == 13, check, "the error body was lost")
+        try expect(try await broken.body.collect(upTo: 1 << 20).readableBytes == 13, check, "the error body was lost")
     }
 
     private func endsAtTheDeadline(_ server: MockServer) async throws {
@@ -133,10 +133,13 @@ public struct HTTPTransportConformance<Transport: HTTPTransport>: Sendable {
     private func stopsReadingPastTheLimit(_ server: MockServer) async throws {
         let check = "stopsReadingPastTheLimit"
         server.stub(.get, "/large", MockResponse(status: .ok, body: Data(repeating: 0x61, count: 64 * 1024)))
-        let kind = try await failureKind(check) { _ = try await transport.send(request(server, .get, "/large", maxResponseBytes: 1024)) }
+        // A transport that streams the body may report it while the body is read.
+        let kind = try await failureKind(check) {
+            _ = try await transport.send(request(server, .get, "/large", maxResponseBytes: 1024)).body.collect(upTo: 1024)
+        }
         try expect(kind == .responseTooLarge, check, "a 64 KiB body over a 1 KiB limit ended as \(kind.map { "\($0)" } ?? "a response")")
         let fits = try await transport.send(request(server, .get, "/large", maxResponseBytes: 64 * 1024))
-        try expect(fits.body.readableBytes == 64 * 1024, check, "a body of exactly the limit was not returned whole")
+        try expect(try await fits.body.collect(upTo: 64 * 1024).readableBytes == 64 * 1024, check, "a body of exactly the limit was not returned whole")
     }
 
     private func honoursCancellation(_ server: MockServer) async throws {

@@ -24,7 +24,9 @@ struct AppTransport: HTTPTransport {
         var outgoing = HTTPClientRequest(url: request.url)
         outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
         for field in request.headerFields { outgoing.headers.add(name: field.name.rawName, value: field.value) }
-        if let body = request.body { outgoing.body = .bytes(body) }
+        if let body = request.body {
+            outgoing.body = body.bytes.map { .bytes($0) } ?? .stream(body, length: body.length.map { .known(Int64($0)) } ?? .unknown)
+        }
         let (seconds, attoseconds) = remaining.components
         let deadline = NIODeadline.now() + .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
         do {
@@ -118,7 +120,9 @@ struct AppTransportFollowingRedirects: HTTPTransport {
         var outgoing = HTTPClientRequest(url: request.url)
         outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
         for field in request.headerFields { outgoing.headers.add(name: field.name.rawName, value: field.value) }
-        if let body = request.body { outgoing.body = .bytes(body) }
+        if let body = request.body {
+            outgoing.body = body.bytes.map { .bytes($0) } ?? .stream(body, length: body.length.map { .known(Int64($0)) } ?? .unknown)
+        }
         let response = try await client.execute(outgoing, timeout: .seconds(5))
         var fields = HTTPFields()
         for (name, value) in response.headers {

@@ -43,7 +43,8 @@ extension API {
                 logger: logger
             )
             let response = try await send(built.request, context: context)
-            return try ResponseValidator.validate(response, for: request, decoder: options.responseDecoder)
+            let body = try await collect(response.body, upTo: options.maxResponseBytes, deadline: built.request.deadline)
+            return try ResponseValidator.validate(response, body: body, for: request, decoder: options.responseDecoder)
         } catch {
             throw error.with(method: request.verb.method(update: options.updateMethod), path: maskedPath(request.path))
         }
@@ -96,6 +97,17 @@ extension API {
             return try await chain(request, context)
         } catch {
             throw APIError.classifying(error, deadline: request.deadline)
+        }
+    }
+
+    /// Step 4: the whole body, as the simple path has it (a streamed body read to its end, no
+    /// more than `maxBytes`).
+    private func collect(_ body: TransportBody, upTo maxBytes: Int, deadline: ContinuousClock.Instant) async throws(APIError) -> ByteBuffer {
+        if let bytes = body.bytes { return bytes }
+        do {
+            return try await body.collect(upTo: maxBytes)
+        } catch {
+            throw APIError.classifying(error, deadline: deadline)
         }
     }
 

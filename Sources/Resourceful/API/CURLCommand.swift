@@ -18,9 +18,14 @@ struct CURLCommand {
             lines.append("--header " + Self.quote("\(field.name.rawName): \(redactor.headerValue(field.name, field.value))"))
         }
         var note: String?
-        if let body = request.body, body.readableBytes > 0 {
+        if let streamed = request.body, streamed.bytes == nil {
+            note = "# The body (\(streamed.length.map { "\($0) bytes" } ?? "size unknown")) is left out: it is streamed. Save it as request-body.bin."
+            lines.append("--data-binary @request-body.bin")
+        } else if let body = request.body?.bytes, body.readableBytes > 0 {
             let contentType = request.headerFields[.contentType]
-            let masked = request.shouldRedactRequestBody ? nil : redactor.maskedBody(Data(buffer: body), contentType: contentType)
+            let masked =
+                request.shouldRedactRequestBody
+                ? nil : redactor.maskedBody(Data(buffer: body, byteTransferStrategy: .noCopy), contentType: contentType)
             if let masked, let text = String(data: masked, encoding: .utf8), !text.utf8.contains(0) {
                 lines.append("--data-binary " + Self.quote(text))
             } else {

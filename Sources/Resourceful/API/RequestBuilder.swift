@@ -104,7 +104,7 @@ struct RequestBuilder: Sendable {
             method: request.verb.method(update: options.updateMethod),
             target: target,
             headerFields: fields,
-            body: body,
+            body: body.map(TransportBody.init),
             deadline: start + options.timeout,
             maxResponseBytes: options.maxResponseBytes
         )

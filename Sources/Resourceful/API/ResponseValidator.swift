@@ -6,12 +6,14 @@ import NIOFoundationEssentialsCompat
 /// Step 4 of a call: a 2xx response decodes to the request's `ResourceType`, anything else
 /// becomes an ``APIError`` with the decoded `ErrorResponse`.
 enum ResponseValidator {
+    /// Validates `response`, whose body collected is `body`.
     static func validate<Request: ResourceRequest>(
         _ response: TransportResponse,
+        body: ByteBuffer,
         for request: Request,
         decoder: any ResponseDecoder
     ) throws(APIError) -> APIResponse<Request.ResourceType> {
-        if response.body.readableBytes > 0, let encoding = response.headerFields[.contentEncoding], !isIdentity(encoding) {
+        if body.readableBytes > 0, let encoding = response.headerFields[.contentEncoding], !isIdentity(encoding) {
             // The transport did not decode it (an encoding it does not know, or decompression off).
             throw APIError(
                 kind: .unsupportedContentEncoding,
@@ -21,11 +23,11 @@ enum ResponseValidator {
         }
         guard response.status.kind == .successful else {
             var error = APIError(kind: response.status == .unauthorized ? .unauthorized : .unacceptableStatus, status: response.status)
-            if response.body.readableBytes > 0 {
+            if body.readableBytes > 0 {
                 if Request.ErrorResponse.self != Empty.self {
-                    error.errorResponse = try? decode(Request.ErrorResponse.self, from: response.body, decoder: decoder)
+                    error.errorResponse = try? decode(Request.ErrorResponse.self, from: body, decoder: decoder)
                 } else if response.headerFields[.contentType].map({ MediaType.essence(of: $0) == "application/problem+json" }) == true {
-                    error.errorResponse = try? decode(ProblemDetails.self, from: response.body, decoder: JSONDecoder())
+                    error.errorResponse = try? decode(ProblemDetails.self, from: body, decoder: JSONDecoder())
                 }
             }
             throw error
@@ -35,15 +37,15 @@ enum ResponseValidator {
             value = empty
         } else {
             do {
-                value = try decode(Request.ResourceType.self, from: response.body, decoder: decoder)
+                value = try decode(Request.ResourceType.self, from: body, decoder: decoder)
             } catch {
                 var failure = APIError(kind: .decodingFailed, underlying: error)
                 failure.status = response.status
                 if let decoding = error as? DecodingError {
                     failure.codingPath = APIError.codingPath(of: decoding)
-                    failure.detail = response.body.readableBytes == 0 ? "the body is empty" : APIError.reason(of: decoding)
+                    failure.detail = body.readableBytes == 0 ? "the body is empty" : APIError.reason(of: decoding)
                 }
-                if let type = response.headerFields[.contentType], !MediaType.isJSON(type), response.body.readableBytes > 0 {
+                if let type = response.headerFields[.contentType], !MediaType.isJSON(type), body.readableBytes > 0 {
                     // The server's media type is response text: named only when it is a common one.
                     failure.detail = "the body is \(Self.commonMediaType(type) ?? "of another media type"), not JSON"
                 }

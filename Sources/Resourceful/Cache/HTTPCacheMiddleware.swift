@@ -127,10 +127,12 @@ public struct HTTPCacheMiddleware: APIMiddleware {
         }
         record("miss", context)
         let storesAuthorized = context.options.storesAuthorizedResponses
-        if CachePolicy.refusal(request, response, isCredentialed: key.isCredentialed, storesAuthorizedResponses: storesAuthorized) == nil {
+        if let body = response.body.bytes,
+            CachePolicy.refusal(request, response, isCredentialed: key.isCredentialed, storesAuthorizedResponses: storesAuthorized) == nil
+        {
             let names = CachePolicy.varyingNames(response.headerFields) ?? []
             let entry = HTTPCacheEntry(
-                status: response.status, headerFields: response.headerFields, body: response.body,
+                status: response.status, headerFields: response.headerFields, body: body,
                 requestTime: sent, responseTime: received, varyingFields: CachePolicy.values(of: names, in: request.headerFields)
             )
             await storage.store(entry, forKey: key.storageKey)

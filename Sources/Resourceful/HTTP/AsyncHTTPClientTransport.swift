@@ -197,13 +197,28 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         for field in request.headerFields {
             headers.add(name: field.name.rawName, value: field.value)
         }
+        var body: ByteBuffer?
+        if let requestBody = request.body {
+            // A streamed request body is collected before it is sent.
+            do {
+                if let bytes = requestBody.bytes {
+                    body = bytes
+                } else {
+                    body = try await requestBody.collect(upTo: Int(UInt32.max))
+                }
+            } catch let error as TransportError {
+                throw error
+            } catch {
+                throw TransportError.invalidRequest("the request body's stream failed", underlying: error)
+            }
+        }
         var outgoing: AsyncHTTPClient.HTTPClient.Request
         do {
             outgoing = try AsyncHTTPClient.HTTPClient.Request(
                 url: request.url,
                 method: HTTPMethod(rawValue: request.method.rawValue),
                 headers: headers,
-                body: request.body.map { .byteBuffer($0) }
+                body: body.map { .byteBuffer($0) }
             )
         } catch {
             throw TransportError.invalidRequest("the URL cannot be sent", underlying: error)

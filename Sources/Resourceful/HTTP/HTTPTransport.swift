@@ -1,7 +1,7 @@
 public import HTTPTypes
 public import NIOCore
 
-/// Sends one HTTP request and returns the whole response: the transport under an ``API``.
+/// Sends one HTTP request and returns its response: the transport under an ``API``.
 ///
 /// ``AsyncHTTPClientTransport`` is the live one. `ResourcefulTesting` has a `MockServer` to point
 /// it at, a `StubTransport` for tests of one step without sockets, and `HTTPTransportConformance`,
@@ -9,10 +9,13 @@ public import NIOCore
 ///
 /// An implementation:
 /// - sends the request as it is and returns any status as a response, `3xx` included: redirects
-///   are followed by the ``API``, which decides what may cross to another origin;
+///   are followed by ``RedirectMiddleware``, which decides what may cross to another origin;
+/// - sends a ``TransportBody`` of collected bytes or a stream, and returns the response's body as
+///   either (a stream reports its failures as ``TransportError`` too, while it is read);
 /// - gives up at ``TransportRequest/deadline`` with ``TransportError/timeout``;
 /// - stops reading past ``TransportRequest/maxResponseBytes`` with
-///   ``TransportError/responseTooLarge``;
+///   ``TransportError/responseTooLarge`` (for a streamed body, the ``API`` checks it as it
+///   collects);
 /// - honours task cancellation with ``TransportError/cancelled``;
 /// - reports a failed connection with ``TransportError/connectionFailed(_:)`` (or
 ///   ``TransportError/closedBeforeAnswer(_:)`` when it closed before any of the answer arrived),
@@ -27,7 +30,7 @@ public import NIOCore
 /// ``APIError/Kind/transport`` without another attempt: only a ``TransportError`` says that trying
 /// again may help.
 public protocol HTTPTransport: Sendable {
-    /// Sends `request` and collects the response.
+    /// Sends `request` and returns the response, its body collected or streamed.
     func send(_ request: TransportRequest) async throws -> TransportResponse
 
     /// Releases the transport's connections and threads. Calls after it fail.
@@ -53,8 +56,8 @@ public struct TransportRequest: Sendable {
     }
     /// The header fields.
     public var headerFields: HTTPFields
-    /// The body, if any.
-    public var body: ByteBuffer?
+    /// The body, if any: collected bytes, or a stream (``TransportBody``).
+    public var body: TransportBody?
     /// When the whole exchange, body included, must be over.
     public var deadline: ContinuousClock.Instant
     /// The largest response body to accept.
@@ -72,7 +75,7 @@ public struct TransportRequest: Sendable {
         method: HTTPRequest.Method,
         target: RequestTarget,
         headerFields: HTTPFields = [:],
-        body: ByteBuffer? = nil,
+        body: TransportBody? = nil,
         deadline: ContinuousClock.Instant,
         maxResponseBytes: Int
     ) {
@@ -89,7 +92,7 @@ public struct TransportRequest: Sendable {
         method: HTTPRequest.Method,
         url: String,
         headerFields: HTTPFields = [:],
-        body: ByteBuffer? = nil,
+        body: TransportBody? = nil,
         deadline: ContinuousClock.Instant,
         maxResponseBytes: Int
     ) {
@@ -102,25 +105,50 @@ public struct TransportRequest: Sendable {
             maxResponseBytes: maxResponseBytes
         )
     }
+
+    /// Creates a request for the absolute URL `url` with a body of collected bytes.
+    public init(
+        method: HTTPRequest.Method,
+        url: String,
+        headerFields: HTTPFields = [:],
+        body: ByteBuffer?,
+        deadline: ContinuousClock.Instant,
+        maxResponseBytes: Int
+    ) {
+        self.init(
+            method: method,
+            url: url,
+            headerFields: headerFields,
+            body: body.map(TransportBody.init),
+            deadline: deadline,
+            maxResponseBytes: maxResponseBytes
+        )
+    }
 }
 
-/// A response as it came from the network, body collected.
+/// A response as it came from the network: status, header fields and a body, collected or
+/// streamed.
 public struct TransportResponse: Sendable {
     /// The status.
     public var status: HTTPResponse.Status
     /// The header fields.
     public var headerFields: HTTPFields
-    /// The body; empty when there was none.
-    public var body: ByteBuffer
+    /// The body: collected bytes (empty when there was none), or a stream still arriving.
+    public var body: TransportBody
     /// The targets that answered with a redirect before this response, in order; empty when
     /// none was followed. Set by ``RedirectMiddleware``: a step before it that sees a response
     /// with redirects knows it answers another URL than the request's.
     public var redirects: [RequestTarget] = []
 
     /// Creates a response.
-    public init(status: HTTPResponse.Status, headerFields: HTTPFields = [:], body: ByteBuffer = ByteBuffer()) {
+    public init(status: HTTPResponse.Status, headerFields: HTTPFields = [:], body: TransportBody = TransportBody()) {
         self.status = status
         self.headerFields = headerFields
         self.body = body
+    }
+
+    /// Creates a response with a body of collected bytes.
+    public init(status: HTTPResponse.Status, headerFields: HTTPFields = [:], body: ByteBuffer) {
+        self.init(status: status, headerFields: headerFields, body: TransportBody(body))
     }
 }

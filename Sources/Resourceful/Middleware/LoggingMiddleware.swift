@@ -64,9 +64,7 @@ public struct LoggingMiddleware: APIMiddleware {
         if headers != .none { requestMetadata["resourceful.request.headers"] = .dictionary(redactor.headers(selected(request.headerFields))) }
         if logsRequestBody, let body = request.body {
             requestMetadata["resourceful.request.body"] = .string(
-                context.options.shouldRedactRequestBody
-                    ? "<redacted, \(body.readableBytes) bytes>"
-                    : redactor.body(body, contentType: request.headerFields[.contentType])
+                Self.text(of: body, redacted: context.options.shouldRedactRequestBody, contentType: request.headerFields[.contentType], redactor: redactor)
             )
         }
         logger.log(level: level, "Sending request", metadata: requestMetadata)
@@ -77,11 +75,9 @@ public struct LoggingMiddleware: APIMiddleware {
             metadata["resourceful.status"] = .stringConvertible(response.status.code)
             metadata["resourceful.duration-ms"] = .string(Self.milliseconds(since: start))
             if headers != .none { metadata["resourceful.response.headers"] = .dictionary(redactor.headers(selected(response.headerFields))) }
-            if logsResponseBody, response.body.readableBytes > 0 {
+            if logsResponseBody, !response.body.isEmpty {
                 metadata["resourceful.response.body"] = .string(
-                    context.options.shouldRedactResponseBody
-                        ? "<redacted, \(response.body.readableBytes) bytes>"
-                        : redactor.body(response.body, contentType: response.headerFields[.contentType])
+                    Self.text(of: response.body, redacted: context.options.shouldRedactResponseBody, contentType: response.headerFields[.contentType], redactor: redactor)
                 )
             }
             logger.log(level: level, "Received response", metadata: metadata)
@@ -98,6 +94,13 @@ public struct LoggingMiddleware: APIMiddleware {
     private func selected(_ fields: HTTPFields) -> HTTPFields {
         guard case .only(let names) = headers else { return fields }
         return fields.filter { names.contains($0.name) }
+    }
+
+    /// A body as a line shows it: masked and cut, only its size when redacted, and only its size
+    /// (when known) for a stream, which is read by whoever consumes it, not by the log.
+    private static func text(of body: TransportBody, redacted: Bool, contentType: String?, redactor: Redactor) -> String {
+        guard let bytes = body.bytes else { return "<streamed, \(body.length.map { "\($0) bytes" } ?? "size unknown")>" }
+        return redacted ? "<redacted, \(bytes.readableBytes) bytes>" : redactor.body(bytes, contentType: contentType)
     }
 
     /// The kind of an error from `next` (an ``APIError``), or the type of one a middleware after

@@ -27,6 +27,13 @@ package struct AdHocRequest<ResourceType: Decodable & Sendable, Parameters: Enco
     package var sendsBodyAcrossOrigins = false
     /// How arrays are written in the query string or form body; the configured format unless set.
     package var arrayFormat: ArrayFormat?
+    /// Sets further options; none unless set.
+    package var configureOptions: (@Sendable (inout RequestOptions) -> Void)?
+
+    /// Applies ``configureOptions``.
+    package func configure(_ options: inout RequestOptions) {
+        configureOptions?(&options)
+    }
 
     /// Creates a request.
     package init(

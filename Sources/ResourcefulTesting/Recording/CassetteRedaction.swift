@@ -40,9 +40,9 @@ struct CassetteRedaction: Sendable {
         var result = HARArchive.Request(method: request.method.rawValue, url: url)
         result.headers = headers(request.headerFields)
         result.queryString = Self.queryItems(of: url).map { HARArchive.NameValue(name: $0.name, value: $0.value) }
-        if let body = request.body, body.readableBytes > 0 {
+        if let body = request.body?.bytes, body.readableBytes > 0 {
             let contentType = request.headerFields[.contentType]
-            let kept = keptBody(Data(buffer: body), contentType: contentType, redacted: request.shouldRedactRequestBody)
+            let kept = keptBody(Data(buffer: body, byteTransferStrategy: .noCopy), contentType: contentType, redacted: request.shouldRedactRequestBody)
             result.postData = HARArchive.PostData(mimeType: contentType ?? "", text: kept.text, encoding: kept.encoding, comment: kept.comment)
             result.bodySize = kept.size
         } else {
@@ -53,9 +53,11 @@ struct CassetteRedaction: Sendable {
 
     private func harResponse(_ response: TransportResponse, limit: Int, redacted: Bool) -> HARArchive.Response {
         var fields = response.headerFields
-        var body = Data(buffer: response.body)
+        // The recording transport collects a streamed body before it is recorded.
+        let bytes = response.body.bytes ?? ByteBuffer()
+        var body = Data(buffer: bytes, byteTransferStrategy: .noCopy)
         if let encoding = fields[.contentEncoding], BodyDecompression.decodes(encoding),
-            let decoded = try? BodyDecompression.decompress(response.body, encoding: encoding, limit: limit)
+            let decoded = try? BodyDecompression.decompress(bytes, encoding: encoding, limit: limit)
         {
             // HAR keeps the decoded body; the fields that described the encoded one go with it.
             body = Data(buffer: decoded)

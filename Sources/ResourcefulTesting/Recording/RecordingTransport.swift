@@ -51,7 +51,15 @@ public final class RecordingTransport: HTTPTransport {
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         let started = Date()
         let start = ContinuousClock.now
-        let response = try await transport.send(request)
+        // A recording holds whole bodies: streamed ones are collected, and passed on collected.
+        var request = request
+        if let body = request.body, body.bytes == nil {
+            request.body = TransportBody(try await body.collect(upTo: Int(UInt32.max)))
+        }
+        var response = try await transport.send(request)
+        if response.body.bytes == nil {
+            response.body = TransportBody(try await response.body.collect(upTo: request.maxResponseBytes))
+        }
         let entry = redaction.entry(request: request, response: response, started: started, duration: ContinuousClock.now - start)
         try recorder.append(entry)
         return response

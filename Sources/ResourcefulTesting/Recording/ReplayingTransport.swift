@@ -56,9 +56,14 @@ public final class ReplayingTransport: HTTPTransport {
     ///   ``TransportError/cancelled`` when the task is cancelled.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         if Task.isCancelled { throw TransportError.cancelled }
+        // A streamed body is compared as the bytes it holds.
+        var request = request
+        if let body = request.body, body.bytes == nil {
+            request.body = TransportBody(try await body.collect(upTo: Int(UInt32.max)))
+        }
         switch store.answer(request) {
         case .success(let response):
-            guard response.body.readableBytes <= request.maxResponseBytes else { throw TransportError.responseTooLarge }
+            guard (response.body.length ?? 0) <= request.maxResponseBytes else { throw TransportError.responseTooLarge }
             return response
         case .failure(let error):
             guard let fallback else { throw error }

@@ -77,7 +77,7 @@ struct RequestMatcher: Sendable {
     }
 
     private func sameBody(_ request: TransportRequest, _ recorded: CassetteRequest) -> Bool {
-        let sent = request.body.map { Data(buffer: $0) } ?? Data()
+        let sent = request.body?.bytes.map { Data(buffer: $0, byteTransferStrategy: .noCopy) } ?? Data()
         let contentType = request.headerFields[.contentType] ?? recorded.contentType
         // A body that cannot be masked, or that the request redacts, was left out of the
         // recording: only its absence there can be compared.

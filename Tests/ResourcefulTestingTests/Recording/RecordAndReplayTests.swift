@@ -101,7 +101,7 @@ import Testing
             let live = AsyncHTTPClientTransport(settings: settings)
             let recorder = try RecordingTransport(live, file: file, keepingBodiesThatCannotBeMasked: true)
             let blob = try await recorder.send(Self.get(server.baseURL, "blob"))
-            #expect(Data(buffer: blob.body) == bytes)
+            #expect(Data(buffer: blob.body.bytes ?? ByteBuffer()) == bytes)
             let zipped = try await recorder.send(Self.get(server.baseURL, "zipped"))
             #expect(zipped.headerFields[.contentEncoding] == "gzip")
             try await live.shutdown()
@@ -112,10 +112,10 @@ import Testing
 
             let replayer = try ReplayingTransport(file: file)
             let replayedBlob = try await replayer.send(Self.get(server.baseURL, "blob"))
-            #expect(Data(buffer: replayedBlob.body) == bytes)
+            #expect(Data(buffer: replayedBlob.body.bytes ?? ByteBuffer()) == bytes)
             #expect(replayedBlob.headerFields[.contentType] == "application/octet-stream")
             let replayedZip = try await replayer.send(Self.get(server.baseURL, "zipped"))
-            #expect(String(buffer: replayedZip.body) == #"{"id":5,"name":"Zipped"}"#)
+            #expect(String(buffer: replayedZip.body.bytes ?? ByteBuffer()) == #"{"id":5,"name":"Zipped"}"#)
             #expect(replayedZip.headerFields[.contentEncoding] == nil)
         }
     }

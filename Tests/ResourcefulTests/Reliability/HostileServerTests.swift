@@ -95,7 +95,7 @@ import Testing
         try await plainTransport.shutdown()
         let plain = try JSONEncoder().encode(users)
         #expect(raw.headerFields[.contentEncoding] == "gzip")
-        #expect(raw.body.readableBytes < plain.count / 2)
+        #expect((raw.body.length ?? .max) < plain.count / 2)
         try await transport.shutdown()
         try await nginx.stop()
     }

@@ -1,0 +1,148 @@
+public import NIOCore
+
+/// The body of a ``TransportRequest`` or ``TransportResponse``: bytes already collected, or an
+/// async sequence of buffers still arriving.
+///
+/// Collected bytes are the simple path, and what every body is today unless a transport or
+/// middleware streams one. A streamed body is read once, at the pace of its reader: a transport
+/// that hands over an async sequence with back-pressure reads the network only as fast as the
+/// body is consumed. ``collect(upTo:)`` turns either into one buffer, refusing one larger than a
+/// limit.
+///
+/// ```swift
+/// let body = TransportBody(stream: chunks, length: 2_048)
+/// for try await chunk in body { try handle.write(chunk) }
+/// ```
+public struct TransportBody: Sendable {
+    private enum Storage: Sendable {
+        case bytes(ByteBuffer)
+        case stream(any AsyncSequence<ByteBuffer, any Error> & Sendable, length: Int?)
+    }
+
+    private let storage: Storage
+
+    /// An empty body.
+    public init() {
+        storage = .bytes(ByteBuffer())
+    }
+
+    /// A body of collected bytes.
+    public init(_ bytes: ByteBuffer) {
+        storage = .bytes(bytes)
+    }
+
+    /// A body of the UTF-8 bytes of `text`.
+    public init(_ text: String) {
+        storage = .bytes(ByteBuffer(string: text))
+    }
+
+    /// A body that arrives as the buffers of `stream`, `length` bytes in all when known. It can be
+    /// read once.
+    public init<Stream: AsyncSequence & Sendable>(stream: Stream, length: Int? = nil) where Stream.Element == ByteBuffer {
+        storage = .stream(ThrowingBuffers(base: stream), length: length)
+    }
+
+    /// The bytes, when the body is collected; `nil` for a stream.
+    public var bytes: ByteBuffer? {
+        if case .bytes(let bytes) = storage { return bytes }
+        return nil
+    }
+
+    /// The body's size in bytes, when known: always for collected bytes, for a stream when it
+    /// was given.
+    public var length: Int? {
+        switch storage {
+        case .bytes(let bytes): bytes.readableBytes
+        case .stream(_, let length): length
+        }
+    }
+
+    /// Whether the body is known to hold no bytes.
+    public var isEmpty: Bool { length == 0 }
+
+    /// The whole body as one buffer: the bytes as they are, or a stream read to its end.
+    ///
+    /// - Throws: ``TransportError/responseTooLarge`` as soon as more than `maxBytes` bytes arrived
+    ///   (reading no further), or what the stream threw.
+    public func collect(upTo maxBytes: Int) async throws -> ByteBuffer {
+        switch storage {
+        case .bytes(let bytes):
+            guard bytes.readableBytes <= maxBytes else { throw TransportError.responseTooLarge }
+            return bytes
+        case .stream(let stream, let length):
+            if let length, length > maxBytes { throw TransportError.responseTooLarge }
+            var collected = ByteBuffer()
+            if let length { collected.reserveCapacity(length) }
+            for try await var chunk in stream {
+                guard chunk.readableBytes <= maxBytes - collected.readableBytes else { throw TransportError.responseTooLarge }
+                collected.writeBuffer(&chunk)
+            }
+            return collected
+        }
+    }
+}
+
+extension TransportBody: AsyncSequence {
+    /// Buffers of the body, in order.
+    public typealias Element = ByteBuffer
+    /// What reading a stream may throw.
+    public typealias Failure = any Error
+
+    /// Reads a body: collected bytes as one buffer (none when empty), a stream as it arrives.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        fileprivate enum State {
+            case bytes(ByteBuffer)
+            case stream(any AsyncIteratorProtocol<ByteBuffer, any Error>)
+            case done
+        }
+
+        fileprivate var state: State
+
+        /// The next buffer, or `nil` at the end.
+        public mutating func next() async throws -> ByteBuffer? {
+            switch state {
+            case .bytes(let bytes):
+                state = .done
+                return bytes.readableBytes > 0 ? bytes : nil
+            case .stream(var iterator):
+                let chunk = try await Self.advance(&iterator)
+                state = chunk == nil ? .done : .stream(iterator)
+                return chunk
+            case .done:
+                return nil
+            }
+        }
+
+        private static func advance(_ iterator: inout some AsyncIteratorProtocol<ByteBuffer, any Error>) async throws -> ByteBuffer? {
+            try await iterator.next()
+        }
+    }
+
+    /// Starts reading the body.
+    public func makeAsyncIterator() -> AsyncIterator {
+        switch storage {
+        case .bytes(let bytes): AsyncIterator(state: .bytes(bytes))
+        case .stream(let stream, _): AsyncIterator(state: .stream(stream.makeAsyncIterator()))
+        }
+    }
+}
+
+/// A sequence of buffers as one that may throw, whatever its own failure type.
+private struct ThrowingBuffers<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable where Base.Element == ByteBuffer {
+    typealias Element = ByteBuffer
+    typealias Failure = any Error
+
+    let base: Base
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var base: Base.AsyncIterator
+
+        mutating func next() async throws -> ByteBuffer? {
+            try await base.next()
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: base.makeAsyncIterator())
+    }
+}
