@@ -44,7 +44,7 @@ public enum Command {
         variables.merge(environment) { $1 }
         let childEnvironment = variables
         let start = ContinuousClock.now
-        let (status, text) = try await onOwnThread { () throws -> (Int32, String) in
+        let (status, text) = try await ProcessTestSupport.onOwnThread { () throws -> (Int32, String) in
             let process = Process()
             SignalMask.configure(process, executable, arguments)
             process.environment = childEnvironment
@@ -64,14 +64,6 @@ public enum Command {
         return Result(status: status, output: text, duration: ContinuousClock.now - start)
     }
 
-    /// Runs `work`, which blocks, on a thread of its own and returns its result.
-    static func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(with: Swift.Result { try work() })
-            }
-        }
-    }
 }
 
 /// The `resourceful` tool built beside the test bundle.

@@ -24,7 +24,7 @@ package struct SensitiveNames: Sendable {
     private let suffixes: [[UInt8]]
 
     /// The built-in names and `extra` ones (configured headers and keys).
-    init(extra: [String] = []) {
+    package init(extra: [String] = []) {
         var seen: Set<[UInt8]> = []
         var suffixes: [[UInt8]] = []
         for name in Self.builtIn + extra {

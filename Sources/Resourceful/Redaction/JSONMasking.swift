@@ -1,0 +1,241 @@
+/// Masks the values of secret keys in a JSON document in one pass over its bytes: no object tree,
+/// and every byte that is not a masked value kept as it was (order, spacing, number forms).
+///
+/// The document is checked against the JSON grammar (RFC 8259) as it is read; one that does not
+/// follow it, or nests deeper than ``maxDepth``, cannot be masked and gives `nil`, so that it is
+/// never shown as it is. Keys are compared decoded (`"pass\u0077ord"` is `password`).
+enum JSONMasking {
+    /// The deepest nesting read; deeper documents are not masked (nor shown).
+    static let maxDepth = 512
+    /// What a masked value becomes.
+    private static let replacement = Array("\"\(Redactor.mask)\"".utf8)
+
+    /// The result of masking a document.
+    enum Outcome: Equatable {
+        /// No key was masked: the document as it is.
+        case unchanged
+        /// The document with masked values replaced.
+        case masked([UInt8])
+        /// Not JSON (or too deep).
+        case invalid
+    }
+
+    /// Masks `bytes`, a whole JSON text (any value at the top, whitespace around it).
+    static func mask(_ bytes: UnsafeBufferPointer<UInt8>, isMasked: (String) -> Bool) -> Outcome {
+        // The scanner lives only within this call.
+        withoutActuallyEscaping(isMasked) { isMasked in
+            var scanner = Scanner(bytes: bytes, isMasked: isMasked)
+            scanner.skipWhitespace()
+            guard scanner.value(depth: 0) else { return .invalid }
+            scanner.skipWhitespace()
+            guard scanner.index == bytes.count else { return .invalid }
+            guard let output = scanner.output else { return .unchanged }
+            return .masked(output + bytes[scanner.copied...])
+        }
+    }
+
+    private struct Scanner {
+        let bytes: UnsafeBufferPointer<UInt8>
+        let isMasked: (String) -> Bool
+        var index = 0
+        /// The masked document so far, up to ``copied``; `nil` while nothing was masked.
+        var output: [UInt8]?
+        /// How far the input is copied into ``output``.
+        var copied = 0
+        /// How many masked values the scanner is inside: their own keys are not looked at.
+        var inMasked = 0
+
+        init(bytes: UnsafeBufferPointer<UInt8>, isMasked: @escaping (String) -> Bool) {
+            self.bytes = bytes
+            self.isMasked = isMasked
+        }
+
+        var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+        mutating func skipWhitespace() {
+            while let byte = current, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { index += 1 }
+        }
+
+        mutating func value(depth: Int) -> Bool {
+            guard let byte = current else { return false }
+            switch byte {
+            case UInt8(ascii: "{"): return object(depth: depth + 1)
+            case UInt8(ascii: "["): return array(depth: depth + 1)
+            case UInt8(ascii: "\""): return string(decoding: false) != nil
+            case UInt8(ascii: "t"): return literal("true")
+            case UInt8(ascii: "f"): return literal("false")
+            case UInt8(ascii: "n"): return literal("null")
+            default: return number()
+            }
+        }
+
+        mutating func object(depth: Int) -> Bool {
+            guard depth <= JSONMasking.maxDepth else { return false }
+            index += 1
+            skipWhitespace()
+            if current == UInt8(ascii: "}") {
+                index += 1
+                return true
+            }
+            while true {
+                skipWhitespace()
+                guard current == UInt8(ascii: "\""), let key = string(decoding: inMasked == 0) else { return false }
+                skipWhitespace()
+                guard current == UInt8(ascii: ":") else { return false }
+                index += 1
+                skipWhitespace()
+                let start = index
+                let masks = inMasked == 0 && isMasked(key)
+                if masks { inMasked += 1 }
+                guard value(depth: depth) else { return false }
+                if masks {
+                    inMasked -= 1
+                    replace(start..<index)
+                }
+                skipWhitespace()
+                switch current {
+                case UInt8(ascii: ","): index += 1
+                case UInt8(ascii: "}"):
+                    index += 1
+                    return true
+                default: return false
+                }
+            }
+        }
+
+        mutating func array(depth: Int) -> Bool {
+            guard depth <= JSONMasking.maxDepth else { return false }
+            index += 1
+            skipWhitespace()
+            if current == UInt8(ascii: "]") {
+                index += 1
+                return true
+            }
+            while true {
+                skipWhitespace()
+                guard value(depth: depth) else { return false }
+                skipWhitespace()
+                switch current {
+                case UInt8(ascii: ","): index += 1
+                case UInt8(ascii: "]"):
+                    index += 1
+                    return true
+                default: return false
+                }
+            }
+        }
+
+        /// Writes the masked value in place of `range`.
+        mutating func replace(_ range: Range<Int>) {
+            var result = output ?? []
+            if output == nil { result.reserveCapacity(bytes.count) }
+            result.append(contentsOf: bytes[copied..<range.lowerBound])
+            result.append(contentsOf: JSONMasking.replacement)
+            output = result
+            copied = range.upperBound
+        }
+
+        mutating func literal(_ text: StaticString) -> Bool {
+            let count = text.utf8CodeUnitCount
+            guard bytes.count - index >= count else { return false }
+            for offset in 0..<count where bytes[index + offset] != text.utf8Start[offset] { return false }
+            index += count
+            return true
+        }
+
+        mutating func number() -> Bool {
+            if current == UInt8(ascii: "-") { index += 1 }
+            if current == UInt8(ascii: "0") {
+                index += 1
+            } else {
+                guard digits() else { return false }
+            }
+            if current == UInt8(ascii: ".") {
+                index += 1
+                guard digits() else { return false }
+            }
+            if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+                index += 1
+                if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
+                guard digits() else { return false }
+            }
+            return true
+        }
+
+        /// One or more decimal digits.
+        mutating func digits() -> Bool {
+            let start = index
+            while let byte = current, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") { index += 1 }
+            return index > start
+        }
+
+        /// Reads a string at `index` (its opening quote); its decoded text when `decoding`, else
+        /// an empty one; `nil` when it breaks the grammar.
+        mutating func string(decoding: Bool) -> String? {
+            index += 1
+            var text: [UInt8] = []
+            while let byte = current {
+                index += 1
+                switch byte {
+                case UInt8(ascii: "\""):
+                    return decoding ? String(decoding: text, as: UTF8.self) : ""
+                case UInt8(ascii: "\\"):
+                    guard let escaped = current else { return nil }
+                    index += 1
+                    switch escaped {
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): text.append(escaped)
+                    case UInt8(ascii: "b"): text.append(0x08)
+                    case UInt8(ascii: "f"): text.append(0x0C)
+                    case UInt8(ascii: "n"): text.append(0x0A)
+                    case UInt8(ascii: "r"): text.append(0x0D)
+                    case UInt8(ascii: "t"): text.append(0x09)
+                    case UInt8(ascii: "u"):
+                        guard let unit = hexUnit() else { return nil }
+                        if decoding { appendScalar(unit, to: &text) }
+                    default: return nil
+                    }
+                case 0x00..<0x20:
+                    return nil
+                default:
+                    if decoding { text.append(byte) }
+                }
+            }
+            return nil
+        }
+
+        /// Four hex digits after `\u`.
+        mutating func hexUnit() -> UInt16? {
+            guard bytes.count - index >= 4 else { return nil }
+            var unit: UInt16 = 0
+            for _ in 0..<4 {
+                let byte = bytes[index]
+                let digit: UInt8
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+                default: return nil
+                }
+                unit = unit << 4 | UInt16(digit)
+                index += 1
+            }
+            return unit
+        }
+
+        /// Appends the character of `unit`, reading a low surrogate after a high one; a lone
+        /// surrogate becomes U+FFFD.
+        mutating func appendScalar(_ unit: UInt16, to text: inout [UInt8]) {
+            var scalar = Unicode.Scalar(unit)
+            if (0xD800..<0xDC00).contains(unit), bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") {
+                let saved = index
+                index += 2
+                if let low = hexUnit(), (0xDC00..<0xE000).contains(low) {
+                    scalar = Unicode.Scalar(0x10000 + (UInt32(unit) - 0xD800) << 10 + (UInt32(low) - 0xDC00))
+                } else {
+                    index = saved
+                }
+            }
+            text.append(contentsOf: Array(String(Character(scalar ?? "\u{FFFD}")).utf8))
+        }
+    }
+}

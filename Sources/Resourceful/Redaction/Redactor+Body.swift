@@ -1,0 +1,66 @@
+package import Foundation
+import NIOCore
+import NIOFoundationEssentialsCompat
+
+extension Redactor {
+    /// A whole body with masked fields replaced, when its media type says how to find them (JSON,
+    /// form, multipart) and it reads as that type; `nil` when it cannot be masked (no or another
+    /// media type, or not what its type says), so that it is never shown or kept as it is. An
+    /// empty body, and JSON without a masked key, are returned byte for byte.
+    package func maskedBody(_ body: Data, contentType: String?) -> Data? {
+        guard !body.isEmpty else { return body }
+        guard let contentType else { return nil }
+        let essence = String(MediaType.essence(of: contentType))
+        if MediaType.isJSON(essence) {
+            return maskedJSON(body)
+        }
+        if MediaType.isForm(essence) {
+            return Data(query(String(decoding: body, as: UTF8.self)).utf8)
+        }
+        if essence == "multipart/form-data", let boundary = MultipartMasking.boundary(of: contentType) {
+            return MultipartMasking.mask(body, boundary: boundary) { isMasked(formName: $0) }
+        }
+        return nil
+    }
+
+    /// What stands for a body that is not shown: its size and media type.
+    package static func leftOut(_ byteCount: Int, contentType: String?, reason: String) -> String {
+        let type = contentType.map { String(MediaType.essence(of: $0)) } ?? ""
+        return "<\(byteCount) bytes of \(type.isEmpty ? "unknown type" : type), left out: \(reason)>"
+    }
+
+    /// A body as it may be logged: JSON and form bodies with masked fields replaced, cut to the
+    /// configured size; other content only as its size, since it cannot be masked.
+    func body(_ buffer: ByteBuffer, contentType: String?) -> String {
+        guard buffer.readableBytes > 0 else { return "" }
+        let type = contentType.map { String(MediaType.essence(of: $0)) } ?? ""
+        guard MediaType.isJSON(type) || MediaType.isForm(type) else {
+            return "<\(buffer.readableBytes) bytes of \(type.isEmpty ? "unknown type" : type)>"
+        }
+        guard let masked = maskedBody(Data(buffer: buffer, byteTransferStrategy: .noCopy), contentType: type) else {
+            return "<\(buffer.readableBytes) bytes, not valid JSON>"
+        }
+        return cut(String(decoding: masked, as: UTF8.self))
+    }
+
+    private func cut(_ text: String) -> String {
+        let utf8 = text.utf8
+        guard utf8.count > maxBodyBytes else { return text }
+        let prefix = String(decoding: utf8.prefix(maxBodyBytes), as: UTF8.self)
+        return prefix + "… (\(utf8.count) bytes)"
+    }
+
+    /// A JSON document with the values of masked keys replaced, in one pass over its bytes
+    /// (``JSONMasking``); the document byte for byte when it holds no masked key, or `nil` when it
+    /// is not JSON.
+    private func maskedJSON(_ data: Data) -> Data? {
+        let outcome = data.withUnsafeBytes { raw in
+            JSONMasking.mask(raw.bindMemory(to: UInt8.self)) { names.contains($0) }
+        }
+        switch outcome {
+        case .unchanged: return data
+        case .masked(let bytes): return Data(bytes)
+        case .invalid: return nil
+        }
+    }
+}
