@@ -13,8 +13,8 @@ import Testing
 
     /// What a subscriber saw.
     final class Recorder: Sendable {
-        let values = Mutex<[Item]>([])
-        let completion = Mutex<Subscribers.Completion<APIError>?>(nil)
+        let values = Locked<[Item]>([])
+        let completion = Locked<Subscribers.Completion<APIError>?>(nil)
         let completed = Event()
 
         func wait() async { await completed.wait() }
@@ -30,15 +30,14 @@ import Testing
         )
     }
 
-    private func api(_ server: MockServer) -> (API, AsyncHTTPClientTransport) {
-        let transport = AsyncHTTPClientTransport()
-        return (API(dependencies: APIDependencies(apiConfig: APIConfig(baseURL: server.baseURL, service: "s"), transport: transport)), transport)
+    private func api(_ server: MockServer, _ transport: AsyncHTTPClientTransport) -> API {
+        API(dependencies: APIDependencies(apiConfig: APIConfig(baseURL: server.baseURL, service: "s"), transport: transport))
     }
 
     @Test func coldSingleValue() async throws {
-        try await MockServer.withRunning { server in
+        try await MockServer.withTransport { server, transport in
             server.stub(.get, "/items/1", try .json(Item(id: 1)))
-            let (api, transport) = api(server)
+            let api = api(server, transport)
             let publisher = api.publisher(for: AdHocRequest<Item, Resourceful.Empty>(.show, "items/1"))
             #expect(server.requests.isEmpty)
             let recorder = Recorder()
@@ -56,14 +55,13 @@ import Testing
             #expect(server.requests.count == 2)
             cancellable.cancel()
             second.cancel()
-            try await transport.shutdown()
         }
     }
 
     @Test func failureCarriesTheAPIError() async throws {
-        try await MockServer.withRunning { server in
+        try await MockServer.withTransport { server, transport in
             server.stub(.get, "/items/2", .status(.notFound))
-            let (api, transport) = api(server)
+            let api = api(server, transport)
             let recorder = Recorder()
             let cancellable = subscribe(api.publisher(for: AdHocRequest<Item, Resourceful.Empty>(.show, "items/2")), to: recorder)
             await recorder.wait()
@@ -75,7 +73,6 @@ import Testing
             #expect(error.status == .notFound)
             #expect(recorder.values.withLock { $0 }.isEmpty)
             cancellable.cancel()
-            try await transport.shutdown()
         }
     }
 

@@ -103,13 +103,13 @@ import Testing
         ]
         try await MockServer.withRunning { server in
             server.stub(.get, "/me", .json(raw: #"{"id":1}"#))
-            let transport = AsyncHTTPClientTransport()
-            for storage in storages {
-                let deps = APIDependencies(apiConfig: APIConfig(baseURL: server.baseURL, service: service), authenticationStorage: storage, transport: transport)
-                _ = try await API(dependencies: deps).call(AdHocRequest<[String: Int], Empty>(.show, "me"))
-                _ = try await API(dependencies: deps).call(AdHocRequest<[String: Int], Empty>(.show, "me"))
+            try await AsyncHTTPClientTransport.withTransport { transport in
+                for storage in storages {
+                    let deps = APIDependencies(apiConfig: APIConfig(baseURL: server.baseURL, service: service), authenticationStorage: storage, transport: transport)
+                    _ = try await API(dependencies: deps).call(AdHocRequest<[String: Int], Empty>(.show, "me"))
+                    _ = try await API(dependencies: deps).call(AdHocRequest<[String: Int], Empty>(.show, "me"))
+                }
             }
-            try await transport.shutdown()
             #expect(server.requests.map { $0.headerFields[.authorization] } == Array(repeating: "Bearer same-token", count: 4))
         }
         try await keyring.delete(service: service, account: "ada")

@@ -57,9 +57,9 @@ struct AppTransport: HTTPTransport {
 
 @Suite struct HTTPTransportConformanceTests {
     @Test func theLiveTransportConforms() async throws {
-        let transport = AsyncHTTPClientTransport()
-        try await HTTPTransportConformance(transport: transport).run()
-        try await transport.shutdown()
+        try await AsyncHTTPClientTransport.withTransport { transport in
+            try await HTTPTransportConformance(transport: transport).run()
+        }
     }
 
     @Test func aTransportWrittenByAnAppConforms() async throws {
@@ -69,9 +69,9 @@ struct AppTransport: HTTPTransport {
     }
 
     @Test func aStubForwardingToATransportConforms() async throws {
-        let transport = AsyncHTTPClientTransport()
-        try await HTTPTransportConformance(transport: StubTransport { try await transport.send($0) }).run()
-        try await transport.shutdown()
+        try await AsyncHTTPClientTransport.withTransport { transport in
+            try await HTTPTransportConformance(transport: StubTransport { try await transport.send($0) }).run()
+        }
     }
 
     @Test func aTransportThatFollowsRedirectsFailsTheSuite() async throws {

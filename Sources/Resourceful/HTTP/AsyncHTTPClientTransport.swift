@@ -150,6 +150,23 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         throw APIError(kind: .invalidConfiguration, detail: "the proxy credential must be a Basic or Bearer Proxy-Authorization value")
     }
 
+    /// Creates a transport with `settings`, runs `body` with it, and shuts it down however `body`
+    /// ends, as AsyncHTTPClient's `HTTPClient.withHTTPClient` does for a client.
+    public static func withTransport<T>(
+        settings: APIConfig.HTTPSettings = APIConfig.HTTPSettings(),
+        _ body: (AsyncHTTPClientTransport) async throws -> T
+    ) async throws -> T {
+        let transport = AsyncHTTPClientTransport(settings: settings)
+        do {
+            let result = try await body(transport)
+            try await transport.shutdown()
+            return result
+        } catch {
+            try? await transport.shutdown()
+            throw error
+        }
+    }
+
     /// Creates a transport over a client the caller owns; ``shutdown()`` leaves it running.
     ///
     /// The client's own TLS, proxy and pool settings hold. Its redirect setting does not: a `3xx`

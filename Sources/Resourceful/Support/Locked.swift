@@ -13,6 +13,11 @@ package struct Locked<Value: Sendable>: Sendable {
         box = NIOLockedValueBox(value)
     }
 
+    /// A copy of the value, read under the lock.
+    package var value: Value {
+        box.withLockedValue { $0 }
+    }
+
     /// Runs `body` with the value, holding the lock.
     package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         try box.withLockedValue(body)

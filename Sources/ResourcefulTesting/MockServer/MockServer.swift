@@ -3,7 +3,7 @@ public import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import Resourceful
+public import Resourceful
 import Synchronization
 
 /// A real HTTP/1.1 server on the loopback interface, for tests of code that calls an API.
@@ -84,6 +84,27 @@ public final class MockServer: Sendable {
         } catch {
             try? await server.shutdown()
             throw error
+        }
+    }
+
+    /// Starts a server and a live transport, runs `body` with them, and shuts both down however
+    /// `body` ends: the usual frame of a test that calls a server.
+    ///
+    /// ```swift
+    /// try await MockServer.withTransport { server, transport in
+    ///     server.stub(.get, "/users/42", try .json(User(id: 42, name: "Ada")))
+    ///     let api = API(dependencies: APIDependencies(apiConfig: APIConfig(baseURL: server.baseURL, service: "s"), transport: transport))
+    ///     _ = try await api.call(ShowUser(id: 42))
+    /// }
+    /// ```
+    public static func withTransport<T>(
+        settings: APIConfig.HTTPSettings = APIConfig.HTTPSettings(),
+        _ body: (MockServer, AsyncHTTPClientTransport) async throws -> T
+    ) async throws -> T {
+        try await withRunning { server in
+            try await AsyncHTTPClientTransport.withTransport(settings: settings) { transport in
+                try await body(server, transport)
+            }
         }
     }
 

@@ -116,14 +116,14 @@ import Testing
     @Test func keepAliveReusesOneConnection() async throws {
         try await MockServer.withRunning { server in
             server.stub(.get, "/k", .status(.noContent))
-            let transport = AsyncHTTPClientTransport()
-            for _ in 0..<5 {
-                let request = TransportRequest(
-                    method: .get, url: server.baseURL.absoluteString + "/k", deadline: .now + .seconds(60), maxResponseBytes: 100
-                )
-                _ = try await transport.send(request)
+            try await AsyncHTTPClientTransport.withTransport { transport in
+                for _ in 0..<5 {
+                    let request = TransportRequest(
+                        method: .get, url: server.baseURL.absoluteString + "/k", deadline: .now + .seconds(60), maxResponseBytes: 100
+                    )
+                    _ = try await transport.send(request)
+                }
             }
-            try await transport.shutdown()
             #expect(server.requests.count == 5)
             #expect(server.connectionCount == 1)
         }
@@ -132,12 +132,12 @@ import Testing
     @Test func shutdownWithAnOpenConnectionReturns() async throws {
         let server = try await MockServer.start()
         server.stub(.get, "/k", .status(.noContent))
-        let transport = AsyncHTTPClientTransport()
-        _ = try await transport.send(
-            TransportRequest(method: .get, url: server.baseURL.absoluteString + "/k", deadline: .now + .seconds(60), maxResponseBytes: 100)
-        )
-        try await server.shutdown()
-        try await transport.shutdown()
+        try await AsyncHTTPClientTransport.withTransport { transport in
+            _ = try await transport.send(
+                TransportRequest(method: .get, url: server.baseURL.absoluteString + "/k", deadline: .now + .seconds(60), maxResponseBytes: 100)
+            )
+            try await server.shutdown()
+        }
         #expect(server.requests.count == 1)
     }
 }

@@ -9,10 +9,10 @@ import Testing
     typealias User = CassetteFixture.User
 
     private func show(_ cassette: Cassette, _ server: MockServer, _ path: String) async throws -> User {
-        let live = AsyncHTTPClientTransport()
-        defer { Task { try? await live.shutdown() } }
-        let transport = try cassette.transport(network: live)
-        return try await CassetteFixture.api(server.baseURL, transport).call(AdHocRequest<User, Empty>(.show, ResourcePath(encoded: path)))
+        try await AsyncHTTPClientTransport.withTransport { live in
+            let transport = try cassette.transport(network: live)
+            return try await CassetteFixture.api(server.baseURL, transport).call(AdHocRequest<User, Empty>(.show, ResourcePath(encoded: path)))
+        }
     }
 
     @Test func onceRecordsWhenTheFileIsMissingAndReplaysAfter() async throws {
@@ -80,11 +80,11 @@ import Testing
             server.stub(.get, "/users/2", try .json(User(id: 2, name: "Grace")))
             _ = try await show(Cassette(file, mode: .record), server, "users/1")
             let cassette = Cassette(file, mode: .newEpisodes)
-            let live = AsyncHTTPClientTransport()
-            let api = CassetteFixture.api(server.baseURL, try cassette.transport(network: live))
-            #expect(try await api.call(AdHocRequest<User, Empty>(.show, "users/1")).name == "Ada")
-            #expect(try await api.call(AdHocRequest<User, Empty>(.show, "users/2")).name == "Grace")
-            try await live.shutdown()
+            try await AsyncHTTPClientTransport.withTransport { live in
+                let api = CassetteFixture.api(server.baseURL, try cassette.transport(network: live))
+                #expect(try await api.call(AdHocRequest<User, Empty>(.show, "users/1")).name == "Ada")
+                #expect(try await api.call(AdHocRequest<User, Empty>(.show, "users/2")).name == "Grace")
+            }
             // users/1 came from the file, users/2 from the server, and is now in the file too.
             #expect(server.requests.map(\.path) == ["/users/1", "/users/2"])
             let replayer = try ReplayingTransport(file: file)

@@ -67,9 +67,9 @@ import Testing
             port: proxyPort, log: directory.appendingPathComponent("mitmproxy.log")
         )
         let baseURL = try #require(URL(string: "http://127.0.0.1:\(proxyPort)"))
-        let live = AsyncHTTPClientTransport()
-        let answered = try await Self.calls(CassetteFixture.api(baseURL, live))
-        try await live.shutdown()
+        let answered = try await AsyncHTTPClientTransport.withTransport { live in
+            try await Self.calls(CassetteFixture.api(baseURL, live))
+        }
         // mitmproxy writes the HAR file as it exits.
         await mitmproxy.stop()
         await php.stop()
@@ -87,9 +87,9 @@ import Testing
         let har = directory.appendingPathComponent("recorded.har")
         let php = try await Self.startPHP(in: directory)
         let baseURL = try #require(URL(string: "http://127.0.0.1:\(php.port)"))
-        let live = AsyncHTTPClientTransport()
-        let answered = try await Self.calls(CassetteFixture.api(baseURL, try RecordingTransport(live, file: har)))
-        try await live.shutdown()
+        let answered = try await AsyncHTTPClientTransport.withTransport { live in
+            try await Self.calls(CassetteFixture.api(baseURL, try RecordingTransport(live, file: har)))
+        }
         await php.stop()
         #expect(answered.count == 6)
         #expect(try CassetteFixture.secretsIn(har) == [])

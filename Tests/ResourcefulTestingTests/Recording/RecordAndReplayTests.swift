@@ -64,15 +64,12 @@ import Testing
 
     @Test func recordsFromALiveServerAndReplaysWithItGone() async throws {
         let file = try CassetteFixture.scratchFile()
-        let server = try await MockServer.start()
-        let baseURL = server.baseURL
-        try stubs(server)
-        let live = AsyncHTTPClientTransport()
-        let recorder = try Cassette(file, mode: .record).transport(network: live)
-        let recorded = try await calls(CassetteFixture.api(baseURL, recorder))
-        let requestsSeen = server.requests.count
-        try await live.shutdown()
-        try await server.shutdown()
+        let (baseURL, recorded, requestsSeen) = try await MockServer.withTransport { server, live in
+            try stubs(server)
+            let recorder = try Cassette(file, mode: .record).transport(network: live)
+            let recorded = try await calls(CassetteFixture.api(server.baseURL, recorder))
+            return (server.baseURL, recorded, server.requests.count)
+        }
 
         #expect(requestsSeen == 10)
         #expect(recorded.contains("retried User(id: 7, name: \"Flaky\")"))
@@ -98,13 +95,13 @@ import Testing
             // A transport that leaves bodies compressed: the recording must still keep the plain one.
             var settings = APIConfig.HTTPSettings()
             settings.decompression = false
-            let live = AsyncHTTPClientTransport(settings: settings)
-            let recorder = try RecordingTransport(live, file: file, keepingBodiesThatCannotBeMasked: true)
-            let blob = try await recorder.send(Self.get(server.baseURL, "blob"))
-            #expect(Data(buffer: blob.body.bytes ?? ByteBuffer()) == bytes)
-            let zipped = try await recorder.send(Self.get(server.baseURL, "zipped"))
-            #expect(zipped.headerFields[.contentEncoding] == "gzip")
-            try await live.shutdown()
+            try await AsyncHTTPClientTransport.withTransport(settings: settings) { live in
+                let recorder = try RecordingTransport(live, file: file, keepingBodiesThatCannotBeMasked: true)
+                let blob = try await recorder.send(Self.get(server.baseURL, "blob"))
+                #expect(Data(buffer: blob.body.bytes ?? ByteBuffer()) == bytes)
+                let zipped = try await recorder.send(Self.get(server.baseURL, "zipped"))
+                #expect(zipped.headerFields[.contentEncoding] == "gzip")
+            }
 
             let text = try String(contentsOf: file, encoding: .utf8)
             #expect(text.contains(#""encoding" : "base64""#))

@@ -9,10 +9,10 @@ import Testing
 /// and keeps every exchange of concurrent calls.
 @Suite struct RecordingTransportTests {
     @Test func passesTheTransportConformanceChecks() async throws {
-        let live = AsyncHTTPClientTransport()
-        let recorder = try RecordingTransport(live, file: try CassetteFixture.scratchFile())
-        try await HTTPTransportConformance(transport: recorder).run()
-        try await recorder.shutdown()
+        try await AsyncHTTPClientTransport.withTransport { live in
+            let recorder = try RecordingTransport(live, file: try CassetteFixture.scratchFile())
+            try await HTTPTransportConformance(transport: recorder).run()
+        }
     }
 
     @Test func keepsEveryExchangeOfConcurrentCalls() async throws {
@@ -21,15 +21,15 @@ import Testing
             server.route(.get, "/users/:id") { request in
                 .json(raw: #"{"id":\#(request.pathParameters["id"] ?? "0"),"name":"n"}"#)
             }
-            let live = AsyncHTTPClientTransport()
-            let api = CassetteFixture.api(server.baseURL, try RecordingTransport(live, file: file))
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for id in 1...32 {
-                    group.addTask { _ = try await api.call(AdHocRequest<CassetteFixture.User, Empty>(.show, "users/\(id)")) }
+            try await AsyncHTTPClientTransport.withTransport { live in
+                let api = CassetteFixture.api(server.baseURL, try RecordingTransport(live, file: file))
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for id in 1...32 {
+                        group.addTask { _ = try await api.call(AdHocRequest<CassetteFixture.User, Empty>(.show, "users/\(id)")) }
+                    }
+                    try await group.waitForAll()
                 }
-                try await group.waitForAll()
             }
-            try await live.shutdown()
             let replayer = try ReplayingTransport(file: file)
             let replayAPI = CassetteFixture.api(server.baseURL, replayer)
             for id in (1...32).reversed() {

@@ -54,15 +54,15 @@ import Testing
             server.stub(.get, "/v1/text", MockResponse(status: .ok, headerFields: [.contentType: "text/plain"], body: Data("password=\(Self.textSecret)".utf8)))
             server.stub(.get, "/v1/untyped", MockResponse(status: .ok, body: Data("token \(Self.textSecret)".utf8)))
             server.stub(.post, "/v1/sessions", MockResponse(status: .ok, headerFields: [.contentType: "application/json"], body: Data(#"{"note":"\#(Self.loginPassword)"}"#.utf8)))
-            let live = AsyncHTTPClientTransport()
-            let recorder = try RecordingTransport(live, file: file)
-            let api = CassetteFixture.api(server.baseURL.appendingPathComponent("v1"), recorder)
-            _ = try await api.call(Empty204(path: "moved"))
-            for path in ["xml", "text", "untyped"] {
-                _ = try? await api.call(AdHocRequest<Empty, Empty>(.show, ResourcePath(encoded: path)))
+            try await AsyncHTTPClientTransport.withTransport { live in
+                let recorder = try RecordingTransport(live, file: file)
+                let api = CassetteFixture.api(server.baseURL.appendingPathComponent("v1"), recorder)
+                _ = try await api.call(Empty204(path: "moved"))
+                for path in ["xml", "text", "untyped"] {
+                    _ = try? await api.call(AdHocRequest<Empty, Empty>(.show, ResourcePath(encoded: path)))
+                }
+                _ = try await api.call(LogIn())
             }
-            _ = try await api.call(LogIn())
-            try await live.shutdown()
         }
         let text = try String(contentsOf: file, encoding: .utf8)
         for secret in [Self.signature, CassetteFixture.accessToken, Self.linkKey, Self.xmlSecret, Self.textSecret, Self.loginPassword] {

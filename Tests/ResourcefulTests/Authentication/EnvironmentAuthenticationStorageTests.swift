@@ -1,7 +1,6 @@
 import Foundation
 import Resourceful
 import ResourcefulTesting
-import Synchronization
 import Testing
 
 @Suite struct EnvironmentAuthenticationStorageTests {
@@ -52,7 +51,7 @@ import Testing
     }
 
     @Test func passesTheConformanceSuite() async throws {
-        let variables = Mutex<[String: String]>([:])
+        let variables = Locked<[String: String]>([:])
         let storage = EnvironmentAuthenticationStorage { name in variables.withLock { $0[name] } }
         try await AuthenticationStorageConformance(storage: storage) { header, service in
             let name = EnvironmentAuthenticationStorage.variableName(prefix: storage.prefix, service: service, suffix: "AUTHORIZATION")

@@ -100,17 +100,17 @@ import Testing
                     "upstream.service": "s",
                 ])
             )
-            let transport = AsyncHTTPClientTransport(settings: config.http)
-            let api = API(
-                dependencies: APIDependencies(
-                    apiConfig: config,
-                    authenticationStorage: InMemoryAuthenticationStorage(["s": "Bearer t"]),
-                    transport: transport
+            try await AsyncHTTPClientTransport.withTransport(settings: config.http) { transport in
+                let api = API(
+                    dependencies: APIDependencies(
+                        apiConfig: config,
+                        authenticationStorage: InMemoryAuthenticationStorage(["s": "Bearer t"]),
+                        transport: transport
+                    )
                 )
-            )
-            _ = try await api.call(Ping())
-            #expect(server.requests.first?.headerFields[.authorization] == "Bearer t")
-            try await transport.shutdown()
+                _ = try await api.call(Ping())
+                #expect(server.requests.first?.headerFields[.authorization] == "Bearer t")
+            }
         }
     }
 }

@@ -131,10 +131,10 @@ import Glibc
     }
 
     @Test func aTransportGivenOutOfRangeSettingsDoesNotTrap() async throws {
-        let transport = AsyncHTTPClientTransport(
-            settings: .init(maximumConnectionsPerHost: -1, idleTimeout: .seconds(-1), connectTimeout: .seconds(Int64.max), maxDecompressionRatio: -3)
+        let settings = APIConfig.HTTPSettings(
+            maximumConnectionsPerHost: -1, idleTimeout: .seconds(-1), connectTimeout: .seconds(Int64.max), maxDecompressionRatio: -3
         )
-        try await MockServer.withRunning { server in
+        try await MockServer.withTransport(settings: settings) { server, transport in
             server.stub(.get, "/x", .status(.noContent))
             let tooLarge = TransportRequest(method: .get, url: server.baseURL.absoluteString + "/x", deadline: .now + .seconds(60), maxResponseBytes: Int.max)
             let error = await #expect(throws: TransportError.self) { _ = try await transport.send(tooLarge) }
@@ -144,6 +144,5 @@ import Glibc
             let answer = try await transport.send(fine)
             #expect(answer.status == .noContent)
         }
-        try await transport.shutdown()
     }
 }

@@ -40,14 +40,15 @@ import Testing
         }
     }
 
-    private func makeAPI(_ setup: Setup, version: APIConfig.HTTPVersionChoice, timeout: Duration = .seconds(30)) -> (API, AsyncHTTPClientTransport) {
+    /// Runs `body` with an API through nginx, its transport shut down however `body` ends.
+    private func withAPI(_ setup: Setup, version: APIConfig.HTTPVersionChoice, _ body: (API) async throws -> Void) async throws {
         var config = APIConfig(baseURL: URL(string: "https://localhost:\(setup.nginx.port)/v1")!, service: "s")
         config.http.version = version
         config.http.tls.caFile = setup.pki.caFile
-        config.timeout = timeout
         config.retry = .init(maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: .milliseconds(20))
-        let transport = AsyncHTTPClientTransport(settings: config.http)
-        return (API(dependencies: APIDependencies(apiConfig: config, transport: transport)), transport)
+        try await AsyncHTTPClientTransport.withTransport(settings: config.http) { transport in
+            try await body(API(dependencies: APIDependencies(apiConfig: config, transport: transport)))
+        }
     }
 
     /// The access log's lines for `path`, once nginx has written `count` of them.
@@ -63,12 +64,12 @@ import Testing
     @Test func concurrentCallsShareOneHTTP2Connection() async throws {
         try await withServers { setup in
             setup.upstream.stub(.get, "/v1/ok", .status(.noContent))
-            let (api, transport) = makeAPI(setup, version: .automatic)
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<32 { group.addTask { _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "ok")) } }
-                try await group.waitForAll()
+            try await withAPI(setup, version: .automatic) { api in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for _ in 0..<32 { group.addTask { _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "ok")) } }
+                    try await group.waitForAll()
+                }
             }
-            try await transport.shutdown()
             let lines = try await lines(setup.nginx, path: "/v1/ok", count: 32)
             #expect(lines.count == 32)
             #expect(lines.allSatisfy { $0[1] == "HTTP/2.0" })
@@ -79,12 +80,12 @@ import Testing
     @Test func http1SpeaksHTTP1() async throws {
         try await withServers { setup in
             setup.upstream.stub(.get, "/v1/ok", .status(.noContent))
-            let (api, transport) = makeAPI(setup, version: .http1)
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<8 { group.addTask { _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "ok")) } }
-                try await group.waitForAll()
+            try await withAPI(setup, version: .http1) { api in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for _ in 0..<8 { group.addTask { _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "ok")) } }
+                    try await group.waitForAll()
+                }
             }
-            try await transport.shutdown()
             let lines = try await lines(setup.nginx, path: "/v1/ok", count: 8)
             #expect(lines.count == 8)
             #expect(lines.allSatisfy { $0[1] == "HTTP/1.1" })
@@ -98,41 +99,41 @@ import Testing
             setup.upstream.stub(.get, "/v1/flaky", .status(.serviceUnavailable), .status(.serviceUnavailable), .status(.noContent))
             // The configured 30 s: a first TLS connection under the thread sanitizer, on a machine
             // busy with other suites, can take most of a second or two.
-            let (api, transport) = makeAPI(setup, version: version)
-            _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "flaky"))
-            #expect(try await lines(setup.nginx, path: "/v1/flaky", count: 3).count == 3)
+            try await withAPI(setup, version: version) { api in
+                _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "flaky"))
+                #expect(try await lines(setup.nginx, path: "/v1/flaky", count: 3).count == 3)
 
-            // An answer later than the deadline: a time-out at the deadline, not after the answer.
-            var slow = MockResponse.status(.noContent)
-            slow.delay = .seconds(5)
-            setup.upstream.stub(.get, "/v1/slow", slow)
-            let start = ContinuousClock.now
-            let late = await #expect(throws: APIError.self) {
-                _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "slow", timeout: .milliseconds(1500)))
-            }
-            #expect(late?.kind == .timeout)
-            #expect(ContinuousClock.now - start < .seconds(4))
+                // An answer later than the deadline: a time-out at the deadline, not after the answer.
+                var slow = MockResponse.status(.noContent)
+                slow.delay = .seconds(5)
+                setup.upstream.stub(.get, "/v1/slow", slow)
+                let start = ContinuousClock.now
+                let late = await #expect(throws: APIError.self) {
+                    _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "slow", timeout: .milliseconds(1500)))
+                }
+                #expect(late?.kind == .timeout)
+                #expect(ContinuousClock.now - start < .seconds(4))
 
-            // Cancelling the calling task ends the call at once.
-            let arrived = Event()
-            let held = slow
-            setup.upstream.route(.get, "/v1/held") { _ in
-                arrived.happen()
-                return held
+                // Cancelling the calling task ends the call at once.
+                let arrived = Event()
+                let held = slow
+                setup.upstream.route(.get, "/v1/held") { _ in
+                    arrived.happen()
+                    return held
+                }
+                let call = Task { try await api.call(AdHocRequest<Empty, Empty>(.show, "held")) }
+                // Cancelled once the upstream has the request: the call is in flight.
+                await arrived.wait()
+                let cancelledAt = ContinuousClock.now
+                call.cancel()
+                let result = await call.result
+                #expect(ContinuousClock.now - cancelledAt < .seconds(1))
+                if case .failure(let error as APIError) = result {
+                    #expect(error.kind == .cancelled)
+                } else {
+                    Issue.record("expected a cancelled call, got \(result)")
+                }
             }
-            let call = Task { try await api.call(AdHocRequest<Empty, Empty>(.show, "held")) }
-            // Cancelled once the upstream has the request: the call is in flight.
-            await arrived.wait()
-            let cancelledAt = ContinuousClock.now
-            call.cancel()
-            let result = await call.result
-            #expect(ContinuousClock.now - cancelledAt < .seconds(1))
-            if case .failure(let error as APIError) = result {
-                #expect(error.kind == .cancelled)
-            } else {
-                Issue.record("expected a cancelled call, got \(result)")
-            }
-            try await transport.shutdown()
         }
     }
 }

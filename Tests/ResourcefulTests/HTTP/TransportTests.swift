@@ -58,11 +58,11 @@ import Testing
         let server = try await MockServer.start()
         let url = server.baseURL
         try await server.shutdown()
-        let transport = AsyncHTTPClientTransport(settings: .init(connectTimeout: .milliseconds(300)))
-        let api = API(dependencies: APIDependencies(apiConfig: APIConfig(baseURL: url, service: "s"), transport: transport))
-        let error = await #expect(throws: APIError.self) { _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "x")) }
-        #expect(error?.kind == .transport)
-        try await transport.shutdown()
+        try await AsyncHTTPClientTransport.withTransport(settings: .init(connectTimeout: .milliseconds(300))) { transport in
+            let api = API(dependencies: APIDependencies(apiConfig: APIConfig(baseURL: url, service: "s"), transport: transport))
+            let error = await #expect(throws: APIError.self) { _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "x")) }
+            #expect(error?.kind == .transport)
+        }
     }
 
     @Test func cancellationStopsTheCall() async throws {

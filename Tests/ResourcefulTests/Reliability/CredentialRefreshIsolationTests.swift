@@ -11,7 +11,7 @@ import Testing
 @Suite struct CredentialRefreshIsolationTests {
     /// Gives `Bearer <user>-new` for the user whose old credential it is told to renew next.
     final class PerUserRefresher: CredentialRefresher {
-        let next = Mutex<[String]>([])
+        let next = Locked<[String]>([])
         let count = Atomic<Int>(0)
         func refreshCredential(for service: String) async throws -> String {
             count.add(1, ordering: .relaxed)
@@ -67,7 +67,7 @@ import Testing
     /// A refresher that never returns and ignores cancellation.
     final class Stuck: CredentialRefresher {
         let calls = Atomic<Int>(0)
-        let waiting = Mutex<[CheckedContinuation<Void, Never>]>([])
+        let waiting = Locked<[CheckedContinuation<Void, Never>]>([])
         func refreshCredential(for service: String) async throws -> String {
             if calls.add(1, ordering: .relaxed).oldValue > 0 { return "Bearer good-new" }
             await withCheckedContinuation { continuation in waiting.withLock { $0.append(continuation) } }

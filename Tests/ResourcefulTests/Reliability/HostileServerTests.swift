@@ -81,22 +81,22 @@ import Testing
             try JSONEncoder().encode(users).write(to: nginx.root.appendingPathComponent("users"))
             try nginx.makeReadable()
         }
-        let transport = AsyncHTTPClientTransport()
-        let config = APIConfig(baseURL: URL(string: "http://127.0.0.1:\(nginx.port)")!, service: "nginx")
-        let api = API(dependencies: APIDependencies(apiConfig: config, transport: transport))
-        let response = try await api.response(AdHocRequest<[User], Empty>(.index, "users"))
-        #expect(response.value == users)
-        #expect(response.headerFields[.contentEncoding] == nil)
-        // nginx did compress it: asked by a transport that does not decompress, the body is gzip.
-        let plainTransport = AsyncHTTPClientTransport(settings: .init(decompression: false))
-        let raw = try await plainTransport.send(
-            TransportRequest(method: .get, url: "http://127.0.0.1:\(nginx.port)/users", headerFields: [.acceptEncoding: "gzip"], deadline: .now + .seconds(60), maxResponseBytes: 1 << 20)
-        )
-        try await plainTransport.shutdown()
-        let plain = try JSONEncoder().encode(users)
-        #expect(raw.headerFields[.contentEncoding] == "gzip")
-        #expect((raw.body.length ?? .max) < plain.count / 2)
-        try await transport.shutdown()
+        try await AsyncHTTPClientTransport.withTransport { transport in
+            let config = APIConfig(baseURL: URL(string: "http://127.0.0.1:\(nginx.port)")!, service: "nginx")
+            let api = API(dependencies: APIDependencies(apiConfig: config, transport: transport))
+            let response = try await api.response(AdHocRequest<[User], Empty>(.index, "users"))
+            #expect(response.value == users)
+            #expect(response.headerFields[.contentEncoding] == nil)
+            // nginx did compress it: asked by a transport that does not decompress, the body is gzip.
+            let plainTransport = AsyncHTTPClientTransport(settings: .init(decompression: false))
+            let raw = try await plainTransport.send(
+                TransportRequest(method: .get, url: "http://127.0.0.1:\(nginx.port)/users", headerFields: [.acceptEncoding: "gzip"], deadline: .now + .seconds(60), maxResponseBytes: 1 << 20)
+            )
+            try await plainTransport.shutdown()
+            let plain = try JSONEncoder().encode(users)
+            #expect(raw.headerFields[.contentEncoding] == "gzip")
+            #expect((raw.body.length ?? .max) < plain.count / 2)
+        }
         try await nginx.stop()
     }
 

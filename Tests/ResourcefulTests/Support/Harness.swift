@@ -4,7 +4,6 @@ import InMemoryLogging
 import Logging
 import Resourceful
 import ResourcefulTesting
-import Synchronization
 
 /// A MockServer on loopback, a live transport pointed at it, and a logger that keeps every line.
 struct Harness {
@@ -22,30 +21,22 @@ struct Harness {
         configure: (inout APIConfig) -> Void = { _ in },
         _ body: (inout Harness) async throws -> T
     ) async throws -> T {
-        let server = try await MockServer.start()
-        var config = APIConfig(baseURL: server.baseURL.appendingPathComponent("v1"), service: service)
+        var config = APIConfig(baseURL: URL(string: "http://127.0.0.1")!, service: service)
         config.logging.level = .trace
         config.logging.maskedHeaders = ["X-Api-Key"]
         configure(&config)
-        let transport = AsyncHTTPClientTransport(settings: config.http)
-        let logs = InMemoryLogHandler()
-        var logger = Logger(label: "test", factory: { _ in logs })
-        logger.logLevel = .trace
-        let storage = InMemoryAuthenticationStorage(authorization.map { [service: $0] } ?? [:])
-        var harness = Harness(
-            server: server,
-            logs: logs,
-            dependencies: APIDependencies(apiConfig: config, authenticationStorage: storage, transport: transport, logger: logger)
-        )
-        do {
-            let result = try await body(&harness)
-            try await transport.shutdown()
-            try await server.shutdown()
-            return result
-        } catch {
-            try? await transport.shutdown()
-            try? await server.shutdown()
-            throw error
+        return try await MockServer.withTransport(settings: config.http) { server, transport in
+            config.baseURL = server.baseURL.appendingPathComponent("v1")
+            let logs = InMemoryLogHandler()
+            var logger = Logger(label: "test", factory: { _ in logs })
+            logger.logLevel = .trace
+            let storage = InMemoryAuthenticationStorage(authorization.map { [service: $0] } ?? [:])
+            var harness = Harness(
+                server: server,
+                logs: logs,
+                dependencies: APIDependencies(apiConfig: config, authenticationStorage: storage, transport: transport, logger: logger)
+            )
+            return try await body(&harness)
         }
     }
 
@@ -82,12 +73,4 @@ struct Harness {
 struct User: Codable, Equatable, Sendable {
     var id: Int
     var name: String
-}
-
-/// A value shared between tasks in a test.
-final class Locked<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
-    var value: Value { mutex.withLock { $0 } }
-    func withLock<T: Sendable>(_ body: (inout Value) -> T) -> T { mutex.withLock { body(&$0) } }
 }
