@@ -97,7 +97,7 @@ let benchmarks: @Sendable () -> Void = {
                 var request = try await fixtures.api.transportRequest(for: ShowUser())
                 request.deadline = .now + .seconds(30)
                 let response = try await fixtures.transport.send(request)
-                blackHole(try fixtures.decoder.decode(User.self, from: Data(buffer: response.body, byteTransferStrategy: .noCopy)))
+                blackHole(try fixtures.decoder.decode(User.self, from: Data(buffer: response.body.bytes ?? ByteBuffer(), byteTransferStrategy: .noCopy)))
             }
         }.register("show C=\(concurrency) transport paired", repeats: 4, maxDuration: .seconds(6))
     }
