@@ -15,7 +15,7 @@ import NIOCore
 /// ```
 ///
 /// It checks that the transport sends methods, header fields and bodies as given and returns any
-/// status (`3xx` included: redirects are the ``API``'s to follow); and that a deadline, a body over
+/// status (`3xx` included: redirects are `RedirectMiddleware`'s to follow); and that a deadline, a body over
 /// the limit, a cancellation and a refused connection end in a ``TransportError`` of the kind the
 /// ``API`` reports (a transport throws nothing else). A failure names the check.
 public struct HTTPTransportConformance<Transport: HTTPTransport>: Sendable {

@@ -37,7 +37,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// Follows a client certificate and key on disk, when they are configured.
     private let clientCertificate: ClientCertificateReloader?
     /// Whether 3xx answers are taken from the client before it can follow them: a caller's client
-    /// may follow redirects itself, past the ``API``'s checks.
+    /// may follow redirects itself, past the checks of ``RedirectMiddleware``.
     private let interceptsRedirects: Bool
     /// How refused connections are tried again (``APIConfig/HTTPSettings/connectRetryBudget``).
     private let connectRetry: ConnectRetry
@@ -171,7 +171,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     ///
     /// The client's own TLS, proxy and pool settings hold. Its redirect setting does not: a `3xx`
     /// with a `Location` is taken from the client before it can follow it and reaches the ``API``
-    /// as a response, so the ``API``'s redirect rules (no `https` to `http`, no credential or body
+    /// as a response, so the redirect rules of ``RedirectMiddleware`` (no `https` to `http`, no credential or body
     /// sent on to another origin) hold here too. The `3xx`'s own body is dropped.
     ///
     /// - Parameter decompresses: Whether `client` was configured with `decompression` enabled.
