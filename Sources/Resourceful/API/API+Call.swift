@@ -103,9 +103,11 @@ extension API {
     /// Step 4: the whole body, as the simple path has it (a streamed body read to its end, no
     /// more than `maxBytes`).
     private func collect(_ body: TransportBody, upTo maxBytes: Int, deadline: ContinuousClock.Instant) async throws(APIError) -> ByteBuffer {
-        if let bytes = body.bytes { return bytes }
         do {
-            return try await body.collect(upTo: maxBytes)
+            // Collected bytes (a transport's, or a cache's) are checked against the limit too.
+            if body.bytes != nil { return try await body.collect(upTo: maxBytes) }
+            // A stream is read within the call's deadline, however slowly it arrives.
+            return try await Deadline.run(until: deadline) { try await body.collect(upTo: maxBytes) }
         } catch {
             throw APIError.classifying(error, deadline: deadline)
         }

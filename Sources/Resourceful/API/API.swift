@@ -1,3 +1,4 @@
+import HTTPTypes
 public import Logging
 
 /// The one object every request goes through.
@@ -42,7 +43,9 @@ public struct API: Sendable {
     ///
     /// - Parameter middlewares: The steps around the transport, outermost first; the default is
     ///   ``defaultMiddlewares``. Add your own before them (once per call) or after them (once per
-    ///   attempt, after the attempt is logged): `API.defaultMiddlewares + [Signing()]`.
+    ///   hop of each attempt, after the attempt is logged): `API.defaultMiddlewares + [Signing()]`.
+    ///   A request bound for another origin than its call's (a redirect) leaves without any header
+    ///   field the redaction rules call a secret, whatever a middleware added.
     public init(dependencies: any Dependencies, middlewares: [any APIMiddleware] = API.defaultMiddlewares) {
         config = dependencies.apiConfig
         authenticationStorage = dependencies.authenticationStorage
@@ -61,7 +64,14 @@ public struct API: Sendable {
 
     /// Composes `middlewares`, first outermost, around the transport.
     private static func chain(_ middlewares: [any APIMiddleware], around transport: any HTTPTransport) -> Chain {
-        var next: Chain = { request, _ in
+        var next: Chain = { request, context in
+            var request = request
+            if !request.target.sameOrigin(as: context.target) {
+                // Bound elsewhere than the call's origin (a redirect): whatever the middlewares
+                // after the redirect step added, no credential goes there.
+                let secrets = context.options.crossOriginSecrets
+                request.headerFields = request.headerFields.filter { !secrets.contains($0.name.canonicalName) }
+            }
             do {
                 return try await transport.send(request)
             } catch {

@@ -43,3 +43,13 @@ struct Origin: Hashable, Sendable, CustomStringConvertible {
         String(scheme.filter { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }.prefix(32))
     }
 }
+
+extension RequestTarget {
+    /// Whether this target and `other` share an origin: the same origin string, or two that read
+    /// as one origin (``Origin``). Targets without an origin share one only with each other.
+    func sameOrigin(as other: RequestTarget) -> Bool {
+        if origin == other.origin { return true }
+        guard let mine = URL(string: origin), let theirs = URL(string: other.origin) else { return false }
+        return Origin.same(mine, theirs)
+    }
+}

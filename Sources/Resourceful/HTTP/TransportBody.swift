@@ -72,7 +72,8 @@ public struct TransportBody: Sendable {
         case .stream(let stream, let length):
             if let length, length > maxBytes { throw TransportError.responseTooLarge }
             var collected = ByteBuffer()
-            if let length { collected.reserveCapacity(length) }
+            // What is announced is reserved up to 1 MiB; the rest as it arrives.
+            if let length { collected.reserveCapacity(Swift.min(length, 1 << 20)) }
             for try await var chunk in stream {
                 guard chunk.readableBytes <= maxBytes - collected.readableBytes else { throw TransportError.responseTooLarge }
                 collected.writeBuffer(&chunk)

@@ -102,6 +102,9 @@ public final class CredentialRefreshMiddleware: APIMiddleware {
     ) async throws -> TransportResponse {
         let response = try await next(request, context)
         guard response.status == .unauthorized else { return response }
+        // Another origin's 401 (a redirect) is not this service's to answer with its credential,
+        // and a streamed body cannot be sent again.
+        guard request.target.sameOrigin(as: context.target), request.body?.bytes != nil || request.body == nil else { return response }
         let field = context.options.credentialField
         let sent = request.headerFields[field]
         let header = try await freshCredential(for: Key(service: context.options.service, refused: sent), deadline: request.deadline)

@@ -18,8 +18,11 @@ import NIOCore
 /// fail with ``APIError/Kind/tooManyRedirects``.
 ///
 /// Each hop goes through the middlewares after this one as a request of its own, so that an
-/// ``HTTPCacheMiddleware`` placed after it files each answer under the URL that gave it. The
-/// response names the targets that redirected it in ``TransportResponse/redirects``.
+/// ``HTTPCacheMiddleware`` placed after it files each answer under the URL that gave it. Whatever
+/// those middlewares add (a signature, a refreshed credential), the ``API`` drops every such field
+/// again from a request bound for another origin than its call's, just before the transport. A
+/// `307`/`308` of a request whose body is a stream is refused: the stream was read. The response
+/// names the targets that redirected it in ``TransportResponse/redirects``.
 public struct RedirectMiddleware: APIMiddleware {
     /// Creates the redirect step; its limits come from each call's ``RequestOptions``.
     public init() {}
@@ -74,6 +77,9 @@ public struct RedirectMiddleware: APIMiddleware {
                 current.body = nil
                 current.headerFields[.contentType] = nil
                 current.headerFields[.contentLength] = nil
+            } else if let body = current.body, body.bytes == nil {
+                // A stream is read once: sending it again would send nothing.
+                throw APIError(kind: .redirectRefused, status: response.status, detail: "a \(code) redirect would send a streamed body again")
             } else if crossesOrigin, current.body != nil, !context.options.sendsBodyAcrossOrigins {
                 throw APIError(
                     kind: .redirectRefused,
@@ -82,16 +88,11 @@ public struct RedirectMiddleware: APIMiddleware {
                 )
             }
             if crossesOrigin {
-                let names = sensitive ?? Self.sensitiveNames(context.options)
+                let names = sensitive ?? context.options.crossOriginSecrets
                 sensitive = names
                 current.headerFields = current.headerFields.filter { !names.contains($0.name.canonicalName) }
             }
             current.target = RequestTarget(parsing: target.absoluteString, base: request.target)
         }
-    }
-
-    /// The header fields dropped before another origin.
-    private static func sensitiveNames(_ options: RequestOptions) -> SensitiveNames {
-        SensitiveNames(extra: options.redaction.maskedHeaders + options.redaction.maskedBodyKeys + options.sensitiveRedirectHeaders)
     }
 }

@@ -13,8 +13,8 @@ import Logging
 /// with full jitter. A request whose connection closed before any of the answer arrived (a pooled
 /// keep-alive connection the server had just closed) is sent again at once, without a wait, the
 /// first time in a call. A wait that would pass the call's deadline is not started: the last
-/// answer or error is returned instead. Bodies are held in memory, so every body can be sent
-/// again. TLS failures and refused redirects are never tried again. A create that allows retries
+/// answer or error is returned instead. A body of collected bytes is sent again as it is; a
+/// request whose body is a stream is not tried again (the stream was read). TLS failures and refused redirects are never tried again. A create that allows retries
 /// is sent with one `Idempotency-Key` (unless the request sets its own) across its attempts.
 public struct RetryMiddleware: APIMiddleware {
     /// A policy for every call through this step, in place of each call's
@@ -32,7 +32,8 @@ public struct RetryMiddleware: APIMiddleware {
         context: CallContext,
         next: (TransportRequest, CallContext) async throws -> TransportResponse
     ) async throws -> TransportResponse {
-        guard context.options.allowsRetries else { return try await next(request, context) }
+        // A streamed body is read once: it cannot be sent again.
+        guard context.options.allowsRetries, request.body?.bytes != nil || request.body == nil else { return try await next(request, context) }
         var request = request
         if context.verb == .create, request.headerFields[.idempotencyKey] == nil {
             // One key for all the attempts, so that the server can tell a retried create.

@@ -6,7 +6,7 @@
 /// never shown as it is. Keys are compared decoded (`"pass\u0077ord"` is `password`).
 enum JSONMasking {
     /// The deepest nesting read; deeper documents are not masked (nor shown).
-    static let maxDepth = 512
+    static let maxDepth = 256
     /// What a masked value becomes.
     private static let replacement = Array("\"\(Redactor.mask)\"".utf8)
 
@@ -29,8 +29,9 @@ enum JSONMasking {
             guard scanner.value(depth: 0) else { return .invalid }
             scanner.skipWhitespace()
             guard scanner.index == bytes.count else { return .invalid }
-            guard let output = scanner.output else { return .unchanged }
-            return .masked(output + bytes[scanner.copied...])
+            guard scanner.masked else { return .unchanged }
+            scanner.output.append(contentsOf: bytes[scanner.copied...])
+            return .masked(scanner.output)
         }
     }
 
@@ -38,8 +39,10 @@ enum JSONMasking {
         let bytes: UnsafeBufferPointer<UInt8>
         let isMasked: (String) -> Bool
         var index = 0
-        /// The masked document so far, up to ``copied``; `nil` while nothing was masked.
-        var output: [UInt8]?
+        /// The masked document so far, up to ``copied``; empty while nothing was masked.
+        var output: [UInt8] = []
+        /// Whether a value was masked.
+        var masked = false
         /// How far the input is copied into ``output``.
         var copied = 0
         /// How many masked values the scanner is inside: their own keys are not looked at.
@@ -126,12 +129,15 @@ enum JSONMasking {
         }
 
         /// Writes the masked value in place of `range`.
+        /// Appended in place: each masked value costs the bytes before it once, so a document of
+        /// many masked values is masked in time linear in its size.
         mutating func replace(_ range: Range<Int>) {
-            var result = output ?? []
-            if output == nil { result.reserveCapacity(bytes.count) }
-            result.append(contentsOf: bytes[copied..<range.lowerBound])
-            result.append(contentsOf: JSONMasking.replacement)
-            output = result
+            if !masked {
+                masked = true
+                output.reserveCapacity(bytes.count)
+            }
+            output.append(contentsOf: bytes[copied..<range.lowerBound])
+            output.append(contentsOf: JSONMasking.replacement)
             copied = range.upperBound
         }
 
@@ -190,12 +196,18 @@ enum JSONMasking {
                     case UInt8(ascii: "r"): text.append(0x0D)
                     case UInt8(ascii: "t"): text.append(0x09)
                     case UInt8(ascii: "u"):
-                        guard let unit = hexUnit() else { return nil }
-                        if decoding { appendScalar(unit, to: &text) }
+                        guard let unit = hexUnit(), let scalar = scalar(startingWith: unit) else { return nil }
+                        if decoding { text.append(contentsOf: Array(String(Character(scalar)).utf8)) }
                     default: return nil
                     }
                 case 0x00..<0x20:
                     return nil
+                case 0x80...:
+                    // Valid UTF-8 only: what a lenient reader could read as another key is refused.
+                    let start = index - 1
+                    guard let length = utf8Sequence(at: start) else { return nil }
+                    if decoding { text.append(contentsOf: bytes[start..<start + length]) }
+                    index = start + length
                 default:
                     if decoding { text.append(byte) }
                 }
@@ -222,20 +234,46 @@ enum JSONMasking {
             return unit
         }
 
-        /// Appends the character of `unit`, reading a low surrogate after a high one; a lone
-        /// surrogate becomes U+FFFD.
-        mutating func appendScalar(_ unit: UInt16, to text: inout [UInt8]) {
-            var scalar = Unicode.Scalar(unit)
-            if (0xD800..<0xDC00).contains(unit), bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") {
-                let saved = index
+        /// The character an escape starting with `unit` stands for, reading the low surrogate after
+        /// a high one; `nil` for a lone surrogate.
+        mutating func scalar(startingWith unit: UInt16) -> Unicode.Scalar? {
+            switch unit {
+            case 0xD800..<0xDC00:
+                guard bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else { return nil }
                 index += 2
-                if let low = hexUnit(), (0xDC00..<0xE000).contains(low) {
-                    scalar = Unicode.Scalar(0x10000 + (UInt32(unit) - 0xD800) << 10 + (UInt32(low) - 0xDC00))
-                } else {
-                    index = saved
-                }
+                guard let low = hexUnit(), (0xDC00..<0xE000).contains(low) else { return nil }
+                return Unicode.Scalar(0x10000 + (UInt32(unit) - 0xD800) << 10 + (UInt32(low) - 0xDC00))
+            case 0xDC00..<0xE000:
+                return nil
+            default:
+                return Unicode.Scalar(unit)
             }
-            text.append(contentsOf: Array(String(Character(scalar ?? "\u{FFFD}")).utf8))
+        }
+
+        /// The length of the well-formed UTF-8 sequence at `start` (RFC 3629: no overlong forms,
+        /// no surrogates, nothing past U+10FFFF), or `nil`.
+        func utf8Sequence(at start: Int) -> Int? {
+            let lead = bytes[start]
+            let length: Int
+            var lower: UInt8 = 0x80
+            var upper: UInt8 = 0xBF
+            switch lead {
+            case 0xC2...0xDF: length = 2
+            case 0xE0: length = 3; lower = 0xA0
+            case 0xE1...0xEC, 0xEE...0xEF: length = 3
+            case 0xED: length = 3; upper = 0x9F
+            case 0xF0: length = 4; lower = 0x90
+            case 0xF1...0xF3: length = 4
+            case 0xF4: length = 4; upper = 0x8F
+            default: return nil
+            }
+            guard bytes.count - start >= length else { return nil }
+            for offset in 1..<length {
+                let byte = bytes[start + offset]
+                let (low, high) = offset == 1 ? (lower, upper) : (UInt8(0x80), UInt8(0xBF))
+                guard byte >= low, byte <= high else { return nil }
+            }
+            return length
         }
     }
 }

@@ -50,23 +50,24 @@ public struct RequestOptions: Sendable {
     public var requestEncoder: any RequestEncoder
     /// Decodes the response (the injected decoder; ``ResourceRequest/responseDecoder``).
     public var responseDecoder: any ResponseDecoder
-    /// The service the credential is looked up for (``APIConfig/service``).
-    public var service: String
+    /// The service the credential is looked up for (``APIConfig/service``). Fixed per ``API``, as
+    /// the fields below it: they decide which credential is sent and what counts as a secret.
+    public package(set) var service: String
     /// The header field the credential goes in
     /// (``APIConfig/AuthenticationSettings/headerName``; `Authorization` by default).
-    public var credentialField: HTTPField.Name
+    public package(set) var credentialField: HTTPField.Name
     /// The most redirects followed (``APIConfig/HTTPSettings/maxRedirects``); `0` returns a
     /// redirect as it is.
     public var maxRedirects: Int
     /// Header fields dropped before a redirect to another origin, beside the masked ones
     /// (``APIConfig/HTTPSettings/sensitiveRedirectHeaders``).
-    public var sensitiveRedirectHeaders: [String]
+    public package(set) var sensitiveRedirectHeaders: [String]
     /// Whether answers to credentialed requests may be stored without saying so themselves
     /// (``APIConfig/CacheSettings/storesAuthorizedResponses``).
     public var storesAuthorizedResponses: Bool
     /// What is masked wherever the call is shown: log lines, error descriptions, the cache's keys,
-    /// cURL exports (``APIConfig/redaction``).
-    public var redaction: APIConfig.LogSettings {
+    /// cURL exports (``APIConfig/redaction``, the credential's field among the masked headers).
+    public package(set) var redaction: APIConfig.LogSettings {
         didSet { redactor = Redactor(settings: redaction) }
     }
     /// The masking rules of ``redaction``, made once.
@@ -94,6 +95,13 @@ public struct RequestOptions: Sendable {
         sensitiveRedirectHeaders = config.http.sensitiveRedirectHeaders
         redaction = config.redaction
         redactor = Redactor(settings: redaction)
+    }
+
+    /// The header fields a request sent to another origin than its call's may not carry: those
+    /// the redaction rules mask (the credential's field included) and
+    /// ``sensitiveRedirectHeaders``.
+    package var crossOriginSecrets: SensitiveNames {
+        SensitiveNames(extra: redaction.maskedHeaders + redaction.maskedBodyKeys + sensitiveRedirectHeaders + [credentialField.canonicalName])
     }
 
     /// These options with `request`'s own settings applied, ``ResourceRequest/configure(_:)`` last.
