@@ -24,7 +24,17 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         self.kind = kind
         self.underlying = underlying
         self.closedBeforeAnswer = closedBeforeAnswer
-        self.detail = detail
+        self.detail = detail.map(Self.oneLine)
+    }
+
+    /// `text` as it may stand in a one-line description or log line: without control or
+    /// invisible characters, at most 512 characters.
+    private static func oneLine(_ text: String) -> String {
+        var scalars = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars where scalar.value >= 0x20 && scalar.value != 0x7F && !scalar.properties.isDefaultIgnorableCodePoint {
+            scalars.append(scalar)
+        }
+        return String(String(scalars).prefix(512))
     }
 
     /// The request's deadline passed: reported as ``APIError/Kind/timeout``.

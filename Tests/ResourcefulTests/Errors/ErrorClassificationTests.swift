@@ -68,4 +68,12 @@ import Testing
         #expect(seen.value == ["Refusal"])
         #expect(stub.requests.isEmpty)
     }
+
+    @Test func anOutsideTransportsReasonStaysOnOneLine() {
+        let error = TransportError.invalidRequest("bad\r\nX-Injected: 1\u{0}\u{200B}" + String(repeating: "a", count: 2000))
+        let description = APIError.classifying(error, deadline: .now + .seconds(60)).description
+        #expect(!description.contains("\r") && !description.contains("\n") && !description.contains("\u{0}") && !description.contains("\u{200B}"))
+        #expect(description.contains("badX-Injected: 1"))
+        #expect(description.count < 600)
+    }
 }
