@@ -66,9 +66,14 @@ public struct API: Sendable {
     private static func chain(_ middlewares: [any APIMiddleware], around transport: any HTTPTransport) -> Chain {
         var next: Chain = { request, context in
             var request = request
-            if !request.target.sameOrigin(as: context.target) {
-                // Bound elsewhere than the call's origin (a redirect): whatever the middlewares
-                // after the redirect step added, no credential goes there.
+            if let hop = context.redirect {
+                // A redirect goes where its `Location` says, whatever the steps after the
+                // redirect step changed (a query item with a key, another path).
+                request.target = hop.target
+            }
+            if context.redirect?.leftOrigin == true || !request.target.sameOrigin(as: context.target) {
+                // Bound elsewhere than the call's origin, or back from there: whatever the
+                // middlewares after the redirect step added, no credential goes with it.
                 let secrets = context.options.crossOriginSecrets
                 request.headerFields = request.headerFields.filter { !secrets.contains($0.name.canonicalName) }
             }

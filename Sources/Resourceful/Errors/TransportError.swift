@@ -27,14 +27,22 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         self.detail = detail.map(Self.oneLine)
     }
 
-    /// `text` as it may stand in a one-line description or log line: without control or
-    /// invisible characters, at most 512 characters.
-    private static func oneLine(_ text: String) -> String {
+    /// `text` as it may stand in a one-line description or log line: without control, format,
+    /// separator or invisible characters, at most 512 Unicode scalars.
+    static func oneLine(_ text: String) -> String {
         var scalars = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars where scalar.value >= 0x20 && scalar.value != 0x7F && !scalar.properties.isDefaultIgnorableCodePoint {
-            scalars.append(scalar)
+        var count = 0
+        for scalar in text.unicodeScalars where count < 512 {
+            switch scalar.properties.generalCategory {
+            // Controls (C0, C1, NEL), format characters, line and paragraph separators.
+            case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned: continue
+            default:
+                guard !scalar.properties.isDefaultIgnorableCodePoint else { continue }
+                scalars.append(scalar)
+                count += 1
+            }
         }
-        return String(String(scalars).prefix(512))
+        return String(scalars)
     }
 
     /// The request's deadline passed: reported as ``APIError/Kind/timeout``.
@@ -108,7 +116,7 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
             kind == .tls
             ? "the TLS handshake failed: check that http.tls.caFile or http.tls.caDirectory names the server's CA, "
                 + "that the baseURL's host is one the certificate names, and http.tls.minimumVersion"
-            : self.detail ?? (underlying as? ConnectionNotMade)?.description
+            : self.detail ?? (underlying as? ConnectionNotMade).map { Self.oneLine($0.description) }
         var error = APIError(kind: apiKind, detail: detail, underlying: underlying)
         error.closedBeforeAnswer = closedBeforeAnswer
         error.mayRetry = apiKind == .transport && (underlying as? any FinalTransportFailure)?.isFinal != true

@@ -47,7 +47,9 @@ struct Origin: Hashable, Sendable, CustomStringConvertible {
 extension RequestTarget {
     /// Whether this target and `other` share an origin: the same origin string, or two that read
     /// as one origin (``Origin``). Targets without an origin share one only with each other.
-    func sameOrigin(as other: RequestTarget) -> Bool {
+    package func sameOrigin(as other: RequestTarget) -> Bool {
+        // A base path that does not start with `/` would run on into the URL's authority.
+        guard basePath.isEmpty || basePath.hasPrefix("/") else { return false }
         if origin == other.origin { return true }
         guard let mine = URL(string: origin), let theirs = URL(string: other.origin) else { return false }
         return Origin.same(mine, theirs)

@@ -16,6 +16,15 @@ public struct CallContext: Sendable {
         var options: RequestOptions
         var logger: Logger
         var attempt: Int
+        var redirect: RedirectHop?
+    }
+
+    /// What ``RedirectMiddleware`` tells the steps after it about the hop it sends.
+    package struct RedirectHop: Sendable {
+        /// The target it built from the `Location`: the request must go there unchanged.
+        var target: RequestTarget
+        /// Whether the call has been to another origin than its own: no secret is sent again.
+        var leftOrigin: Bool
     }
 
     private final class Box: Sendable {
@@ -67,6 +76,12 @@ public struct CallContext: Sendable {
         set { fields.attempt = newValue }
     }
 
+    /// The redirect hop this request is, when ``RedirectMiddleware`` sends one.
+    package var redirect: RedirectHop? {
+        get { box.fields.redirect }
+        set { fields.redirect = newValue }
+    }
+
     /// Creates a context.
     package init(
         requestID: String,
@@ -85,7 +100,8 @@ public struct CallContext: Sendable {
                 pathTemplate: pathTemplate,
                 options: options,
                 logger: logger,
-                attempt: attempt
+                attempt: attempt,
+                redirect: nil
             )
         )
     }

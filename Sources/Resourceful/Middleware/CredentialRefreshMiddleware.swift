@@ -102,9 +102,12 @@ public final class CredentialRefreshMiddleware: APIMiddleware {
     ) async throws -> TransportResponse {
         let response = try await next(request, context)
         guard response.status == .unauthorized else { return response }
-        // Another origin's 401 (a redirect) is not this service's to answer with its credential,
-        // and a streamed body cannot be sent again.
-        guard request.target.sameOrigin(as: context.target), request.body?.bytes != nil || request.body == nil else { return response }
+        // A 401 reached through a redirect answers another URL (perhaps another origin's), a
+        // request bound elsewhere is not this service's to answer with its credential, and a
+        // streamed body cannot be sent again: none is refreshed and sent again.
+        guard response.redirects.isEmpty, context.redirect == nil, request.target.sameOrigin(as: context.target),
+            request.body?.bytes != nil || request.body == nil
+        else { return response }
         let field = context.options.credentialField
         let sent = request.headerFields[field]
         let header = try await freshCredential(for: Key(service: context.options.service, refused: sent), deadline: request.deadline)

@@ -45,8 +45,9 @@ public struct RedirectMiddleware: APIMiddleware {
         var visited: Set<String> = []
         var redirects: [RequestTarget] = []
         var sensitive: SensitiveNames?
+        var hopContext = context
         while true {
-            var response = try await next(current, context)
+            var response = try await next(current, hopContext)
             guard limit > 0, Self.isRedirect(response.status.code),
                 let location = response.headerFields[.location],
                 let from = URL(string: current.url)
@@ -93,6 +94,10 @@ public struct RedirectMiddleware: APIMiddleware {
                 current.headerFields = current.headerFields.filter { !names.contains($0.name.canonicalName) }
             }
             current.target = RequestTarget(parsing: target.absoluteString, base: request.target)
+            // The steps after this one see the hop; the API sends it as built here, and without
+            // a secret once the call has been elsewhere.
+            let leftOrigin = (hopContext.redirect?.leftOrigin ?? false) || crossesOrigin
+            hopContext.redirect = CallContext.RedirectHop(target: current.target, leftOrigin: leftOrigin)
         }
     }
 }

@@ -16,6 +16,7 @@ package struct SensitiveNames: Sendable {
         "authorization", "cookie", "password", "passwd", "passphrase", "passcode", "pwd", "secret", "token", "apiKey",
         "privateKey", "secretKey", "signingKey", "accessKey", "encryptionKey", "masterKey", "clientKey", "session",
         "sessionId", "credential", "credentials", "signature", "jwt", "assertion", "codeVerifier",
+        "authentication", "authKey", "subscriptionKey", "functionsKey",
     ]
     /// Short names matched only whole, since as suffixes they would hide ordinary fields
     /// (`pass` ends `bypass` and `compass`; `key` ends `sortKey` and `primaryKey`).
@@ -46,7 +47,8 @@ package struct SensitiveNames: Sendable {
         return false
     }
 
-    /// `name`'s UTF-8 bytes, ASCII lower-cased, without `_`, `-`, `.` and spaces.
+    /// `name`'s UTF-8 bytes, ASCII lower-cased, without `_`, `-`, `.`, spaces and invisible
+    /// characters (a byte order mark or a zero-width space some parsers drop from a key).
     static func normalise(_ name: some StringProtocol) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(name.utf8.count)
@@ -54,9 +56,23 @@ package struct SensitiveNames: Sendable {
             switch byte {
             case UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: " "): continue
             case UInt8(ascii: "A")...UInt8(ascii: "Z"): bytes.append(byte + 32)
+            case 0x80...: return normaliseScalars(name)
             default: bytes.append(byte)
             }
         }
         return bytes
+    }
+
+    /// ``normalise(_:)`` for a name beyond ASCII: invisible characters are left out too.
+    private static func normaliseScalars(_ name: some StringProtocol) -> [UInt8] {
+        var kept = String.UnicodeScalarView()
+        for scalar in name.unicodeScalars where !scalar.properties.isDefaultIgnorableCodePoint {
+            switch scalar {
+            case "_", "-", ".", " ": continue
+            case "A"..."Z": kept.append(Unicode.Scalar(UInt8(scalar.value + 32)))
+            default: kept.append(scalar)
+            }
+        }
+        return Array(String(kept).utf8)
     }
 }

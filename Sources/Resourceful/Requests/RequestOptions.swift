@@ -75,7 +75,7 @@ public struct RequestOptions: Sendable {
 
     /// The options of a call under `config`, with `requestEncoder` and `responseDecoder`: what a
     /// call starts from before its request's own settings.
-    public init(config: APIConfig, requestEncoder: any RequestEncoder, responseDecoder: any ResponseDecoder) {
+    package init(config: APIConfig, requestEncoder: any RequestEncoder, responseDecoder: any ResponseDecoder) {
         timeout = config.timeout
         maxResponseBytes = config.maxResponseBytes
         allowsRetries = true

@@ -70,10 +70,11 @@ import Testing
     }
 
     @Test func anOutsideTransportsReasonStaysOnOneLine() {
-        let error = TransportError.invalidRequest("bad\r\nX-Injected: 1\u{0}\u{200B}" + String(repeating: "a", count: 2000))
+        let error = TransportError.invalidRequest("bad\r\nX-Injected: 1\u{0}\u{200B}\u{85}\u{2028}\u{9B}" + String(repeating: "e\u{301}", count: 2000))
         let description = APIError.classifying(error, deadline: .now + .seconds(60)).description
         #expect(!description.contains("\r") && !description.contains("\n") && !description.contains("\u{0}") && !description.contains("\u{200B}"))
         #expect(description.contains("badX-Injected: 1"))
-        #expect(description.count < 600)
+        #expect(!description.contains("\u{85}") && !description.contains("\u{2028}") && !description.contains("\u{9B}"))
+        #expect(description.unicodeScalars.count < 600)
     }
 }

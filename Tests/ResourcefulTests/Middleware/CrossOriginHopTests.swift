@@ -107,4 +107,74 @@ import Testing
         let error = await #expect(throws: APIError.self) { try await api.call(AdHocRequest<Int, Empty>(.show, "n")) }
         #expect(error?.kind == .responseTooLarge)
     }
+
+    /// Adds a key to the query of every request it sees, as a key-in-the-URL API's step would.
+    struct QueryKey: APIMiddleware {
+        func intercept(
+            _ request: TransportRequest, context: CallContext,
+            next: (TransportRequest, CallContext) async throws -> TransportResponse
+        ) async throws -> TransportResponse {
+            var request = request
+            request.target.query.append(.init(name: "api_key", value: "query-SECRET-31"))
+            return try await next(request, context)
+        }
+    }
+
+    @Test func aRedirectGoesWhereItsLocationSaysWhateverTheStepsAfterItChange() async throws {
+        try await Harness.run { harness in
+            try await MockServer.withRunning { other in
+                other.stub(.get, "/elsewhere", .status(.noContent))
+                harness.server.stub(.get, "/v1/x", MockResponse(status: .found, headerFields: [.location: other.baseURL.absoluteString + "/elsewhere?sig=from-location"]))
+                let api = API(dependencies: harness.dependencies, middlewares: API.defaultMiddlewares + [QueryKey()])
+                _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "x"))
+                let arrived = try #require(other.requests.first)
+                // The `Location`'s own query (a signed URL's) is kept; nothing added is.
+                #expect(arrived.path == "/elsewhere")
+                #expect(arrived.query == "sig=from-location")
+            }
+        }
+    }
+
+    @Test func aRedirectBackFromAnotherOriginCarriesNoSecret() async throws {
+        try await Harness.run { harness in
+            try await MockServer.withRunning { other in
+                let back = harness.server.baseURL.absoluteString + "/v1/admin/delete-everything?confirm=1"
+                other.stub(.get, "/elsewhere", MockResponse(status: .found, headerFields: [.location: back]))
+                harness.server.stub(.get, "/v1/x", MockResponse(status: .found, headerFields: [.location: other.baseURL.absoluteString + "/elsewhere"]))
+                harness.server.stub(.get, "/v1/admin/delete-everything", .status(.noContent))
+                let api = API(dependencies: harness.dependencies, middlewares: API.defaultMiddlewares + [Signing()])
+                _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "x"))
+                let last = try #require(harness.server.requests.last)
+                #expect(last.path == "/v1/admin/delete-everything")
+                #expect(last.headerFields[.authorization] == nil ? true : false)
+                #expect(last.headerFields[Self.signature] == nil ? true : false)
+            }
+        }
+    }
+
+    @Test func aCreateRedirectedToAnUnauthorizedAnswerIsNotRefreshedAndSentAgain() async throws {
+        try await Harness.run { harness in
+            try await MockServer.withRunning { other in
+                other.stub(.get, "/done", .status(.unauthorized))
+                harness.server.stub(.post, "/v1/charges", MockResponse(status: .seeOther, headerFields: [.location: other.baseURL.absoluteString + "/done"]))
+                let calls = Locked(0)
+                let api = API(dependencies: harness.dependencies, middlewares: API.defaultMiddlewares(refresher: Refresher(calls: calls)))
+                let error = await #expect(throws: APIError.self) {
+                    try await api.call(AdHocRequest<Empty, [String: Int]>(.create, "charges", parameters: ["amount": 5]))
+                }
+                #expect(error?.status == .unauthorized)
+                #expect(calls.value == 0)
+                #expect(harness.server.requests.count == 1)
+            }
+        }
+    }
+
+    @Test func aBasePathThatRunsIntoTheAuthorityIsAnotherOrigin() {
+        let call = RequestTarget(origin: "https://api.example.com", basePath: "/v1", path: "x")
+        var changed = call
+        changed.basePath = "@evil.example"
+        #expect(changed.url.hasPrefix("https://api.example.com@evil.example"))
+        #expect(!changed.sameOrigin(as: call))
+        #expect(call.sameOrigin(as: RequestTarget(parsing: "HTTPS://API.EXAMPLE.COM:443/v1/y")))
+    }
 }

@@ -18,6 +18,8 @@ import Testing
         // Keys are compared decoded; values that look like keys are values.
         #expect(masked(#"{"pass\u0077ord":"x","note":"password"}"#) == #"{"pass\u0077ord":"***","note":"password"}"#)
         #expect(masked(#"{"emoji\ud83d\ude00":"keep","a\"b":"keep"}"#) == #"{"emoji\ud83d\ude00":"keep","a\"b":"keep"}"#)
+        // An invisible character some parsers drop from a key does not hide it.
+        #expect(masked("{\"\u{FEFF}pin\":\"1234\",\"x\u{200B}-token\":1}") == "{\"\u{FEFF}pin\":\"***\",\"x\u{200B}-token\":\"***\"}")
     }
 
     @Test func aDocumentWithoutSecretsIsReturnedAsItIs() {

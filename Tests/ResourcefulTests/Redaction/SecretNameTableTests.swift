@@ -18,6 +18,8 @@ import Testing
         "secret_key", "secretKey", "signing_key", "X-Signing-Key", "X-Secret-Key", "private_key", "encryption_key",
         "master_key", "pwd", "db_pwd", "pass", "password", "passcode", "passphrase", "Cookie", "Set-Cookie",
         "Proxy-Authorization", "X-Api-Key", "session", "sid_session", "key", "sig", "otp", "pin", "auth",
+        // Gateways' key headers (Azure API Management, Azure Functions, Cloudflare), and `Authentication`
+        "Ocp-Apim-Subscription-Key", "X-Functions-Key", "X-Auth-Key", "Authentication", "\u{FEFF}pin",
     ]
 
     static let ordinary = [

@@ -59,8 +59,9 @@ import Testing
             let refresher = ScriptedRefresher([.hang, .token("Bearer good")])
             let middleware = CredentialRefreshMiddleware(refresher: refresher, minimumInterval: .seconds(60))
             let api = API(dependencies: harness.dependencies, middlewares: [middleware])
-            // Long enough for the 401 and the refresh to start on a loaded machine.
-            let impatient = AdHocRequest<Empty, Empty>(.show, "me", timeout: .seconds(3))
+            // Long enough for the 401 and the refresh to start on a machine whose cores are busy
+            // with other suites (or `stress-ng`): the call then waits all of it for the hung refresh.
+            let impatient = AdHocRequest<Empty, Empty>(.show, "me", timeout: .seconds(8))
             let error = await #expect(throws: APIError.self) { try await api.call(impatient) }
             #expect(error?.kind == .timeout)
             #expect(refresher.count.load(ordering: .relaxed) == 1)
