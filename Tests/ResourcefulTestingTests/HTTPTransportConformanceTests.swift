@@ -19,34 +19,14 @@ struct AppTransport: HTTPTransport {
     }
 
     func send(_ request: TransportRequest) async throws -> TransportResponse {
-        let remaining = ContinuousClock.now.duration(to: request.deadline)
-        guard remaining > .zero else { throw TransportError.timeout }
-        var outgoing = HTTPClientRequest(url: request.url)
-        outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
-        for field in request.headerFields { outgoing.headers.add(name: field.name.rawName, value: field.value) }
-        if let body = request.body {
-            outgoing.body = body.bytes.map { .bytes($0) } ?? .stream(body, length: body.length.map { .known(Int64($0)) } ?? .unknown)
-        }
-        let (seconds, attoseconds) = remaining.components
-        let deadline = NIODeadline.now() + .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        guard let deadline = request.nioDeadline else { throw TransportError.timeout }
         do {
-            let response = try await client.execute(outgoing, deadline: deadline)
+            let response = try await client.execute(HTTPClientRequest(request), deadline: deadline)
             let body = try await response.body.collect(upTo: request.maxResponseBytes)
-            var fields = HTTPFields()
-            for (name, value) in response.headers {
-                if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
-            }
-            return TransportResponse(status: .init(code: Int(response.status.code)), headerFields: fields, body: body)
-        } catch is NIOTooManyBytesError {
-            throw TransportError.responseTooLarge
-        } catch let error as HTTPClientError where error == .deadlineExceeded {
-            throw TransportError.timeout
-        } catch let error as HTTPClientError where error == .cancelled {
-            throw TransportError.cancelled
-        } catch is CancellationError {
-            throw TransportError.cancelled
+            let head = response.transportHead
+            return TransportResponse(status: head.status, headerFields: head.fields, body: body)
         } catch {
-            throw TransportError.connectionFailed(error)
+            throw transportError(error)
         }
     }
 
@@ -63,9 +43,9 @@ struct AppTransport: HTTPTransport {
     }
 
     @Test func aTransportWrittenByAnAppConforms() async throws {
-        let transport = AppTransport()
-        try await HTTPTransportConformance(transport: transport).run()
-        try await transport.shutdown()
+        try await withShutdown(AppTransport()) { transport in
+            try await HTTPTransportConformance(transport: transport).run()
+        }
     }
 
     @Test func aStubForwardingToATransportConforms() async throws {
@@ -86,7 +66,10 @@ struct AppTransport: HTTPTransport {
     struct User: Codable, Equatable, Sendable { var id: Int; var name: String }
 
     @Test func theAppsTransportServesAllFiveVerbsRetriesAndTimeouts() async throws {
-        let transport = AppTransport()
+        try await withShutdown(AppTransport()) { transport in try await fiveVerbs(transport) }
+    }
+
+    private func fiveVerbs(_ transport: AppTransport) async throws {
         try await MockServer.withRunning { server in
             server.stub(.get, "/v1/users", .json(raw: #"[{"id":1,"name":"Ada"}]"#))
             server.stub(.get, "/v1/users/1", .status(.serviceUnavailable), .json(raw: #"{"id":1,"name":"Ada"}"#))
@@ -108,7 +91,6 @@ struct AppTransport: HTTPTransport {
             }
             #expect(error?.kind == .timeout)
         }
-        try await transport.shutdown()
     }
 }
 
@@ -117,18 +99,9 @@ struct AppTransportFollowingRedirects: HTTPTransport {
     let client = HTTPClient(eventLoopGroupProvider: .singleton)
 
     func send(_ request: TransportRequest) async throws -> TransportResponse {
-        var outgoing = HTTPClientRequest(url: request.url)
-        outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
-        for field in request.headerFields { outgoing.headers.add(name: field.name.rawName, value: field.value) }
-        if let body = request.body {
-            outgoing.body = body.bytes.map { .bytes($0) } ?? .stream(body, length: body.length.map { .known(Int64($0)) } ?? .unknown)
-        }
-        let response = try await client.execute(outgoing, timeout: .seconds(5))
-        var fields = HTTPFields()
-        for (name, value) in response.headers {
-            if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
-        }
+        let response = try await client.execute(HTTPClientRequest(request), timeout: .seconds(5))
         let body = try await response.body.collect(upTo: request.maxResponseBytes)
-        return TransportResponse(status: .init(code: Int(response.status.code)), headerFields: fields, body: body)
+        let head = response.transportHead
+        return TransportResponse(status: head.status, headerFields: head.fields, body: body)
     }
 }

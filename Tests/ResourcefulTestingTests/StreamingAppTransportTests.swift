@@ -29,10 +29,8 @@ struct StreamingAppTransport: HTTPTransport {
             mutating func next() async throws -> ByteBuffer? {
                 do {
                     return try await base.next()
-                } catch is CancellationError {
-                    throw TransportError.cancelled
                 } catch {
-                    throw TransportError.connectionFailed(error)
+                    throw transportError(error)
                 }
             }
         }
@@ -40,36 +38,14 @@ struct StreamingAppTransport: HTTPTransport {
     }
 
     func send(_ request: TransportRequest) async throws -> TransportResponse {
-        let remaining = ContinuousClock.now.duration(to: request.deadline)
-        guard remaining > .zero else { throw TransportError.timeout }
-        var outgoing = HTTPClientRequest(url: request.url)
-        outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
-        for field in request.headerFields { outgoing.headers.add(name: field.name.rawName, value: field.value) }
-        if let body = request.body {
-            outgoing.body = body.bytes.map { .bytes($0) } ?? .stream(body, length: body.length.map { .known(Int64($0)) } ?? .unknown)
-        }
-        let (seconds, attoseconds) = remaining.components
-        let deadline = NIODeadline.now() + .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        guard let deadline = request.nioDeadline else { throw TransportError.timeout }
         do {
-            let response = try await client.execute(outgoing, deadline: deadline)
-            var fields = HTTPFields()
-            for (name, value) in response.headers {
-                if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
-            }
+            let response = try await client.execute(HTTPClientRequest(request), deadline: deadline)
+            let head = response.transportHead
             let length = response.headers.first(name: "content-length").flatMap(Int.init)
-            return TransportResponse(
-                status: .init(code: Int(response.status.code)),
-                headerFields: fields,
-                body: TransportBody(stream: Body(base: response.body), length: length)
-            )
-        } catch let error as HTTPClientError where error == .deadlineExceeded {
-            throw TransportError.timeout
-        } catch let error as HTTPClientError where error == .cancelled {
-            throw TransportError.cancelled
-        } catch is CancellationError {
-            throw TransportError.cancelled
+            return TransportResponse(status: head.status, headerFields: head.fields, body: TransportBody(stream: Body(base: response.body), length: length))
         } catch {
-            throw TransportError.connectionFailed(error)
+            throw transportError(error)
         }
     }
 
@@ -95,26 +71,14 @@ struct StreamingAppTransport: HTTPTransport {
         }
     }
 
-    /// Runs `body` with a transport, shutting it down whatever `body` does.
-    private func withTransport(_ body: (StreamingAppTransport) async throws -> Void) async throws {
-        let transport = StreamingAppTransport()
-        do {
-            try await body(transport)
-        } catch {
-            try? await transport.shutdown()
-            throw error
-        }
-        try await transport.shutdown()
-    }
-
     @Test func itConforms() async throws {
-        try await withTransport { transport in
+        try await withShutdown(StreamingAppTransport()) { transport in
             try await HTTPTransportConformance(transport: transport).run()
         }
     }
 
     @Test func aStreamedAnswerIsCollectedDecodedAndBoundedByTheAPI() async throws {
-        try await withTransport { transport in try await streamedCalls(transport) }
+        try await withShutdown(StreamingAppTransport()) { transport in try await streamedCalls(transport) }
     }
 
     private func streamedCalls(_ transport: StreamingAppTransport) async throws {

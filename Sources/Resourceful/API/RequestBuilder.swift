@@ -134,7 +134,7 @@ struct RequestBuilder: Sendable {
             }
         case .formURLEncoded:
             fields[.contentType] = "application/x-www-form-urlencoded"
-            return ByteBuffer(string: try formFields(parameters, arrayFormat: arrayFormat).percentEncodedQuery())
+            return ByteBuffer(string: RequestTarget.QueryItem.encoded(try formFields(parameters, arrayFormat: arrayFormat).encodedQueryItems()))
         case .multipart:
             let multipart = MultipartBody()
             fields[.contentType] = multipart.contentType
@@ -172,15 +172,6 @@ struct RequestBuilder: Sendable {
 }
 
 extension [FormField] {
-    /// The fields as a query string, with file fields refused.
-    fileprivate func percentEncodedQuery() throws(APIError) -> String {
-        do {
-            return try percentEncoded()
-        } catch {
-            throw APIError(kind: .invalidRequest, detail: error.description, underlying: error)
-        }
-    }
-
     /// The fields as query items, with file fields refused.
     fileprivate func encodedQueryItems() throws(APIError) -> [RequestTarget.QueryItem] {
         do {

@@ -35,23 +35,8 @@ extension [FormField] {
         return items
     }
 
-    /// The fields as `name=value` pairs joined by `&`, both sides percent-encoded (RFC 3986 unreserved
-    /// characters are kept). A file field is an error: files need ``BodyEncoding/multipart``.
+    /// The fields as `name=value` pairs joined by `&`, as ``queryItems()`` encodes them: a form body.
     func percentEncoded() throws(FormEncodingError) -> String {
-        var result = ""
-        for field in self {
-            if !result.isEmpty { result += "&" }
-            result += PercentEncoding.encode(field.name, allowing: .unreserved)
-            result += "="
-            switch field.value {
-            case .text(let text):
-                result += PercentEncoding.encode(text, allowing: .unreserved)
-            case .list(let values):
-                result += values.map { PercentEncoding.encode($0, allowing: .unreserved) }.joined(separator: ",")
-            case .file:
-                throw .fileOutsideMultipart(field: field.name)
-            }
-        }
-        return result
+        RequestTarget.QueryItem.encoded(try queryItems())
     }
 }

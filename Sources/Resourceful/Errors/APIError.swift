@@ -154,6 +154,12 @@ extension APIError {
         return failure
     }
 
+    /// How a log line or metric names an error from `next`: an ``APIError``'s kind, or the type
+    /// of one a middleware threw of its own; never its text.
+    static func kindName(of error: any Error) -> String {
+        (error as? APIError)?.kind.description ?? String(describing: type(of: error))
+    }
+
     /// A dotted path for a `DecodingError`, such as `users[3].email`.
     static func codingPath(of error: DecodingError) -> String {
         let path: [any CodingKey]

@@ -63,12 +63,7 @@ public struct RequestTarget: Sendable, Hashable {
 
     /// The query string, without `?`; empty when there is none.
     public var encodedQuery: String {
-        var result = ""
-        for item in query {
-            if !result.isEmpty { result += "&" }
-            item.write(to: &result)
-        }
-        return result
+        QueryItem.encoded(query)
     }
 
     /// The absolute URL: ``origin``, ``basePath``, `/`, ``path`` and the query.
@@ -118,6 +113,16 @@ extension RequestTarget {
                 result += "="
                 result += encodedValue
             }
+        }
+
+        /// `items` as a query string (or form body), joined by `&`.
+        static func encoded(_ items: [QueryItem]) -> String {
+            var result = ""
+            for item in items {
+                if !result.isEmpty { result += "&" }
+                item.write(to: &result)
+            }
+            return result
         }
 
         /// The items of a query string, empty pairs left out.

@@ -83,7 +83,7 @@ public final class CredentialRefreshMiddleware: APIMiddleware {
 
     private let refresher: any CredentialRefresher
     /// The least time between two refreshes of one credential.
-    public let minimumInterval: Duration
+    package let minimumInterval: Duration
     private let states = Locked<(byKey: [Key: State], generation: UInt64)>(([:], 0))
 
     /// Creates the step; share one instance among the calls that should share refreshes.

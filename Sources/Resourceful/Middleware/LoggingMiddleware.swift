@@ -84,7 +84,7 @@ public struct LoggingMiddleware: APIMiddleware {
             return response
         } catch {
             metadata["resourceful.duration-ms"] = .string(Self.milliseconds(since: start))
-            metadata["resourceful.error"] = .string(Self.kind(of: error))
+            metadata["resourceful.error"] = .string(APIError.kindName(of: error))
             logger.log(level: level, "Request failed", metadata: metadata)
             throw error
         }
@@ -101,12 +101,6 @@ public struct LoggingMiddleware: APIMiddleware {
     private static func text(of body: TransportBody, redacted: Bool, contentType: String?, redactor: Redactor) -> String {
         guard let bytes = body.bytes else { return "<streamed, \(body.length.map { "\($0) bytes" } ?? "size unknown")>" }
         return redacted ? "<redacted, \(bytes.readableBytes) bytes>" : redactor.body(bytes, contentType: contentType)
-    }
-
-    /// The kind of an error from `next` (an ``APIError``), or the type of one a middleware after
-    /// this one threw: never its text.
-    static func kind(of error: any Error) -> String {
-        (error as? APIError)?.kind.description ?? String(describing: type(of: error))
     }
 
     private static func milliseconds(since start: ContinuousClock.Instant) -> String {

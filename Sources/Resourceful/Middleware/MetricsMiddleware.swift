@@ -12,9 +12,9 @@ import HTTPTypes
 /// The labels are the step's options: `MetricsMiddleware(requestsLabel: "billing.calls")`.
 public struct MetricsMiddleware: APIMiddleware {
     /// The default label of the call counter.
-    public static let defaultRequestsLabel = "resourceful.requests"
+    package static let defaultRequestsLabel = "resourceful.requests"
     /// The default label of the call timer.
-    public static let defaultDurationLabel = "resourceful.request.duration"
+    package static let defaultDurationLabel = "resourceful.request.duration"
 
     /// The label of the call counter.
     public var requestsLabel: String
@@ -25,8 +25,8 @@ public struct MetricsMiddleware: APIMiddleware {
     /// Records through `factory`, or through the bootstrapped `MetricsSystem` when `nil`, under
     /// the given labels.
     public init(
-        requestsLabel: String = MetricsMiddleware.defaultRequestsLabel,
-        durationLabel: String = MetricsMiddleware.defaultDurationLabel,
+        requestsLabel: String = "resourceful.requests",
+        durationLabel: String = "resourceful.request.duration",
         factory: (any MetricsFactory)? = nil
     ) {
         self.requestsLabel = requestsLabel
@@ -58,7 +58,7 @@ public struct MetricsMiddleware: APIMiddleware {
             outcome = String(response.status.code)
             return response
         } catch {
-            outcome = LoggingMiddleware.kind(of: error)
+            outcome = APIError.kindName(of: error)
             throw error
         }
     }

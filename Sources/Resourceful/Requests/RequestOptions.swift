@@ -52,26 +52,24 @@ public struct RequestOptions: Sendable {
     public var responseDecoder: any ResponseDecoder
     /// The service the credential is looked up for (``APIConfig/service``). Fixed per ``API``, as
     /// the fields below it: they decide which credential is sent and what counts as a secret.
-    public package(set) var service: String
+    public let service: String
     /// The header field the credential goes in
     /// (``APIConfig/AuthenticationSettings/headerName``; `Authorization` by default).
-    public package(set) var credentialField: HTTPField.Name
+    public let credentialField: HTTPField.Name
     /// The most redirects followed (``APIConfig/HTTPSettings/maxRedirects``); `0` returns a
     /// redirect as it is.
     public var maxRedirects: Int
     /// Header fields dropped before a redirect to another origin, beside the masked ones
     /// (``APIConfig/HTTPSettings/sensitiveRedirectHeaders``).
-    public package(set) var sensitiveRedirectHeaders: [String]
+    public let sensitiveRedirectHeaders: [String]
     /// Whether answers to credentialed requests may be stored without saying so themselves
     /// (``APIConfig/CacheSettings/storesAuthorizedResponses``).
     public var storesAuthorizedResponses: Bool
     /// What is masked wherever the call is shown: log lines, error descriptions, the cache's keys,
     /// cURL exports (``APIConfig/redaction``, the credential's field among the masked headers).
-    public package(set) var redaction: APIConfig.LogSettings {
-        didSet { redactor = Redactor(settings: redaction) }
-    }
+    public let redaction: APIConfig.LogSettings
     /// The masking rules of ``redaction``, made once.
-    package private(set) var redactor: Redactor
+    package let redactor: Redactor
 
     /// The options of a call under `config`, with `requestEncoder` and `responseDecoder`: what a
     /// call starts from before its request's own settings.

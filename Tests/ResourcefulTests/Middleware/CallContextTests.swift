@@ -20,15 +20,15 @@ import Testing
         var copy = original
         copy.attempt = 2
         copy.target.query = [.init(name: "page", value: "2")]
-        copy.options.service = "other"
+        copy.options.timeout = .seconds(7)
         copy.options.retryPolicy.maxAttempts = 1
         #expect(original.attempt == 1)
         #expect(original.target.query.isEmpty)
-        #expect(original.options.service == "svc")
+        #expect(original.options.timeout == .seconds(30))
         #expect(original.options.retryPolicy.maxAttempts == 4)
         #expect(copy.attempt == 2)
         #expect(copy.target.encodedQuery == "page=2")
-        #expect(copy.options.service == "other")
+        #expect(copy.options.timeout == .seconds(7))
         #expect(copy.options.retryPolicy.maxAttempts == 1)
         // Fields not changed are carried over.
         #expect(copy.requestID == original.requestID)

@@ -31,10 +31,15 @@ import Testing
         return false
     }
 
-    /// Returns once `succeeded` has passed `count`, polled (at most 60 s).
+    /// Returns once `succeeded` has passed `count`, polled; records an issue when it has not
+    /// within 60 s.
     static func waitUntil(_ succeeded: borrowing Atomic<Int>, passes count: Int) async throws {
         let deadline = ContinuousClock.now + .seconds(60)
-        while succeeded.load(ordering: .relaxed) <= count, ContinuousClock.now < deadline {
+        while succeeded.load(ordering: .relaxed) <= count {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("calls did not pass \(count) within 60 s")
+                return
+            }
             try await Task.sleep(for: .milliseconds(5))
         }
     }
