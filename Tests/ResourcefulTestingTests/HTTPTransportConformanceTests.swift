@@ -99,7 +99,8 @@ struct AppTransportFollowingRedirects: HTTPTransport {
     let client = HTTPClient(eventLoopGroupProvider: .singleton)
 
     func send(_ request: TransportRequest) async throws -> TransportResponse {
-        let response = try await client.execute(HTTPClientRequest(request), timeout: .seconds(5))
+        guard let deadline = request.nioDeadline else { throw TransportError.timeout }
+        let response = try await client.execute(HTTPClientRequest(request), deadline: deadline)
         let body = try await response.body.collect(upTo: request.maxResponseBytes)
         let head = response.transportHead
         return TransportResponse(status: head.status, headerFields: head.fields, body: body)

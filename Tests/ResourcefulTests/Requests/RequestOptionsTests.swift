@@ -53,14 +53,14 @@ import Testing
             let api = API(dependencies: harness.dependencies, middlewares: API.defaultMiddlewares + [Capture(seen: seen)])
             var login = AdHocRequest<Empty, [String: String]>(.create, "logins", parameters: ["password": "x"])
             login.shouldRedactRequestBody = true
-            login.timeout = .seconds(3)
+            login.timeout = .seconds(33)
             _ = try await api.call(login)
             _ = try await api.call(AdHocRequest<[Int], Empty>(.index, "things"))
         }
         let options = seen.withLock { $0 }
         try #require(options.count == 2)
         #expect(options[0].shouldRedactRequestBody)
-        #expect(options[0].timeout == .seconds(3))
+        #expect(options[0].timeout == .seconds(33))
         #expect(!options[0].allowsRetries)
         #expect(!options[1].shouldRedactRequestBody)
         #expect(options[1].timeout == .seconds(40))
