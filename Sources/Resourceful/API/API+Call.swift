@@ -66,7 +66,7 @@ extension API {
     }
 
     /// Step 1: the storage's `Authorization` and the built request.
-    private func build<Request: ResourceRequest>(
+    func build<Request: ResourceRequest>(
         _ request: Request,
         options: RequestOptions,
         start: ContinuousClock.Instant
@@ -92,7 +92,7 @@ extension API {
     }
 
     /// Step 2 and 3: runs the middlewares around the transport.
-    private func send(_ request: TransportRequest, context: CallContext) async throws(APIError) -> TransportResponse {
+    func send(_ request: TransportRequest, context: CallContext) async throws(APIError) -> TransportResponse {
         do {
             return try await chain(request, context)
         } catch {
@@ -102,7 +102,7 @@ extension API {
 
     /// Step 4: the whole body, as the simple path has it (a streamed body read to its end, no
     /// more than `maxBytes`).
-    private func collect(_ body: TransportBody, upTo maxBytes: Int, deadline: ContinuousClock.Instant) async throws(APIError) -> ByteBuffer {
+    func collect(_ body: TransportBody, upTo maxBytes: Int, deadline: ContinuousClock.Instant) async throws(APIError) -> ByteBuffer {
         do {
             // Collected bytes (a transport's, or a cache's) are checked against the limit too.
             if body.bytes != nil { return try await body.collect(upTo: maxBytes) }
@@ -115,7 +115,7 @@ extension API {
 
     /// A path as an error names it: a query written into it (`ResourcePath(encoded:)`) with the
     /// values of masked keys replaced, as in log lines.
-    private func maskedPath(_ path: ResourcePath) -> String {
+    func maskedPath(_ path: ResourcePath) -> String {
         let encoded = path.encoded
         guard let question = encoded.firstIndex(of: "?") else { return encoded }
         let query = encoded[encoded.index(after: question)...]

@@ -55,7 +55,7 @@ enum ResponseValidator {
         return APIResponse(value: value, status: response.status, headerFields: response.headerFields)
     }
 
-    private static func isIdentity(_ encoding: String) -> Bool {
+    static func isIdentity(_ encoding: String) -> Bool {
         encoding.split(separator: ",").allSatisfy { $0.trimmingCharacters(in: .whitespaces).lowercased() == "identity" }
     }
 

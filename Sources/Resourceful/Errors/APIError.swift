@@ -12,7 +12,7 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         private enum Code: String, Sendable, Hashable {
             case invalidRequest, invalidConfiguration, encodingFailed, authentication, transport, tls, timeout, cancelled
             case responseTooLarge, unacceptableStatus, unauthorized, tooManyRedirects, redirectRefused, tooManyPages
-            case unsupportedContentEncoding, decodingFailed
+            case unsupportedContentEncoding, decodingFailed, file
         }
 
         private let code: Code
@@ -66,6 +66,11 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         public static let unsupportedContentEncoding = Kind(code: .unsupportedContentEncoding)
         /// A 2xx body could not be decoded as the request's `ResourceType`; see ``APIError/codingPath``.
         public static let decodingFailed = Kind(code: .decodingFailed)
+
+        /// A file the call reads or writes could not be: an upload's file that cannot be opened,
+        /// a download's folder that cannot be written, a full disk. ``APIError/detail`` names the
+        /// file and the reason; nothing is left at a download's destination.
+        public static let file = Kind(code: .file)
 
         /// The kind's name.
         public var description: String { code.rawValue }

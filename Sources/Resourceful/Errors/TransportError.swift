@@ -62,6 +62,17 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     public static func closedBeforeAnswer(_ underlying: any Error) -> TransportError {
         TransportError(.connectionFailed, underlying: underlying, closedBeforeAnswer: true)
     }
+    /// The body ended after `received` bytes, before the `expected` its `Content-Length` (or a
+    /// `Content-Range`) announced: reported as ``APIError/Kind/transport``.
+    public static func bodyEndedEarly(received: Int, expected: Int) -> TransportError {
+        TransportError(.connectionFailed, detail: "the body ended after \(received) of its \(expected) bytes")
+    }
+    /// The server sent nothing for `idle` (``TransportRequest/idleTimeout``) while the head or the
+    /// body's next part was awaited: reported as ``APIError/Kind/timeout``.
+    public static func idle(_ idle: Duration) -> TransportError {
+        let milliseconds = idle.components.seconds * 1000 + idle.components.attoseconds / 1_000_000_000_000_000
+        return TransportError(.timeout, detail: "the server sent nothing for \(milliseconds) ms")
+    }
     /// The TLS handshake failed: reported as ``APIError/Kind/tls``, never retried.
     public static func tls(_ underlying: any Error) -> TransportError {
         TransportError(.tls, underlying: underlying)

@@ -206,7 +206,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         guard !isShutDown.load(ordering: .acquiring) else { throw TransportError.connectionFailed(ShutDownError()) }
         let remaining = ContinuousClock.now.duration(to: request.deadline)
         guard remaining > .zero else { throw TransportError.timeout }
-        guard (0...Int(UInt32.max)).contains(request.maxResponseBytes) else {
+        guard request.streamsResponseBody || (0...Int(UInt32.max)).contains(request.maxResponseBytes) else {
             throw TransportError.invalidRequest("maxResponseBytes is outside 0 to 4 GiB − 1")
         }
         var headers = HTTPHeaders()
@@ -214,20 +214,10 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         for field in request.headerFields {
             headers.add(name: field.name.rawName, value: field.value)
         }
-        var body: ByteBuffer?
-        if let requestBody = request.body {
-            // A streamed request body is collected before it is sent.
-            do {
-                if let bytes = requestBody.bytes {
-                    body = bytes
-                } else {
-                    body = try await requestBody.collect(upTo: Int(UInt32.max))
-                }
-            } catch let error as TransportError {
-                throw error
-            } catch {
-                throw TransportError.invalidRequest("the request body's stream failed", underlying: error)
-            }
+        let group = self.client.eventLoopGroup
+        let body: AsyncHTTPClient.HTTPClient.Body? = request.body.map { body in
+            if let bytes = body.bytes { return .byteBuffer(bytes) }
+            return Self.streamed(body, on: group)
         }
         var outgoing: AsyncHTTPClient.HTTPClient.Request
         do {
@@ -235,7 +225,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
                 url: request.url,
                 method: HTTPMethod(rawValue: request.method.rawValue),
                 headers: headers,
-                body: body.map { .byteBuffer($0) }
+                body: body
             )
         } catch {
             throw TransportError.invalidRequest("the URL cannot be sent", underlying: error)
@@ -249,8 +239,94 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         // An IPv6 address in brackets, as in a URL.
         let target = outgoing.host.contains(":") ? "[\(outgoing.host)]:\(outgoing.port)" : "\(outgoing.host):\(outgoing.port)"
         return try await connectRetry.run(target: target, deadline: request.deadline) { [outgoing, client] in
-            try await exchange(outgoing, request: request, through: client)
+            if request.streamsResponseBody {
+                try await exchangeStreaming(outgoing, request: request, through: client)
+            } else {
+                try await exchange(outgoing, request: request, through: client)
+            }
         }
+    }
+
+    /// A request body read from `body` as the connection takes it: each part is written once the
+    /// previous one was, so a slow server makes the body be read more slowly.
+    private static func streamed(_ body: TransportBody, on group: any EventLoopGroup) -> AsyncHTTPClient.HTTPClient.Body {
+        .stream(contentLength: body.length.map(Int64.init)) { writer in
+            let promise = group.any().makePromise(of: Void.self)
+            promise.completeWithTask {
+                do {
+                    for try await chunk in body {
+                        try await writer.write(.byteBuffer(chunk)).get()
+                    }
+                } catch let error as TransportError {
+                    throw error
+                } catch {
+                    throw RequestBodyFailed(underlying: error)
+                }
+            }
+            return promise.futureResult
+        }
+    }
+
+    /// One exchange whose response body is handed over as it arrives (``TransportRequest/streamsResponseBody``).
+    private func exchangeStreaming(
+        _ outgoing: AsyncHTTPClient.HTTPClient.Request,
+        request: TransportRequest,
+        through client: AsyncHTTPClient.HTTPClient
+    ) async throws -> TransportResponse {
+        let remaining = ContinuousClock.now.duration(to: request.deadline)
+        guard remaining > .zero else { throw TransportError.timeout }
+        let delegate = StreamingDelegate(idleTimeout: request.idleTimeout, interceptsRedirects: interceptsRedirects)
+        let task = client.execute(request: outgoing, delegate: delegate, deadline: .now() + .nanoseconds(remaining.nanoseconds))
+        delegate.attach(task)
+        let head: HTTPResponseHead
+        do {
+            head = try await withTaskCancellationHandler {
+                try await delegate.head()
+            } onCancel: {
+                task.cancel()
+            }
+        } catch {
+            if let redirect = delegate.interceptedRedirect {
+                return TransportResponse(status: redirect.status, headerFields: redirect.headerFields, body: ByteBuffer())
+            }
+            throw failure(error, wroteHead: delegate.wroteHead, receivedHead: delegate.receivedHead, idleTimeout: request.idleTimeout)
+        }
+        let fields = receivedFields(head.headers)
+        let idleTimeout = request.idleTimeout
+        let body = delegate.body.mapErrors { Self.translate($0, idleTimeout: idleTimeout) }
+        return TransportResponse(
+            status: HTTPResponse.Status(code: Int(head.status.code), reasonPhrase: head.status.reasonPhrase),
+            headerFields: fields,
+            body: TransportBody(stream: body, length: fields[.contentLength].flatMap { Int($0) })
+        )
+    }
+
+    /// What an exchange that failed before its response throws: ``ConnectRetry/NotSent`` when
+    /// nothing of the request left, or the error as a ``TransportError``.
+    private func failure(_ error: any Error, wroteHead: Bool, receivedHead: Bool, idleTimeout: Duration?) -> any Error {
+        if let reason = ConnectRetry.unsentReason(error) { return ConnectRetry.NotSent(reason: reason, cause: error) }
+        if !wroteHead, Self.isClosedConnection(error) { return ConnectRetry.NotSent(reason: .closed, cause: error) }
+        let failure = Self.translate(error, idleTimeout: idleTimeout)
+        if let failure = failure as? TransportError, failure.kind == .connectionFailed, !receivedHead, Self.isClosedConnection(error) {
+            return TransportError.closedBeforeAnswer(error)
+        }
+        return failure
+    }
+
+    /// The response's header fields as `HTTPFields`, without those that described a body the
+    /// client has decompressed.
+    private func receivedFields(_ headers: HTTPHeaders) -> HTTPFields {
+        var fields = HTTPFields()
+        fields.reserveCapacity(headers.count)
+        for (name, value) in headers {
+            if let fieldName = HTTPField.Name.received(name) { fields.append(HTTPField(name: fieldName, value: value)) }
+        }
+        if decompresses, let encoding = fields[.contentEncoding]?.lowercased(), encoding == "gzip" || encoding == "deflate" {
+            // The body was decompressed on its way in: these fields described the compressed one.
+            fields[.contentEncoding] = nil
+            fields[.contentLength] = nil
+        }
+        return fields
     }
 
     /// One exchange of `outgoing` through `client`; a connection refused, not answered within
@@ -282,24 +358,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             if let redirect = delegate.interceptedRedirect {
                 return TransportResponse(status: redirect.status, headerFields: redirect.headerFields, body: ByteBuffer())
             }
-            if let reason = ConnectRetry.unsentReason(error) { throw ConnectRetry.NotSent(reason: reason, cause: error) }
-            if !delegate.wroteHead, Self.isClosedConnection(error) { throw ConnectRetry.NotSent(reason: .closed, cause: error) }
-            let failure = Self.translate(error)
-            if let failure = failure as? TransportError, failure.kind == .connectionFailed, !delegate.receivedHead, Self.isClosedConnection(error) {
-                throw TransportError.closedBeforeAnswer(error)
-            }
-            throw failure
+            throw failure(error, wroteHead: delegate.wroteHead, receivedHead: delegate.receivedHead, idleTimeout: nil)
         }
-        var fields = HTTPFields()
-        fields.reserveCapacity(response.headers.count)
-        for (name, value) in response.headers {
-            if let fieldName = HTTPField.Name.received(name) { fields.append(HTTPField(name: fieldName, value: value)) }
-        }
-        if decompresses, let encoding = fields[.contentEncoding]?.lowercased(), encoding == "gzip" || encoding == "deflate" {
-            // The body was decompressed on its way in: these fields described the compressed one.
-            fields[.contentEncoding] = nil
-            fields[.contentLength] = nil
-        }
+        let fields = receivedFields(response.headers)
         return TransportResponse(
             status: HTTPResponse.Status(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase),
             headerFields: fields,
@@ -314,9 +375,12 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         for proxyClient in proxied.values { try await proxyClient.shutdown() }
     }
 
-    private static func translate(_ error: any Error) -> any Error {
+    private static func translate(_ error: any Error, idleTimeout: Duration? = nil) -> any Error {
         switch error {
         case let error as TransportError: error
+        case is StreamingDelegate.IdleTimeout: TransportError.idle(idleTimeout ?? .zero)
+        case let error as RequestBodyFailed:
+            TransportError.invalidRequest("the request body's stream failed", underlying: error.underlying)
         case is NIOTooManyBytesError, is ResponseAccumulator.ResponseTooBigError: TransportError.responseTooLarge
         case let error as NIOHTTPDecompression.DecompressionError where error == .limit:
             TransportError(.responseTooLarge, underlying: error)
@@ -355,6 +419,11 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         case let error as NIOSSLError: error == .handshakeFailed(.sslError([.eofDuringHandshake])) || error == .uncleanShutdown
         default: false
         }
+    }
+
+    /// The request body's stream threw `underlying`.
+    struct RequestBodyFailed: Error {
+        var underlying: any Error
     }
 
     /// The transport was used after ``shutdown()``.

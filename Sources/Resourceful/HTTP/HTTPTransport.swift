@@ -12,7 +12,14 @@ public import NIOCore
 ///   are followed by ``RedirectMiddleware``, which decides what may cross to another origin;
 /// - sends a ``TransportBody`` of collected bytes or a stream, and returns the response's body as
 ///   either (a stream reports its failures as ``TransportError`` too, while it is read);
-/// - gives up at ``TransportRequest/deadline`` with ``TransportError/timeout``;
+/// - gives up at ``TransportRequest/deadline`` with ``TransportError/timeout``, and when the
+///   server is silent for longer than ``TransportRequest/idleTimeout`` between the request and
+///   the head or between parts of the body;
+/// - hands back the head first and the body as a stream, read at its reader's pace, when
+///   ``TransportRequest/streamsResponseBody`` asks for it (or the body collected: the ``API``
+///   reads either); a stream whose reader stops early, or whose task is cancelled, closes its
+///   connection instead of returning it to a pool half-read, and a stream that ends before its
+///   `Content-Length` fails;
 /// - stops reading past ``TransportRequest/maxResponseBytes`` with
 ///   ``TransportError/responseTooLarge`` (for a streamed body, the ``API`` checks it as it
 ///   collects);
@@ -60,8 +67,17 @@ public struct TransportRequest: Sendable {
     public var body: TransportBody?
     /// When the whole exchange, body included, must be over.
     public var deadline: ContinuousClock.Instant
-    /// The largest response body to accept.
+    /// The largest response body to accept, when the transport collects it.
     public var maxResponseBytes: Int
+    /// Whether the caller reads the response body as it arrives: a transport that can hands it
+    /// over as a stream with back-pressure once the head is in, and leaves the size to the reader
+    /// (``maxResponseBytes`` does not apply); one that cannot returns the body collected.
+    public var streamsResponseBody = false
+    /// The longest wait for the response head or for the next part of a body still arriving;
+    /// `nil` for none beyond ``deadline``. Passed, it fails the exchange with
+    /// ``TransportError/timeout``. A reader that is slower than the network does not count: the
+    /// wait is for the server.
+    public var idleTimeout: Duration?
     /// Whether the request body must never be shown or kept: logs, recordings
     /// (`RecordingTransport`) and cURL exports leave it out, naming only its size
     /// (``ResourceRequest/shouldRedactRequestBody``).

@@ -17,6 +17,7 @@ public struct TransportBody: Sendable {
     private enum Storage: Sendable {
         case bytes(ByteBuffer)
         case stream(any AsyncSequence<ByteBuffer, any Error> & Sendable, length: Int?)
+        case replayable(@Sendable () -> any AsyncSequence<ByteBuffer, any Error> & Sendable, length: Int?)
     }
 
     private let storage: Storage
@@ -42,6 +43,33 @@ public struct TransportBody: Sendable {
         storage = .stream(ThrowingBuffers(base: stream), length: length)
     }
 
+    /// A body that can be read more than once, each read from a new stream of `makeStream`'s,
+    /// `length` bytes in all when known: a retry, a refreshed credential or a `307` sends it
+    /// again.
+    public init<Stream: AsyncSequence & Sendable>(
+        length: Int?,
+        replayable makeStream: @escaping @Sendable () -> Stream
+    ) where Stream.Element == ByteBuffer {
+        storage = .replayable({ ThrowingBuffers(base: makeStream()) }, length: length)
+    }
+
+    /// A body read from the regular file at `path` as it is sent, 64 KiB at a time, never whole;
+    /// its length is the file's size now. Each sending opens the file again.
+    ///
+    /// - Throws: ``TransportError/invalidRequest(_:underlying:)`` when the file cannot be read or
+    ///   is not a regular file. One that shrinks before it is sent fails the exchange with the
+    ///   same kind.
+    public init(contentsOfFile path: String) throws(TransportError) {
+        let length = try FileChunks.size(of: path)
+        self.init(length: length, replayable: { FileChunks(path: path, length: length) })
+    }
+
+    /// Whether the body can be sent more than once: collected bytes, or a replayable stream.
+    public var canBeSentAgain: Bool {
+        if case .stream = storage { return false }
+        return true
+    }
+
     /// The bytes, when the body is collected; `nil` for a stream.
     public var bytes: ByteBuffer? {
         if case .bytes(let bytes) = storage { return bytes }
@@ -53,7 +81,7 @@ public struct TransportBody: Sendable {
     public var length: Int? {
         switch storage {
         case .bytes(let bytes): bytes.readableBytes
-        case .stream(_, let length): length
+        case .stream(_, let length), .replayable(_, let length): length
         }
     }
 
@@ -69,12 +97,12 @@ public struct TransportBody: Sendable {
         case .bytes(let bytes):
             guard bytes.readableBytes <= maxBytes else { throw TransportError.responseTooLarge }
             return bytes
-        case .stream(let stream, let length):
+        case .stream(_, let length), .replayable(_, let length):
             if let length, length > maxBytes { throw TransportError.responseTooLarge }
             var collected = ByteBuffer()
             // What is announced is reserved up to 1 MiB; the rest as it arrives.
             if let length { collected.reserveCapacity(Swift.min(length, 1 << 20)) }
-            for try await var chunk in stream {
+            for try await var chunk in self {
                 guard chunk.readableBytes <= maxBytes - collected.readableBytes else { throw TransportError.responseTooLarge }
                 collected.writeBuffer(&chunk)
             }
@@ -124,6 +152,7 @@ extension TransportBody: AsyncSequence {
         switch storage {
         case .bytes(let bytes): AsyncIterator(state: .bytes(bytes))
         case .stream(let stream, _): AsyncIterator(state: .stream(stream.makeAsyncIterator()))
+        case .replayable(let makeStream, _): AsyncIterator(state: .stream(makeStream().makeAsyncIterator()))
         }
     }
 }
@@ -145,5 +174,38 @@ private struct ThrowingBuffers<Base: AsyncSequence & Sendable>: AsyncSequence, S
 
     func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(base: base.makeAsyncIterator())
+    }
+}
+
+extension AsyncSequence where Self: Sendable, Element == ByteBuffer {
+    /// This sequence, with each error it throws replaced by `transform`'s.
+    func mapErrors(_ transform: @escaping @Sendable (any Error) -> any Error) -> ErrorMappingBuffers<Self> {
+        ErrorMappingBuffers(base: self, transform: transform)
+    }
+}
+
+/// Buffers of `base`, its errors changed by `transform`.
+struct ErrorMappingBuffers<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable where Base.Element == ByteBuffer {
+    typealias Element = ByteBuffer
+    typealias Failure = any Error
+
+    let base: Base
+    let transform: @Sendable (any Error) -> any Error
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var base: Base.AsyncIterator
+        let transform: @Sendable (any Error) -> any Error
+
+        mutating func next() async throws -> ByteBuffer? {
+            do {
+                return try await base.next()
+            } catch {
+                throw transform(error)
+            }
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: base.makeAsyncIterator(), transform: transform)
     }
 }

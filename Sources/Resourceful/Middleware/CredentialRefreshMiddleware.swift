@@ -106,7 +106,7 @@ public final class CredentialRefreshMiddleware: APIMiddleware {
         // request bound elsewhere is not this service's to answer with its credential, and a
         // streamed body cannot be sent again: none is refreshed and sent again.
         guard response.redirects.isEmpty, context.redirect == nil, request.target.sameOrigin(as: context.target),
-            request.body?.bytes != nil || request.body == nil
+            request.body?.canBeSentAgain ?? true
         else { return response }
         let field = context.options.credentialField
         let sent = request.headerFields[field]

@@ -78,7 +78,7 @@ public struct RedirectMiddleware: APIMiddleware {
                 current.body = nil
                 current.headerFields[.contentType] = nil
                 current.headerFields[.contentLength] = nil
-            } else if let body = current.body, body.bytes == nil {
+            } else if let body = current.body, !body.canBeSentAgain {
                 // A stream is read once: sending it again would send nothing.
                 throw APIError(kind: .redirectRefused, status: response.status, detail: "a \(code) redirect would send a streamed body again")
             } else if crossesOrigin, current.body != nil, !context.options.sendsBodyAcrossOrigins {

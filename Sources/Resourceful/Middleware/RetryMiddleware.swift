@@ -33,7 +33,7 @@ public struct RetryMiddleware: APIMiddleware {
         next: (TransportRequest, CallContext) async throws -> TransportResponse
     ) async throws -> TransportResponse {
         // A streamed body is read once: it cannot be sent again.
-        guard context.options.allowsRetries, request.body?.bytes != nil || request.body == nil else { return try await next(request, context) }
+        guard context.options.allowsRetries, request.body?.canBeSentAgain ?? true else { return try await next(request, context) }
         var request = request
         if context.verb == .create, request.headerFields[.idempotencyKey] == nil {
             // One key for all the attempts, so that the server can tell a retried create.

@@ -23,8 +23,15 @@ public struct RequestOptions: Sendable {
     /// The time the whole call may take, credential lookup, attempts and waits included
     /// (``APIConfig/timeout``; ``ResourceRequest/timeout``).
     public var timeout: Duration
-    /// The largest response body accepted (``APIConfig/maxResponseBytes``).
+    /// The largest response body accepted (``APIConfig/maxResponseBytes``) when it is collected;
+    /// for a stream (``API/stream(_:)``, events, lines), the longest event or line; a download to
+    /// a file has no limit but the disk.
     public var maxResponseBytes: Int
+    /// For a streamed call (``API/stream(_:)``, ``API/download(_:to:progress:)``,
+    /// ``API/events(_:reconnect:)``, ``API/lines(_:)``): the most time the whole stream may take;
+    /// `nil`, the default, for no limit. ``timeout`` then bounds the wait for the response head
+    /// and each silence of the server between parts of the body.
+    public var streamTimeout: Duration?
     /// Whether failed attempts may be tried again (``ResourceRequest/allowsRetries``).
     public var allowsRetries: Bool
     /// When and how often failed attempts are tried again (``APIConfig/retry``;
@@ -76,6 +83,7 @@ public struct RequestOptions: Sendable {
     package init(config: APIConfig, requestEncoder: any RequestEncoder, responseDecoder: any ResponseDecoder) {
         timeout = config.timeout
         maxResponseBytes = config.maxResponseBytes
+        streamTimeout = nil
         allowsRetries = true
         retryPolicy = config.retry
         shouldRedactRequestBody = false

@@ -25,6 +25,12 @@ public struct MockResponse: Sendable {
     public var bodyDelay: Duration?
     /// A misbehaviour in place of a proper answer.
     public var fault: Fault?
+    /// The body as parts written one at a time, ``partDelay`` apart, in place of ``body``: sent
+    /// chunked unless ``headerFields`` names a `Content-Length`. The server writes each part only
+    /// as fast as the client reads (``MockServer/bodyBytesSent`` counts what it wrote).
+    public var parts: [Data]?
+    /// How long to wait before each of ``parts``.
+    public var partDelay: Duration?
 
     /// Creates a response.
     public init(

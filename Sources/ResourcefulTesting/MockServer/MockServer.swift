@@ -43,6 +43,7 @@ public final class MockServer: Sendable {
     public let port: Int
     private let state = Locked(State())
     private let acceptedConnections = Atomic<Int>(0)
+    private let bodyBytes = Atomic<Int>(0)
     private let channel: NIOAsyncChannel<NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, Never>
     private let serving: Locked<Task<Void, Never>?> = Locked(nil)
 
@@ -125,6 +126,12 @@ public final class MockServer: Sendable {
     /// How many connections the server has accepted so far.
     public var connectionCount: Int {
         acceptedConnections.load(ordering: .relaxed)
+    }
+
+    /// How many bytes of ``MockResponse/parts`` the server has written so far: a write waits
+    /// while the connection cannot take more, so this stays near what the client has read.
+    public var bodyBytesSent: Int {
+        bodyBytes.load(ordering: .relaxed)
     }
 
     /// Answers `method` `path` with `responses` in turn; the last one repeats.
@@ -240,11 +247,28 @@ public final class MockServer: Sendable {
         if response.fault == .closeConnection { return false }
         var headers = HTTPHeaders()
         for field in response.headerFields { headers.add(name: field.name.rawName, value: field.value) }
-        headers.replaceOrAdd(name: "content-length", value: String(response.body.count))
+        if response.parts == nil { headers.replaceOrAdd(name: "content-length", value: String(response.body.count)) }
         let status = HTTPResponseStatus(statusCode: response.status.code, reasonPhrase: response.status.reasonPhrase)
         try await outbound.write(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers)))
         if response.fault == .closeAfterHead { return false }
         if let delay = response.bodyDelay { try await Task.sleep(for: delay) }
+        if let parts = response.parts {
+            var sent = 0
+            for part in parts {
+                if let delay = response.partDelay { try await Task.sleep(for: delay) }
+                var part = part
+                if case .closeMidBody(let bytes) = response.fault {
+                    guard sent < bytes else { return false }
+                    part = part.prefix(bytes - sent)
+                }
+                try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: part))))
+                sent += part.count
+                bodyBytes.add(part.count, ordering: .relaxed)
+            }
+            if case .closeMidBody = response.fault { return false }
+            try await outbound.write(.end(nil))
+            return true
+        }
         if case .closeMidBody(let bytes) = response.fault {
             try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: response.body.prefix(bytes)))))
             return false

@@ -1,0 +1,240 @@
+import AsyncHTTPClient
+import HTTPTypes
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+/// Hands an AsyncHTTPClient response over head first, its body as an async sequence with
+/// back-pressure: a body part the reader has no room for holds the connection's reads
+/// (AsyncHTTPClient reads on when the future of ``didReceiveBodyPart(task:_:)`` completes) until
+/// the reader asks for more.
+///
+/// Also watches the time between body parts (``TransportRequest/idleTimeout``; the wait is paused
+/// while the reader is the slow side) and closes the connection when the reader drops the body
+/// or its task is cancelled: a body not read to its end never goes back to the pool.
+///
+/// Notes, as ``TrackingAccumulator`` does, whether the request's head was written and whether
+/// any of the answer arrived, for ``ConnectRetry``.
+final class StreamingDelegate: HTTPClientResponseDelegate {
+    typealias Response = Void
+    typealias Body = NIOThrowingAsyncSequenceProducer<
+        ByteBuffer, any Error, NIOAsyncSequenceProducerBackPressureStrategies.HighLowWatermark, Demand
+    >
+
+    /// The body was idle for longer than ``TransportRequest/idleTimeout``.
+    struct IdleTimeout: Error {}
+
+    private struct State {
+        var head: CheckedContinuation<HTTPResponseHead, any Error>?
+        var headResult: Result<HTTPResponseHead, any Error>?
+        var task: HTTPClient.Task<Void>?
+        /// AsyncHTTPClient waits on this while the reader has no room.
+        var waiting: EventLoopPromise<Void>?
+        var idleTimer: Scheduled<Void>?
+        var readerGone = false
+        var finished = false
+    }
+
+    /// Tells the delegate the reader wants more, or has gone.
+    final class Demand: NIOAsyncSequenceProducerDelegate {
+        private let owner: Mutex<StreamingDelegate?> = Mutex(nil)
+
+        func attach(_ delegate: StreamingDelegate) { owner.withLock { $0 = delegate } }
+
+        func produceMore() { owner.withLock { $0 }?.readerWantsMore() }
+
+        func didTerminate() {
+            // The reader dropped the body, or was cancelled: the delegate is released too.
+            let delegate = owner.withLock { value in
+                defer { value = nil }
+                return value
+            }
+            delegate?.readerLeft()
+        }
+    }
+
+    private let state = Mutex(State())
+    private let source: Body.Source
+    /// The body, for the one reader of the response.
+    let body: Body
+    private let idleTimeout: Duration?
+    private let interceptsRedirects: Bool
+    private let answered = Atomic<Bool>(false)
+    private let wrote = Atomic<Bool>(false)
+    private let redirect = Mutex<TrackingAccumulator.Redirect?>(nil)
+
+    /// Whether the request's head was written.
+    var wroteHead: Bool { wrote.load(ordering: .acquiring) }
+    /// Whether the response head arrived.
+    var receivedHead: Bool { answered.load(ordering: .acquiring) }
+    /// The redirect taken from the client, if any.
+    var interceptedRedirect: TrackingAccumulator.Redirect? { redirect.withLock { $0 } }
+
+    init(idleTimeout: Duration?, interceptsRedirects: Bool) {
+        self.idleTimeout = idleTimeout
+        self.interceptsRedirects = interceptsRedirects
+        let demand = Demand()
+        // Up to 16 parts (about 256 KiB at AsyncHTTPClient's usual sizes) wait for the reader.
+        let made = Body.makeSequence(
+            elementType: ByteBuffer.self,
+            failureType: (any Error).self,
+            backPressureStrategy: .init(lowWatermark: 4, highWatermark: 16),
+            finishOnDeinit: true,
+            delegate: demand
+        )
+        source = made.source
+        body = made.sequence
+        demand.attach(self)
+    }
+
+    /// Starts watching `task`: its end ends the body, and the idle wait for the head begins.
+    func attach(_ task: HTTPClient.Task<Void>) {
+        let gone = state.withLock { state in
+            state.task = task
+            return state.readerGone
+        }
+        if gone { task.cancel() }
+        armIdleTimer(on: task.eventLoop)
+        task.futureResult.whenComplete { [self] result in
+            disarmIdleTimer()
+            switch result {
+            case .success: finish(nil)
+            case .failure(let error): finish(error)
+            }
+        }
+    }
+
+    /// Waits for the response head; throws what ended the request before it.
+    func head() async throws -> HTTPResponseHead {
+        try await withCheckedThrowingContinuation { continuation in
+            let ready: Result<HTTPResponseHead, any Error>? = state.withLock { state in
+                if let result = state.headResult { return result }
+                state.head = continuation
+                return nil
+            }
+            if let ready { continuation.resume(with: ready) }
+        }
+    }
+
+    private func deliverHead(_ result: Result<HTTPResponseHead, any Error>) {
+        let waiting: CheckedContinuation<HTTPResponseHead, any Error>? = state.withLock { state in
+            guard state.headResult == nil else { return nil }
+            state.headResult = result
+            defer { state.head = nil }
+            return state.head
+        }
+        waiting?.resume(with: result)
+    }
+
+    private func finish(_ error: (any Error)?) {
+        let pending: EventLoopPromise<Void>? = state.withLock { state in
+            state.finished = true
+            defer { state.waiting = nil }
+            return state.waiting
+        }
+        deliverHead(.failure(error ?? TransportError.connectionFailed(ClosedBeforeHead())))
+        if let error { source.finish(error) } else { source.finish() }
+        pending?.succeed()
+    }
+
+    // MARK: The reader's side
+
+    private func readerWantsMore() {
+        let (pending, task): (EventLoopPromise<Void>?, HTTPClient.Task<Void>?) = state.withLock { state in
+            defer { state.waiting = nil }
+            return (state.waiting, state.task)
+        }
+        guard let pending else { return }
+        if let task { armIdleTimer(on: task.eventLoop) }
+        pending.succeed()
+    }
+
+    private func readerLeft() {
+        let (task, pending, finished): (HTTPClient.Task<Void>?, EventLoopPromise<Void>?, Bool) = state.withLock { state in
+            state.readerGone = true
+            defer { state.waiting = nil }
+            return (state.task, state.waiting, state.finished)
+        }
+        // A body not read to its end: the connection is closed rather than pooled half-read.
+        if !finished { task?.cancel() }
+        pending?.fail(CancellationError())
+    }
+
+    // MARK: The idle wait
+
+    private func armIdleTimer(on eventLoop: any EventLoop) {
+        guard let idleTimeout else { return }
+        let timer = eventLoop.scheduleTask(in: .nanoseconds(idleTimeout.nanoseconds)) { [self] in
+            let task = state.withLock { $0.task }
+            task?.fail(reason: IdleTimeout())
+        }
+        let previous = state.withLock { state in
+            defer { state.idleTimer = state.finished ? nil : timer }
+            return state.idleTimer
+        }
+        previous?.cancel()
+        if state.withLock({ $0.finished }) { timer.cancel() }
+    }
+
+    private func disarmIdleTimer() {
+        state.withLock { state in
+            defer { state.idleTimer = nil }
+            return state.idleTimer
+        }?.cancel()
+    }
+
+    // MARK: AsyncHTTPClient's side
+
+    func didSendRequestHead(task: HTTPClient.Task<Void>, _ head: HTTPRequestHead) {
+        wrote.store(true, ordering: .releasing)
+    }
+
+    func didVisitURL(task: HTTPClient.Task<Void>, _ request: HTTPClient.Request, _ head: HTTPResponseHead) {
+        guard interceptsRedirects, (300..<400).contains(head.status.code), head.headers.contains(name: "location") else { return }
+        var fields = HTTPFields()
+        for (name, value) in head.headers {
+            if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
+        }
+        let status = HTTPResponse.Status(code: Int(head.status.code), reasonPhrase: head.status.reasonPhrase)
+        redirect.withLock { $0 = TrackingAccumulator.Redirect(status: status, headerFields: fields) }
+        answered.store(true, ordering: .releasing)
+        task.fail(reason: TrackingAccumulator.RedirectIntercepted())
+    }
+
+    func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        answered.store(true, ordering: .releasing)
+        armIdleTimer(on: task.eventLoop)
+        deliverHead(.success(head))
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        switch source.yield(buffer) {
+        case .produceMore:
+            armIdleTimer(on: task.eventLoop)
+            return task.eventLoop.makeSucceededVoidFuture()
+        case .stopProducing:
+            // The reader is the slow side: no idle limit while it catches up.
+            disarmIdleTimer()
+            let promise = task.eventLoop.makePromise(of: Void.self)
+            let gone = state.withLock { state in
+                if state.readerGone { return true }
+                state.waiting = promise
+                return false
+            }
+            if gone { promise.fail(CancellationError()) }
+            return promise.futureResult
+        case .dropped:
+            return task.eventLoop.makeFailedFuture(CancellationError())
+        }
+    }
+
+    func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {}
+
+    func didFinishRequest(task: HTTPClient.Task<Void>) throws {}
+
+    /// The request ended without a response head and without an error of its own.
+    struct ClosedBeforeHead: Error, CustomStringConvertible {
+        var description: String { "the connection closed before the response head arrived" }
+    }
+}

@@ -1,0 +1,195 @@
+public import Foundation
+public import HTTPTypes
+import NIOCore
+
+extension API {
+    /// Calls `request` and writes its response body to the file at `destination`, in bounded
+    /// memory whatever its size, and returns once the whole body is on disk.
+    ///
+    /// The body goes into a temporary file beside `destination`, is checked against its
+    /// `Content-Length`, flushed to disk (`fsync`) and renamed into place only when complete:
+    /// `destination` never holds part of a body, and is replaced whole. When the connection
+    /// drops, the download resumes where it stopped — `Range` with `If-Range` (the server's
+    /// strong `ETag`, or its `Last-Modified`), a `206` continuing the file — and starts again from
+    /// the beginning when the server answers `200` instead, or named neither; at most
+    /// ``APIConfig/RetryPolicy/maxAttempts`` connections in all, none again when
+    /// ``ResourceRequest/allowsRetries`` is `false`.
+    ///
+    /// ```swift
+    /// let result = try await api.download(ReleaseAsset(id: 42), to: URL(filePath: "release.tar.gz")) { progress in
+    ///     print(progress.bytesWritten, "of", progress.totalBytes ?? -1)
+    /// }
+    /// ```
+    ///
+    /// ``RequestOptions/timeout`` bounds the wait for each head and each silence of the server;
+    /// ``RequestOptions/streamTimeout`` (none by default) the whole download.
+    ///
+    /// - Parameter progress: Called as the file grows: after each head and each part written.
+    /// - Throws: ``APIError``: as ``call(_:)`` for the request and its status;
+    ///   ``APIError/Kind/file`` when the folder cannot be written or the disk is full;
+    ///   ``APIError/Kind/transport`` when the body ended early on the last connection allowed, or
+    ///   a `206` does not continue the file. The temporary file is removed whatever the error.
+    public func download<Request: ResourceRequest>(
+        _ request: Request,
+        to destination: URL,
+        progress: (@Sendable (DownloadProgress) -> Void)? = nil
+    ) async throws(APIError) -> DownloadResult {
+        let options = defaultOptions.applying(request)
+        let method = request.verb.method(update: options.updateMethod)
+        let path = maskedPath(request.path)
+        let deadline = ContinuousClock.now + (options.streamTimeout ?? Self.unboundedStream)
+        let file: PartialFile
+        do {
+            file = try await PartialFile.create(for: destination)
+        } catch {
+            throw error.with(method: method, path: path)
+        }
+        do throws(APIError) {
+            let result = try await fill(file, from: request, options: options, deadline: deadline, progress: progress)
+            try await file.commit()
+            return result
+        } catch {
+            file.discard()
+            throw error.with(method: method, path: path)
+        }
+    }
+
+    /// Writes the body of `request` into `file`, resuming after dropped connections.
+    private func fill<Request: ResourceRequest>(
+        _ file: PartialFile,
+        from request: Request,
+        options: RequestOptions,
+        deadline: ContinuousClock.Instant,
+        progress: (@Sendable (DownloadProgress) -> Void)?
+    ) async throws(APIError) -> DownloadResult {
+        var written = 0
+        var validator: String?
+        var total: Int?
+        var connections = 1
+        let maxConnections = options.allowsRetries ? max(options.retryPolicy.maxAttempts, 1) : 1
+        while true {
+            var fields = HTTPFields()
+            if written > 0, let validator {
+                fields[.range] = "bytes=\(written)-"
+                fields[.ifRange] = validator
+            } else if written > 0 {
+                // Nothing tells this body from a changed one: the whole body again.
+                try await file.truncate(to: 0)
+                written = 0
+            }
+            let response = try await openStream(request, extraFields: fields, deadline: deadline)
+            if response.status == .partialContent {
+                guard written > 0, let range = ContentRange(response.headerFields[.contentRange]), range.first == written,
+                    range.total == nil || total == nil || range.total == total
+                else {
+                    throw APIError(kind: .transport, status: response.status, detail: "the 206's Content-Range does not continue the file at byte \(written)")
+                }
+                total = range.total ?? total
+            } else {
+                if written > 0 {
+                    // The server sent the whole body (it changed, or ignores ranges): from the start.
+                    try await file.truncate(to: 0)
+                    written = 0
+                }
+                total = response.body.expectedLength
+                validator = Self.rangeValidator(response.headerFields)
+            }
+            progress?(DownloadProgress(bytesWritten: written, totalBytes: total, connections: connections))
+            do {
+                for try await chunk in response.body {
+                    try await file.write(chunk, at: written)
+                    written += chunk.readableBytes
+                    progress?(DownloadProgress(bytesWritten: written, totalBytes: total, connections: connections))
+                }
+                if let total, written != total {
+                    throw APIError(kind: .transport, detail: "the body ended after \(written) of its \(total) bytes")
+                }
+                return DownloadResult(
+                    file: URL(fileURLWithPath: file.destination),
+                    bytes: written,
+                    status: response.status,
+                    headerFields: response.headerFields,
+                    connections: connections
+                )
+            } catch let error as APIError where Self.resumable(error, deadline: deadline) && connections < maxConnections {
+                connections += 1
+                do {
+                    try await Task.sleep(for: RetryMiddleware.backoff(attempt: connections - 1, policy: options.retryPolicy))
+                } catch {
+                    throw APIError(kind: .cancelled, detail: "while waiting to resume the download")
+                }
+            } catch let error as APIError {
+                throw error
+            } catch {
+                throw APIError.classifying(error, deadline: deadline)
+            }
+        }
+    }
+
+    /// Whether a download that failed with `error` while reading the body may resume: the
+    /// connection broke, or the server fell silent, before the download's own deadline.
+    private static func resumable(_ error: APIError, deadline: ContinuousClock.Instant) -> Bool {
+        (error.kind == .transport || error.kind == .timeout) && ContinuousClock.now < deadline
+    }
+
+    /// What `If-Range` may carry for these response fields: a strong `ETag` (a weak one cannot
+    /// be used with ranges), else `Last-Modified`; `nil` when neither.
+    static func rangeValidator(_ fields: HTTPFields) -> String? {
+        if let tag = fields[.eTag], tag.hasPrefix("\""), tag.count >= 2, tag.hasSuffix("\"") { return tag }
+        if let date = fields[.lastModified], HTTPDate.parse(date) != nil { return date }
+        return nil
+    }
+}
+
+/// How far a download has come (``API/download(_:to:progress:)``).
+public struct DownloadProgress: Sendable, Hashable {
+    /// The bytes in the file so far.
+    public let bytesWritten: Int
+    /// The whole body's size, when the server said it.
+    public let totalBytes: Int?
+    /// The connections used so far: more than one after the download resumed.
+    public let connections: Int
+
+    /// The share done, 0 to 1, when the size is known.
+    public var fractionCompleted: Double? {
+        guard let totalBytes, totalBytes > 0 else { return nil }
+        return Double(bytesWritten) / Double(totalBytes)
+    }
+}
+
+/// A finished download (``API/download(_:to:progress:)``).
+public struct DownloadResult: Sendable {
+    /// The file the body was written to.
+    public let file: URL
+    /// The body's size.
+    public let bytes: Int
+    /// The status of the last response: `200`, or `206` after a resume.
+    public let status: HTTPResponse.Status
+    /// The header fields of the last response.
+    public let headerFields: HTTPFields
+    /// The connections it took: more than one when it resumed.
+    public let connections: Int
+}
+
+/// A `Content-Range: bytes FIRST-LAST/TOTAL` value (`TOTAL` may be `*`).
+struct ContentRange: Equatable {
+    var first: Int
+    var last: Int
+    var total: Int?
+
+    init?(_ value: String?) {
+        guard let value, value.hasPrefix("bytes ") else { return nil }
+        let parts = value.dropFirst(6).split(separator: "/", maxSplits: 1)
+        guard parts.count == 2 else { return nil }
+        let bounds = parts[0].split(separator: "-", maxSplits: 1)
+        guard bounds.count == 2, let first = Int(bounds[0]), let last = Int(bounds[1]), first >= 0, last >= first else { return nil }
+        self.first = first
+        self.last = last
+        if parts[1] == "*" {
+            total = nil
+        } else {
+            guard let total = Int(parts[1]), total > last else { return nil }
+            self.total = total
+        }
+    }
+}

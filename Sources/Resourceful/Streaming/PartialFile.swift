@@ -1,0 +1,121 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A download's file while it is written: a temporary file beside the destination (so that the
+/// rename is atomic, on one file system), written on NIO's thread pool, `fsync`ed and renamed
+/// into place by ``commit()``, removed by ``discard()``. The destination never holds part of a body.
+final class PartialFile: Sendable {
+    let destination: String
+    let temporary: String
+    private let descriptor: Int32
+    /// Whether the descriptor was closed (by ``commit()`` or ``discard()``): it is closed once.
+    private let closed = Atomic<Bool>(false)
+
+    /// Creates the temporary file beside `destination`.
+    ///
+    /// - Throws: ``APIError/Kind/file`` naming the folder when it cannot be written.
+    static func create(for destination: URL) async throws(APIError) -> PartialFile {
+        let path = destination.standardizedFileURL.path
+        let folder = (path as NSString).deletingLastPathComponent
+        let name = (path as NSString).lastPathComponent
+        guard !name.isEmpty, name != "/" else { throw APIError(kind: .file, detail: "\(path) names no file") }
+        let temporary = folder + "/." + name + "." + String(UInt64.random(in: .min ... .max), radix: 36) + ".download"
+        do {
+            let descriptor = try await NIOThreadPool.singleton.runIfActive { () throws -> Int32 in
+                let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+                guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                return descriptor
+            }
+            return PartialFile(destination: path, temporary: temporary, descriptor: descriptor)
+        } catch {
+            throw APIError(kind: .file, detail: "the folder \(folder) cannot be written: \(Self.reason(error))", underlying: error)
+        }
+    }
+
+    private init(destination: String, temporary: String, descriptor: Int32) {
+        self.destination = destination
+        self.temporary = temporary
+        self.descriptor = descriptor
+    }
+
+    /// Writes `buffer` at `offset`.
+    ///
+    /// - Throws: ``APIError/Kind/file`` (a full disk, say).
+    func write(_ buffer: ByteBuffer, at offset: Int) async throws(APIError) {
+        let descriptor = self.descriptor
+        do {
+            try await NIOThreadPool.singleton.runIfActive {
+                var written = 0
+                try buffer.withUnsafeReadableBytes { bytes in
+                    while written < bytes.count {
+                        // `written < bytes.count`: the pointer and count stay within `bytes`.
+                        let result = pwrite(descriptor, bytes.baseAddress! + written, bytes.count - written, off_t(offset + written))
+                        if result < 0, errno == EINTR { continue }
+                        guard result > 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                        written += result
+                    }
+                }
+            }
+        } catch {
+            throw APIError(kind: .file, detail: "\(temporary) could not be written: \(Self.reason(error))", underlying: error)
+        }
+    }
+
+    /// Cuts the file to `length` bytes (a download starting again from 0).
+    func truncate(to length: Int) async throws(APIError) {
+        let descriptor = self.descriptor
+        do {
+            try await NIOThreadPool.singleton.runIfActive {
+                guard ftruncate(descriptor, off_t(length)) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            }
+        } catch {
+            throw APIError(kind: .file, detail: "\(temporary) could not be truncated: \(Self.reason(error))", underlying: error)
+        }
+    }
+
+    /// Flushes the file to disk, closes it and renames it to the destination, then flushes the
+    /// folder, so that the name survives a crash.
+    func commit() async throws(APIError) {
+        let (descriptor, temporary, destination) = (self.descriptor, self.temporary, self.destination)
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        do {
+            try await NIOThreadPool.singleton.runIfActive {
+                defer { close(descriptor) }
+                guard fsync(descriptor) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                guard rename(temporary, destination) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                let folder = open((destination as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                if folder >= 0 {
+                    _ = fsync(folder)
+                    close(folder)
+                }
+            }
+        } catch {
+            unlink(temporary)
+            throw APIError(kind: .file, detail: "\(destination) could not be written: \(Self.reason(error))", underlying: error)
+        }
+    }
+
+    /// Closes and removes the temporary file. Runs on the calling thread: it must happen even
+    /// when the task is cancelled, and neither call blocks for long.
+    func discard() {
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        close(descriptor)
+        unlink(temporary)
+    }
+
+    /// An error as a download's detail names it: the system's message for an `errno`.
+    private static func reason(_ error: any Error) -> String {
+        if let error = error as? POSIXError { return String(cString: strerror(error.code.rawValue)) }
+        return "\(type(of: error))"
+    }
+}
