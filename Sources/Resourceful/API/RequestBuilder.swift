@@ -66,7 +66,7 @@ struct RequestBuilder: Sendable {
         }
 
         var query: [RequestTarget.QueryItem] = []
-        var body: ByteBuffer?
+        var body: TransportBody?
         let parameters = request.parameters
         let hasParameters = !(parameters is Empty)
         let ownQuery = request.query
@@ -104,7 +104,7 @@ struct RequestBuilder: Sendable {
             method: request.verb.method(update: options.updateMethod),
             target: target,
             headerFields: fields,
-            body: body.map(TransportBody.init),
+            body: body,
             deadline: start + options.timeout,
             maxResponseBytes: options.maxResponseBytes
         )
@@ -119,12 +119,20 @@ struct RequestBuilder: Sendable {
         arrayFormat: ArrayFormat,
         encoder: any RequestEncoder,
         fields: inout HTTPFields
-    ) throws(APIError) -> ByteBuffer {
+    ) throws(APIError) -> TransportBody {
+        if let upload = parameters as? FileUpload {
+            if fields[.contentType] == nil { fields[.contentType] = upload.contentType }
+            do {
+                return try TransportBody(contentsOfFile: upload.fileURL.path)
+            } catch {
+                throw APIError(kind: .file, detail: error.detail, underlying: error.underlying)
+            }
+        }
         switch encoding {
         case .json:
             if fields[.contentType] == nil { fields[.contentType] = "application/json" }
             do {
-                return ByteBuffer(data: try encoder.encode(parameters))
+                return TransportBody(ByteBuffer(data: try encoder.encode(parameters)))
             } catch let error as EncodingError {
                 var failure = APIError(kind: .encodingFailed, underlying: error)
                 if case .invalidValue(_, let context) = error { failure.codingPath = APIError.render(context.codingPath) }
@@ -134,11 +142,16 @@ struct RequestBuilder: Sendable {
             }
         case .formURLEncoded:
             fields[.contentType] = "application/x-www-form-urlencoded"
-            return ByteBuffer(string: RequestTarget.QueryItem.encoded(try formFields(parameters, arrayFormat: arrayFormat).encodedQueryItems()))
+            return TransportBody(ByteBuffer(string: RequestTarget.QueryItem.encoded(try formFields(parameters, arrayFormat: arrayFormat).encodedQueryItems())))
         case .multipart:
             let multipart = MultipartBody()
             fields[.contentType] = multipart.contentType
-            return multipart.encode(try formFields(parameters, arrayFormat: arrayFormat))
+            let parts = try formFields(parameters, arrayFormat: arrayFormat)
+            do throws(TransportError) {
+                return try multipart.body(parts)
+            } catch {
+                throw APIError(kind: .file, detail: error.detail, underlying: error.underlying)
+            }
         }
     }
 

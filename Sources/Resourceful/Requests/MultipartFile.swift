@@ -12,14 +12,27 @@ public struct MultipartFile: Encodable, Sendable, Hashable {
     public var filename: String
     /// The part's `Content-Type`.
     public var contentType: String
-    /// The file's bytes.
+    /// The file's bytes, when they are in memory; empty for a part read from ``fileURL``.
     public var data: Data
+    /// The file on disk the part's bytes are read from as the body is sent, never whole; `nil`
+    /// when they are ``data``.
+    public var fileURL: URL?
 
-    /// Creates a file part.
+    /// Creates a file part of bytes in memory.
     public init(filename: String, contentType: String = "application/octet-stream", data: Data) {
         self.filename = filename
         self.contentType = contentType
         self.data = data
+    }
+
+    /// Creates a file part read from the file at `url` as the body is sent, in bounded memory
+    /// whatever its size: the body then streams, with its `Content-Length`, and a retry reads
+    /// the file again. `filename` defaults to the file's name.
+    public init(contentsOf url: URL, filename: String? = nil, contentType: String = "application/octet-stream") {
+        self.filename = filename ?? url.lastPathComponent
+        self.contentType = contentType
+        self.data = Data()
+        self.fileURL = url
     }
 
     /// Outside a multipart body, a file encodes as its name, type and base64 bytes.
@@ -27,10 +40,50 @@ public struct MultipartFile: Encodable, Sendable, Hashable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(filename, forKey: .filename)
         try container.encode(contentType, forKey: .contentType)
-        try container.encode(data.base64EncodedString(), forKey: .data)
+        if let fileURL {
+            // Its bytes go only into a multipart body; elsewhere the part names its file.
+            try container.encode(fileURL.path, forKey: .file)
+        } else {
+            try container.encode(data.base64EncodedString(), forKey: .data)
+        }
     }
 
     private enum CodingKeys: String, CodingKey {
-        case filename, contentType, data
+        case filename, contentType, data, file
+    }
+}
+
+/// A request body read from a file as it is sent, in bounded memory whatever its size: make it
+/// the `parameters` of a ``ResourceVerb/create`` or ``ResourceVerb/update`` request.
+///
+/// ```swift
+/// struct UploadBackup: ResourceRequest {
+///     typealias ResourceType = Receipt
+///     let verb = ResourceVerb.update
+///     var path: ResourcePath { "backups/\(name)" }
+///     let name: String
+///     var parameters: FileUpload { FileUpload(URL(filePath: "/var/backups/db.tar.zst"), contentType: "application/zstd") }
+/// }
+/// ```
+///
+/// The body goes out with the file's size as its `Content-Length` and the given `Content-Type`;
+/// a retry, a refreshed credential or a `307` opens the file again. A file that cannot be read
+/// fails the call with ``APIError/Kind/file`` before anything is sent.
+public struct FileUpload: Encodable, Sendable, Hashable {
+    /// The file to send.
+    public var fileURL: URL
+    /// The body's `Content-Type` (a request's own ``ResourceRequest/headers`` win).
+    public var contentType: String
+
+    /// An upload of the file at `fileURL`.
+    public init(_ fileURL: URL, contentType: String = "application/octet-stream") {
+        self.fileURL = fileURL
+        self.contentType = contentType
+    }
+
+    /// Outside a body (a query), an upload names its file.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(fileURL.path)
     }
 }
