@@ -1,0 +1,142 @@
+import NIOCore
+
+/// Reads an event stream as the WHATWG HTML standard says ("Interpreting an event stream"):
+/// lines end at CR, LF or CRLF (a CRLF split between two buffers is one line end), one leading
+/// BOM is skipped, `:` starts a comment, a line without a colon is a field with an empty value,
+/// one space after the colon is dropped, `data` lines are joined with LF, `id` persists as the
+/// last event ID (one holding NUL is ignored), `retry` takes ASCII digits only, a blank line
+/// dispatches the event when it has data, and an event not ended by a blank line is dropped.
+///
+/// Works on bytes, one pass: a line is copied only when it spans two buffers. A line or an
+/// event's data longer than `maxBytes` fails the stream.
+struct ServerSentEventParser {
+    /// An event as the stream dispatched it.
+    struct Event: Equatable {
+        var type: String
+        var data: String
+        var lastEventID: String
+    }
+
+    /// A line or an event was longer than the limit.
+    struct TooLong: Error {}
+
+    let maxBytes: Int
+    /// The last event ID, kept across events (and, by the caller, across connections).
+    var lastEventID = ""
+    /// The reconnection time the server asked for with `retry`, in milliseconds.
+    var retry: Int?
+    private var eventType: String?
+    private var data: [UInt8] = []
+    private var hasData = false
+    /// A line that began in an earlier buffer.
+    private var partial: [UInt8] = []
+    /// The previous buffer ended with CR: an LF at the start of the next one ends nothing.
+    private var afterCR = false
+    /// How many bytes of a leading BOM (EF BB BF) have been seen; 3 once the start is past.
+    private var bomSeen = 0
+    private var atStart = true
+
+    init(maxBytes: Int, lastEventID: String = "") {
+        self.maxBytes = maxBytes
+        self.lastEventID = lastEventID
+    }
+
+    /// Reads `buffer`, appending the events it completes to `events`.
+    mutating func feed(_ buffer: ByteBuffer, into events: inout [Event]) throws {
+        try buffer.withUnsafeReadableBytes { bytes in
+            var index = 0
+            let count = bytes.count
+            if atStart {
+                // The BOM may itself be split across buffers.
+                let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+                while index < count, bomSeen < 3, bytes[index] == bom[bomSeen] {
+                    bomSeen += 1
+                    index += 1
+                }
+                if bomSeen == 3 || index < count {
+                    if bomSeen < 3 && bomSeen > 0 {
+                        // Not a BOM after all: the bytes seen were the line's.
+                        partial.append(contentsOf: bom[0..<bomSeen])
+                    }
+                    atStart = false
+                }
+            }
+            if afterCR, index < count {
+                afterCR = false
+                if bytes[index] == UInt8(ascii: "\n") { index += 1 }
+            }
+            var lineStart = index
+            while index < count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") {
+                    if partial.isEmpty {
+                        try line(UnsafeRawBufferPointer(rebasing: bytes[lineStart..<index]), into: &events)
+                    } else {
+                        try append(UnsafeRawBufferPointer(rebasing: bytes[lineStart..<index]))
+                        let joined = partial
+                        partial.removeAll(keepingCapacity: true)
+                        try joined.withUnsafeBytes { try line($0, into: &events) }
+                    }
+                    index += 1
+                    if byte == UInt8(ascii: "\r") {
+                        if index == count {
+                            afterCR = true
+                        } else if bytes[index] == UInt8(ascii: "\n") {
+                            index += 1
+                        }
+                    }
+                    lineStart = index
+                } else {
+                    index += 1
+                }
+            }
+            if lineStart < count { try append(UnsafeRawBufferPointer(rebasing: bytes[lineStart..<count])) }
+        }
+    }
+
+    private mutating func append(_ bytes: UnsafeRawBufferPointer) throws {
+        guard partial.count + bytes.count <= maxBytes else { throw TooLong() }
+        partial.append(contentsOf: bytes)
+    }
+
+    /// Handles one line, without its line end.
+    private mutating func line(_ line: UnsafeRawBufferPointer, into events: inout [Event]) throws {
+        guard let first = line.first else {
+            dispatch(into: &events)
+            return
+        }
+        if first == UInt8(ascii: ":") { return }
+        let colon = line.firstIndex(of: UInt8(ascii: ":"))
+        let name = UnsafeRawBufferPointer(rebasing: line[..<(colon ?? line.count)])
+        var valueStart = colon.map { $0 + 1 } ?? line.count
+        if valueStart < line.count, line[valueStart] == UInt8(ascii: " ") { valueStart += 1 }
+        let value = UnsafeRawBufferPointer(rebasing: line[valueStart...])
+        if name.elementsEqual("data".utf8) {
+            guard data.count + value.count + 1 <= maxBytes else { throw TooLong() }
+            data.append(contentsOf: value)
+            data.append(UInt8(ascii: "\n"))
+            hasData = true
+        } else if name.elementsEqual("event".utf8) {
+            eventType = String(decoding: value, as: UTF8.self)
+        } else if name.elementsEqual("id".utf8) {
+            if !value.contains(0) { lastEventID = String(decoding: value, as: UTF8.self) }
+        } else if name.elementsEqual("retry".utf8) {
+            if !value.isEmpty, value.count <= 18, value.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+                retry = value.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+            }
+        }
+    }
+
+    /// A blank line: the event so far goes out when it has data; the buffers are reset either way.
+    private mutating func dispatch(into events: inout [Event]) {
+        defer {
+            data.removeAll(keepingCapacity: true)
+            hasData = false
+            eventType = nil
+        }
+        guard hasData else { return }
+        let text = String(decoding: data.dropLast(), as: UTF8.self)
+        let type = eventType.flatMap { $0.isEmpty ? nil : $0 } ?? "message"
+        events.append(Event(type: type, data: text, lastEventID: lastEventID))
+    }
+}

@@ -1,0 +1,230 @@
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOFoundationEssentialsCompat
+
+extension API {
+    /// Calls `request` as a server-sent event stream (`text/event-stream`) and returns its events
+    /// as they arrive, each event's `data` decoded as the request's `ResourceType` (a `String`
+    /// type takes the data as it is).
+    ///
+    /// The stream is read as the WHATWG HTML standard says (event types, multi-line data, ids,
+    /// `retry`, comments, a leading BOM, CR, LF or CRLF line ends). When it ends or breaks, it is
+    /// opened again as a browser's `EventSource` does: after the server's `retry` time (or
+    /// `reconnect`'s delay), growing with each connection that brings no event, with a little
+    /// jitter, sending `Last-Event-ID` so that the server can go on where it stopped; at most
+    /// `reconnect`'s ``EventStreamReconnection/maxAttempts`` times in a row without an event.
+    /// A `204 No Content` ends the sequence; a status outside 200–299 or a body that is not an
+    /// event stream throws. Cancelling the reading task ends it at once.
+    ///
+    /// ```swift
+    /// for try await event in api.events(WatchDeployments(app: "web")) {
+    ///     print(event.type, event.data.state, event.id)
+    /// }
+    /// ```
+    ///
+    /// ``RequestOptions/timeout`` bounds each connection's wait for its head and each silence of
+    /// the server (send comments to keep a quiet stream open);
+    /// ``RequestOptions/maxResponseBytes`` is the longest event.
+    public func events<Request: ResourceRequest>(
+        _ request: Request,
+        reconnect: EventStreamReconnection = EventStreamReconnection()
+    ) -> ServerSentEvents<Request> {
+        ServerSentEvents(api: self, request: request, reconnect: reconnect)
+    }
+}
+
+/// How an event stream is opened again after it ended or broke (``API/events(_:reconnect:)``).
+public struct EventStreamReconnection: Sendable, Hashable {
+    /// The most connections in a row that may end without bringing an event before the sequence
+    /// gives up (throwing the last connection's error, or ending when it closed cleanly); `0`
+    /// never reconnects.
+    public var maxAttempts: Int
+    /// The wait before reconnecting when the server did not set one with `retry` (3 seconds, as
+    /// browsers).
+    public var delay: Duration
+    /// The longest wait, however many connections in a row brought no event.
+    public var maxDelay: Duration
+
+    /// Reconnection as described.
+    public init(maxAttempts: Int = 5, delay: Duration = .seconds(3), maxDelay: Duration = .seconds(60)) {
+        self.maxAttempts = maxAttempts
+        self.delay = delay
+        self.maxDelay = maxDelay
+    }
+
+    /// No reconnection: the sequence ends with the first connection.
+    public static let never = EventStreamReconnection(maxAttempts: 0)
+
+    /// The wait before the next connection, when `failures` connections in a row brought no
+    /// event and the server asked for `retry` milliseconds: the delay doubled per failure, at
+    /// most ``maxDelay``, plus up to a fifth of it at random (never sooner than the server asked).
+    func wait(failures: Int, retry: Int?) -> Duration {
+        let base = retry.map { Duration.milliseconds($0) } ?? delay
+        var wait = base
+        for _ in 0..<min(failures, 16) where wait < maxDelay { wait *= 2 }
+        wait = min(wait, max(maxDelay, base))
+        let jitter = Double.random(in: 0...0.2)
+        return wait + wait * jitter
+    }
+}
+
+/// An event of a server-sent event stream, its data decoded (``API/events(_:reconnect:)``).
+public struct ServerSentEvent<Value: Sendable>: Sendable {
+    /// The event's type: its `event` field, `message` when it had none.
+    public var type: String
+    /// The event's data, decoded.
+    public var data: Value
+    /// The last event ID the stream set, this event's own `id` or an earlier one's; empty when
+    /// none did. Sent as `Last-Event-ID` when the stream is opened again.
+    public var id: String
+}
+
+/// The events of a server-sent event stream, decoded, across reconnections
+/// (``API/events(_:reconnect:)``). Read it once.
+public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendable {
+    /// An event with its data decoded as the request's `ResourceType`.
+    public typealias Element = ServerSentEvent<Request.ResourceType>
+    /// What reading throws: an ``APIError``.
+    public typealias Failure = any Error
+
+    let api: API
+    let request: Request
+    let reconnect: EventStreamReconnection
+
+    /// Reads the events.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let sequence: ServerSentEvents
+        let options: RequestOptions
+        let deadline: ContinuousClock.Instant
+        var parser: ServerSentEventParser
+        var pending: [ServerSentEventParser.Event] = []
+        var body: ResponseBodyStream.AsyncIterator?
+        /// Connections in a row that brought no event.
+        var failures = 0
+        var connections = 0
+        var eventsThisConnection = 0
+        var finished = false
+
+        init(sequence: ServerSentEvents) {
+            self.sequence = sequence
+            options = sequence.api.defaultOptions.applying(sequence.request)
+            deadline = ContinuousClock.now + (options.streamTimeout ?? API.unboundedStream)
+            parser = ServerSentEventParser(maxBytes: options.maxResponseBytes)
+        }
+
+        /// The next event, or `nil` when the stream ended for good.
+        public mutating func next() async throws -> ServerSentEvent<Request.ResourceType>? {
+            while !finished {
+                if !pending.isEmpty {
+                    return try decode(pending.removeFirst())
+                }
+                if body == nil {
+                    try await connect()
+                    continue
+                }
+                do {
+                    guard let chunk = try await body?.next() else {
+                        try await connectionEnded(after: nil)
+                        continue
+                    }
+                    do {
+                        try parser.feed(chunk, into: &pending)
+                    } catch {
+                        finished = true
+                        throw APIError(
+                            kind: .responseTooLarge,
+                            detail: "an event or line of the stream is longer than \(options.maxResponseBytes) bytes"
+                        ).with(method: method, path: sequence.api.maskedPath(sequence.request.path))
+                    }
+                    eventsThisConnection += pending.count
+                } catch let error as APIError {
+                    try await connectionEnded(after: error)
+                }
+            }
+            return nil
+        }
+
+        /// Opens a connection, sending the last event ID.
+        private mutating func connect() async throws {
+            var fields: HTTPFields = [.accept: "text/event-stream"]
+            if !parser.lastEventID.isEmpty, let name = HTTPField.Name("Last-Event-ID") {
+                fields[name] = parser.lastEventID
+            }
+            connections += 1
+            eventsThisConnection = 0
+            let response: StreamedResponse
+            do {
+                response = try await sequence.api.openStream(sequence.request, extraFields: fields, deadline: deadline)
+            } catch where error.kind == .transport || error.kind == .timeout {
+                try await connectionEnded(after: error)
+                return
+            } catch {
+                finished = true
+                throw error
+            }
+            if response.status == .noContent {
+                // The server says there is nothing more: no reconnection.
+                finished = true
+                return
+            }
+            let type = response.headerFields[.contentType].map { MediaType.essence(of: $0) }
+            guard type == "text/event-stream" else {
+                finished = true
+                throw APIError(
+                    kind: .decodingFailed,
+                    status: response.status,
+                    detail: "the body is \(type.flatMap { ResponseValidator.commonMediaType(String($0)) } ?? "of another media type"), not text/event-stream"
+                ).with(method: method, path: sequence.api.maskedPath(sequence.request.path))
+            }
+            body = response.body.makeAsyncIterator()
+        }
+
+        /// The connection ended, cleanly (`error` nil) or not: waits, then lets the loop reconnect,
+        /// or ends the sequence when the attempts are spent.
+        private mutating func connectionEnded(after error: APIError?) async throws {
+            body = nil
+            failures = eventsThisConnection > 0 ? 0 : failures + 1
+            let attempts = sequence.reconnect.maxAttempts
+            guard attempts > 0, failures <= attempts, ContinuousClock.now < deadline else {
+                finished = true
+                if let error { throw error }
+                return
+            }
+            let wait = sequence.reconnect.wait(failures: Swift.max(failures - 1, 0), retry: parser.retry)
+            do {
+                try await Task.sleep(for: wait)
+            } catch {
+                finished = true
+                throw APIError(kind: .cancelled, detail: "while waiting to reconnect").with(method: method, path: sequence.api.maskedPath(sequence.request.path))
+            }
+        }
+
+        private var method: HTTPRequest.Method { sequence.request.verb.method(update: options.updateMethod) }
+
+        private func decode(_ event: ServerSentEventParser.Event) throws -> ServerSentEvent<Request.ResourceType> {
+            if let text = event.data as? Request.ResourceType {
+                return ServerSentEvent(type: event.type, data: text, id: event.lastEventID)
+            }
+            do {
+                let value = try options.responseDecoder.decode(Request.ResourceType.self, from: Data(event.data.utf8))
+                return ServerSentEvent(type: event.type, data: value, id: event.lastEventID)
+            } catch {
+                var failure = APIError(kind: .decodingFailed, detail: "the data of an event of type \(Self.printable(event.type)) is not a \(Request.ResourceType.self)", underlying: error)
+                if let decoding = error as? DecodingError { failure.codingPath = APIError.codingPath(of: decoding) }
+                throw failure.with(method: method, path: sequence.api.maskedPath(sequence.request.path))
+            }
+        }
+
+        /// An event type as an error names it: letters, digits and `-_.:` only, at most 64.
+        private static func printable(_ type: String) -> String {
+            let allowed = type.unicodeScalars.prefix(64).filter { $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || "-_.:".unicodeScalars.contains($0)) }
+            return "'" + String(String.UnicodeScalarView(allowed)) + "'"
+        }
+    }
+
+    /// Starts reading: the first call of `next()` opens the stream.
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(sequence: self)
+    }
+}
