@@ -23,9 +23,10 @@ define apt_install
 endef
 
 # Python tools the tests run (mitmproxy writes and reads HAR files; haralyzer reads them; FastAPI
-# under uvicorn serves the OpenAPI example's API), in a virtual environment of the project's own
+# under uvicorn serves the OpenAPI example's API and, with sse-starlette and python-multipart, the
+# streaming tests' events, lines and upload sink), in a virtual environment of the project's own
 # under .build; made once, and again when this list changes.
-PYTHON_TOOLS := mitmproxy==11.0.2 haralyzer==2.4.0 fastapi==0.165.0 uvicorn==0.54.0
+PYTHON_TOOLS := mitmproxy==11.0.2 haralyzer==2.4.0 fastapi==0.165.0 uvicorn==0.54.0 sse-starlette==3.7.0 python-multipart==0.0.34
 PYTHON_ENV := .build/python
 
 setup:

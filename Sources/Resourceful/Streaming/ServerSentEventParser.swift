@@ -41,6 +41,18 @@ struct ServerSentEventParser {
         self.lastEventID = lastEventID
     }
 
+    /// Starts a new connection's stream: the line, the event and the BOM check begin again; the
+    /// last event ID and the reconnection time stay.
+    mutating func restart() {
+        eventType = nil
+        data.removeAll(keepingCapacity: true)
+        hasData = false
+        partial.removeAll(keepingCapacity: true)
+        afterCR = false
+        bomSeen = 0
+        atStart = true
+    }
+
     /// Reads `buffer`, appending the events it completes to `events`.
     mutating func feed(_ buffer: ByteBuffer, into events: inout [Event]) throws {
         try buffer.withUnsafeReadableBytes { bytes in

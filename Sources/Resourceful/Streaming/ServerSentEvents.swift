@@ -36,9 +36,9 @@ extension API {
 
 /// How an event stream is opened again after it ended or broke (``API/events(_:reconnect:)``).
 public struct EventStreamReconnection: Sendable, Hashable {
-    /// The most connections in a row that may end without bringing an event before the sequence
-    /// gives up (throwing the last connection's error, or ending when it closed cleanly); `0`
-    /// never reconnects.
+    /// The most reconnections in a row that bring no event: when one more would be needed, the
+    /// sequence gives up, throwing the last connection's error (or ending, when it closed
+    /// cleanly); `0` never reconnects.
     public var maxAttempts: Int
     /// The wait before reconnecting when the server did not set one with `retry` (3 seconds, as
     /// browsers).
@@ -100,9 +100,8 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
         var parser: ServerSentEventParser
         var pending: [ServerSentEventParser.Event] = []
         var body: ResponseBodyStream.AsyncIterator?
-        /// Connections in a row that brought no event.
+        /// Reconnections since the last event.
         var failures = 0
-        var connections = 0
         var eventsThisConnection = 0
         var finished = false
 
@@ -151,8 +150,8 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
             if !parser.lastEventID.isEmpty, let name = HTTPField.Name("Last-Event-ID") {
                 fields[name] = parser.lastEventID
             }
-            connections += 1
             eventsThisConnection = 0
+            parser.restart()
             let response: StreamedResponse
             do {
                 response = try await sequence.api.openStream(sequence.request, extraFields: fields, deadline: deadline)
@@ -184,14 +183,17 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
         /// or ends the sequence when the attempts are spent.
         private mutating func connectionEnded(after error: APIError?) async throws {
             body = nil
-            failures = eventsThisConnection > 0 ? 0 : failures + 1
+            if eventsThisConnection > 0 { failures = 0 }
             let attempts = sequence.reconnect.maxAttempts
-            guard attempts > 0, failures <= attempts, ContinuousClock.now < deadline else {
+            guard failures < attempts, ContinuousClock.now < deadline else {
                 finished = true
                 if let error { throw error }
                 return
             }
-            let wait = sequence.reconnect.wait(failures: Swift.max(failures - 1, 0), retry: parser.retry)
+            // The first reconnection after an event waits the server's time; each one after a
+            // connection that brought none waits longer.
+            let wait = sequence.reconnect.wait(failures: failures, retry: parser.retry)
+            failures += 1
             do {
                 try await Task.sleep(for: wait)
             } catch {
