@@ -84,8 +84,9 @@ public struct HTTPCacheMiddleware: APIMiddleware {
             }
             return response
         }
-        // A request with conditions of its own is the caller's to answer.
-        if request.headerFields[.ifNoneMatch] != nil || request.headerFields[.ifModifiedSince] != nil
+        // A request with conditions of its own is the caller's to answer; a stream (a download,
+        // events, lines) is read once, as it arrives, and is never stored or served from here.
+        if request.streamsResponseBody || request.headerFields[.ifNoneMatch] != nil || request.headerFields[.ifModifiedSince] != nil
             || CacheControl(request.headerFields).has("no-store")
         {
             record("bypass", context)

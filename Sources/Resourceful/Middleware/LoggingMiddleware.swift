@@ -81,7 +81,26 @@ public struct LoggingMiddleware: APIMiddleware {
                 )
             }
             logger.log(level: level, "Received response", metadata: metadata)
-            return response
+            guard response.body.bytes == nil else { return response }
+            // A stream: its size and time are known at its end, its bytes are never logged.
+            let (level, deadline) = (self.level, request.deadline)
+            var base = metadata
+            base["resourceful.response.body"] = nil
+            base["resourceful.response.headers"] = nil
+            let ended = base
+            var observed = response
+            observed.body = response.body.observingEnd { end in
+                var ending = ended
+                ending["resourceful.response.bytes"] = .stringConvertible(end.bytes)
+                ending["resourceful.duration-ms"] = .string(Self.milliseconds(since: start))
+                if let error = end.error {
+                    ending["resourceful.error"] = .string(APIError.classifying(error, deadline: deadline).kind.description)
+                    logger.log(level: level, "Stream ended early", metadata: ending)
+                } else {
+                    logger.log(level: level, "Stream ended", metadata: ending)
+                }
+            }
+            return observed
         } catch {
             metadata["resourceful.duration-ms"] = .string(Self.milliseconds(since: start))
             metadata["resourceful.error"] = .string(APIError.kindName(of: error))

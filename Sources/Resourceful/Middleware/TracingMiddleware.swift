@@ -51,30 +51,44 @@ public struct TracingMiddleware: APIMiddleware {
             context: InstrumentationContext.current ?? .topLevel,
             ofKind: .client
         )
-        defer { span.end() }
         span.attributes["http.request.method"] = request.method.rawValue
         span.attributes["url.template"] = context.pathTemplate
         span.attributes["resourceful.verb"] = context.verb.rawValue
         var request = request
         tracer.inject(span.context, into: &request.headerFields, using: HTTPFieldsInjector())
+        let response: TransportResponse
         do {
-            let response = try await InstrumentationContext.withValue(span.context) {
+            response = try await InstrumentationContext.withValue(span.context) {
                 try await next(request, context)
             }
-            span.attributes["http.response.status_code"] = response.status.code
-            if response.status.kind == .serverError || response.status.kind == .clientError {
-                span.setStatus(SpanStatus(code: .error))
-            }
-            return response
         } catch {
             span.recordError(error)
             span.setStatus(SpanStatus(code: .error))
+            span.end()
             throw error
         }
+        span.attributes["http.response.status_code"] = response.status.code
+        if response.status.kind == .serverError || response.status.kind == .clientError {
+            span.setStatus(SpanStatus(code: .error))
+        }
+        guard response.body.bytes == nil else {
+            span.end()
+            return response
+        }
+        // A streamed body: the span lasts until its last byte, or the error that broke it.
+        var observed = response
+        observed.body = response.body.observingEnd { end in
+            span.attributes["http.response.body.size"] = end.bytes
+            if let error = end.error {
+                span.recordError(error)
+                span.setStatus(SpanStatus(code: .error))
+            }
+            span.end()
+        }
+        return observed
     }
 }
 
-/// Writes trace context into `HTTPFields`.
 struct HTTPFieldsInjector: Injector {
     func inject(_ value: String, forKey key: String, into fields: inout HTTPFields) {
         guard let name = HTTPField.Name(key), HeaderValidation.isValidValue(value) else { return }
