@@ -249,18 +249,35 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
 
     /// A request body read from `body` as the connection takes it: each part is written once the
     /// previous one was, so a slow server makes the body be read more slowly.
+    ///
+    /// The body is read one part ahead, so that the last part's write completes the stream on the
+    /// event loop: a server that answers as soon as the last byte arrives (as it may) is never
+    /// answered before AsyncHTTPClient learns that the body ended.
     private static func streamed(_ body: TransportBody, on group: any EventLoopGroup) -> AsyncHTTPClient.HTTPClient.Body {
         .stream(contentLength: body.length.map(Int64.init)) { writer in
             let promise = group.any().makePromise(of: Void.self)
-            promise.completeWithTask {
+            Task {
                 do {
-                    for try await chunk in body {
-                        try await writer.write(.byteBuffer(chunk)).get()
+                    var parts = body.makeAsyncIterator()
+                    var current = try await parts.next()
+                    while let part = current {
+                        let next = try await parts.next()
+                        if next == nil {
+                            promise.completeWith(writer.write(.byteBuffer(part)))
+                            return
+                        }
+                        try await writer.write(.byteBuffer(part)).get()
+                        current = next
                     }
+                    promise.succeed()
                 } catch let error as TransportError {
-                    throw error
+                    promise.fail(error)
+                } catch let error as HTTPClientError {
+                    // The request ended under the body (an early answer, a closed connection):
+                    // the exchange reports why.
+                    promise.fail(error)
                 } catch {
-                    throw RequestBodyFailed(underlying: error)
+                    promise.fail(RequestBodyFailed(underlying: error))
                 }
             }
             return promise.futureResult
@@ -289,7 +306,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             if let redirect = delegate.interceptedRedirect {
                 return TransportResponse(status: redirect.status, headerFields: redirect.headerFields, body: ByteBuffer())
             }
-            throw failure(error, wroteHead: delegate.wroteHead, receivedHead: delegate.receivedHead, idleTimeout: request.idleTimeout)
+            throw failure(error, request: request, wroteHead: delegate.wroteHead, receivedHead: delegate.receivedHead, idleTimeout: request.idleTimeout)
         }
         let fields = receivedFields(head.headers)
         let idleTimeout = request.idleTimeout
@@ -303,9 +320,11 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
 
     /// What an exchange that failed before its response throws: ``ConnectRetry/NotSent`` when
     /// nothing of the request left, or the error as a ``TransportError``.
-    private func failure(_ error: any Error, wroteHead: Bool, receivedHead: Bool, idleTimeout: Duration?) -> any Error {
-        if let reason = ConnectRetry.unsentReason(error) { return ConnectRetry.NotSent(reason: reason, cause: error) }
-        if !wroteHead, Self.isClosedConnection(error) { return ConnectRetry.NotSent(reason: .closed, cause: error) }
+    private func failure(_ error: any Error, request: TransportRequest, wroteHead: Bool, receivedHead: Bool, idleTimeout: Duration?) -> any Error {
+        // A body that can be read once, and was, cannot go out again on another connection.
+        let mayResend = !(request.body?.wasRead ?? false)
+        if mayResend, let reason = ConnectRetry.unsentReason(error) { return ConnectRetry.NotSent(reason: reason, cause: error) }
+        if mayResend, !wroteHead, Self.isClosedConnection(error) { return ConnectRetry.NotSent(reason: .closed, cause: error) }
         let failure = Self.translate(error, idleTimeout: idleTimeout)
         if let failure = failure as? TransportError, failure.kind == .connectionFailed, !receivedHead, Self.isClosedConnection(error) {
             return TransportError.closedBeforeAnswer(error)
@@ -358,7 +377,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             if let redirect = delegate.interceptedRedirect {
                 return TransportResponse(status: redirect.status, headerFields: redirect.headerFields, body: ByteBuffer())
             }
-            throw failure(error, wroteHead: delegate.wroteHead, receivedHead: delegate.receivedHead, idleTimeout: nil)
+            throw failure(error, request: request, wroteHead: delegate.wroteHead, receivedHead: delegate.receivedHead, idleTimeout: nil)
         }
         let fields = receivedFields(response.headers)
         return TransportResponse(

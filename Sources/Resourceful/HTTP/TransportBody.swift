@@ -1,4 +1,5 @@
 public import NIOCore
+import Synchronization
 
 /// The body of a ``TransportRequest`` or ``TransportResponse``: bytes already collected, or an
 /// async sequence of buffers still arriving.
@@ -40,7 +41,7 @@ public struct TransportBody: Sendable {
     /// A body that arrives as the buffers of `stream`, `length` bytes in all when known. It can be
     /// read once.
     public init<Stream: AsyncSequence & Sendable>(stream: Stream, length: Int? = nil) where Stream.Element == ByteBuffer {
-        storage = .stream(ThrowingBuffers(base: stream), length: length)
+        storage = .stream(OneShotBuffers(base: ThrowingBuffers(base: stream)), length: length)
     }
 
     /// A body that can be read more than once, each read from a new stream of `makeStream`'s,
@@ -68,6 +69,13 @@ public struct TransportBody: Sendable {
     public var canBeSentAgain: Bool {
         if case .stream = storage { return false }
         return true
+    }
+
+    /// Whether a body that can be read once has been started: sending it again would send
+    /// nothing, or the rest.
+    var wasRead: Bool {
+        if case .stream(let stream, _) = storage, let once = stream as? any ReadOnce { return once.wasRead }
+        return false
     }
 
     /// The bytes, when the body is collected; `nil` for a stream.
@@ -155,6 +163,46 @@ extension TransportBody: AsyncSequence {
         case .replayable(let makeStream, _): AsyncIterator(state: .stream(makeStream().makeAsyncIterator()))
         }
     }
+}
+
+/// Whether a single-use stream has been started.
+private protocol ReadOnce {
+    var wasRead: Bool { get }
+}
+
+/// A stream read at most once: a second reading fails at once instead of silently sending
+/// nothing (a body whose `Content-Length` was already promised).
+private struct OneShotBuffers<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable, ReadOnce where Base.Element == ByteBuffer {
+    typealias Element = ByteBuffer
+    typealias Failure = any Error
+
+    let base: Base
+    private let taken = TakenFlag()
+
+    init(base: Base) {
+        self.base = base
+    }
+
+    var wasRead: Bool { taken.flag.load(ordering: .acquiring) }
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var base: Base.AsyncIterator?
+
+        mutating func next() async throws -> ByteBuffer? {
+            guard base != nil else { throw TransportError.invalidRequest("a streamed body can be read once, and was read already") }
+            return try await base?.next()
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+        let first = !taken.flag.exchange(true, ordering: .acquiringAndReleasing)
+        return AsyncIterator(base: first ? base.makeAsyncIterator() : nil)
+    }
+}
+
+/// Set once a stream was started.
+private final class TakenFlag: Sendable {
+    let flag = Atomic<Bool>(false)
 }
 
 /// A sequence of buffers as one that may throw, whatever its own failure type.

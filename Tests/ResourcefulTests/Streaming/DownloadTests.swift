@@ -8,7 +8,17 @@ import Testing
 /// `API.download`: bodies written to disk whole or not at all, resumed after a dropped connection.
 @Suite struct DownloadTests {
     /// 1 MiB of bytes that differ from position to position, so that a misplaced range shows.
-    static let content = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) })
+    static let content: Data = {
+        var bytes = [UInt8](repeating: 0, count: 1 << 20)
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            for index in buffer.indices {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                buffer[index] = UInt8(truncatingIfNeeded: state >> 56)
+            }
+        }
+        return Data(bytes)
+    }()
 
     static func folder() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-download-\(UUID().uuidString)")
