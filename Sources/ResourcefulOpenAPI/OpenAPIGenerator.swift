@@ -25,10 +25,20 @@ internal import OpenAPIKit
 ///   (`repeated`, `comma`, or `brackets` for `deepObject`).
 /// - Header parameters are labelled arguments sent in `headers`.
 /// - The request body is `parameters:`, its type `Parameters`; form and multipart bodies set
-///   `bodyEncoding`, and a multipart file is a `MultipartFile`.
+///   `bodyEncoding`, and a multipart file is a `MultipartFile`. A body of bytes
+///   (`application/octet-stream`, `image/png`, a `format: binary` schema) is a `FileUpload` read
+///   from disk as it is sent: the initialiser takes `file:` and `contentType:`, which defaults to
+///   the document's media type.
 /// - The first success response's JSON schema is `ResourceType` (`Empty` without a body); the
 ///   error responses' (4XX, 5XX, `default`) `ErrorResponse`, an enum of them when they differ,
 ///   `ProblemDetails` for `application/problem+json` without a schema.
+/// - A success response that is a stream is read as it arrives, as the request's comment shows:
+///   `text/event-stream` with `api.events`, `ResourceType` the type of each event's data (from
+///   `itemSchema` or `schema`; `String` for text or no schema); `application/jsonl`,
+///   `application/x-ndjson` and `application/json-seq` with `api.lines`, `ResourceType` the type
+///   of each value (`itemSchema`, or `schema`'s `items` when it is an array). Any other body
+///   (`application/octet-stream`, `image/*`, `application/pdf`) is `Empty`, written to a file
+///   with `api.download`; a text body that is not JSON is reported as not decoded.
 /// - Security requirements are documented on each request: credentials come from the
 ///   authentication storage, never from generated code.
 ///

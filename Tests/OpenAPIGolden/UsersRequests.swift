@@ -381,6 +381,11 @@ extension Users {
 
     /// `GET /reports/{kind}`, sent as `show`.
     ///
+    /// Its response body is not decoded: write it to a file.
+    /// ```swift
+    /// let result = try await api.download(ShowReport(kind: kind), to: file)
+    /// ```
+    ///
     /// Needs a credential from the authentication storage: `apiKey` (an API key in the `X-API-Key` header).
     public struct ShowReport: ResourceRequest {
         public typealias ResourceType = Empty

@@ -7,7 +7,7 @@ import Testing
 /// of the output: `RESOURCEFUL_UPDATE_GOLDEN=1 swift test --filter GoldenFileTests`, then review
 /// the diff.
 @Suite struct GoldenFileTests {
-    static let specs = ["users", "shapes"]
+    static let specs = ["users", "shapes", "streams"]
 
     @Test(arguments: specs)
     func generatedFilesEqualTheGoldenFiles(spec: String) throws {

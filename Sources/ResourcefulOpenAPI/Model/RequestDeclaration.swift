@@ -18,6 +18,32 @@ struct RequestDeclaration: Sendable {
         var destination: Destination
     }
 
+    /// How the request is called: its response decoded by `api.call`, streamed, or written to a
+    /// file.
+    enum Call: Sendable, Equatable {
+        case call
+        /// `api.events`: a `text/event-stream` response.
+        case events
+        /// `api.lines`: a JSON Lines or JSON text sequence response.
+        case lines
+        /// `api.download`: a response of bytes that are not decoded.
+        case download
+    }
+
+    /// A body read from a file: the initialiser takes the file's URL and its media type and makes
+    /// `parameters` a `FileUpload` of them.
+    struct Upload: Sendable {
+        /// The initialiser's argument for the file.
+        var fileLabel: String
+        /// The initialiser's argument for the media type.
+        var contentTypeLabel: String
+        /// The media type the argument defaults to: the document's first one that is not a range
+        /// (`image/*`); nil when it names only ranges.
+        var defaultContentType: String?
+        /// The media types the document lists, for the argument's comment.
+        var mediaTypes: [String]
+    }
+
     var name: String
     var documentation: Documentation
     var verb: String
@@ -30,6 +56,8 @@ struct RequestDeclaration: Sendable {
     var bodyEncoding: String?
     var arrayFormat: String?
     var resourceType: SwiftType = .named("Empty")
+    var call = Call.call
+    var upload: Upload?
     var errorType: SwiftType?
     var nested: [Declaration] = []
 }

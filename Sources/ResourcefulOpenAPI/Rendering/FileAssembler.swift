@@ -53,8 +53,8 @@ struct FileAssembler {
         return OpenAPIGeneration.File(name: configuration.fileNames[1], contents: writer.text)
     }
 
-    private static let foundationTypes: Set<String> = ["Date", "UUID", "Data"]
-    private static let resourcefulTypes: Set<String> = ["MultipartFile", "ProblemDetails", "Empty"]
+    private static let foundationTypes: Set<String> = ["Date", "UUID", "Data", "URL"]
+    private static let resourcefulTypes: Set<String> = ["MultipartFile", "FileUpload", "ProblemDetails", "Empty"]
 
     private func start(usesFoundation: Bool, usesResourceful: Bool) -> CodeWriter {
         var writer = CodeWriter()
@@ -106,6 +106,7 @@ extension RequestDeclaration {
     /// Every type name the request's members use.
     var mentionedTypes: [String] {
         let own = [resourceType, errorType, body].compactMap { $0 }.flatMap(\.names) + arguments.flatMap(\.type.names)
+            + (upload == nil ? [] : ["URL"])
         return own + (query.map { Declaration.object($0).mentionedTypes } ?? []) + nested.flatMap(\.mentionedTypes)
     }
 }

@@ -77,14 +77,28 @@ struct RequestRenderer {
         let path = request.arguments.filter { if case .path = $0.destination { true } else { false } }
         let others = request.arguments.filter { if case .path = $0.destination { false } else { true } }
         var arguments = path.map { "\($0.label): \($0.type.code)" }
-        if request.body != nil { arguments.append("parameters: Parameters") }
+        if let upload = request.upload {
+            arguments.append("\(upload.fileLabel): URL")
+            if upload.defaultContentType == nil { arguments.append("\(upload.contentTypeLabel): String") }
+        } else if request.body != nil {
+            arguments.append("parameters: Parameters")
+        }
         arguments += others.filter { !$0.type.isOptional }.map { "\($0.label): \($0.type.code)" }
         arguments += others.filter(\.type.isOptional).map { "\($0.label): \($0.type.code) = nil" }
+        if let upload = request.upload, let type = upload.defaultContentType {
+            arguments.append("\(upload.contentTypeLabel): String = \(swiftStringLiteral(type))")
+        }
 
         var documented = request.arguments.compactMap { argument in
             argument.documentation.map { (SwiftNames.bare(argument.label), $0) }
         }
-        if request.body != nil { documented.append(("parameters", "The request's body.")) }
+        if let upload = request.upload {
+            let types = upload.mediaTypes.map { "`\($0)`" }.joined(separator: ", ")
+            documented.append((SwiftNames.bare(upload.fileLabel), "The file sent as the body, read as it is sent."))
+            documented.append((SwiftNames.bare(upload.contentTypeLabel), "The body's media type; the document lists \(types)."))
+        } else if request.body != nil {
+            documented.append(("parameters", "The request's body."))
+        }
         var parameterLines: [String] = []
         if !documented.isEmpty {
             parameterLines.append("- Parameters:\n" + documented.map { "  - \($0.0): \(Self.oneLine($0.1))" }.joined(separator: "\n"))
@@ -92,7 +106,11 @@ struct RequestRenderer {
         writer.documentation(Documentation(["A request with these values."] + parameterLines))
         writer.block("\(access)init(\(arguments.joined(separator: ", ")))") { writer in
             writer.line("self.path = \"\(request.pathInterpolation)\"")
-            if request.body != nil { writer.line("self.parameters = parameters") }
+            if let upload = request.upload {
+                writer.line("self.parameters = FileUpload(\(upload.fileLabel), contentType: \(upload.contentTypeLabel))")
+            } else if request.body != nil {
+                writer.line("self.parameters = parameters")
+            }
             if request.query != nil {
                 // The query's arguments, in the order of its properties.
                 let values = request.arguments.compactMap { argument -> String? in

@@ -96,7 +96,7 @@ extension OperationTranslator {
 
     /// The schema a value of `schema` has: through component references (at most eight, so that
     /// a schema referring to itself ends) and past `null` among `anyOf`/`oneOf` alternatives.
-    private func shape(of schema: JSONSchema) -> JSONSchema {
+    func shape(of schema: JSONSchema) -> JSONSchema {
         var current = schema
         for _ in 0..<8 {
             current = Self.withoutNull(current)

@@ -30,6 +30,7 @@ struct OperationTranslator {
         if methodName != Self.sentMethod(verb: verb, isPatch: isPatch) {
             notes[0] += " \(methodName) has no verb of its own: the request is sent as \(Self.sentMethod(verb: verb, isPatch: isPatch))."
         }
+        notes.append(contentsOf: CallDocumentation.notes(for: request))
         notes.append(contentsOf: security.notes(for: operation.security ?? (document.security.isEmpty ? nil : document.security)))
         if operation.deprecated { notes.append("Deprecated by the document.") }
         request.documentation = Documentation([operation.summary ?? pathItem.summary, operation.description ?? pathItem.description] + notes)
