@@ -45,7 +45,9 @@ import Testing
                 sent = harness.server.bodyBytesSent
                 try await Task.sleep(for: .milliseconds(300))
             }
-            #expect(sent < 48 * 1024 * 1024)
+            // Quiet, it stops near the socket buffers' size (4 to 14 MiB here); without
+            // back-pressure it would stop only at the end of the body.
+            #expect(sent < 128 * 1024 * 1024)
         }
     }
 
