@@ -17,7 +17,12 @@ import NIOCore
 /// It checks that the transport sends methods, header fields and bodies as given and returns any
 /// status (`3xx` included: redirects are `RedirectMiddleware`'s to follow); and that a deadline, a body over
 /// the limit, a cancellation and a refused connection end in a ``TransportError`` of the kind the
-/// ``API`` reports (a transport throws nothing else). A failure names the check.
+/// ``API`` reports (a transport throws nothing else). For streams: that it sends a body from an
+/// async sequence; that a body asked for as a stream (``TransportRequest/streamsResponseBody``)
+/// holds the server back while it is not read (it is not buffered without bound); that a body
+/// left half-read closes its connection; that a server silent for longer than
+/// ``TransportRequest/idleTimeout`` between parts, and a stream past its deadline, end as
+/// `timeout`; and that a body shorter than its `Content-Length` fails. A failure names the check.
 public struct HTTPTransportConformance<Transport: HTTPTransport>: Sendable {
     /// A check that did not hold.
     public struct Failure: Error, Sendable, CustomStringConvertible {
@@ -44,6 +49,12 @@ public struct HTTPTransportConformance<Transport: HTTPTransport>: Sendable {
             try await endsAtTheDeadline(server)
             try await stopsReadingPastTheLimit(server)
             try await honoursCancellation(server)
+            try await sendsAStreamedBody(server)
+            try await streamsWithBackPressure(server)
+            try await closesAConnectionLeftHalfRead(server)
+            try await endsASilentStream(server)
+            try await endsAStreamAtTheDeadline(server)
+            try await failsABodyThatEndsEarly(server)
         }
         try await reportsARefusedConnection()
     }
@@ -158,6 +169,112 @@ public struct HTTPTransportConformance<Transport: HTTPTransport>: Sendable {
         let kind = try await failureKind(check) { _ = try await task.value }
         try expect(kind == .cancelled, check, "a cancelled call ended as \(kind.map { "\($0)" } ?? "a response")")
         try expect(ContinuousClock.now - start < .seconds(3), check, "the call went on after its task was cancelled")
+    }
+
+    private func streamRequest(_ server: MockServer, _ path: String, within: Duration = .seconds(30), idle: Duration? = nil) -> TransportRequest {
+        var request = request(server, .get, path, within: within)
+        request.streamsResponseBody = true
+        request.idleTimeout = idle
+        return request
+    }
+
+    private static func parts(_ count: Int, of size: Int) -> [Data] {
+        Array(repeating: Data(repeating: 0x62, count: size), count: count)
+    }
+
+    private func sendsAStreamedBody(_ server: MockServer) async throws {
+        let check = "sendsAStreamedBody"
+        server.route(.put, "/upload") { recorded in MockResponse(status: .ok, body: recorded.body) }
+        let chunks = (0..<50).map { ByteBuffer(repeating: UInt8($0), count: 1000) }
+        var expected = ByteBuffer()
+        for var chunk in chunks { expected.writeBuffer(&chunk) }
+        for length in [50_000, nil] as [Int?] {
+            var put = request(server, .put, "/upload")
+            put.body = TransportBody(stream: ReplayedParts(parts: chunks), length: length)
+            let response = try await transport.send(put)
+            let echoed = try await response.body.collect(upTo: 1 << 20)
+            try expect(echoed == expected, check, "a streamed body \(length == nil ? "without" : "with") a length did not arrive byte for byte")
+        }
+    }
+
+    private func streamsWithBackPressure(_ server: MockServer) async throws {
+        let check = "streamsWithBackPressure"
+        // 256 MiB, far more than the socket buffers of the two ends can hold.
+        var response = MockResponse(headerFields: [.contentLength: String(4096 * 64 * 1024)])
+        response.parts = Self.parts(4096, of: 64 * 1024)
+        server.stub(.get, "/huge", response)
+        let before = server.bodyBytesSent
+        let streamed = try await transport.send(streamRequest(server, "/huge"))
+        var reader = streamed.body.makeAsyncIterator()
+        _ = try await reader.next()
+        var sent = -1
+        let giveUp = ContinuousClock.now + .seconds(60)
+        while server.bodyBytesSent != sent, ContinuousClock.now < giveUp {
+            sent = server.bodyBytesSent
+            try await Task.sleep(for: .milliseconds(300))
+        }
+        try expect(sent - before < 128 * 1024 * 1024, check, "a reader that stopped after one part let the server send \(sent - before) bytes")
+    }
+
+    private func closesAConnectionLeftHalfRead(_ server: MockServer) async throws {
+        let check = "closesAConnectionLeftHalfRead"
+        var response = MockResponse(headerFields: [.contentLength: String(64 * 64 * 1024)])
+        response.parts = Self.parts(64, of: 64 * 1024)
+        response.partDelay = .milliseconds(5)
+        server.stub(.get, "/half", response)
+        server.stub(.get, "/after", .status(.noContent))
+        do {
+            let streamed = try await transport.send(streamRequest(server, "/half"))
+            for try await _ in streamed.body { break }
+        }
+        let before = server.connectionCount
+        _ = try await transport.send(request(server, .get, "/after"))
+        try expect(server.connectionCount == before + 1, check, "the next request went out on the connection of a body left half-read")
+    }
+
+    private func endsASilentStream(_ server: MockServer) async throws {
+        let check = "endsASilentStream"
+        var response = MockResponse()
+        response.parts = [Data("first".utf8), Data("late".utf8)]
+        response.partDelay = .seconds(20)
+        server.stub(.get, "/silent", response)
+        let start = ContinuousClock.now
+        let kind = try await failureKind(check) {
+            let streamed = try await transport.send(streamRequest(server, "/silent", idle: .milliseconds(300)))
+            _ = try await streamed.body.collect(upTo: 1 << 20)
+        }
+        try expect(kind == .timeout, check, "a server silent past the idle time-out ended as \(kind.map { "\($0)" } ?? "a response"), not timeout")
+        try expect(ContinuousClock.now - start < .seconds(10), check, "the stream went on long past its idle time-out")
+    }
+
+    private func endsAStreamAtTheDeadline(_ server: MockServer) async throws {
+        let check = "endsAStreamAtTheDeadline"
+        var response = MockResponse()
+        response.parts = Self.parts(300, of: 1)
+        response.partDelay = .milliseconds(100)
+        server.stub(.get, "/trickle", response)
+        let start = ContinuousClock.now
+        let kind = try await failureKind(check) {
+            let streamed = try await transport.send(streamRequest(server, "/trickle", within: .milliseconds(800), idle: .seconds(10)))
+            _ = try await streamed.body.collect(upTo: 1 << 20)
+        }
+        try expect(kind == .timeout, check, "a stream past its deadline ended as \(kind.map { "\($0)" } ?? "a response"), not timeout")
+        try expect(ContinuousClock.now - start < .seconds(15), check, "the stream went on long past its deadline")
+    }
+
+    private func failsABodyThatEndsEarly(_ server: MockServer) async throws {
+        let check = "failsABodyThatEndsEarly"
+        var response = MockResponse(headerFields: [.contentLength: "4096"], fault: .closeMidBody(bytes: 1000))
+        response.parts = Self.parts(4, of: 1024)
+        server.stub(.get, "/short", response)
+        for streams in [true, false] {
+            let kind = try await failureKind(check) {
+                var short = request(server, .get, "/short")
+                short.streamsResponseBody = streams
+                _ = try await transport.send(short).body.collect(upTo: 1 << 20)
+            }
+            try expect(kind == .transport, check, "a body that ended at 1000 of its 4096 bytes ended as \(kind.map { "\($0)" } ?? "a response")")
+        }
     }
 
     private func reportsARefusedConnection() async throws {

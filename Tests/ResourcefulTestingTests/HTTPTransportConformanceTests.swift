@@ -22,8 +22,12 @@ struct AppTransport: HTTPTransport {
         guard let deadline = request.nioDeadline else { throw TransportError.timeout }
         do {
             let response = try await client.execute(HTTPClientRequest(request), deadline: deadline)
-            let body = try await response.body.collect(upTo: request.maxResponseBytes)
             let head = response.transportHead
+            if request.streamsResponseBody {
+                let length = response.headers.first(name: "content-length").flatMap(Int.init)
+                return TransportResponse(status: head.status, headerFields: head.fields, body: TransportBody(stream: IdleBoundedBody(body: response.body, idle: request.idleTimeout, deadline: request.deadline), length: length))
+            }
+            let body = try await response.body.collect(upTo: request.maxResponseBytes)
             return TransportResponse(status: head.status, headerFields: head.fields, body: body)
         } catch {
             throw transportError(error)

@@ -21,29 +21,14 @@ struct StreamingAppTransport: HTTPTransport {
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
-    /// The response body's buffers, with what reading them throws reported as a `TransportError`.
-    struct Body: AsyncSequence, Sendable {
-        let base: HTTPClientResponse.Body
-        struct AsyncIterator: AsyncIteratorProtocol {
-            var base: HTTPClientResponse.Body.AsyncIterator
-            mutating func next() async throws -> ByteBuffer? {
-                do {
-                    return try await base.next()
-                } catch {
-                    throw transportError(error)
-                }
-            }
-        }
-        func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: base.makeAsyncIterator()) }
-    }
-
     func send(_ request: TransportRequest) async throws -> TransportResponse {
         guard let deadline = request.nioDeadline else { throw TransportError.timeout }
         do {
             let response = try await client.execute(HTTPClientRequest(request), deadline: deadline)
             let head = response.transportHead
             let length = response.headers.first(name: "content-length").flatMap(Int.init)
-            return TransportResponse(status: head.status, headerFields: head.fields, body: TransportBody(stream: Body(base: response.body), length: length))
+            let body = TransportBody(stream: IdleBoundedBody(body: response.body, idle: request.idleTimeout, deadline: request.deadline), length: length)
+            return TransportResponse(status: head.status, headerFields: head.fields, body: body)
         } catch {
             throw transportError(error)
         }

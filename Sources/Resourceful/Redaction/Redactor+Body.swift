@@ -4,7 +4,7 @@ import NIOFoundationEssentialsCompat
 
 extension Redactor {
     /// A whole body with masked fields replaced, when its media type says how to find them (JSON,
-    /// form, multipart) and it reads as that type; `nil` when it cannot be masked (no or another
+    /// form, multipart, the JSON of event streams' `data` lines and of JSON Lines) and it reads as that type; `nil` when it cannot be masked (no or another
     /// media type, or not what its type says), so that it is never shown or kept as it is. An
     /// empty body, and JSON without a masked key, are returned byte for byte.
     package func maskedBody(_ body: Data, contentType: String?) -> Data? {
@@ -17,6 +17,8 @@ extension Redactor {
         if MediaType.isForm(essence) {
             return Data(query(String(decoding: body, as: UTF8.self)).utf8)
         }
+        if essence == "text/event-stream" { return maskedEventStream(body) }
+        if essence == "application/jsonl" || essence == "application/x-ndjson" { return maskedJSONLines(body) }
         if essence == "multipart/form-data", let boundary = MultipartMasking.boundary(of: contentType) {
             return MultipartMasking.mask(body, boundary: boundary) { isMasked(formName: $0) }
         }
@@ -53,6 +55,11 @@ extension Redactor {
     /// A JSON document with the values of masked keys replaced, in one pass over its bytes
     /// (``JSONMasking``); the document byte for byte when it holds no masked key, or `nil` when it
     /// is not JSON.
+    /// ``maskedJSON(_:)`` for one document of a stream.
+    func maskedJSONDocument(_ data: Data) -> Data? {
+        maskedJSON(data)
+    }
+
     private func maskedJSON(_ data: Data) -> Data? {
         let outcome = data.withUnsafeBytes { raw in
             JSONMasking.mask(raw.bindMemory(to: UInt8.self)) { names.contains($0) }

@@ -51,12 +51,20 @@ public final class RecordingTransport: HTTPTransport {
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         let started = Date()
         let start = ContinuousClock.now
-        // A recording holds whole bodies: streamed ones are collected, and passed on collected.
-        var request = request
-        if let body = request.body, body.bytes == nil {
-            request.body = TransportBody(try await body.collect(upTo: Int(UInt32.max)))
-        }
+        // A streamed request body goes out as it is, never held whole: the recording names no
+        // body for it.
         var response = try await transport.send(request)
+        if response.body.bytes == nil, request.streamsResponseBody {
+            // A stream is handed on as it arrives; its first MiB is recorded when it ends.
+            let (recorder, redaction, head) = (self.recorder, self.redaction, response)
+            let keeper = RecordedStream<TransportBody>.Keeper(limit: Self.streamRecordingLimit) { kept in
+                var recorded = head
+                recorded.body = TransportBody(kept)
+                try recorder.append(redaction.entry(request: request, response: recorded, started: started, duration: ContinuousClock.now - start))
+            }
+            response.body = TransportBody(stream: RecordedStream(base: response.body, keeper: keeper), length: response.body.length)
+            return response
+        }
         if response.body.bytes == nil {
             response.body = TransportBody(try await response.body.collect(upTo: request.maxResponseBytes))
         }
@@ -64,6 +72,10 @@ public final class RecordingTransport: HTTPTransport {
         try recorder.append(entry)
         return response
     }
+
+    /// The most of a streamed response body a recording keeps (1 MiB), cut after its last whole
+    /// line: server-sent events and JSON Lines as text, masked as their media type says.
+    public static let streamRecordingLimit = 1 << 20
 
     /// Shuts the wrapped transport down.
     public func shutdown() async throws {

@@ -62,7 +62,15 @@ public final class ReplayingTransport: HTTPTransport {
             request.body = TransportBody(try await body.collect(upTo: Int(UInt32.max)))
         }
         switch store.answer(request) {
-        case .success(let response):
+        case .success(var response):
+            if request.streamsResponseBody, let bytes = response.body.bytes {
+                // Replayed as it was received: a stream, in parts.
+                let parts = stride(from: 0, to: bytes.readableBytes, by: 16 * 1024).compactMap {
+                    bytes.getSlice(at: bytes.readerIndex + $0, length: Swift.min(16 * 1024, bytes.readableBytes - $0))
+                }
+                response.body = TransportBody(stream: ReplayedParts(parts: parts), length: bytes.readableBytes)
+                return response
+            }
             guard (response.body.length ?? 0) <= request.maxResponseBytes else { throw TransportError.responseTooLarge }
             return response
         case .failure(let error):
@@ -79,5 +87,25 @@ public final class ReplayingTransport: HTTPTransport {
     /// Shuts down the transport new episodes are recorded through, if any.
     public func shutdown() async throws {
         try await fallback?.shutdown()
+    }
+}
+
+/// Recorded parts of a body, handed on one at a time.
+struct ReplayedParts: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    typealias Failure = Never
+
+    let parts: [ByteBuffer]
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var remaining: ArraySlice<ByteBuffer>
+
+        mutating func next() async -> ByteBuffer? {
+            remaining.popFirst()
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(remaining: parts[...])
     }
 }
