@@ -41,8 +41,16 @@ struct CallOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Answer from this HAR file instead of the network.", valueName: "file.har"))
     var replay: String?
 
+    @Option(help: ArgumentHelp("Write the response body to this file, whole or not at all (resumed after a dropped connection); nothing is printed. A progress bar goes to standard error when it is a terminal.", valueName: "file"))
+    var output: String?
+
+    @Flag(help: "Print each server-sent event's data, or each line of a streamed body, as it arrives, until the stream ends or you interrupt it.")
+    var stream = false
+
     func validate() throws {
         if record != nil, replay != nil { throw ValidationError("give --record or --replay, not both") }
+        if output != nil, stream { throw ValidationError("give --output or --stream, not both") }
+        if curl, output != nil || stream { throw ValidationError("--curl sends nothing: it takes neither --output nor --stream") }
     }
 }
 
@@ -108,6 +116,18 @@ enum CallRunner {
             }
             return
         }
+        if let output = options.output {
+            let outcome = await StreamOutput.download(api, request, to: output)
+            try? await api.shutdown()
+            if case .failure(let error) = outcome { report(error) }
+            return
+        }
+        if options.stream {
+            let outcome = await StreamOutput.print(api, request)
+            try? await api.shutdown()
+            if case .failure(let error) = outcome { report(error) }
+            return
+        }
         let result: Result<JSONValue, APIError>
         do throws(APIError) {
             result = .success(try await api.call(request))
@@ -135,7 +155,7 @@ enum CallRunner {
         return try RecordingTransport(network, file: URL(fileURLWithPath: record), masking: config.redaction)
     }
 
-    private static func report(_ error: APIError) -> Never {
+    static func report(_ error: APIError) -> Never {
         switch error.kind {
         case .unacceptableStatus:
             var message = "resourceful: the server answered \(error.status.map { "\($0.code) \($0.reasonPhrase)" } ?? "an error")"

@@ -7,20 +7,8 @@ import Testing
 
 /// The verb commands, run as a user runs them, against a MockServer.
 @Suite struct ResourceCommandsTests {
-    /// A config directory whose `test` environment points at `server`.
-    private func configDirectory(for server: MockServer) throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let json = #"{"baseURL": "\#(server.baseURL.absoluteString)/v1", "service": "cli-test", "logging": {"maskedBodyKeys": ["password"]}}"#
-        try Data(json.utf8).write(to: directory.appendingPathComponent("test.json"))
-        return directory.path
-    }
-
     private func tool(_ server: MockServer, _ arguments: [String], keepSessionBus: Bool = false) async throws -> Command.Result {
-        try await Command.run(
-            resourcefulTool, arguments + ["--env", "test", "--config-directory", try configDirectory(for: server)],
-            keepSessionBus: keepSessionBus
-        )
+        try await CLITool.run(server, arguments, keepSessionBus: keepSessionBus)
     }
 
     @Test func showPrintsPrettyJSON() async throws {
@@ -158,7 +146,7 @@ import Testing
         let server = try await MockServer.start()
         server.route(.post, "/v1/users") { request in .json(raw: #"{"id":7,"name":"Ada"}"#, status: .created) }
         server.stub(.get, "/v1/users/7", .json(raw: #"{"id":7,"name":"Ada"}"#))
-        let configs = try configDirectory(for: server)
+        let configs = try CLITool.configDirectory(for: server)
         let create = ["create", "users", "name=Ada", "password=hunter2-SECRET", "--env", "test", "--config-directory", configs]
         let show = ["show", "users/7", "--env", "test", "--config-directory", configs]
         let created = try await Command.run(resourcefulTool, create + ["--record", har.path])

@@ -104,7 +104,7 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     /// are reported as ``Kind/transport`` but not tried again.
     var mayRetry = false
 
-    init(kind: Kind, status: HTTPResponse.Status? = nil, detail: String? = nil, underlying: (any Error)? = nil) {
+    package init(kind: Kind, status: HTTPResponse.Status? = nil, detail: String? = nil, underlying: (any Error)? = nil) {
         self.status = status
         self.kind = kind
         self.detail = detail

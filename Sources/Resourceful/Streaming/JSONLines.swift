@@ -1,6 +1,6 @@
 import Foundation
 import HTTPTypes
-import NIOCore
+package import NIOCore
 
 extension API {
     /// Calls `request` and returns the elements of a streamed JSON body as they arrive, each
@@ -109,8 +109,8 @@ public struct JSONLines<Request: ResourceRequest>: AsyncSequence, Sendable {
 
 /// Splits a byte stream into records at a separator byte: LF for JSON Lines (a CR before it is
 /// JSON whitespace, left to the decoder), RS (0x1E) before each value for JSON text sequences.
-struct LineSplitter {
-    enum Separator: UInt8 {
+package struct LineSplitter {
+    package enum Separator: UInt8 {
         case lineFeed = 0x0A
         case recordSeparator = 0x1E
     }
@@ -122,13 +122,13 @@ struct LineSplitter {
     let separator: Separator
     private var partial: [UInt8] = []
 
-    init(maxBytes: Int, separator: Separator) {
+    package init(maxBytes: Int, separator: Separator) {
         self.maxBytes = maxBytes
         self.separator = separator
     }
 
     /// Appends the records `buffer` completes to `records`.
-    mutating func feed(_ buffer: ByteBuffer, into records: inout [[UInt8]]) throws {
+    package mutating func feed(_ buffer: ByteBuffer, into records: inout [[UInt8]]) throws {
         let separator = self.separator.rawValue
         try buffer.withUnsafeReadableBytes { bytes in
             var start = 0
@@ -146,7 +146,7 @@ struct LineSplitter {
     }
 
     /// The last record, which has no separator after it.
-    mutating func finish(into records: inout [[UInt8]]) throws {
+    package mutating func finish(into records: inout [[UInt8]]) throws {
         guard !partial.isEmpty else { return }
         records.append(partial)
         partial = []

@@ -1,4 +1,4 @@
-import NIOCore
+package import NIOCore
 
 /// Reads an event stream as the WHATWG HTML standard says ("Interpreting an event stream"):
 /// lines end at CR, LF or CRLF (a CRLF split between two buffers is one line end), one leading
@@ -9,12 +9,12 @@ import NIOCore
 ///
 /// Works on bytes, one pass: a line is copied only when it spans two buffers. A line or an
 /// event's data longer than `maxBytes` fails the stream.
-struct ServerSentEventParser {
+package struct ServerSentEventParser {
     /// An event as the stream dispatched it.
-    struct Event: Equatable {
-        var type: String
-        var data: String
-        var lastEventID: String
+    package struct Event: Equatable {
+        package var type: String
+        package var data: String
+        package var lastEventID: String
     }
 
     /// A line or an event was longer than the limit.
@@ -36,7 +36,7 @@ struct ServerSentEventParser {
     private var bomSeen = 0
     private var atStart = true
 
-    init(maxBytes: Int, lastEventID: String = "") {
+    package init(maxBytes: Int, lastEventID: String = "") {
         self.maxBytes = maxBytes
         self.lastEventID = lastEventID
     }
@@ -54,7 +54,7 @@ struct ServerSentEventParser {
     }
 
     /// Reads `buffer`, appending the events it completes to `events`.
-    mutating func feed(_ buffer: ByteBuffer, into events: inout [Event]) throws {
+    package mutating func feed(_ buffer: ByteBuffer, into events: inout [Event]) throws {
         try buffer.withUnsafeReadableBytes { bytes in
             var index = 0
             let count = bytes.count
