@@ -70,8 +70,7 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     /// The server sent nothing for `idle` (``TransportRequest/idleTimeout``) while the head or the
     /// body's next part was awaited: reported as ``APIError/Kind/timeout``.
     public static func idle(_ idle: Duration) -> TransportError {
-        let milliseconds = idle.components.seconds * 1000 + idle.components.attoseconds / 1_000_000_000_000_000
-        return TransportError(.timeout, detail: "the server sent nothing for \(milliseconds) ms")
+        TransportError(.timeout, detail: "the server sent nothing for \(idle.nanoseconds / 1_000_000) ms")
     }
     /// The TLS handshake failed: reported as ``APIError/Kind/tls``, never retried.
     public static func tls(_ underlying: any Error) -> TransportError {

@@ -37,7 +37,7 @@ extension API {
         let options = defaultOptions.applying(request)
         let method = request.verb.method(update: options.updateMethod)
         let path = maskedPath(request.path)
-        let deadline = ContinuousClock.now + (options.streamTimeout ?? Self.unboundedStream)
+        let deadline = API.streamDeadline(from: .now, options: options)
         let file: PartialFile
         do {
             file = try await PartialFile.create(for: destination)

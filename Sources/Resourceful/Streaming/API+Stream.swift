@@ -42,7 +42,7 @@ extension API {
             var built = try await build(request, options: options, start: start)
             built.request.streamsResponseBody = true
             built.request.idleTimeout = options.timeout
-            built.request.deadline = deadline ?? start + (options.streamTimeout ?? Self.unboundedStream)
+            built.request.deadline = deadline ?? Self.streamDeadline(from: start, options: options)
             for field in extraFields { built.request.headerFields[field.name] = field.value }
             let context = CallContext(
                 requestID: Self.makeRequestID(),
@@ -77,6 +77,12 @@ extension API {
     /// The deadline of a stream without ``RequestOptions/streamTimeout``: far enough never to
     /// come, near enough for every clock to hold.
     static let unboundedStream = Duration.seconds(100 * 365 * 24 * 3600)
+
+    /// When a stream started at `start` must be over: ``RequestOptions/streamTimeout`` later (a
+    /// negative one is zero, one longer than ``unboundedStream`` is that), or never.
+    static func streamDeadline(from start: ContinuousClock.Instant, options: RequestOptions) -> ContinuousClock.Instant {
+        start + Swift.min(Swift.max(options.streamTimeout ?? unboundedStream, .zero), unboundedStream)
+    }
 }
 
 /// A response whose body is still arriving (``API/stream(_:)``).

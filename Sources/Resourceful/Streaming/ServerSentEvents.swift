@@ -108,7 +108,7 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
         init(sequence: ServerSentEvents) {
             self.sequence = sequence
             options = sequence.api.defaultOptions.applying(sequence.request)
-            deadline = ContinuousClock.now + (options.streamTimeout ?? API.unboundedStream)
+            deadline = API.streamDeadline(from: .now, options: options)
             parser = ServerSentEventParser(maxBytes: options.maxResponseBytes)
         }
 
