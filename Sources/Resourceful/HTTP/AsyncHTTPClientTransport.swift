@@ -310,7 +310,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         }
         let fields = receivedFields(head.headers)
         let idleTimeout = request.idleTimeout
-        let body = delegate.body.mapErrors { Self.translate($0, idleTimeout: idleTimeout) }
+        guard let streamed = delegate.takeBody() else { throw TransportError.invalidRequest("the response body was handed over twice") }
+        let body = streamed.mapErrors { Self.translate($0, idleTimeout: idleTimeout) }
         return TransportResponse(
             status: HTTPResponse.Status(code: Int(head.status.code), reasonPhrase: head.status.reasonPhrase),
             headerFields: fields,

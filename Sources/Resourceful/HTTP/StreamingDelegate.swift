@@ -33,6 +33,9 @@ final class StreamingDelegate: HTTPClientResponseDelegate {
         var idleTimer: Scheduled<Void>?
         var readerGone = false
         var finished = false
+        /// The reader asked for more while no part was waiting: the next part that finds the
+        /// queue full goes on at once instead of waiting for a request that already came.
+        var demanded = false
     }
 
     /// Tells the delegate the reader wants more, or has gone.
@@ -55,8 +58,9 @@ final class StreamingDelegate: HTTPClientResponseDelegate {
 
     private let state = Mutex(State())
     private let source: Body.Source
-    /// The body, for the one reader of the response.
-    let body: Body
+    /// The body, until it is handed to the response's one reader: the delegate must not keep
+    /// it, or a body dropped unread would never tell the delegate its reader left.
+    private let unclaimedBody: Mutex<Body?>
     private let idleTimeout: Duration?
     private let interceptsRedirects: Bool
     private let answered = Atomic<Bool>(false)
@@ -83,8 +87,16 @@ final class StreamingDelegate: HTTPClientResponseDelegate {
             delegate: demand
         )
         source = made.source
-        body = made.sequence
+        unclaimedBody = Mutex(made.sequence)
         demand.attach(self)
+    }
+
+    /// The body, once: the response's reader owns it from here.
+    func takeBody() -> Body? {
+        unclaimedBody.withLock { body in
+            defer { body = nil }
+            return body
+        }
     }
 
     /// Starts watching `task`: its end ends the body, and the idle wait for the head begins.
@@ -142,6 +154,7 @@ final class StreamingDelegate: HTTPClientResponseDelegate {
     private func readerWantsMore() {
         let (pending, task): (EventLoopPromise<Void>?, HTTPClient.Task<Void>?) = state.withLock { state in
             defer { state.waiting = nil }
+            if state.waiting == nil { state.demanded = true }
             return (state.waiting, state.task)
         }
         guard let pending else { return }
@@ -209,6 +222,8 @@ final class StreamingDelegate: HTTPClientResponseDelegate {
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        // A request for more that came before this part is spent by it.
+        state.withLock { $0.demanded = false }
         switch source.yield(buffer) {
         case .produceMore:
             armIdleTimer(on: task.eventLoop)
@@ -217,12 +232,26 @@ final class StreamingDelegate: HTTPClientResponseDelegate {
             // The reader is the slow side: no idle limit while it catches up.
             disarmIdleTimer()
             let promise = task.eventLoop.makePromise(of: Void.self)
-            let gone = state.withLock { state in
-                if state.readerGone { return true }
+            enum Next { case gone, goOn, wait }
+            let next: Next = state.withLock { state in
+                if state.readerGone { return .gone }
+                if state.demanded {
+                    // The reader's request came between the yield and here.
+                    state.demanded = false
+                    return .goOn
+                }
                 state.waiting = promise
-                return false
+                return .wait
             }
-            if gone { promise.fail(CancellationError()) }
+            switch next {
+            case .gone:
+                promise.fail(CancellationError())
+            case .goOn:
+                armIdleTimer(on: task.eventLoop)
+                promise.succeed()
+            case .wait:
+                break
+            }
             return promise.futureResult
         case .dropped:
             return task.eventLoop.makeFailedFuture(CancellationError())

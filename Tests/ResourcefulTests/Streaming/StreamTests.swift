@@ -69,6 +69,22 @@ import Testing
         }
     }
 
+    @Test func aBodyNeverReadFreesItsConnection() async throws {
+        try await Harness.run(configure: { $0.http.maximumConnectionsPerHost = 1; $0.timeout = .seconds(20) }) { harness in
+            var response = MockResponse(headerFields: [.contentLength: String(256 * 64 * 1024)])
+            response.parts = Self.parts(256, of: 64 * 1024)
+            harness.server.stub(.get, "/v1/export", response)
+            harness.server.stub(.get, "/v1/small", .json(raw: "[]"))
+            do {
+                let export = try await harness.api.stream(AdHocRequest<Empty, Empty>(.show, "export"))
+                #expect(export.status == .ok)
+            }
+            // The one connection the pool may open is not held by the body nobody read.
+            let list = try await harness.api.call(AdHocRequest<[Int], Empty>(.index, "small"))
+            #expect(list.isEmpty)
+        }
+    }
+
     @Test func cancellingTheReaderEndsTheStreamAtOnce() async throws {
         try await Harness.run { harness in
             var response = MockResponse()
