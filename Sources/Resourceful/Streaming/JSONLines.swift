@@ -42,6 +42,8 @@ public struct JSONLines<Request: ResourceRequest>: AsyncSequence, Sendable {
         var splitter: LineSplitter
         var body: ResponseBodyStream.AsyncIterator?
         var pending: [[UInt8]] = []
+        /// The next of `pending` to hand out.
+        var next = 0
         var opened = false
         var ended = false
         var lineNumber = 0
@@ -62,12 +64,15 @@ public struct JSONLines<Request: ResourceRequest>: AsyncSequence, Sendable {
                 body = response.body.makeAsyncIterator()
             }
             while true {
-                if !pending.isEmpty {
-                    let line = pending.removeFirst()
+                if next < pending.count {
+                    let line = pending[next]
+                    next += 1
                     lineNumber += 1
                     if line.allSatisfy(Self.isWhitespace) { continue }
                     return try decode(line)
                 }
+                pending.removeAll(keepingCapacity: true)
+                next = 0
                 if ended { return nil }
                 let chunk = try await body?.next()
                 if chunk == nil { ended = true }

@@ -3,8 +3,8 @@ package import NIOCore
 /// Reads an event stream as the WHATWG HTML standard says ("Interpreting an event stream"):
 /// lines end at CR, LF or CRLF (a CRLF split between two buffers is one line end), one leading
 /// BOM is skipped, `:` starts a comment, a line without a colon is a field with an empty value,
-/// one space after the colon is dropped, `data` lines are joined with LF, `id` persists as the
-/// last event ID (one holding NUL is ignored), `retry` takes ASCII digits only, a blank line
+/// one space after the colon is dropped, `data` lines are joined with LF, `id` becomes the last
+/// event ID when its event is dispatched, and persists (one holding NUL is ignored), `retry` takes ASCII digits only, a blank line
 /// dispatches the event when it has data, and an event not ended by a blank line is dropped.
 ///
 /// Works on bytes, one pass: a line is copied only when it spans two buffers. A line or an
@@ -21,8 +21,11 @@ package struct ServerSentEventParser {
     struct TooLong: Error {}
 
     let maxBytes: Int
-    /// The last event ID, kept across events (and, by the caller, across connections).
+    /// The last event ID, set when an event is dispatched and kept across events and
+    /// connections: what `Last-Event-ID` sends.
     var lastEventID = ""
+    /// The `id` field's value so far: the last event ID once the event is dispatched.
+    private var idBuffer = ""
     /// The reconnection time the server asked for with `retry`, in milliseconds.
     var retry: Int?
     private var eventType: String?
@@ -39,11 +42,14 @@ package struct ServerSentEventParser {
     package init(maxBytes: Int, lastEventID: String = "") {
         self.maxBytes = maxBytes
         self.lastEventID = lastEventID
+        idBuffer = lastEventID
     }
 
     /// Starts a new connection's stream: the line, the event and the BOM check begin again; the
     /// last event ID and the reconnection time stay.
     mutating func restart() {
+        // An id of an event that was never dispatched is not the last event's.
+        idBuffer = lastEventID
         eventType = nil
         data.removeAll(keepingCapacity: true)
         hasData = false
@@ -131,7 +137,7 @@ package struct ServerSentEventParser {
         } else if name.elementsEqual("event".utf8) {
             eventType = String(decoding: value, as: UTF8.self)
         } else if name.elementsEqual("id".utf8) {
-            if !value.contains(0) { lastEventID = String(decoding: value, as: UTF8.self) }
+            if !value.contains(0) { idBuffer = String(decoding: value, as: UTF8.self) }
         } else if name.elementsEqual("retry".utf8) {
             if !value.isEmpty, value.count <= 18, value.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
                 retry = value.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
@@ -146,6 +152,7 @@ package struct ServerSentEventParser {
             hasData = false
             eventType = nil
         }
+        lastEventID = idBuffer
         guard hasData else { return }
         let text = String(decoding: data.dropLast(), as: UTF8.self)
         let type = eventType.flatMap { $0.isEmpty ? nil : $0 } ?? "message"

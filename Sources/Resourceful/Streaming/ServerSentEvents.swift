@@ -56,16 +56,19 @@ public struct EventStreamReconnection: Sendable, Hashable {
     /// No reconnection: the sequence ends with the first connection.
     public static let never = EventStreamReconnection(maxAttempts: 0)
 
-    /// The wait before the next connection, when `failures` connections in a row brought no
-    /// event and the server asked for `retry` milliseconds: the delay doubled per failure, at
-    /// most ``maxDelay``, plus up to a fifth of it at random (never sooner than the server asked).
+    /// The wait before the next connection, when `failures` reconnections in a row brought no
+    /// event and the server asked for `retry` milliseconds: the server's time (or ``delay``) at
+    /// most ``maxDelay``, doubled per failure (at least ``delay`` once one failed), plus up to a
+    /// fifth of it at random.
     func wait(failures: Int, retry: Int?) -> Duration {
-        let base = retry.map { Duration.milliseconds($0) } ?? delay
-        var wait = base
-        for _ in 0..<min(failures, 16) where wait < maxDelay { wait *= 2 }
-        wait = min(wait, max(maxDelay, base))
-        let jitter = Double.random(in: 0...0.2)
-        return wait + wait * jitter
+        let base = retry.map { Duration.milliseconds(Swift.min($0, 86_400_000)) } ?? delay
+        var wait = Swift.min(base, maxDelay)
+        // A connection that brought nothing waits at least the client's own delay, so that a
+        // server asking for `retry: 0` cannot make the reconnections spin.
+        if failures > 0 { wait = Swift.max(wait, Swift.min(delay, maxDelay)) }
+        for _ in 0..<Swift.min(failures, 16) where wait < maxDelay { wait *= 2 }
+        wait = Swift.min(wait, maxDelay)
+        return wait + wait * Double.random(in: 0...0.2)
     }
 }
 
@@ -99,6 +102,8 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
         let deadline: ContinuousClock.Instant
         var parser: ServerSentEventParser
         var pending: [ServerSentEventParser.Event] = []
+        /// The next of `pending` to hand out.
+        var next = 0
         var body: ResponseBodyStream.AsyncIterator?
         /// Reconnections since the last event.
         var failures = 0
@@ -115,9 +120,12 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
         /// The next event, or `nil` when the stream ended for good.
         public mutating func next() async throws -> ServerSentEvent<Request.ResourceType>? {
             while !finished {
-                if !pending.isEmpty {
-                    return try decode(pending.removeFirst())
+                if next < pending.count {
+                    defer { next += 1 }
+                    return try decode(pending[next])
                 }
+                pending.removeAll(keepingCapacity: true)
+                next = 0
                 if body == nil {
                     try await connect()
                     continue
@@ -195,7 +203,8 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
             let wait = sequence.reconnect.wait(failures: failures, retry: parser.retry)
             failures += 1
             do {
-                try await Task.sleep(for: wait)
+                // Never past the stream's own deadline.
+                try await Task.sleep(until: Swift.min(ContinuousClock.now + wait, deadline), clock: .continuous)
             } catch {
                 finished = true
                 throw APIError(kind: .cancelled, detail: "while waiting to reconnect").with(method: method, path: sequence.api.maskedPath(sequence.request.path))

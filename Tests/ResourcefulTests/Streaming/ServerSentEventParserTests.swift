@@ -93,6 +93,29 @@ import Testing
         }
     }
 
+    @Test func anIDBecomesTheLastEventIDOnlyWhenItsEventIsDispatched() throws {
+        var parser = ServerSentEventParser(maxBytes: 1 << 20)
+        var events: [ServerSentEventParser.Event] = []
+        try parser.feed(ByteBuffer(string: "id: 1\ndata: a\n\nid: 2\ndata: b\n"), into: &events)
+        // The connection breaks before event 2's blank line: a reconnection asks for what came
+        // after event 1.
+        #expect(events.map(\.lastEventID) == ["1"])
+        #expect(parser.lastEventID == "1")
+        parser.restart()
+        try parser.feed(ByteBuffer(string: "data: c\n\n"), into: &events)
+        #expect(events.map(\.lastEventID) == ["1", "1"])
+    }
+
+    @Test func theReconnectionWaitIsBoundedWhateverTheServerAsks() {
+        let reconnect = EventStreamReconnection(maxAttempts: 5, delay: .milliseconds(100), maxDelay: .seconds(2))
+        #expect(reconnect.wait(failures: 0, retry: 999_999_999_999_999_999) <= .milliseconds(2400))
+        #expect(reconnect.wait(failures: 0, retry: 50) >= .milliseconds(50))
+        #expect(reconnect.wait(failures: 0, retry: 50) <= .milliseconds(60))
+        // A server asking for no wait cannot make a failing stream spin.
+        #expect(reconnect.wait(failures: 1, retry: 0) >= .milliseconds(200))
+        #expect(reconnect.wait(failures: 16, retry: 0) <= .milliseconds(2400))
+    }
+
     @Test func aLineLongerThanTheLimitFails() throws {
         var parser = ServerSentEventParser(maxBytes: 1000)
         var events: [ServerSentEventParser.Event] = []
