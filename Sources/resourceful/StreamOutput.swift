@@ -60,10 +60,14 @@ enum StreamOutput {
         }
     }
 
-    /// One line on standard output, at once (not held in a buffer while the stream goes on).
+    /// One line on standard output, at once (not held in a buffer while the stream goes on);
+    /// on a terminal, without the control characters a server could use to drive it.
     private static func write(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        let shown = toTerminal ? String(String.UnicodeScalarView(line.unicodeScalars.filter { $0 == "\t" || $0.properties.generalCategory != .control })) : line
+        FileHandle.standardOutput.write(Data((shown + "\n").utf8))
     }
+
+    private static let toTerminal = isatty(STDOUT_FILENO) == 1
 }
 
 /// A one-line progress bar redrawn on standard error.

@@ -40,16 +40,18 @@ public struct MultipartFile: Encodable, Sendable, Hashable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(filename, forKey: .filename)
         try container.encode(contentType, forKey: .contentType)
-        if let fileURL {
-            // Its bytes go only into a multipart body; elsewhere the part names its file.
-            try container.encode(fileURL.path, forKey: .file)
+        if fileURL != nil {
+            // Its bytes go only into a multipart body: elsewhere its path would be sent instead.
+            throw EncodingError.invalidValue(
+                self, EncodingError.Context(codingPath: encoder.codingPath, debugDescription: "a file read from disk goes only into a multipart body")
+            )
         } else {
             try container.encode(data.base64EncodedString(), forKey: .data)
         }
     }
 
     private enum CodingKeys: String, CodingKey {
-        case filename, contentType, data, file
+        case filename, contentType, data
     }
 }
 
@@ -81,9 +83,11 @@ public struct FileUpload: Encodable, Sendable, Hashable {
         self.contentType = contentType
     }
 
-    /// Outside a body (a query), an upload names its file.
+    /// An upload is the whole body, never a value within one: encoding it (as JSON, a form or
+    /// a query) throws rather than send its path.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(fileURL.path)
+        throw EncodingError.invalidValue(
+            self, EncodingError.Context(codingPath: encoder.codingPath, debugDescription: "a FileUpload is a request's whole parameters, the body")
+        )
     }
 }

@@ -34,6 +34,9 @@ struct FileChunks: AsyncSequence, Sendable {
             throw TransportError.invalidRequest("the file \(path) cannot be read", underlying: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO))
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw TransportError.invalidRequest("\(path) is not a regular file") }
+        guard access(path, R_OK) == 0 else {
+            throw TransportError.invalidRequest("the file \(path) cannot be read", underlying: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EACCES))
+        }
         return Int(info.st_size)
     }
 

@@ -32,7 +32,8 @@ final class PartialFile: Sendable {
         let temporary = folder + "/." + name + "." + String(UInt64.random(in: .min ... .max), radix: 36) + ".download"
         do {
             let descriptor = try await NIOThreadPool.singleton.runIfActive { () throws -> Int32 in
-                let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+                // Readable by its owner alone while it is written; given its final mode at commit.
+                let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
                 guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
                 return descriptor
             }
@@ -91,6 +92,10 @@ final class PartialFile: Sendable {
         do {
             try await NIOThreadPool.singleton.runIfActive {
                 defer { close(descriptor) }
+                // The mode of the file it replaces, or a new file's (0666 less the umask).
+                var existing = stat()
+                let mode = stat(destination, &existing) == 0 ? existing.st_mode & 0o7777 : PartialFile.newFileMode()
+                guard fchmod(descriptor, mode) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
                 guard fsync(descriptor) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
                 guard rename(temporary, destination) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
                 let folder = open((destination as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -111,6 +116,16 @@ final class PartialFile: Sendable {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         close(descriptor)
         unlink(temporary)
+    }
+
+    /// The mode a new file gets: 0666 less the process's umask, read from `/proc` (setting the
+    /// umask to read it would race with other threads); 0644 when it cannot be read.
+    static func newFileMode() -> mode_t {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
+            let mask = mode_t(line.dropFirst(6).trimmingCharacters(in: .whitespaces), radix: 8)
+        else { return 0o644 }
+        return 0o666 & ~mask
     }
 
     /// An error as a download's detail names it: the system's message for an `errno`.

@@ -17,13 +17,14 @@ struct RecordedStream<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable w
         private struct State {
             var kept = ByteBuffer()
             var full = false
-            var record: (@Sendable (ByteBuffer) throws -> Void)?
+            var record: (@Sendable (ByteBuffer, Bool) throws -> Void)?
         }
 
         private let state: Mutex<State>
         private let limit: Int
 
-        init(limit: Int, record: @escaping @Sendable (ByteBuffer) throws -> Void) {
+        /// `record` is given the kept bytes, and whether they are only the first of the body.
+        init(limit: Int, record: @escaping @Sendable (ByteBuffer, Bool) throws -> Void) {
             self.limit = limit
             state = Mutex(State(record: record))
         }
@@ -49,11 +50,11 @@ struct RecordedStream<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable w
 
         /// Writes the recording, once.
         func finish() throws {
-            let (kept, record) = state.withLock { state in
+            let (kept, full, record) = state.withLock { state in
                 defer { state.record = nil }
-                return (state.kept, state.record)
+                return (state.kept, state.full, state.record)
             }
-            try record?(kept)
+            try record?(kept, full)
         }
 
         deinit {

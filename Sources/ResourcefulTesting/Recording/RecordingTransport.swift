@@ -1,5 +1,6 @@
 public import Foundation
 public import Resourceful
+import HTTPTypes
 
 /// An ``HTTPTransport`` that sends through another one and appends each exchange to a HAR 1.2
 /// file, with every secret masked before it reaches the disk, so that the file can be committed.
@@ -57,9 +58,11 @@ public final class RecordingTransport: HTTPTransport {
         if response.body.bytes == nil, request.streamsResponseBody {
             // A stream is handed on as it arrives; its first MiB is recorded when it ends.
             let (recorder, redaction, head) = (self.recorder, self.redaction, response)
-            let keeper = RecordedStream<TransportBody>.Keeper(limit: Self.streamRecordingLimit) { kept in
+            let keeper = RecordedStream<TransportBody>.Keeper(limit: Self.streamRecordingLimit) { kept, cut in
                 var recorded = head
                 recorded.body = TransportBody(kept)
+                // A body kept in part no longer has the length the server announced.
+                if cut { recorded.headerFields[.contentLength] = nil }
                 try recorder.append(redaction.entry(request: request, response: recorded, started: started, duration: ContinuousClock.now - start))
             }
             response.body = TransportBody(stream: RecordedStream(base: response.body, keeper: keeper), length: response.body.length)

@@ -76,6 +76,26 @@ import Testing
         }
     }
 
+    @Test func aReplacedFileKeepsItsModeAndANewOneGetsTheUmasks() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await Harness.run { harness in
+            Self.serve(harness.server, cuts: 0, cutAt: 0)
+            let private_ = folder.appendingPathComponent("private.bin")
+            try Data("old".utf8).write(to: private_)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: private_.path)
+            _ = try await harness.api.download(AdHocRequest<Empty, Empty>(.show, "asset"), to: private_)
+            let kept = try FileManager.default.attributesOfItem(atPath: private_.path)[.posixPermissions] as? Int
+            #expect(kept == 0o600)
+            let fresh = folder.appendingPathComponent("fresh.bin")
+            _ = try await harness.api.download(AdHocRequest<Empty, Empty>(.show, "asset"), to: fresh)
+            let mode = try FileManager.default.attributesOfItem(atPath: fresh.path)[.posixPermissions] as? Int
+            let reference = folder.appendingPathComponent("reference")
+            #expect(FileManager.default.createFile(atPath: reference.path, contents: Data()))
+            #expect(mode == (try FileManager.default.attributesOfItem(atPath: reference.path)[.posixPermissions] as? Int))
+        }
+    }
+
     @Test func aDroppedConnectionResumesWithRangeAndIfRange() async throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -45,6 +45,19 @@ import Testing
         }
     }
 
+    @Test func anUploadOutsideABodyFailsRatherThanSendItsPath() async throws {
+        let url = try Self.file(10)
+        defer { try? FileManager.default.removeItem(at: url) }
+        try await Harness.run { harness in
+            harness.server.stub(.get, "/v1/backups", .json(raw: "[]"))
+            let error = await #expect(throws: APIError.self) {
+                _ = try await harness.api.call(AdHocRequest<[Int], FileUpload>(.index, "backups", parameters: FileUpload(url)))
+            }
+            #expect(error?.kind == .invalidRequest || error?.kind == .encodingFailed)
+            #expect(harness.server.requests.isEmpty)
+        }
+    }
+
     @Test func aMissingFileFailsBeforeAnythingIsSent() async throws {
         try await Harness.run { harness in
             harness.server.stub(.put, "/v1/backups/1", .json(raw: #"{"ok":true}"#))
