@@ -5,7 +5,7 @@ SWIFT_BUILD_FLAGS ?=
 KEYRING := scripts/private-keyring.sh run
 APT_PACKAGES := libsecret-1-dev gnome-keyring libsecret-tools dbus dbus-bin pkg-config nginx-light openssl php-cli ruby-rack node-qs tinyproxy python3-venv
 
-.PHONY: all setup build test test-tsan examples bench fuzz demo clean
+.PHONY: all setup build test test-tsan examples bench bench-streaming fuzz demo clean
 
 all: build
 
@@ -92,6 +92,16 @@ bench: setup
 		$(if $(BENCH_FILTER),--filter '$(BENCH_FILTER)') \
 		| tee .build/benchmarks.txt
 	python3 Benchmarks/scripts/ratios.py < Benchmarks/.build/benchmarks.txt
+
+# Streaming: a 1 GiB download and upload against curl, peak memory, and an event stream against
+# raw AsyncHTTPClient (Benchmarks/README.md). Options of Benchmarks/scripts/bench-streaming.py in
+# BENCH_STREAMING_ARGS, e.g. BENCH_STREAMING_ARGS='--rounds 9'.
+BENCH_STREAMING_ARGS ?=
+bench-streaming: setup
+	$(call apt_install,$(BENCH_APT_PACKAGES))
+	cd Benchmarks && $(SWIFT) build -c release --product resourceful-bench-streaming
+	python3 Benchmarks/scripts/bench-streaming.py Benchmarks/.build/release/resourceful-bench-streaming $(BENCH_STREAMING_ARGS) \
+		| tee Benchmarks/.build/bench-streaming.txt
 
 # A long run of the fast decoder's fuzz test (the one in `make test` is 100 times shorter).
 fuzz: setup

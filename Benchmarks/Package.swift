@@ -7,6 +7,10 @@ import PackageDescription
 let package = Package(
     name: "ResourcefulBenchmarks",
     platforms: [.macOS(.v15)],
+    products: [
+        // Downloads, uploads and event streams, one per process (`scripts/bench-streaming.py`).
+        .executable(name: "resourceful-bench-streaming", targets: ["StreamingBenchmarks"])
+    ],
     dependencies: [
         .package(name: "Resourceful", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
@@ -32,6 +36,17 @@ let package = Package(
             ],
             path: "ResourcefulBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        )
+        ),
+        .executableTarget(
+            name: "StreamingBenchmarks",
+            dependencies: [
+                .product(name: "Resourceful", package: "Resourceful"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            // Not directly under Benchmarks/: the benchmark plugin runs every executable target there.
+            path: "Tools/StreamingBenchmarks"
+        ),
     ]
 )
