@@ -8,8 +8,9 @@ import Resourceful
 import ResourcefulTesting
 import Testing
 
-/// Downloads from nginx, which answers `Range` and `If-Range` with its own ETags, through a relay
-/// that cuts the first connections mid-body (`Tests/Support/PythonServers/cutting_relay.py`).
+/// Downloads from nginx, which answers `Range` and `If-Range` with its own ETags, from a
+/// rate-limited location, through a relay that cuts the first connections mid-body
+/// (`Tests/Support/PythonServers/cutting_relay.py`).
 @Suite struct NginxDownloadTests {
     static let size = 8 << 20
 
@@ -18,6 +19,9 @@ import Testing
         let nginx = try await Nginx.start(
             server: """
                 location /files/ { }
+                # The same files at 16 MiB/s, so that a cut comes in the middle of a transfer
+                # still under way rather than after nginx has written everything.
+                location /slow/ { rewrite ^/slow/(.*)$ /files/$1 break; limit_rate 16m; }
                 """
         ) { nginx in
             let files = nginx.root.appendingPathComponent("files")
@@ -49,7 +53,7 @@ import Testing
             defer { try? FileManager.default.removeItem(at: folder) }
             let destination = folder.appendingPathComponent("asset.bin")
             let progress = Locked<[DownloadProgress]>([])
-            let result = try await api.download(AdHocRequest<Empty, Empty>(.show, "files/asset.bin"), to: destination) { step in
+            let result = try await api.download(AdHocRequest<Empty, Empty>(.show, "slow/asset.bin"), to: destination) { step in
                 progress.withLock { $0.append(step) }
             }
             try await api.shutdown()
