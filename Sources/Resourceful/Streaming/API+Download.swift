@@ -26,9 +26,10 @@ extension API {
     ///
     /// - Parameter progress: Called as the file grows: after each head and each part written.
     /// - Throws: ``APIError``: as ``call(_:)`` for the request and its status;
-    ///   ``APIError/Kind/file`` when the folder cannot be written or the disk is full;
-    ///   ``APIError/Kind/transport`` when the body ended early on the last connection allowed, or
-    ///   a `206` does not continue the file. The temporary file is removed whatever the error.
+    ///   ``APIError/Kind/file`` when `destination` is a folder, its folder cannot be written or
+    ///   the disk is full; ``APIError/Kind/transport`` when the body ended early on the last
+    ///   connection allowed, or a `206` does not continue the file (another range, or another
+    ///   version: its `ETag` changed). The temporary file is removed whatever the error.
     public func download<Request: ResourceRequest>(
         _ request: Request,
         to destination: URL,
@@ -83,6 +84,10 @@ extension API {
                     range.total == nil || total == nil || range.total == total
                 else {
                     throw APIError(kind: .transport, status: response.status, detail: "the 206's Content-Range does not continue the file at byte \(written)")
+                }
+                // A part of another version (a cache or proxy that ignored If-Range) is refused.
+                if let validator, validator.hasPrefix("\""), let tag = response.headerFields[.eTag], tag != validator {
+                    throw APIError(kind: .transport, status: response.status, detail: "the 206 is of another version of the file (its ETag changed)")
                 }
                 total = range.total ?? total
             } else {

@@ -29,6 +29,10 @@ final class PartialFile: Sendable {
         let folder = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
         guard !name.isEmpty, name != "/" else { throw APIError(kind: .file, detail: "\(path) names no file") }
+        var existing = stat()
+        if stat(path, &existing) == 0, (existing.st_mode & S_IFMT) == S_IFDIR {
+            throw APIError(kind: .file, detail: "\(path) is a folder")
+        }
         let temporary = folder + "/." + name + "." + String(UInt64.random(in: .min ... .max), radix: 36) + ".download"
         do {
             let descriptor = try await NIOThreadPool.singleton.runIfActive { () throws -> Int32 in

@@ -174,6 +174,40 @@ import Testing
         }
     }
 
+    @Test func a206OfAnotherVersionFails() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await Harness.run { harness in
+            var cut = MockResponse(headerFields: [.eTag: "\"v1\"", .contentLength: "2000"], fault: .closeMidBody(bytes: 1000))
+            cut.parts = [Data(repeating: 1, count: 2000)]
+            let other = MockResponse(
+                status: .partialContent,
+                headerFields: [.contentRange: "bytes 1000-1999/2000", .eTag: "\"v2\""],
+                body: Data(repeating: 2, count: 1000)
+            )
+            harness.server.stub(.get, "/v1/asset", cut, other)
+            let destination = folder.appendingPathComponent("asset.bin")
+            let error = await #expect(throws: APIError.self) {
+                _ = try await harness.api.download(AdHocRequest<Empty, Empty>(.show, "asset"), to: destination)
+            }
+            #expect(error?.detail?.contains("another version") == true)
+            #expect((try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.isEmpty == true)
+        }
+    }
+
+    @Test func aDestinationThatIsAFolderFailsBeforeAnythingIsSent() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await Harness.run { harness in
+            Self.serve(harness.server, cuts: 0, cutAt: 0)
+            let error = await #expect(throws: APIError.self) {
+                _ = try await harness.api.download(AdHocRequest<Empty, Empty>(.show, "asset"), to: folder)
+            }
+            #expect(error?.kind == .file)
+            #expect(harness.server.requests.isEmpty)
+        }
+    }
+
     @Test func aFolderThatCannotBeWrittenIsAFileError() async throws {
         try await Harness.run { harness in
             Self.serve(harness.server, cuts: 0, cutAt: 0)
