@@ -34,14 +34,7 @@ extension API {
                 // The context, and so every log line, names the page actually asked for.
                 built.request.target = target
             }
-            let context = CallContext(
-                requestID: Self.makeRequestID(),
-                verb: request.verb,
-                target: built.request.target,
-                pathTemplate: request.path.template,
-                options: options,
-                logger: logger
-            )
+            let context = context(for: request, target: built.request.target, options: options)
             let response = try await send(built.request, context: context)
             let body = try await collect(response.body, upTo: options.maxResponseBytes, deadline: built.request.deadline)
             return try ResponseValidator.validate(response, body: body, for: request, decoder: options.responseDecoder)
@@ -63,6 +56,19 @@ extension API {
         } catch {
             throw error.with(method: request.verb.method(update: options.updateMethod), path: maskedPath(request.path))
         }
+    }
+
+    /// The context a call of `request` to `target` runs with: a new request ID, its options and
+    /// this API's logger.
+    func context<Request: ResourceRequest>(for request: Request, target: RequestTarget, options: RequestOptions) -> CallContext {
+        CallContext(
+            requestID: Self.makeRequestID(),
+            verb: request.verb,
+            target: target,
+            pathTemplate: request.path.template,
+            options: options,
+            logger: logger
+        )
     }
 
     /// Step 1: the storage's `Authorization` and the built request.

@@ -203,13 +203,8 @@ final class StreamingDelegate: HTTPClientResponseDelegate {
     }
 
     func didVisitURL(task: HTTPClient.Task<Void>, _ request: HTTPClient.Request, _ head: HTTPResponseHead) {
-        guard interceptsRedirects, (300..<400).contains(head.status.code), head.headers.contains(name: "location") else { return }
-        var fields = HTTPFields()
-        for (name, value) in head.headers {
-            if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
-        }
-        let status = HTTPResponse.Status(code: Int(head.status.code), reasonPhrase: head.status.reasonPhrase)
-        redirect.withLock { $0 = TrackingAccumulator.Redirect(status: status, headerFields: fields) }
+        guard interceptsRedirects, let taken = TrackingAccumulator.Redirect(head) else { return }
+        redirect.withLock { $0 = taken }
         answered.store(true, ordering: .releasing)
         task.fail(reason: TrackingAccumulator.RedirectIntercepted())
     }

@@ -19,6 +19,17 @@ final class TrackingAccumulator: HTTPClientResponseDelegate {
     struct Redirect: Sendable {
         var status: HTTPResponse.Status
         var headerFields: HTTPFields
+
+        /// The redirect `head` names, when it is a `3xx` with a `Location`.
+        init?(_ head: HTTPResponseHead) {
+            guard (300..<400).contains(head.status.code), head.headers.contains(name: "location") else { return nil }
+            var fields = HTTPFields()
+            for (name, value) in head.headers {
+                if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
+            }
+            status = HTTPResponse.Status(code: Int(head.status.code), reasonPhrase: head.status.reasonPhrase)
+            headerFields = fields
+        }
     }
 
     /// Why the request ended: its redirect was taken, to be answered as a response.
@@ -49,13 +60,8 @@ final class TrackingAccumulator: HTTPClientResponseDelegate {
     }
 
     func didVisitURL(task: AsyncHTTPClient.HTTPClient.Task<Response>, _ request: AsyncHTTPClient.HTTPClient.Request, _ head: HTTPResponseHead) {
-        guard interceptsRedirects, (300..<400).contains(head.status.code), head.headers.contains(name: "location") else { return }
-        var fields = HTTPFields()
-        for (name, value) in head.headers {
-            if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
-        }
-        let status = HTTPResponse.Status(code: Int(head.status.code), reasonPhrase: head.status.reasonPhrase)
-        redirect.withLock { $0 = Redirect(status: status, headerFields: fields) }
+        guard interceptsRedirects, let taken = Redirect(head) else { return }
+        redirect.withLock { $0 = taken }
         answered.store(true, ordering: .releasing)
         task.fail(reason: RedirectIntercepted())
     }

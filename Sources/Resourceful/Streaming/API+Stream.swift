@@ -44,14 +44,7 @@ extension API {
             built.request.idleTimeout = options.timeout
             built.request.deadline = deadline ?? Self.streamDeadline(from: start, options: options)
             for field in extraFields { built.request.headerFields[field.name] = field.value }
-            let context = CallContext(
-                requestID: Self.makeRequestID(),
-                verb: request.verb,
-                target: built.request.target,
-                pathTemplate: request.path.template,
-                options: options,
-                logger: logger
-            )
+            let context = context(for: request, target: built.request.target, options: options)
             let response = try await send(built.request, context: context)
             guard response.status.kind == .successful else {
                 // An error's body is small and read whole, within the time of one silence.

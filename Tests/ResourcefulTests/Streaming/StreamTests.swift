@@ -96,7 +96,11 @@ import Testing
                 let feed = try await api.stream(AdHocRequest<Empty, Empty>(.show, "feed"))
                 for try await _ in feed.body {}
             }
-            try await Task.sleep(for: .milliseconds(100))
+            // Poll until the request has reached the server, then cancel the reader.
+            let arrived = ContinuousClock.now + .seconds(30)
+            while harness.server.requests.isEmpty, ContinuousClock.now < arrived {
+                try await Task.sleep(for: .milliseconds(5))
+            }
             let start = ContinuousClock.now
             reading.cancel()
             let result = await reading.result
