@@ -42,8 +42,8 @@ extension APIDependencies {
         let variables = environmentVariables ?? ProcessInfo.processInfo.environment
         let file = APIConfig.file(environment: environment, configDirectory: configDirectory, variables: variables)
         let config = try await APIConfig.load(file: file, environmentVariables: variables, service: service)
-        return try await live(config: config, environmentVariables: environmentVariables, keyring: { settings in
-            KeyringAuthenticationStorage(account: settings.keyringAccount, scheme: settings.keyringScheme, keyring: keyring)
-        }, sharedAs: file)
+        return try await live(
+            config: config, environmentVariables: environmentVariables, storageFactories: [KeyringStorageFactory(keyring: keyring)], sharedAs: file
+        )
     }
 }

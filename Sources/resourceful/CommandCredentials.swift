@@ -17,10 +17,14 @@ enum CommandCredentials {
         }
     }
 
-    /// The storage `config` describes, the keyring on the session's Secret Service.
-    static func storage(for config: APIConfig, logger: Logger) -> any AuthenticationStorage {
-        config.authentication.makeStorage(logger: logger) { settings in
-            KeyringAuthenticationStorage(account: settings.keyringAccount, scheme: settings.keyringScheme)
-        }
+    /// The storage kinds the commands know besides files and variables.
+    static let factories: [any AuthenticationStorageFactory] = [KeyringStorageFactory()]
+
+    /// The storage `config` describes, the keyring on the session's Secret Service, asked through
+    /// `transport` when a storage makes requests of its own.
+    static func storage(for config: APIConfig, transport: any HTTPTransport, logger: Logger) async throws(APIError) -> any AuthenticationStorage {
+        try await config.authentication.makeStorage(
+            config: config, factories: factories, logger: logger, environment: nil, transport: transport
+        )
     }
 }

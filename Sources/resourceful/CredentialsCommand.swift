@@ -42,7 +42,28 @@ struct CredentialsCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         CommandCredentials.configure(&config, account: account)
-        guard case let chain as ChainedAuthenticationStorage = CommandCredentials.storage(for: config, logger: Logger(label: "resourceful")) else {
+        let transport = AsyncHTTPClientTransport(settings: config.http)
+        let outcome: Int32
+        do {
+            outcome = try await ask(config: config, transport: transport)
+        } catch {
+            try? await transport.shutdown()
+            throw error
+        }
+        try? await transport.shutdown()
+        if outcome != 0 { throw ExitCode(outcome) }
+    }
+
+    /// Asks each storage of the chain `config` describes, printing what it answers; the exit code.
+    private func ask(config: APIConfig, transport: any HTTPTransport) async throws -> Int32 {
+        let storage: any AuthenticationStorage
+        do {
+            storage = try await CommandCredentials.storage(for: config, transport: transport, logger: Logger(label: "resourceful"))
+        } catch {
+            printError("resourceful: \(error)")
+            throw ExitCode(2)
+        }
+        guard case let chain as ChainedAuthenticationStorage = storage else {
             print("No credential storage is configured (authentication.storages is empty).")
             throw ExitCode(1)
         }
@@ -51,8 +72,9 @@ struct CredentialsCommand: AsyncParsableCommand {
         for link in chain.links {
             let optional = link.isOptional ? " (optional)" : ""
             do {
-                if try await link.storage.authenticationHeader(for: config.service) != nil {
-                    print("\(link.name)\(optional): a credential for \(config.service)")
+                if let credential = try await link.storage.credential(for: config.service) {
+                    let expiry = credential.expiresAt.map { ", valid until \($0.formatted(.iso8601))" } ?? ""
+                    print("\(link.name)\(optional): a credential for \(config.service)\(expiry)")
                     outcome = outcome ?? 0
                 } else {
                     print("\(link.name)\(optional): none for \(config.service)")
@@ -62,10 +84,7 @@ struct CredentialsCommand: AsyncParsableCommand {
                 if !link.isOptional { outcome = outcome ?? 3 }
             }
         }
-        switch outcome ?? 1 {
-        case 0: return
-        case let code: throw ExitCode(code)
-        }
+        return outcome ?? 1
     }
 
     private func printError(_ text: String) {

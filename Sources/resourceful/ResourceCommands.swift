@@ -89,10 +89,17 @@ enum CallRunner {
         }
         logger.logLevel = options.verbose ? .debug : .critical
         CommandCredentials.configure(&config, account: options.account)
-        let storage = CommandCredentials.storage(for: config, logger: logger)
+        let deferred = DeferredTransport()
+        let storage: any AuthenticationStorage
+        do throws(APIError) {
+            storage = try await CommandCredentials.storage(for: config, transport: deferred, logger: logger)
+        } catch {
+            report(error)
+        }
         let transport: any HTTPTransport
         do {
             transport = try await Self.transport(options, config: config, storage: storage)
+            deferred.resolve(transport)
         } catch let error as APIError {
             report(error)
         } catch {

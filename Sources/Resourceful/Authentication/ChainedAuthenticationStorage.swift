@@ -51,18 +51,26 @@ package final class ChainedAuthenticationStorage: AuthenticationStorage {
     ///
     /// - Throws: The error of the first failing storage that is not optional.
     package func authenticationHeader(for service: String) async throws -> String? {
+        try await credential(for: service)?.header
+    }
+
+    /// The first credential any storage has for `service`, with its expiry when that storage
+    /// knows it, or `nil`.
+    ///
+    /// - Throws: The error of the first failing storage that is not optional.
+    package func credential(for service: String) async throws -> Credential? {
         for (index, link) in links.enumerated() {
             do {
-                let header: String?
+                let credential: Credential?
                 if let deadline = CredentialLookup.deadline {
-                    header = try await CredentialLookup.header(from: link.storage, service: service, deadline: deadline)
+                    credential = try await CredentialLookup.credential(from: link.storage, service: service, deadline: deadline)
                 } else {
-                    header = try await link.storage.authenticationHeader(for: service)
+                    credential = try await link.storage.credential(for: service)
                 }
                 if anyLogged.load(ordering: .relaxed) {
                     _ = logged.withLock { $0.remove("\(index)/\(service)") }
                 }
-                if let header { return header }
+                if let credential { return credential }
             } catch {
                 // The call's deadline or cancellation ends the whole lookup, optional link or not.
                 guard link.isOptional, !Self.endsTheCall(error) else { throw error }

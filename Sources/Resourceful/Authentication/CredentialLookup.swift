@@ -16,13 +16,23 @@ package enum CredentialLookup {
         deadline: ContinuousClock.Instant,
         honoursDeadline: Bool? = nil
     ) async throws -> String? {
+        try await credential(from: storage, service: service, deadline: deadline, honoursDeadline: honoursDeadline)?.header
+    }
+
+    /// `storage`'s credential for `service`, with its expiry when it knows it, by `deadline`.
+    package static func credential(
+        from storage: any AuthenticationStorage,
+        service: String,
+        deadline: ContinuousClock.Instant,
+        honoursDeadline: Bool? = nil
+    ) async throws -> Credential? {
         if honoursDeadline ?? (storage is any DeadlineHonouringStorage) {
             return try await $deadline.withValue(deadline) {
-                try await storage.authenticationHeader(for: service)
+                try await storage.credential(for: service)
             }
         }
         return try await Deadline.run(until: deadline) {
-            try await storage.authenticationHeader(for: service)
+            try await storage.credential(for: service)
         }
     }
 }

@@ -86,6 +86,12 @@ package final class EnvironmentAuthenticationStorage: AuthenticationStorage {
         return nil
     }
 
+    /// The variable's value, checked as a credential's, or `nil` when it is not set.
+    func lookupChecked(_ variable: String) throws(AuthenticationStorageError) -> String? {
+        guard let value = lookup(variable) else { return nil }
+        return try Self.checked(value, variable: variable)
+    }
+
     private static func checked(_ value: String, variable: String) throws(AuthenticationStorageError) -> String {
         let source = "environment variable \(variable)"
         var value = Substring(value)

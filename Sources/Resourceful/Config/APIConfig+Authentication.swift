@@ -2,14 +2,40 @@ package import HTTPTypes
 package import Logging
 
 extension APIConfig {
-    /// A kind of credential storage the configuration can name.
-    public enum StorageKind: String, Sendable, Hashable, CaseIterable {
-        /// The Linux keyring (``AuthenticationStorage`` from `ResourcefulKeyring`).
-        case keyring
+    /// A kind of credential storage the configuration can name in `authentication.storages`:
+    /// the package's own (``file``, ``environment``), or one an ``AuthenticationStorageFactory``
+    /// brings (``keyring`` from `ResourcefulKeyring`, `oauth2` from `ResourcefulOAuth2`, an app's
+    /// own).
+    public struct StorageKind: RawRepresentable, Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
+        /// The name, as the configuration writes it.
+        public let rawValue: String
+
+        /// A kind named `rawValue`: letters, digits, `-` and `_`.
+        public init(rawValue: String) {
+            self.rawValue = rawValue
+        }
+
+        /// A kind named `value`.
+        public init(stringLiteral value: String) {
+            self.init(rawValue: value)
+        }
+
+        /// The name.
+        public var description: String { rawValue }
+
+        /// Whether `name` can name a kind (and a configuration key): ASCII letters, digits,
+        /// `-` and `_`, 1 to 64 of them.
+        static func isValidName(_ name: String) -> Bool {
+            (1...64).contains(name.utf8.count)
+                && name.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x2D || $0 == 0x5F }
+        }
+
+        /// The Linux keyring (`ResourcefulKeyring`).
+        public static let keyring: StorageKind = "keyring"
         /// Files mounted by the orchestrator, `<directory>/<service>`.
-        case file
+        public static let file: StorageKind = "file"
         /// Environment variables, `<prefix>_<SERVICE>_TOKEN` or `_AUTHORIZATION`.
-        case environment
+        public static let environment: StorageKind = "environment"
     }
 
     /// Where the live dependencies get credentials: the storages, in the order they are asked,
@@ -38,6 +64,10 @@ extension APIConfig {
         /// Whatever its name, it is masked in logs, recordings and cURL exports, and dropped on a
         /// redirect to another origin, as `Authorization` is.
         public var headerName: String
+        /// The `authentication` keys as the configuration was read, where storages made by an
+        /// ``AuthenticationStorageFactory`` read their own (`authentication.<kind>.*`); `nil` for
+        /// settings made in code. Not compared by `==`.
+        public var keys: ConfigurationKeys?
 
         /// Creates settings: no storage, files under `/run/secrets`, variables under
         /// `RESOURCEFUL_AUTH`, the keyring account `default`, and `Bearer` tokens.
@@ -63,47 +93,78 @@ extension APIConfig {
             self.keyringAccount = keyringAccount
             self.keyringScheme = keyringScheme
             self.headerName = headerName
+            self.keys = nil
+        }
+
+        /// Whether the settings are the same, the keys they were read from aside.
+        public static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.storages == rhs.storages && lhs.optional == rhs.optional && lhs.fileDirectory == rhs.fileDirectory
+                && lhs.fileScheme == rhs.fileScheme && lhs.fileRefreshInterval == rhs.fileRefreshInterval
+                && lhs.environmentPrefix == rhs.environmentPrefix && lhs.environmentScheme == rhs.environmentScheme
+                && lhs.keyringAccount == rhs.keyringAccount && lhs.keyringScheme == rhs.keyringScheme
+                && lhs.headerName == rhs.headerName
         }
 
         /// The storage these settings describe: a ``ChainedAuthenticationStorage`` of the
         /// configured storages, or an empty ``InMemoryAuthenticationStorage`` when there are none.
         ///
         /// - Parameters:
+        ///   - config: The configuration these settings are part of.
+        ///   - factories: The storage kinds known besides `file` and `environment`.
         ///   - logger: Where the chain logs the failures of optional storages.
-        ///   - environment: The variables ``EnvironmentAuthenticationStorage`` reads; the
-        ///     process environment, at each call, when `nil`.
-        ///   - keyring: Makes the keyring storage; `ResourcefulKeyring` passes one. Without it, a
-        ///     configured keyring fails with ``AuthenticationStorageError/Kind/unavailable``
-        ///     (passed over when it is optional).
+        ///   - environment: The variables the storages read; the process environment, at each
+        ///     call, when `nil`.
+        ///   - transport: The API's transport, for storages that make requests of their own.
+        /// - Throws: ``APIError/Kind/invalidConfiguration`` when a required storage's kind is not
+        ///   known here, or a factory refuses its keys. A kind not known here that is optional is
+        ///   a storage that fails every lookup (passed over), so that a configuration naming the
+        ///   keyring still serves a program built without it.
         package func makeStorage(
+            config: APIConfig,
+            factories: [any AuthenticationStorageFactory],
             logger: Logger,
-            environment: [String: String]? = nil,
-            keyring: (@Sendable (AuthenticationSettings) -> any AuthenticationStorage)? = nil
-        ) -> any AuthenticationStorage {
+            environment: [String: String]?,
+            transport: any HTTPTransport
+        ) async throws(APIError) -> any AuthenticationStorage {
             guard !storages.isEmpty else { return InMemoryAuthenticationStorage() }
-            let links = storages.map { kind -> ChainedAuthenticationStorage.Link in
+            var known: [StorageKind: any AuthenticationStorageFactory] = [:]
+            for factory in [FileStorageFactory(), EnvironmentStorageFactory()] as [any AuthenticationStorageFactory] + factories {
+                known[factory.kind] = factory
+            }
+            var links: [ChainedAuthenticationStorage.Link] = []
+            for kind in storages {
                 let storage: any AuthenticationStorage
-                switch kind {
-                case .file:
-                    storage = FileAuthenticationStorage(
-                        directory: fileDirectory,
-                        scheme: fileScheme.isEmpty ? nil : fileScheme,
-                        refreshInterval: fileRefreshInterval
+                if let factory = known[kind] {
+                    let context = AuthenticationStorageContext(
+                        config: config, kind: kind, environment: environment, logger: logger, transport: transport, factories: known
                     )
-                case .environment:
-                    storage = EnvironmentAuthenticationStorage(prefix: environmentPrefix, scheme: environmentScheme, environment: environment)
-                case .keyring:
-                    storage = keyring?(self) ?? UnavailableStorage(
+                    storage = try await factory.makeStorage(context)
+                } else if optional.contains(kind) {
+                    storage = UnavailableStorage(
                         error: AuthenticationStorageError(
                             kind: .unavailable,
-                            source: "keyring storage",
-                            detail: "needs ResourcefulKeyring: build the dependencies with APIDependencies.live(environment:keyring:)"
+                            source: "\(kind) storage",
+                            detail: "is not known to this program (\(Self.hint(for: kind)))"
                         )
                     )
+                } else {
+                    let names = known.keys.map(\.rawValue).sorted().joined(separator: ", ")
+                    throw (keys ?? ConfigurationKeys.empty(scope: "authentication")).invalid(
+                        "storages", expected: "storage kinds known to this program: \(names) (\(kind): \(Self.hint(for: kind)))"
+                    )
                 }
-                return ChainedAuthenticationStorage.Link(kind.rawValue, storage, isOptional: optional.contains(kind))
+                links.append(ChainedAuthenticationStorage.Link(kind.rawValue, storage, isOptional: optional.contains(kind)))
             }
             return ChainedAuthenticationStorage(links, logger: logger)
+        }
+
+        /// Where a kind the package knows of comes from.
+        private static func hint(for kind: StorageKind) -> String {
+            switch kind.rawValue {
+            case "keyring": "needs ResourcefulKeyring: build the dependencies with APIDependencies.live(environment:keyring:)"
+            case "oauth2": "needs ResourcefulOAuth2: pass OAuth2StorageFactory() to the live dependencies"
+            default: "pass its AuthenticationStorageFactory to the live dependencies"
+            }
         }
     }
 }

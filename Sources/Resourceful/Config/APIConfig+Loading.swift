@@ -299,7 +299,7 @@ struct ConfigKeyReader {
     }
 
     /// A non-empty path.
-    private func path(_ key: String) throws(APIConfigError) -> String? {
+    func path(_ key: String) throws(APIConfigError) -> String? {
         guard let path = try string(key) else { return nil }
         guard !path.isEmpty, !path.contains("\0") else { throw invalid(key, expected: "a path") }
         return path
@@ -307,6 +307,7 @@ struct ConfigKeyReader {
 
     private func authentication() throws(APIConfigError) -> APIConfig.AuthenticationSettings {
         var settings = APIConfig.AuthenticationSettings()
+        settings.keys = ConfigurationKeys(reader: self, scope: "authentication")
         if let names = try stringArray("authentication.storages") {
             settings.storages = try storageKinds(names, key: "authentication.storages")
             guard Set(settings.storages).count == settings.storages.count else {
@@ -315,6 +316,9 @@ struct ConfigKeyReader {
         }
         if let names = try stringArray("authentication.optional") {
             settings.optional = Set(try storageKinds(names, key: "authentication.optional"))
+            guard settings.optional.isSubset(of: settings.storages) else {
+                throw invalid("authentication.optional", expected: "storages that authentication.storages lists")
+            }
         }
         if let directory = try string("authentication.file.directory") {
             guard directory.hasPrefix("/") else { throw invalid("authentication.file.directory", expected: "an absolute path") }
@@ -340,17 +344,15 @@ struct ConfigKeyReader {
     }
 
     private func storageKinds(_ names: [String], key: String) throws(APIConfigError) -> [APIConfig.StorageKind] {
-        var kinds: [APIConfig.StorageKind] = []
-        for name in names {
-            guard let kind = APIConfig.StorageKind(rawValue: name) else {
-                throw invalid(key, expected: "storages among " + APIConfig.StorageKind.allCases.map(\.rawValue).joined(separator: ", "))
-            }
-            kinds.append(kind)
+        // Which kinds are known is up to the storage factories the dependencies are made with:
+        // only the names are checked here.
+        guard names.allSatisfy(APIConfig.StorageKind.isValidName) else {
+            throw invalid(key, expected: "storage kinds such as file, environment, keyring or oauth2 (letters, digits, - and _)")
         }
-        return kinds
+        return names.map(APIConfig.StorageKind.init(rawValue:))
     }
 
-    private func url(_ key: String) throws(APIConfigError) -> URL {
+    func url(_ key: String) throws(APIConfigError) -> URL {
         guard let text = try string(key), !text.isEmpty else { throw missingOrEmpty(key) }
         guard let url = URL(string: text) else {
             throw invalid(key, expected: "an absolute http or https URL")
@@ -386,7 +388,7 @@ struct ConfigKeyReader {
         return headers
     }
 
-    private func choice<T: RawRepresentable & CaseIterable>(_ key: String) throws(APIConfigError) -> T? where T.RawValue == String {
+    func choice<T: RawRepresentable & CaseIterable>(_ key: String) throws(APIConfigError) -> T? where T.RawValue == String {
         guard let text = try string(key) else { return nil }
         guard let value = T(rawValue: text) else {
             throw invalid(key, expected: "one of " + T.allCases.map(\.rawValue).joined(separator: ", "))
@@ -395,7 +397,7 @@ struct ConfigKeyReader {
     }
 
     /// A number of seconds, checked before it is converted (`1e300` would not fit a `Duration`).
-    private func seconds(_ key: String, allowZero: Bool) throws(APIConfigError) -> Duration? {
+    func seconds(_ key: String, allowZero: Bool) throws(APIConfigError) -> Duration? {
         guard let seconds = try double(key) else { return nil }
         guard seconds.isFinite, allowZero ? seconds >= 0 : seconds > 0, seconds <= APIConfig.Limits.maxSeconds else {
             throw invalid(key, expected: APIConfig.secondsExpectation(allowZero: allowZero))
@@ -408,25 +410,25 @@ struct ConfigKeyReader {
     }
 
     /// A whole number within `range`.
-    private func int(_ key: String, in range: ClosedRange<Int>, unit: String) throws(APIConfigError) -> Int? {
+    func int(_ key: String, in range: ClosedRange<Int>, unit: String) throws(APIConfigError) -> Int? {
         guard let value = try int(key) else { return nil }
         guard range.contains(value) else { throw invalid(key, expected: APIConfig.rangeExpectation(range, unit: unit)) }
         return value
     }
 
-    private func bool(_ key: String) throws(APIConfigError) -> Bool? {
+    func bool(_ key: String) throws(APIConfigError) -> Bool? {
         try checked(reader.bool(forKey: ConfigKey(key)), key, type: "a boolean")
     }
 
-    private func string(_ key: String) throws(APIConfigError) -> String? {
+    func string(_ key: String) throws(APIConfigError) -> String? {
         try checked(reader.string(forKey: ConfigKey(key)), key, type: "a string")
     }
 
-    private func stringArray(_ key: String) throws(APIConfigError) -> [String]? {
+    func stringArray(_ key: String) throws(APIConfigError) -> [String]? {
         try checked(reader.stringArray(forKey: ConfigKey(key)), key, type: "a list of strings")
     }
 
-    private func double(_ key: String) throws(APIConfigError) -> Double? {
+    func double(_ key: String) throws(APIConfigError) -> Double? {
         // A provider may hold a whole number of seconds as an integer.
         let configKey = ConfigKey(key)
         return try checked(reader.double(forKey: configKey) ?? reader.int(forKey: configKey).map(Double.init), key, type: "a number")
@@ -479,7 +481,7 @@ struct ConfigKeyReader {
 
     /// The error for a bad value of `key`, naming the environment variable when one is set for
     /// it (variables override the file), else the file.
-    private func invalid(_ key: String, expected: String) -> APIConfigError {
+    func invalid(_ key: String, expected: String) -> APIConfigError {
         APIConfigError(kind: .invalidValue, file: file, key: qualified(key), source: source(of: key), expected: expected)
     }
 

@@ -62,21 +62,48 @@ public struct APIDependencies: API.Dependencies {
     /// let billing = API(dependencies: try await APIDependencies.live(environment: "production", service: "billing"))
     /// ```
     ///
-    /// - Parameter environmentVariables: The variables that override configuration keys and that
-    ///   an environment storage reads; the process environment when `nil`.
+    /// - Parameters:
+    ///   - environmentVariables: The variables that override configuration keys and that an
+    ///     environment storage reads; the process environment when `nil`.
+    ///   - storageFactories: The storage kinds `authentication.storages` may name besides `file`
+    ///     and `environment` (``AuthenticationStorageFactory``).
     /// - Throws: ``APIError/Kind/invalidConfiguration`` when the configuration cannot be loaded.
     public static func live(
         environment: String,
         configDirectory: String? = nil,
         environmentVariables: [String: String]? = nil,
         authenticationStorage: (any AuthenticationStorage)? = nil,
+        storageFactories: [any AuthenticationStorageFactory] = [],
         service: String? = nil
     ) async throws -> APIDependencies {
         let variables = environmentVariables ?? ProcessInfo.processInfo.environment
         let file = APIConfig.file(environment: environment, configDirectory: configDirectory, variables: variables)
         let config = try await APIConfig.load(file: file, environmentVariables: variables, service: service)
         return try await live(
-            config: config, environmentVariables: environmentVariables, authenticationStorage: authenticationStorage, sharedAs: file
+            config: config,
+            environmentVariables: environmentVariables,
+            authenticationStorage: authenticationStorage,
+            storageFactories: storageFactories,
+            sharedAs: file
+        )
+    }
+
+    /// The live dependencies for a configuration already loaded (``APIConfig/load(file:environmentVariables:service:)``,
+    /// ``APIConfig/init(configReader:)``) or built in code: as
+    /// ``live(environment:configDirectory:environmentVariables:authenticationStorage:storageFactories:service:)``,
+    /// with a transport of their own.
+    ///
+    /// - Throws: ``APIError/Kind/invalidConfiguration`` when a storage's settings are refused,
+    ///   ``APIError/Kind/authentication`` when the proxy's credential cannot be had.
+    public static func live(
+        config: APIConfig,
+        environmentVariables: [String: String]? = nil,
+        authenticationStorage: (any AuthenticationStorage)? = nil,
+        storageFactories: [any AuthenticationStorageFactory] = []
+    ) async throws(APIError) -> APIDependencies {
+        try await live(
+            config: config, environmentVariables: environmentVariables, authenticationStorage: authenticationStorage,
+            storageFactories: storageFactories, sharedAs: nil
         )
     }
 
@@ -87,26 +114,29 @@ public struct APIDependencies: API.Dependencies {
     /// - Throws: ``APIError/Kind/authentication`` when the proxy's credential cannot be had.
     ///
     /// - Parameters:
-    ///   - keyring: Makes the keyring storage when the configuration names one;
-    ///     `ResourcefulKeyring`'s `live(environment:keyring:)` passes it.
+    ///   - storageFactories: The storage kinds known besides `file` and `environment`.
     ///   - file: The configuration file `config` came from: the transport is shared with the other
     ///     dependencies loaded from it (``SharedTransports``); a transport of its own when `nil`.
     package static func live(
         config: APIConfig,
         environmentVariables: [String: String]? = nil,
         authenticationStorage: (any AuthenticationStorage)? = nil,
-        keyring: (@Sendable (APIConfig.AuthenticationSettings) -> any AuthenticationStorage)? = nil,
-        sharedAs file: String? = nil
+        storageFactories: [any AuthenticationStorageFactory] = [],
+        sharedAs file: String?
     ) async throws(APIError) -> APIDependencies {
         let logger = Self.logger(level: config.logging.level)
-        let storage = authenticationStorage
-            ?? config.authentication.makeStorage(logger: logger, environment: environmentVariables, keyring: keyring)
-        return APIDependencies(
-            apiConfig: config,
-            authenticationStorage: storage,
-            transport: try await transport(for: config, storage: storage, environment: environmentVariables, sharedAs: file, logger: logger),
-            logger: logger
-        )
+        let deferred = DeferredTransport()
+        let storage: any AuthenticationStorage
+        if let authenticationStorage {
+            storage = authenticationStorage
+        } else {
+            storage = try await config.authentication.makeStorage(
+                config: config, factories: storageFactories, logger: logger, environment: environmentVariables, transport: deferred
+            )
+        }
+        let transport = try await transport(for: config, storage: storage, environment: environmentVariables, sharedAs: file, logger: logger)
+        deferred.resolve(transport)
+        return APIDependencies(apiConfig: config, authenticationStorage: storage, transport: transport, logger: logger)
     }
 
     /// The live transport for `config`, with the proxy's credential from `storage` when

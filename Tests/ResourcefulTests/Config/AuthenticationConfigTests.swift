@@ -45,7 +45,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ("authentication.storages", #""authentication": {"storages": ["vault"]}"#),
+        ("authentication.storages", #""authentication": {"storages": ["vault/1"]}"#),
         ("authentication.storages", #""authentication": {"storages": ["file", "file"]}"#),
         ("authentication.optional", #""authentication": {"optional": ["cloud"]}"#),
         ("authentication.file.directory", #""authentication": {"file": {"directory": "secrets"}}"#),

@@ -1,0 +1,114 @@
+import Foundation
+public import Logging
+
+/// Makes one kind of credential storage from the configuration: the kinds
+/// `authentication.storages` can name.
+///
+/// The package's own kinds (`file`, `environment`) are always known; other modules register
+/// theirs by passing a factory to the live dependencies, as `ResourcefulKeyring` does for
+/// `keyring` and `ResourcefulOAuth2` for `oauth2`, and so can an app for a storage of its own:
+///
+/// ```swift
+/// struct VaultStorageFactory: AuthenticationStorageFactory {
+///     let kind: APIConfig.StorageKind = "vault"
+///     func makeStorage(_ context: AuthenticationStorageContext) async throws(APIError) -> any AuthenticationStorage {
+///         // `authentication.vault.address` in the configuration file.
+///         guard let address = try context.keys.url("address") else {
+///             throw context.keys.invalid("address", expected: "the vault's URL")
+///         }
+///         return VaultStorage(address: address)
+///     }
+/// }
+/// let deps = try await APIDependencies.live(environment: "production", storageFactories: [VaultStorageFactory()])
+/// ```
+public protocol AuthenticationStorageFactory: Sendable {
+    /// The name `authentication.storages` uses for this kind; its keys are under
+    /// `authentication.<kind>`.
+    var kind: APIConfig.StorageKind { get }
+
+    /// Makes the storage, reading and checking its keys through `context.keys`.
+    ///
+    /// - Throws: ``APIError/Kind/invalidConfiguration`` naming a key at fault.
+    func makeStorage(_ context: AuthenticationStorageContext) async throws(APIError) -> any AuthenticationStorage
+
+    /// A storage of this kind that hands out secrets as they are stored (a client secret, a
+    /// private key), for the other storages that need one; `nil` when this kind keeps none. The
+    /// default is `nil`.
+    func makeSecretStorage(_ context: AuthenticationStorageContext) async throws(APIError) -> (any SecretStorage)?
+}
+
+extension AuthenticationStorageFactory {
+    /// This kind keeps no secrets for other storages.
+    public func makeSecretStorage(_ context: AuthenticationStorageContext) async throws(APIError) -> (any SecretStorage)? {
+        nil
+    }
+}
+
+/// What an ``AuthenticationStorageFactory`` makes its storage from.
+public struct AuthenticationStorageContext: Sendable {
+    /// The whole configuration.
+    public let config: APIConfig
+    /// The keys under `authentication.<kind>`; keys of a configuration built in code are not set.
+    public let keys: ConfigurationKeys
+    /// The environment variables the storages read; the process environment when `nil`.
+    public let environment: [String: String]?
+    /// Where storages log.
+    public let logger: Logger
+    /// The transport the API sends its calls through, for a storage that must make requests of
+    /// its own (an OAuth 2 token endpoint). It is usable once the dependencies are made.
+    public let transport: any HTTPTransport
+    let factories: [APIConfig.StorageKind: any AuthenticationStorageFactory]
+
+    init(
+        config: APIConfig,
+        kind: APIConfig.StorageKind,
+        environment: [String: String]?,
+        logger: Logger,
+        transport: any HTTPTransport,
+        factories: [APIConfig.StorageKind: any AuthenticationStorageFactory]
+    ) {
+        self.config = config
+        let authentication = config.authentication.keys ?? ConfigurationKeys.empty(scope: "authentication")
+        self.keys = authentication.scoped(to: kind.rawValue)
+        self.environment = environment
+        self.logger = logger
+        self.transport = transport
+        self.factories = factories
+    }
+
+    /// The secrets kept by the storage kind `kind` (`file`, `environment`, `keyring`), read with
+    /// that kind's own settings.
+    ///
+    /// - Throws: ``APIError/Kind/invalidConfiguration`` when no factory of that kind is known
+    ///   here, or it keeps no secrets.
+    public func secretStorage(_ kind: APIConfig.StorageKind, key: String) async throws(APIError) -> any SecretStorage {
+        guard let factory = factories[kind] else {
+            throw keys.invalid(key, expected: "a storage kind known here: " + factories.keys.map(\.rawValue).sorted().joined(separator: ", "))
+        }
+        let context = AuthenticationStorageContext(
+            config: config, kind: kind, environment: environment, logger: logger, transport: transport, factories: factories
+        )
+        guard let storage = try await factory.makeSecretStorage(context) else {
+            throw keys.invalid(key, expected: "a storage kind that keeps secrets")
+        }
+        return storage
+    }
+}
+
+/// Where a storage gets a secret it needs as stored, without a scheme before it: an OAuth 2
+/// client secret or private key, a refresh token.
+///
+/// Implementations must never log a secret or put it in an error's description.
+public protocol SecretStorage: Sendable {
+    /// The secret stored under `name`, or `nil` when there is none.
+    func secret(named name: String) async throws -> String?
+}
+
+/// A ``SecretStorage`` that can also keep and forget secrets, as the keyring can.
+public protocol WritableSecretStorage: SecretStorage {
+    /// Keeps `secret` under `name`, replacing what was there.
+    func storeSecret(_ secret: String, named name: String) async throws
+    /// Forgets the secret under `name`; whether there was one.
+    @discardableResult
+    func deleteSecret(named name: String) async throws -> Bool
+}

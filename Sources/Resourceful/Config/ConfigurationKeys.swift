@@ -1,0 +1,109 @@
+public import Configuration
+public import Foundation
+
+/// The keys of one part of a configuration, such as `authentication.oauth2`, read and checked by
+/// the type whose settings they are.
+///
+/// A storage kind made by an ``AuthenticationStorageFactory`` reads its own keys through this:
+/// each getter answers `nil` for a key that is not set, and throws
+/// ``APIError/Kind/invalidConfiguration`` naming the full key (`services.billing.authentication.oauth2.clientId`
+/// when it is set for a service) and where its value came from (the file or the environment
+/// variable) for one of the wrong type or out of range; never the value itself.
+///
+/// ```swift
+/// let clientID = try keys.string("clientId")
+/// let skew = try keys.seconds("skew", allowZero: true) ?? .seconds(60)
+/// ```
+public struct ConfigurationKeys: Sendable {
+    let reader: ConfigKeyReader
+    /// The dotted key these keys are under, such as `authentication.oauth2`; empty at the top.
+    public let scope: String
+
+    init(reader: ConfigKeyReader, scope: String) {
+        self.reader = reader
+        self.scope = scope
+    }
+
+    /// Reads the keys of an app's own configuration reader under `scope`.
+    public init(configReader: ConfigReader, scope: String = "") {
+        self.init(reader: ConfigKeyReader(reader: configReader, file: nil, variables: [:]), scope: scope)
+    }
+
+    /// No key set: the keys of a configuration built in code.
+    static func empty(scope: String) -> ConfigurationKeys {
+        ConfigurationKeys(configReader: ConfigReader(providers: []), scope: scope)
+    }
+
+    /// The keys under `name` (`keys.scoped(to: "privateKey")`).
+    public func scoped(to name: String) -> ConfigurationKeys {
+        ConfigurationKeys(reader: reader, scope: full(name))
+    }
+
+    /// `key` with this scope before it, as the file writes it.
+    public func full(_ key: String) -> String {
+        scope.isEmpty ? key : "\(scope).\(key)"
+    }
+
+    /// A string.
+    public func string(_ key: String) throws(APIError) -> String? {
+        try run { () throws(APIConfigError) in try reader.string(full(key)) }
+    }
+
+    /// A string that is not empty.
+    public func nonEmptyString(_ key: String) throws(APIError) -> String? {
+        guard let value = try string(key) else { return nil }
+        guard !value.isEmpty, !value.contains("\0") else { throw invalid(key, expected: "a non-empty value") }
+        return value
+    }
+
+    /// A list of strings (a comma-separated environment variable).
+    public func stringArray(_ key: String) throws(APIError) -> [String]? {
+        try run { () throws(APIConfigError) in try reader.stringArray(full(key)) }
+    }
+
+    /// A boolean.
+    public func bool(_ key: String) throws(APIError) -> Bool? {
+        try run { () throws(APIConfigError) in try reader.bool(full(key)) }
+    }
+
+    /// A whole number within `range`; `unit` names what it counts in the error.
+    public func int(_ key: String, in range: ClosedRange<Int>, unit: String) throws(APIError) -> Int? {
+        try run { () throws(APIConfigError) in try reader.int(full(key), in: range, unit: unit) }
+    }
+
+    /// A number of seconds (at most a day), zero allowed when `allowZero`.
+    public func seconds(_ key: String, allowZero: Bool) throws(APIError) -> Duration? {
+        try run { () throws(APIConfigError) in try reader.seconds(full(key), allowZero: allowZero) }
+    }
+
+    /// An absolute `http` or `https` URL without user information, query or fragment.
+    public func url(_ key: String) throws(APIError) -> URL? {
+        guard try string(key) != nil else { return nil }
+        return try run { () throws(APIConfigError) in try reader.url(full(key)) }
+    }
+
+    /// A non-empty path.
+    public func path(_ key: String) throws(APIError) -> String? {
+        try run { () throws(APIConfigError) in try reader.path(full(key)) }
+    }
+
+    /// One of `T`'s raw values.
+    public func choice<T: RawRepresentable & CaseIterable>(_ key: String, as type: T.Type = T.self) throws(APIError) -> T?
+    where T.RawValue == String {
+        try run { () throws(APIConfigError) in try reader.choice(full(key)) }
+    }
+
+    /// The error for a value of `key` that was read but is not allowed: it names the full key,
+    /// where the value came from, and `expected`.
+    public func invalid(_ key: String, expected: String) -> APIError {
+        reader.invalid(full(key), expected: expected).apiError
+    }
+
+    private func run<Value>(_ body: () throws(APIConfigError) -> Value) throws(APIError) -> Value {
+        do {
+            return try body()
+        } catch {
+            throw error.apiError
+        }
+    }
+}
