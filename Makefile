@@ -24,9 +24,12 @@ endef
 
 # Python tools the tests run (mitmproxy writes and reads HAR files; haralyzer reads them; FastAPI
 # under uvicorn serves the OpenAPI example's API and, with sse-starlette and python-multipart, the
-# streaming tests' events, lines and upload sink), in a virtual environment of the project's own
-# under .build; made once, and again when this list changes.
-PYTHON_TOOLS := mitmproxy==11.0.2 haralyzer==2.4.0 fastapi==0.165.0 uvicorn==0.54.0 sse-starlette==3.7.0 python-multipart==0.0.34
+# streaming tests' events, lines and upload sink; Django with django-oauth-toolkit, under waitress,
+# is the OAuth tests' authorization server, and PyJWT checks its private_key_jwt assertions:
+# oauthlib stays at 3.3.1, as django-oauth-toolkit 3.4.1's device flow fails with oauthlib 4, and
+# jwcrypto at 1.5.8, the last to accept mitmproxy's cryptography 44), in a virtual environment of
+# the project's own under .build; made once, and again when this list changes.
+PYTHON_TOOLS := mitmproxy==11.0.2 haralyzer==2.4.0 fastapi==0.165.0 uvicorn==0.54.0 sse-starlette==3.7.0 python-multipart==0.0.34 django==5.2.19 django-oauth-toolkit==3.4.1 oauthlib==3.3.1 jwcrypto==1.5.8 pyjwt==2.15.1 waitress==3.0.2
 PYTHON_ENV := .build/python
 
 setup:
