@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "Resourceful", targets: ["Resourceful", "ResourcefulJSON"]),
         .library(name: "ResourcefulTesting", targets: ["ResourcefulTesting"]),
         .library(name: "ResourcefulKeyring", targets: ["ResourcefulKeyring"]),
+        .library(name: "ResourcefulOAuth2", targets: ["ResourcefulOAuth2"]),
         .library(name: "ResourcefulServiceLifecycle", targets: ["ResourcefulServiceLifecycle"]),
         .library(name: "ResourcefulCombine", targets: ["ResourcefulCombine"]),
         .executable(name: "resourceful", targets: ["resourceful"]),
@@ -29,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
     ],
     targets: [
         // The fast JSON decoder: Foundation alone, built and tested on its own.
@@ -74,6 +76,34 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // OAuth 2 credentials: grants, discovery, token lifecycle; JWTKit signs client assertions.
+        .target(
+            name: "ResourcefulOAuth2",
+            dependencies: [
+                "Resourceful",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "ResourcefulOAuth2Tests",
+            dependencies: [
+                "resourceful",
+                "Resourceful",
+                "ResourcefulOAuth2",
+                "ResourcefulKeyring",
+                "ResourcefulTesting",
+                "ProcessTestSupport",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
         .target(
             name: "ResourcefulServiceLifecycle",
             dependencies: [
@@ -108,6 +138,7 @@ let package = Package(
             dependencies: [
                 "Resourceful",
                 "ResourcefulKeyring",
+                "ResourcefulOAuth2",
                 "ResourcefulTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -45,7 +45,10 @@ public struct API: Sendable {
     ///   ``defaultMiddlewares``. Add your own before them (once per call) or after them (once per
     ///   hop of each attempt, after the attempt is logged): `API.defaultMiddlewares + [Signing()]`.
     ///   A request bound for another origin than its call's (a redirect) leaves without any header
-    ///   field the redaction rules call a secret, whatever a middleware added.
+    ///   field the redaction rules call a secret, whatever a middleware added. A storage that
+    ///   renews its own credentials (a ``CredentialRefresher``, alone or in a chain, such as
+    ///   `OAuth2AuthenticationStorage`) gets a ``CredentialRefreshMiddleware`` after the retries
+    ///   when the list holds none, so a `401` is refreshed once without a line of app code.
     public init(dependencies: any Dependencies, middlewares: [any APIMiddleware] = API.defaultMiddlewares) {
         config = dependencies.apiConfig
         authenticationStorage = dependencies.authenticationStorage
@@ -57,9 +60,25 @@ public struct API: Sendable {
             responseDecoder: dependencies.responseDecoder
         )
         logger = dependencies.logger
+        let middlewares = Self.withRefresh(middlewares, for: dependencies.authenticationStorage)
         self.middlewares = middlewares
         builder = RequestBuilder(config: dependencies.apiConfig)
         chain = Self.chain(middlewares, around: dependencies.transport)
+    }
+
+    /// `middlewares` with a ``CredentialRefreshMiddleware`` for `storage` when it can refresh its
+    /// own credentials (it, or a link of its chain, is a ``CredentialRefresher``, as an OAuth 2
+    /// storage is) and they hold no refresh step yet: after the retries, where
+    /// ``defaultMiddlewares(refresher:)`` puts it.
+    static func withRefresh(_ middlewares: [any APIMiddleware], for storage: any AuthenticationStorage) -> [any APIMiddleware] {
+        let refresher = (storage as? any CredentialRefresher)
+            ?? (storage as? ChainedAuthenticationStorage)?.links.lazy.compactMap({ $0.storage as? any CredentialRefresher }).first
+        guard let refresher, !middlewares.contains(where: { $0 is CredentialRefreshMiddleware }) else { return middlewares }
+        var result = middlewares
+        let position = result.lastIndex { $0 is RetryMiddleware }.map { $0 + 1 }
+            ?? result.firstIndex { $0 is LoggingMiddleware || $0 is RedirectMiddleware } ?? result.endIndex
+        result.insert(CredentialRefreshMiddleware(refresher: refresher), at: position)
+        return result
     }
 
     /// Composes `middlewares`, first outermost, around the transport.

@@ -1,0 +1,210 @@
+import Foundation
+import HTTPTypes
+import Logging
+import NIOCore
+import NIOFoundationCompat
+import Resourceful
+
+/// Talks to one authorization server for one client: client authentication, form posts, the
+/// answers' limits and checks, metadata discovery. Every request and answer is marked for
+/// redaction, so no log line, recording or cURL export holds its body.
+struct AuthorizationServer: Sendable {
+    /// The largest answer read.
+    static let maximumResponseBytes = 64 * 1024
+
+    let settings: OAuth2Settings
+    let transport: any HTTPTransport
+    /// Reads the client secret when the client authentication needs one.
+    let clientSecret: ClientSecret?
+    let signer: ClientAssertionSigner?
+    let logger: Logger
+
+    /// A form posted to `endpoint`, authenticated as the client; the answer's status and body.
+    func post(
+        _ fields: [(String, String)],
+        to endpoint: URL,
+        deadline: ContinuousClock.Instant,
+        what: String
+    ) async throws(OAuth2Error) -> (status: HTTPResponse.Status, body: Data, secrets: [String]) {
+        guard OAuth2Endpoints.isAllowed(endpoint) else {
+            throw OAuth2Error(.configuration, "the \(what) endpoint is not https (http only on a loopback address)")
+        }
+        var fields = fields
+        let secretFields: Set<String> = ["refresh_token", "device_code", "code", "code_verifier", "token"]
+        var secrets: [String] = []
+        for (name, value) in fields where secretFields.contains(name) { secrets.append(value) }
+        var headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded", .accept: "application/json"]
+        switch settings.clientAuthentication {
+        case .clientSecretBasic:
+            let secret = try await requireSecret()
+            secrets.append(secret)
+            let pair = FormBody.escape(settings.clientID) + ":" + FormBody.escape(secret)
+            headers[.authorization] = "Basic " + Data(pair.utf8).base64EncodedString()
+        case .clientSecretPost:
+            let secret = try await requireSecret()
+            secrets.append(secret)
+            fields += [("client_id", settings.clientID), ("client_secret", secret)]
+        case .privateKeyJWT:
+            guard let signer else { throw OAuth2Error(.configuration, "private_key_jwt needs a private key file") }
+            let assertion = try await signer.assertion(audience: try tokenAudience(endpoint))
+            secrets.append(assertion)
+            fields += [
+                ("client_id", settings.clientID),
+                ("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"),
+                ("client_assertion", assertion),
+            ]
+        case .none:
+            fields.append(("client_id", settings.clientID))
+        }
+        var request = TransportRequest(
+            method: .post,
+            url: endpoint.absoluteString,
+            headerFields: headers,
+            body: ByteBuffer(string: FormBody.encode(fields)),
+            deadline: deadline,
+            maxResponseBytes: Self.maximumResponseBytes
+        )
+        request.shouldRedactRequestBody = true
+        request.shouldRedactResponseBody = true
+        let (status, body) = try await send(request, what: what)
+        logger.debug("OAuth 2 request answered", metadata: ["oauth2.endpoint": .string(what), "http.response.status_code": .stringConvertible(status.code)])
+        return (status, body, secrets)
+    }
+
+    /// The audience of an assertion: the token endpoint, as RFC 7523 asks.
+    private func tokenAudience(_ endpoint: URL) throws(OAuth2Error) -> String {
+        endpoint.absoluteString
+    }
+
+    private func requireSecret() async throws(OAuth2Error) -> String {
+        guard let clientSecret else { throw OAuth2Error(.configuration, "the client authentication needs a client secret storage") }
+        return try await clientSecret.read()
+    }
+
+    /// Sends `request`, reading at most ``maximumResponseBytes`` of its answer by its deadline.
+    func send(_ request: TransportRequest, what: String) async throws(OAuth2Error) -> (HTTPResponse.Status, Data) {
+        do {
+            let response = try await transport.send(request)
+            let bytes = try await response.body.collect(upTo: Self.maximumResponseBytes)
+            return (response.status, Data(buffer: bytes))
+        } catch let error as TransportError where error.kind == .responseTooLarge {
+            throw OAuth2Error(.invalidResponse, "the \(what) endpoint's answer is larger than \(Self.maximumResponseBytes) bytes")
+        } catch is CancellationError {
+            throw OAuth2Error(.unreachable, "the \(what) request was cancelled")
+        } catch let error as TransportError {
+            throw OAuth2Error(.unreachable, "the \(what) endpoint could not be reached: \(error.kind)")
+        } catch {
+            throw OAuth2Error(.unreachable, "the \(what) endpoint could not be reached")
+        }
+    }
+
+    /// The token endpoint's answer to `fields`: a checked token, or the server's error.
+    func token(_ fields: [(String, String)], endpoint: URL, deadline: ContinuousClock.Instant) async throws(OAuth2Error) -> TokenResponse {
+        let grant = fields.first { $0.0 == "grant_type" }?.1 ?? "token"
+        let answer = try await post(fields, to: endpoint, deadline: deadline, what: "token")
+        guard answer.status == .ok else {
+            throw Self.refusal(answer, what: "the \(Self.grantName(grant)) request")
+        }
+        return try TokenResponse(json: answer.body)
+    }
+
+    /// A short name for a grant type in messages.
+    static func grantName(_ grant: String) -> String {
+        grant == "urn:ietf:params:oauth:grant-type:device_code" ? "device_code" : grant
+    }
+
+    /// The error for a refused request: the server's error code and, when it holds none of the
+    /// request's secrets, its description (one line, at most 200 characters).
+    static func refusal(_ answer: (status: HTTPResponse.Status, body: Data, secrets: [String]), what: String) -> OAuth2Error {
+        guard let error = try? JSONDecoder().decode(ErrorResponse.self, from: answer.body), let code = error.code else {
+            return OAuth2Error(.refused, "\(what) was answered with status \(answer.status.code)")
+        }
+        var detail = "\(what) was refused"
+        if let description = error.errorDescription?.prefix(200) {
+            let holdsSecret = answer.secrets.contains { (secret: String) -> Bool in !secret.isEmpty && description.contains(secret) }
+            let clean = OAuth2Grammar.printable(description)
+            if !holdsSecret, !clean.isEmpty { detail += ": \(clean)" }
+        }
+        let kind: OAuth2Error.Kind = ["invalid_grant", "access_denied", "expired_token"].contains(code) ? .loginRequired : .refused
+        return OAuth2Error(kind, detail, serverError: code)
+    }
+
+    /// The server's endpoints from its metadata at `issuer` (RFC 8414, then OpenID Connect
+    /// discovery), the settings' own endpoints taking precedence; the metadata's `issuer` must
+    /// be the one configured.
+    func discover(issuer: URL, deadline: ContinuousClock.Instant) async throws(OAuth2Error) -> OAuth2Endpoints {
+        guard OAuth2Endpoints.isAllowed(issuer) else {
+            throw OAuth2Error(.configuration, "the issuer is not https (http only on a loopback address)")
+        }
+        struct Metadata: Decodable {
+            var issuer: String?
+            var token_endpoint: String?
+            var device_authorization_endpoint: String?
+            var authorization_endpoint: String?
+            var revocation_endpoint: String?
+        }
+        var statuses: [String] = []
+        for url in OAuth2Endpoints.metadataURLs(issuer: issuer) {
+            var request = TransportRequest(method: .get, url: url.absoluteString, headerFields: [.accept: "application/json"], deadline: deadline, maxResponseBytes: Self.maximumResponseBytes)
+            request.shouldRedactResponseBody = false
+            let (status, body) = try await send(request, what: "metadata")
+            guard status == .ok else {
+                statuses.append("\(url.path): \(status.code)")
+                continue
+            }
+            guard let metadata = try? JSONDecoder().decode(Metadata.self, from: body) else {
+                throw OAuth2Error(.invalidResponse, "the server metadata at \(url.path) is not a JSON object of endpoints")
+            }
+            guard let named = metadata.issuer, Self.sameIssuer(named, issuer) else {
+                throw OAuth2Error(.invalidResponse, "the server metadata at \(url.path) names another issuer")
+            }
+            func endpoint(_ text: String?, _ name: String) throws(OAuth2Error) -> URL? {
+                guard let text else { return nil }
+                guard let url = URL(string: text), OAuth2Endpoints.isAllowed(url) else {
+                    throw OAuth2Error(.invalidResponse, "the server metadata's \(name) is not an https URL")
+                }
+                return url
+            }
+            let found = (
+                token: try endpoint(metadata.token_endpoint, "token_endpoint"),
+                device: try endpoint(metadata.device_authorization_endpoint, "device_authorization_endpoint"),
+                authorization: try endpoint(metadata.authorization_endpoint, "authorization_endpoint"),
+                revocation: try endpoint(metadata.revocation_endpoint, "revocation_endpoint")
+            )
+            guard let token = settings.tokenEndpoint ?? found.token else {
+                throw OAuth2Error(.invalidResponse, "the server metadata has no token_endpoint")
+            }
+            return OAuth2Endpoints(
+                token: token,
+                deviceAuthorization: settings.deviceAuthorizationEndpoint ?? found.device,
+                authorization: settings.authorizationEndpoint ?? found.authorization,
+                revocation: settings.revocationEndpoint ?? found.revocation
+            )
+        }
+        throw OAuth2Error(.unreachable, "no server metadata found for the issuer (\(statuses.joined(separator: ", ")))")
+    }
+
+    /// Whether two issuer identifiers are the same, a trailing `/` aside.
+    static func sameIssuer(_ named: String, _ configured: URL) -> Bool {
+        func trimmed(_ text: String) -> String { text.hasSuffix("/") ? String(text.dropLast()) : text }
+        return trimmed(named) == trimmed(configured.absoluteString)
+    }
+}
+
+/// Where the client secret is: a name in a secret storage, read at each token request (a
+/// rotated secret is used at once).
+struct ClientSecret: Sendable {
+    let storage: any SecretStorage
+    let name: String
+
+    func read() async throws(OAuth2Error) -> String {
+        let secret: String?
+        do {
+            secret = try await storage.secret(named: name)
+        } catch {
+            throw OAuth2Error(.configuration, "the client secret '\(name)' could not be read: \(OAuth2AuthenticationStorage.describe(error))")
+        }
+        guard let secret, !secret.isEmpty else { throw OAuth2Error(.configuration, "no client secret is stored as '\(name)'") }
+        return secret
+    }
+}

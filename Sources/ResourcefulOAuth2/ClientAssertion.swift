@@ -1,0 +1,70 @@
+import Foundation
+import JWTKit
+import Resourceful
+
+/// Signs the client assertions of `private_key_jwt` (RFC 7523 §2.2): `iss` and `sub` the client
+/// ID, `aud` the token endpoint, a unique `jti`, issued now and valid for a minute; RS256 for an
+/// RSA key, ES256 for a P-256 one, read from a PEM file.
+struct ClientAssertionSigner: Sendable {
+    /// How long an assertion is valid.
+    static let lifetime: TimeInterval = 60
+
+    private let keys: JWTKeyCollection
+    let clientID: String
+
+    struct Claims: JWTPayload {
+        var iss: IssuerClaim
+        var sub: SubjectClaim
+        var aud: AudienceClaim
+        var jti: IDClaim
+        var iat: IssuedAtClaim
+        var exp: ExpirationClaim
+
+        func verify(using algorithm: some JWTAlgorithm) throws {
+            try exp.verifyNotExpired()
+        }
+    }
+
+    /// Reads the key in `file`; the error names the file, never its content.
+    init(file: String, keyID: String?, clientID: String) async throws(OAuth2Error) {
+        let pem: String
+        do {
+            pem = try String(contentsOfFile: file, encoding: .utf8)
+        } catch {
+            throw OAuth2Error(.configuration, "the private key file \(file) cannot be read")
+        }
+        guard pem.utf8.count <= 64 * 1024 else { throw OAuth2Error(.configuration, "the private key file \(file) is larger than 64 KiB") }
+        let keys = JWTKeyCollection()
+        let kid = keyID.map { JWKIdentifier(string: $0) }
+        if let key = try? ES256PrivateKey(pem: pem) {
+            await keys.add(ecdsa: key, kid: kid)
+        } else if let key = try? Insecure.RSA.PrivateKey(pem: pem) {
+            await keys.add(rsa: key, digestAlgorithm: .sha256, kid: kid)
+        } else {
+            throw OAuth2Error(.configuration, "the private key file \(file) holds no RSA or P-256 private key in PEM")
+        }
+        self.keys = keys
+        self.clientID = clientID
+        self.keyID = kid
+    }
+
+    private let keyID: JWKIdentifier?
+
+    /// A new assertion for `audience`, the token endpoint.
+    func assertion(audience: String) async throws(OAuth2Error) -> String {
+        let now = Date()
+        let claims = Claims(
+            iss: IssuerClaim(value: clientID),
+            sub: SubjectClaim(value: clientID),
+            aud: AudienceClaim(value: [audience]),
+            jti: IDClaim(value: UUID().uuidString),
+            iat: IssuedAtClaim(value: now),
+            exp: ExpirationClaim(value: now.addingTimeInterval(Self.lifetime))
+        )
+        do {
+            return try await keys.sign(claims, kid: keyID)
+        } catch {
+            throw OAuth2Error(.configuration, "the client assertion could not be signed")
+        }
+    }
+}

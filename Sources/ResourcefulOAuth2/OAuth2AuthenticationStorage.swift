@@ -1,0 +1,256 @@
+public import Foundation
+public import Logging
+public import Resourceful
+
+/// Credentials the library obtains and renews itself from an OAuth 2 authorization server.
+///
+/// Each service's access token is kept with its expiry and renewed ``OAuth2Settings/skew``
+/// before it (or halfway through a lifetime shorter than twice the skew); any number of
+/// concurrent calls needing a token cause one token request. With the `client_credentials`
+/// grant the client asks as itself; with `refresh_token`, the refresh token a person's login
+/// stored (``logIn(prompt:)``) is used, and a rotated one is stored before the old is given up.
+///
+/// It is also a `CredentialRefresher`: an ``API`` built on dependencies holding it refreshes
+/// once on a `401` (a token revoked early). A refused refresh token (`invalid_grant`) fails the
+/// call with `APIError.Kind.authentication` saying to log in again.
+///
+/// No secret, token, assertion or code reaches a log line or an error's description, and the
+/// token requests' bodies are marked for redaction, so recordings and cURL exports leave them out.
+public final class OAuth2AuthenticationStorage: AuthenticationStorage, CredentialRefresher {
+    /// An access token and when it is renewed.
+    struct Token: Sendable {
+        var header: String
+        var renewAt: ContinuousClock.Instant
+        var expiresAt: Date?
+        var scope: String?
+    }
+
+    private struct State: Sendable {
+        var tokens: [String: Token] = [:]
+        var fetches: [String: (task: Task<Token, any Error>, generation: UInt64)] = [:]
+        var generation: UInt64 = 0
+        var endpoints: OAuth2Endpoints?
+    }
+
+    /// The settings.
+    public let settings: OAuth2Settings
+    private let server: AuthorizationServer
+    private let refreshTokens: (any WritableSecretStorage)?
+    private let timeout: Duration
+    private let logger: Logger
+    private let state = Locked(State())
+
+    /// Creates a storage for the client `settings` describe.
+    ///
+    /// - Parameters:
+    ///   - transport: Where the token requests go: the API's transport, say.
+    ///   - clientSecret: Where the client secret is (`settings.clientSecretName` in it, else
+    ///     `<service>-client-secret`), for `client_secret_basic` and `client_secret_post`.
+    ///   - refreshTokens: Where a person's refresh token is kept, for the `refresh_token` grant.
+    ///   - timeout: How long a token request may take when no call's deadline bounds it.
+    /// - Throws: ``OAuth2Error`` when the private key of `private_key_jwt` cannot be read.
+    public init(
+        settings: OAuth2Settings,
+        transport: any HTTPTransport,
+        clientSecret: (any SecretStorage)? = nil,
+        refreshTokens: (any WritableSecretStorage)? = nil,
+        timeout: Duration = .seconds(30),
+        logger: Logger = Logger(label: "resourceful.oauth2")
+    ) async throws(OAuth2Error) {
+        self.settings = settings
+        var signer: ClientAssertionSigner?
+        if settings.clientAuthentication == .privateKeyJWT {
+            guard let file = settings.privateKeyFile else { throw OAuth2Error(.configuration, "private_key_jwt needs a private key file") }
+            signer = try await ClientAssertionSigner(file: file, keyID: settings.keyID, clientID: settings.clientID)
+        }
+        let secretName = settings.clientSecretName
+        let clientID = settings.clientID
+        server = AuthorizationServer(
+            settings: settings,
+            transport: transport,
+            clientSecret: clientSecret.map { ClientSecret(storage: $0, name: secretName ?? "\(clientID)-client-secret") },
+            signer: signer,
+            logger: logger
+        )
+        self.refreshTokens = refreshTokens
+        self.timeout = timeout
+        self.logger = logger
+    }
+
+    /// The name a service's refresh token is stored under.
+    public static func refreshTokenName(service: String) -> String {
+        "\(service).oauth2-refresh-token"
+    }
+
+    /// `Bearer <access token>` for `service`, obtained or renewed as needed.
+    public func authenticationHeader(for service: String) async throws -> String? {
+        try await token(for: service, replacing: nil).header
+    }
+
+    /// The access token for `service` with its expiry.
+    public func credential(for service: String) async throws -> Credential? {
+        let token = try await token(for: service, replacing: nil)
+        return Credential(header: token.header, expiresAt: token.expiresAt)
+    }
+
+    /// Drops `service`'s access token and gets another: a `401` said it was no longer good.
+    public func refreshCredential(for service: String) async throws -> String {
+        let current = state.withLock { $0.tokens[service]?.header }
+        return try await token(for: service, replacing: current ?? "").header
+    }
+
+    /// The cached token of `service` while it is fresh (and is not `replacing`), else the one
+    /// a token request in flight brings, else a new request's.
+    private func token(for service: String, replacing refused: String?) async throws -> Token {
+        enum Lookup {
+            case fresh(Token)
+            case wait(Task<Token, any Error>)
+        }
+        let now = ContinuousClock.now
+        let lookup: Lookup = state.withLock { current in
+            if let token = current.tokens[service] {
+                let stale = refused.map { $0 == token.header || $0.isEmpty } ?? (token.renewAt <= now)
+                if !stale { return .fresh(token) }
+            }
+            if let running = current.fetches[service] { return .wait(running.task) }
+            current.generation += 1
+            let generation = current.generation
+            // One request for every caller: it runs in a task of its own, bounded by its own
+            // deadline, and keeps its token for the next callers however its first caller fares.
+            let task = Task { [self] in
+                let result: Result<Token, any Error>
+                do {
+                    result = .success(try await self.fetch(for: service))
+                } catch {
+                    result = .failure(error)
+                }
+                self.state.withLock { state in
+                    if state.fetches[service]?.generation == generation { state.fetches[service] = nil }
+                    if case .success(let token) = result { state.tokens[service] = token }
+                }
+                return try result.get()
+            }
+            current.fetches[service] = (task, generation)
+            return .wait(task)
+        }
+        let task: Task<Token, any Error>
+        switch lookup {
+        case .fresh(let token): return token
+        case .wait(let running): task = running
+        }
+        return try await task.value
+    }
+
+    /// A new token for `service` by the configured grant.
+    private func fetch(for service: String) async throws -> Token {
+        let deadline = ContinuousClock.now + timeout
+        let endpoints = try await endpoints(deadline: deadline)
+        switch settings.grant {
+        case .clientCredentials:
+            return try await request([("grant_type", "client_credentials")], endpoints: endpoints, deadline: deadline)
+        case .refreshToken:
+            guard let refreshTokens else {
+                throw OAuth2Error(.configuration, "the refresh_token grant needs a writable storage for refresh tokens")
+            }
+            let name = Self.refreshTokenName(service: service)
+            let stored: String?
+            do {
+                stored = try await refreshTokens.secret(named: name)
+            } catch {
+                throw OAuth2Error(.unreachable, "the refresh token of '\(service)' could not be read: \(Self.describe(error))")
+            }
+            guard let refreshToken = stored, !refreshToken.isEmpty else {
+                throw OAuth2Error(.loginRequired, "no refresh token is stored for '\(service)': log in with `resourceful login --service \(service)`")
+            }
+            do throws(OAuth2Error) {
+                return try await request(
+                    [("grant_type", "refresh_token"), ("refresh_token", refreshToken)], endpoints: endpoints, deadline: deadline,
+                    storingRefreshTokenFor: service
+                )
+            } catch {
+                guard error.kind == .loginRequired else { throw error }
+                throw OAuth2Error(
+                    .loginRequired, "the refresh token of '\(service)' was refused: log in again with `resourceful login --service \(service)`",
+                    serverError: error.serverError
+                )
+            }
+        }
+    }
+
+    /// A token request with `fields` and the settings' scopes, audience and resource; a
+    /// refresh token in the answer is stored for `service` before the token is handed out.
+    func request(
+        _ fields: [(String, String)],
+        endpoints: OAuth2Endpoints,
+        deadline: ContinuousClock.Instant,
+        storingRefreshTokenFor service: String? = nil
+    ) async throws(OAuth2Error) -> Token {
+        var fields = fields
+        if !settings.scopes.isEmpty, !fields.contains(where: { $0.0 == "device_code" }) {
+            fields.append(("scope", settings.scopes.joined(separator: " ")))
+        }
+        if let audience = settings.audience { fields.append(("audience", audience)) }
+        if let resource = settings.resource { fields.append(("resource", resource)) }
+        let started = ContinuousClock.now
+        let startedAt = Date()
+        let response = try await server.token(fields, endpoint: endpoints.token, deadline: deadline)
+        if let service, let rotated = response.refreshToken, let refreshTokens {
+            do {
+                try await refreshTokens.storeSecret(rotated, named: Self.refreshTokenName(service: service))
+            } catch {
+                throw OAuth2Error(.unreachable, "the new refresh token of '\(service)' could not be stored: \(Self.describe(error))")
+            }
+        }
+        var renewAt = ContinuousClock.Instant.now.advanced(by: .seconds(TokenResponse.maximumLifetime))
+        var expiresAt: Date?
+        if let lifetime = response.lifetime {
+            let early = lifetime > settings.skew * 2 ? lifetime - settings.skew : lifetime / 2
+            renewAt = started + early
+            expiresAt = startedAt.addingTimeInterval(Double(lifetime.components.seconds))
+        }
+        return Token(header: "Bearer \(response.accessToken)", renewAt: renewAt, expiresAt: expiresAt, scope: response.scope)
+    }
+
+    /// The server's endpoints: the settings', or its metadata's, found once.
+    func endpoints(deadline: ContinuousClock.Instant) async throws(OAuth2Error) -> OAuth2Endpoints {
+        if let known = state.withLock({ $0.endpoints }) { return known }
+        let endpoints: OAuth2Endpoints
+        if let issuer = settings.issuer {
+            endpoints = try await server.discover(issuer: issuer, deadline: deadline)
+        } else if let token = settings.tokenEndpoint {
+            endpoints = OAuth2Endpoints(
+                token: token,
+                deviceAuthorization: settings.deviceAuthorizationEndpoint,
+                authorization: settings.authorizationEndpoint,
+                revocation: settings.revocationEndpoint
+            )
+        } else {
+            throw OAuth2Error(.configuration, "neither an issuer nor a token endpoint is configured")
+        }
+        state.withLock { $0.endpoints = endpoints }
+        return endpoints
+    }
+
+    /// Forgets every cached access token, so that the next call gets a new one.
+    public func invalidate() {
+        state.withLock { $0.tokens = [:] }
+    }
+
+    /// A storage's error as a message may show it: its own description when it is secret-free.
+    static func describe(_ error: any Error) -> String {
+        (error as? any SecretFreeDescription)?.description ?? "\(type(of: error))"
+    }
+
+    /// What the storage holds for `service` now, for `resourceful status`: never a token.
+    public func status(for service: String) -> (expiresAt: Date?, scope: String?)? {
+        state.withLock { $0.tokens[service] }.map { ($0.expiresAt, $0.scope) }
+    }
+
+    var authorizationServer: AuthorizationServer { server }
+    var refreshTokenStorage: (any WritableSecretStorage)? { refreshTokens }
+
+    /// Keeps `token` as `service`'s access token.
+    func remember(_ token: Token, for service: String) {
+        state.withLock { $0.tokens[service] = token }
+    }
+}

@@ -1,0 +1,55 @@
+public import Foundation
+
+/// The endpoints of an authorization server, from the settings or its metadata.
+public struct OAuth2Endpoints: Sendable, Equatable {
+    /// The token endpoint.
+    public var token: URL
+    /// The device authorization endpoint, if the server has one.
+    public var deviceAuthorization: URL?
+    /// The authorization endpoint, if the server has one.
+    public var authorization: URL?
+    /// The revocation endpoint, if the server has one.
+    public var revocation: URL?
+
+    /// Whether `url` may receive a client's secrets: `https`, or `http` to a loopback address
+    /// (`127.0.0.0/8`, `::1`, `localhost`), with no user information or fragment.
+    public static func isAllowed(_ url: URL) -> Bool {
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false), let host = components.host?.lowercased(),
+            !host.isEmpty, components.user == nil, components.password == nil, components.fragment == nil
+        else { return false }
+        switch components.scheme?.lowercased() {
+        case "https": return true
+        case "http": return isLoopback(host)
+        default: return false
+        }
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        let host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        if host == "localhost" || host == "::1" { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0] == "127" else { return false }
+        for part in parts {
+            guard part.utf8.count <= 3, part.utf8.allSatisfy({ (byte: UInt8) -> Bool in byte >= 0x30 && byte <= 0x39 }), UInt8(part) != nil else {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// The addresses of an issuer's metadata, in the order tried: RFC 8414's
+    /// (`/.well-known/oauth-authorization-server` before the issuer's path), then OpenID
+    /// Connect's (`/.well-known/openid-configuration` after it).
+    static func metadataURLs(issuer: URL) -> [URL] {
+        guard var components = URLComponents(url: issuer, resolvingAgainstBaseURL: false) else { return [] }
+        var path = components.path
+        while path.hasSuffix("/") { path.removeLast() }
+        components.query = nil
+        var urls: [URL] = []
+        components.path = "/.well-known/oauth-authorization-server" + path
+        if let url = components.url { urls.append(url) }
+        components.path = path + "/.well-known/openid-configuration"
+        if let url = components.url { urls.append(url) }
+        return urls
+    }
+}

@@ -1,0 +1,41 @@
+public import Resourceful
+
+/// Why an OAuth 2 credential could not be had. Its description names the endpoint, the grant and
+/// the server's error code, never a secret, token or code; an ``API`` call that meets one fails with
+/// `APIError.Kind.authentication` showing that description.
+public struct OAuth2Error: SecretFreeDescription, Sendable, Equatable {
+    /// The kind of failure.
+    public enum Kind: String, Sendable, Equatable {
+        /// The settings cannot work: a token endpoint that is not `https` on another host, no
+        /// client secret where the client authentication needs one, a missing endpoint.
+        case configuration
+        /// The authorization server could not be reached, or did not answer in time.
+        case unreachable
+        /// The server answered with an OAuth 2 error (``serverError``), such as `invalid_client`.
+        case refused
+        /// The answer is not a usable token response: too large, not JSON, no `access_token`, a
+        /// `token_type` other than `Bearer`, an `expires_in` that is not a sane number.
+        case invalidResponse
+        /// A person must log in (again): no refresh token is stored, or the server refused it
+        /// (`invalid_grant`), or a device login was denied or expired.
+        case loginRequired
+    }
+
+    /// The kind of failure.
+    public let kind: Kind
+    /// The server's `error` code, such as `invalid_grant`, when it sent one.
+    public let serverError: String?
+    /// What happened, free of secrets.
+    public let detail: String
+
+    init(_ kind: Kind, _ detail: String, serverError: String? = nil) {
+        self.kind = kind
+        self.detail = detail
+        self.serverError = serverError
+    }
+
+    /// `OAuth 2: <detail>`, with the server's error code.
+    public var description: String {
+        "OAuth 2: " + detail + (serverError.map { " (\($0))" } ?? "")
+    }
+}

@@ -1,0 +1,142 @@
+public import Foundation
+public import Resourceful
+
+/// An API's OAuth 2 client: where its authorization server is, who the client is, how it proves
+/// it, and which grant gets its tokens. Read from the `authentication.oauth2` keys (see
+/// <doc:OAuth2Configuration>), or made in code.
+public struct OAuth2Settings: Sendable, Equatable {
+    /// How tokens are obtained without a person.
+    public enum Grant: String, Sendable, Equatable, CaseIterable {
+        /// The client's own credentials (RFC 6749 §4.4): a service calling as itself.
+        case clientCredentials = "client_credentials"
+        /// A refresh token a person's login left in a writable secret storage, such as the keyring
+        /// (`resourceful login`).
+        case refreshToken = "refresh_token"
+    }
+
+    /// How the client proves who it is to the token endpoint.
+    public enum ClientAuthentication: String, Sendable, Equatable, CaseIterable {
+        /// HTTP Basic with the client ID and secret (RFC 6749 §2.3.1).
+        case clientSecretBasic = "client_secret_basic"
+        /// The client ID and secret in the form body.
+        case clientSecretPost = "client_secret_post"
+        /// A JWT signed with the client's private key (RFC 7523 §2.2).
+        case privateKeyJWT = "private_key_jwt"
+        /// The client ID alone: a public client, such as a command-line tool.
+        case none
+    }
+
+    /// The authorization server's issuer: its endpoints are found through its metadata
+    /// (RFC 8414, or OpenID Connect discovery) unless set below.
+    public var issuer: URL?
+    /// The token endpoint.
+    public var tokenEndpoint: URL?
+    /// The device authorization endpoint (RFC 8628), for logins at a terminal.
+    public var deviceAuthorizationEndpoint: URL?
+    /// The authorization endpoint, for logins through a browser.
+    public var authorizationEndpoint: URL?
+    /// The revocation endpoint (RFC 7009), asked on logout.
+    public var revocationEndpoint: URL?
+    /// The client ID.
+    public var clientID: String
+    /// How the client authenticates.
+    public var clientAuthentication: ClientAuthentication
+    /// The storage kind the client secret is kept in (`file`, `environment`, `keyring`).
+    public var clientSecretStorage: APIConfig.StorageKind?
+    /// The client secret's name in that storage.
+    public var clientSecretName: String?
+    /// The PEM file of the private key that signs client assertions (RSA or P-256).
+    public var privateKeyFile: String?
+    /// The key ID (`kid`) put in the assertion's header.
+    public var keyID: String?
+    /// The grant used without a person.
+    public var grant: Grant
+    /// The scopes asked for.
+    public var scopes: [String]
+    /// The `audience` parameter some servers want (Auth0).
+    public var audience: String?
+    /// The `resource` indicator (RFC 8707).
+    public var resource: String?
+    /// How long before its expiry a token is renewed.
+    public var skew: Duration
+    /// The storage kind a person's refresh token is kept in.
+    public var refreshTokenStorage: APIConfig.StorageKind
+
+    /// Creates settings for the client `clientID`.
+    public init(
+        clientID: String,
+        issuer: URL? = nil,
+        tokenEndpoint: URL? = nil,
+        clientAuthentication: ClientAuthentication = .clientSecretBasic,
+        grant: Grant = .clientCredentials,
+        scopes: [String] = [],
+        skew: Duration = .seconds(60)
+    ) {
+        self.clientID = clientID
+        self.issuer = issuer
+        self.tokenEndpoint = tokenEndpoint
+        self.clientAuthentication = clientAuthentication
+        self.grant = grant
+        self.scopes = scopes
+        self.skew = skew
+        self.refreshTokenStorage = .keyring
+    }
+
+    /// The settings under `keys` (`authentication.oauth2`), checked.
+    ///
+    /// - Throws: `APIError.Kind.invalidConfiguration` naming the key at fault.
+    public init(keys: ConfigurationKeys) throws(APIError) {
+        guard let clientID = try keys.nonEmptyString("clientId") else {
+            throw keys.invalid("clientId", expected: "the OAuth 2 client ID")
+        }
+        self.init(clientID: clientID)
+        issuer = try Self.endpoint(keys, "issuer")
+        tokenEndpoint = try Self.endpoint(keys, "tokenEndpoint")
+        deviceAuthorizationEndpoint = try Self.endpoint(keys, "deviceAuthorizationEndpoint")
+        authorizationEndpoint = try Self.endpoint(keys, "authorizationEndpoint")
+        revocationEndpoint = try Self.endpoint(keys, "revocationEndpoint")
+        guard issuer != nil || tokenEndpoint != nil else {
+            throw keys.invalid("issuer", expected: "the authorization server's issuer URL, or tokenEndpoint")
+        }
+        let secret = keys.scoped(to: "clientSecret")
+        clientSecretStorage = try secret.nonEmptyString("storage").map(APIConfig.StorageKind.init(rawValue:))
+        clientSecretName = try secret.nonEmptyString("name")
+        privateKeyFile = try keys.path("privateKeyFile")
+        keyID = try keys.nonEmptyString("keyId")
+        let defaultAuthentication: ClientAuthentication =
+            privateKeyFile != nil ? .privateKeyJWT : clientSecretStorage != nil ? .clientSecretBasic : .none
+        clientAuthentication = try keys.choice("clientAuthentication") ?? defaultAuthentication
+        switch clientAuthentication {
+        case .clientSecretBasic, .clientSecretPost:
+            guard clientSecretStorage != nil else {
+                throw keys.invalid("clientSecret.storage", expected: "the storage kind that keeps the client secret (file, environment, keyring)")
+            }
+        case .privateKeyJWT:
+            guard privateKeyFile != nil else { throw keys.invalid("privateKeyFile", expected: "the PEM file of the client's private key") }
+        case .none: break
+        }
+        grant = try keys.choice("grant") ?? (clientAuthentication == .none ? .refreshToken : .clientCredentials)
+        scopes = try keys.stringArray("scopes") ?? []
+        guard scopes.allSatisfy(Self.isScopeToken) else {
+            throw keys.invalid("scopes", expected: "scope names of printable ASCII without spaces, quotes or backslashes")
+        }
+        audience = try keys.nonEmptyString("audience")
+        resource = try keys.nonEmptyString("resource")
+        skew = try keys.seconds("skew", allowZero: true) ?? skew
+        refreshTokenStorage = try keys.nonEmptyString("refreshTokenStorage").map(APIConfig.StorageKind.init(rawValue:)) ?? .keyring
+    }
+
+    /// An endpoint key: `https`, or `http` on a loopback address only.
+    private static func endpoint(_ keys: ConfigurationKeys, _ key: String) throws(APIError) -> URL? {
+        guard let url = try keys.url(key) else { return nil }
+        guard OAuth2Endpoints.isAllowed(url) else {
+            throw keys.invalid(key, expected: "an https URL (http only on a loopback address)")
+        }
+        return url
+    }
+
+    /// RFC 6749 §3.3: `scope-token = 1*( %x21 / %x23-5B / %x5D-7E )`.
+    static func isScopeToken(_ scope: String) -> Bool {
+        OAuth2Grammar.all(scope, OAuth2Grammar.isTokenByte)
+    }
+}

@@ -1,0 +1,43 @@
+public import Resourceful
+
+/// The `oauth2` storage kind: an ``OAuth2AuthenticationStorage`` from the
+/// `authentication.oauth2` keys, its client secret from the storage kind
+/// `authentication.oauth2.clientSecret.storage` names, its refresh tokens in
+/// `authentication.oauth2.refreshTokenStorage` (`keyring` unless set), its requests through the
+/// API's transport.
+///
+/// ```swift
+/// let deps = try await APIDependencies.live(environment: "production", storageFactories: [OAuth2StorageFactory()])
+/// ```
+public struct OAuth2StorageFactory: AuthenticationStorageFactory {
+    /// A factory.
+    public init() {}
+
+    /// `oauth2`.
+    public var kind: APIConfig.StorageKind { "oauth2" }
+
+    /// The storage the `authentication.oauth2` keys describe.
+    public func makeStorage(_ context: AuthenticationStorageContext) async throws(APIError) -> any AuthenticationStorage {
+        let settings = try OAuth2Settings(keys: context.keys)
+        var clientSecret: (any SecretStorage)?
+        if let kind = settings.clientSecretStorage {
+            clientSecret = try await context.secretStorage(kind, key: "clientSecret.storage")
+        }
+        var refreshTokens: (any WritableSecretStorage)?
+        if settings.grant == .refreshToken {
+            let storage = try await context.secretStorage(settings.refreshTokenStorage, key: "refreshTokenStorage")
+            guard let writable = storage as? any WritableSecretStorage else {
+                throw context.keys.invalid("refreshTokenStorage", expected: "a storage kind that can keep secrets it is given, such as keyring")
+            }
+            refreshTokens = writable
+        }
+        do {
+            return try await OAuth2AuthenticationStorage(
+                settings: settings, transport: context.transport, clientSecret: clientSecret, refreshTokens: refreshTokens,
+                timeout: context.config.timeout, logger: context.logger
+            )
+        } catch {
+            throw context.keys.invalid("privateKeyFile", expected: error.detail)
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+
+/// A token endpoint's successful answer (RFC 6749 §5.1), checked.
+struct TokenResponse: Sendable {
+    /// The longest lifetime believed: a longer `expires_in` is a server's mistake.
+    static let maximumLifetime = 366 * 24 * 3600
+
+    var accessToken: String
+    /// `expires_in`, when the server sent one.
+    var lifetime: Duration?
+    var refreshToken: String?
+    var scope: String?
+
+    /// The fields as sent, each of any JSON type: checked one by one below.
+    private struct Wire: Decodable {
+        var accessToken: Field?
+        var tokenType: Field?
+        var expiresIn: Field?
+        var refreshToken: Field?
+        var scope: Field?
+
+        enum CodingKeys: String, CodingKey {
+            case accessToken = "access_token", tokenType = "token_type", expiresIn = "expires_in"
+            case refreshToken = "refresh_token", scope
+        }
+    }
+
+    /// A JSON value as far as a token response needs it.
+    enum Field: Decodable {
+        case string(String)
+        case integer(Int)
+        case other
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let text = try? container.decode(String.self) {
+                self = .string(text)
+            } else if let number = try? container.decode(Int.self) {
+                self = .integer(number)
+            } else {
+                self = .other
+            }
+        }
+
+        var string: String? {
+            if case .string(let text) = self { return text }
+            return nil
+        }
+    }
+
+    /// Reads a token response's bytes, refusing what cannot be used: not a JSON object, no
+    /// `access_token`, one that cannot go in a header, a `token_type` other than `Bearer`, an
+    /// `expires_in` that is not a whole number of seconds from 1 to a year.
+    init(json: Data) throws(OAuth2Error) {
+        let wire: Wire
+        do {
+            wire = try JSONDecoder().decode(Wire.self, from: json)
+        } catch {
+            throw OAuth2Error(.invalidResponse, "the token response is not a JSON object")
+        }
+        guard let token = wire.accessToken?.string, !token.isEmpty else {
+            throw OAuth2Error(.invalidResponse, "the token response has no access_token")
+        }
+        guard OAuth2Grammar.all(token, OAuth2Grammar.isVisible) else {
+            throw OAuth2Error(.invalidResponse, "the access token holds characters a header cannot carry")
+        }
+        guard let type = wire.tokenType?.string, type.lowercased() == "bearer" else {
+            throw OAuth2Error(.invalidResponse, "the token response's token_type is not Bearer")
+        }
+        accessToken = token
+        if let value = wire.expiresIn {
+            lifetime = .seconds(try Self.seconds(value))
+        }
+        if let refresh = wire.refreshToken {
+            guard let refresh = refresh.string, OAuth2Grammar.all(refresh, OAuth2Grammar.isPrintable) else {
+                throw OAuth2Error(.invalidResponse, "the token response's refresh_token is not a string of printable characters")
+            }
+            refreshToken = refresh
+        }
+        scope = wire.scope?.string
+    }
+
+    /// `expires_in` as a whole number of seconds (a number, or digits in a string as some servers
+    /// send), 1 to ``maximumLifetime``.
+    private static func seconds(_ value: Field) throws(OAuth2Error) -> Int {
+        let seconds: Int? =
+            switch value {
+            case .integer(let number): number
+            case .string(let text) where text.utf8.count <= 12: Int(text)
+            default: nil
+            }
+        guard let seconds, (1...maximumLifetime).contains(seconds) else {
+            throw OAuth2Error(.invalidResponse, "the token response's expires_in is not a number of seconds from 1 to \(maximumLifetime)")
+        }
+        return seconds
+    }
+}
+
+/// An OAuth 2 error response (RFC 6749 §5.2).
+struct ErrorResponse: Decodable {
+    var error: String
+    var errorDescription: String?
+
+    enum CodingKeys: String, CodingKey {
+        case error, errorDescription = "error_description"
+    }
+
+    /// The error code when it is one RFC 6749 allows (`%x20-21 / %x23-5B / %x5D-7E`), at most 64 characters.
+    var code: String? {
+        guard error.utf8.count <= 64, OAuth2Grammar.all(error, OAuth2Grammar.isTokenByte) else { return nil }
+        return error
+    }
+}
