@@ -97,6 +97,27 @@ final class OAuthServer: Sendable {
 
     enum Approval: Error { case failed(String) }
 
+    /// Revokes `token` as `service-client` (RFC 7009).
+    func revoke(_ token: String) async throws {
+        let result = try await Command.run("/usr/bin/curl", [
+            "-sS", "-o", "/dev/null", "-w", "%{http_code}", "-u", "\(Self.serviceClient.id):\(Self.serviceClient.secret)",
+            "--data-urlencode", "token=\(token)", "\(issuer)/o/revoke_token/",
+        ])
+        guard result.status == 0, result.output == "200" else { throw Approval.failed("revocation answered \(result.output)") }
+    }
+
+    /// The token endpoint's `error` for a refresh with `refreshToken` by the public client
+    /// `clientID`, or `nil` when it gave a token.
+    func refreshError(_ refreshToken: String, clientID: String) async throws -> String? {
+        let result = try await Command.run("/usr/bin/curl", [
+            "-sS", "--data-urlencode", "grant_type=refresh_token", "--data-urlencode", "refresh_token=\(refreshToken)",
+            "--data-urlencode", "client_id=\(clientID)", tokenEndpoint,
+        ])
+        struct Answer: Decodable { var error: String?; var access_token: String? }
+        let answer = try JSONDecoder().decode(Answer.self, from: Data(result.output.utf8))
+        return answer.access_token == nil ? (answer.error ?? "no error") : nil
+    }
+
     private func curl(_ jar: String, _ arguments: [String]) async throws -> String {
         let result = try await Command.run("/usr/bin/curl", ["-sS", "-b", jar, "-c", jar] + arguments)
         guard result.status == 0 else { throw Command.Failed(result: result) }
