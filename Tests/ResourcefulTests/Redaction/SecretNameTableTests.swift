@@ -14,6 +14,7 @@ import Testing
         "X-Slack-Signature", "token", "signing_secret", "webhook_secret",
         // OAuth 2 and JWT
         "refresh_token", "id_token", "code_verifier", "client_assertion", "assertion", "jwt", "X-JWT", "id_jwt",
+        "device_code", "user_code", "authorization_code",
         // Common spellings
         "secret_key", "secretKey", "signing_key", "X-Signing-Key", "X-Secret-Key", "private_key", "encryption_key",
         "master_key", "pwd", "db_pwd", "pass", "password", "passcode", "passphrase", "Cookie", "Set-Cookie",
