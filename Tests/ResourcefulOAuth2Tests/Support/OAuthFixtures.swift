@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Resourceful
+import ResourcefulKeyring
 import ResourcefulOAuth2
 
 /// What the tests call: the Django app's protected resource.
@@ -28,7 +29,7 @@ struct TestConfig {
     var secrets: String { directory.appendingPathComponent("secrets").path }
 
     /// The live dependencies of `x.json`, with the OAuth 2 storage kind known.
-    func dependencies(_ factories: [any AuthenticationStorageFactory] = [OAuth2StorageFactory()]) async throws -> APIDependencies {
+    func dependencies(_ factories: [any AuthenticationStorageFactory] = [OAuth2StorageFactory(), KeyringStorageFactory()]) async throws -> APIDependencies {
         try await APIDependencies.live(environment: "x", configDirectory: directory.path, environmentVariables: [:], storageFactories: factories)
     }
 
