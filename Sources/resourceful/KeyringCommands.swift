@@ -4,17 +4,41 @@ import ResourcefulKeyring
 
 /// Options shared by the commands that use the keyring.
 struct KeyringOptions: ParsableArguments {
-    @Option(help: "The service the credential is for (the `service` key of the configuration).")
+    @Option(help: "The service the credential is for: one the configuration describes under `services`, or its `service` key. When its configuration names the oauth2 storage, the command logs in, out or tells the status through OAuth 2.")
     var service: String
 
-    @Option(help: "The account the credential belongs to.")
-    var account: String
+    @Option(help: "The account the credential belongs to (for OAuth 2, the keyring account the refresh token is kept under; default: authentication.keyring.account).")
+    var account: String?
+
+    @Option(name: .customLong("env"), help: "The configuration to look for an OAuth 2 service in.")
+    var environment = "development"
+
+    @Option(help: "Where the configuration files are (default: $RESOURCEFUL_CONFIG_DIR, else ./Configs).")
+    var configDirectory: String?
 
     @Option(help: "Seconds a keyring call may take.")
     var keyringTimeout: Double = 5
 
     var keyring: Keyring {
         Keyring(timeout: .milliseconds(Int64(keyringTimeout * 1000)))
+    }
+
+    /// The OAuth 2 session of ``service``, when its configuration names `oauth2`.
+    func oauthSession() async throws -> OAuthSession? {
+        do {
+            return try await OAuthSession.open(
+                service: service, environment: environment, configDirectory: configDirectory, account: account, keyring: keyring
+            )
+        } catch {
+            FileHandle.standardError.write(Data("resourceful: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+    }
+
+    /// The account a keyring token command needs.
+    func requiredAccount() throws -> String {
+        guard let account else { throw ValidationError("--account is needed: \(service) does not use OAuth 2 in the \(environment) configuration") }
+        return account
     }
 }
 
@@ -39,56 +63,62 @@ func reportingKeyringErrors<T>(_ body: () async throws -> T) async throws -> T {
 struct LoginCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "login",
-        abstract: "Store a token in the keyring for a service and account.",
-        discussion: "The token is read from standard input when it is not a terminal; otherwise you are asked for it, without echo."
+        abstract: "Log in to a service: an OAuth 2 device login, or a token stored in the keyring for a service and account.",
+        discussion: "When the service's configuration names the oauth2 storage, the address and code to approve the login are printed, and the refresh token is stored in the keyring once it is approved. Otherwise the token is read from standard input when it is not a terminal, or you are asked for it, without echo."
     )
 
     @OptionGroup var options: KeyringOptions
 
     func run() async throws {
-        guard let token = TokenInput.read(prompt: "Token for \(options.service) (\(options.account)): "), !token.isEmpty else {
+        if let session = try await options.oauthSession() { return try await session.logIn() }
+        let account = try options.requiredAccount()
+        guard let token = TokenInput.read(prompt: "Token for \(options.service) (\(account)): "), !token.isEmpty else {
             throw ValidationError("no token given")
         }
         try await reportingKeyringErrors {
-            try await options.keyring.store(token, service: options.service, account: options.account)
+            try await options.keyring.store(token, service: options.service, account: account)
         }
-        print("Stored a credential for \(options.service) (\(options.account)) in the keyring.")
+        print("Stored a credential for \(options.service) (\(account)) in the keyring.")
     }
 }
 
 struct LogoutCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "logout",
-        abstract: "Remove a service and account's token from the keyring."
+        abstract: "Log out of a service: its OAuth 2 refresh token revoked and removed, or its token removed from the keyring."
     )
 
     @OptionGroup var options: KeyringOptions
 
     func run() async throws {
+        if let session = try await options.oauthSession() { return try await session.logOut() }
+        let account = try options.requiredAccount()
         let removed = try await reportingKeyringErrors {
-            try await options.keyring.delete(service: options.service, account: options.account)
+            try await options.keyring.delete(service: options.service, account: account)
         }
-        print(removed ? "Removed the credential for \(options.service) (\(options.account))." : "No credential was stored for \(options.service) (\(options.account)).")
+        print(removed ? "Removed the credential for \(options.service) (\(account))." : "No credential was stored for \(options.service) (\(account)).")
     }
 }
 
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Tell whether the keyring holds a token for a service and account (never prints it).",
-        discussion: "Exit status: 0 when a token is stored, 1 when none is, 3 when the keyring cannot be used."
+        abstract: "Tell whether you are logged in to a service: the OAuth 2 access token's expiry and scopes, or whether the keyring holds a token (never prints one).",
+        discussion: "Exit status: 0 when a token is stored (or an OAuth 2 login is valid), 1 when none is (log in), 2 for a configuration that cannot be read, 3 when the keyring or the authorization server cannot be used."
     )
 
     @OptionGroup var options: KeyringOptions
 
     func run() async throws {
+        if let session = try await options.oauthSession() { return try await session.status() }
+        let account = try options.requiredAccount()
         let token = try await reportingKeyringErrors {
-            try await options.keyring.lookup(service: options.service, account: options.account)
+            try await options.keyring.lookup(service: options.service, account: account)
         }
         guard token != nil else {
-            print("No credential is stored for \(options.service) (\(options.account)).")
+            print("No credential is stored for \(options.service) (\(account)).")
             throw ExitCodes.notFound
         }
-        print("A credential is stored for \(options.service) (\(options.account)).")
+        print("A credential is stored for \(options.service) (\(account)).")
     }
 }

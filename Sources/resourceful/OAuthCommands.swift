@@ -1,0 +1,95 @@
+import ArgumentParser
+import Foundation
+import Resourceful
+import ResourcefulKeyring
+import ResourcefulOAuth2
+
+/// `login`, `logout` and `status` for a service whose configuration names the `oauth2` storage:
+/// a device login whose refresh token goes into the keyring, its revocation, and what the
+/// storage holds (expiry and scopes, never a token).
+struct OAuthSession {
+    let config: APIConfig
+    let storage: OAuth2AuthenticationStorage
+    let dependencies: APIDependencies
+
+    /// The OAuth 2 storage of `service` in configuration `environment` (`services.<service>`, or
+    /// the top level when its `service` key is `service`), or `nil` when there is no such
+    /// configuration or it does not name `oauth2`.
+    static func open(service: String, environment: String, configDirectory: String?, account: String?, keyring: Keyring) async throws -> OAuthSession? {
+        var config: APIConfig
+        do {
+            config = try await APIConfig.load(environment: environment, configDirectory: configDirectory, service: service)
+        } catch {
+            guard let topLevel = try? await APIConfig.load(environment: environment, configDirectory: configDirectory), topLevel.service == service else {
+                return nil
+            }
+            config = topLevel
+        }
+        guard config.authentication.storages.contains("oauth2") else { return nil }
+        if let account { config.authentication.keyringAccount = account }
+        let dependencies = try await APIDependencies.live(
+            config: config, storageFactories: [KeyringStorageFactory(keyring: keyring), OAuth2StorageFactory()]
+        )
+        let links = (dependencies.authenticationStorage as? ChainedAuthenticationStorage)?.links.map(\.storage) ?? [dependencies.authenticationStorage]
+        guard let storage = links.lazy.compactMap({ $0 as? OAuth2AuthenticationStorage }).first else {
+            try? await dependencies.transport.shutdown()
+            return nil
+        }
+        return OAuthSession(config: config, storage: storage, dependencies: dependencies)
+    }
+
+    /// Runs `body`, then shuts the transport down however it ended; an ``OAuth2Error`` or
+    /// ``APIError`` is one line on standard error and exit code 3.
+    func run(_ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch let error as OAuth2Error {
+            try? await dependencies.transport.shutdown()
+            FileHandle.standardError.write(Data("resourceful: \(error)\n".utf8))
+            throw error.kind == .loginRequired ? ExitCodes.notFound : ExitCodes.keyringFailed
+        } catch let error as APIError {
+            try? await dependencies.transport.shutdown()
+            FileHandle.standardError.write(Data("resourceful: \(error)\n".utf8))
+            throw ExitCodes.keyringFailed
+        } catch {
+            try? await dependencies.transport.shutdown()
+            throw error
+        }
+        try? await dependencies.transport.shutdown()
+    }
+
+    /// The device login: the address and code printed (flushed at once), then the wait.
+    func logIn() async throws {
+        try await run {
+            let credential = try await storage.logIn(service: config.service) { authorization in
+                var text = "To log in to \(config.service), open \(authorization.verificationURI) and enter the code \(authorization.userCode)"
+                if let complete = authorization.verificationURIComplete { text += " (or open \(complete))" }
+                FileHandle.standardOutput.write(Data((text + "\n").utf8))
+            }
+            print("Logged in to \(config.service)\(Self.expiry(credential.expiresAt)); the refresh token is in the keyring.")
+        }
+    }
+
+    func logOut() async throws {
+        try await run {
+            let outcome = try await storage.logOut(service: config.service)
+            switch (outcome.revoked, outcome.deleted) {
+            case (true, _): print("Revoked and removed the refresh token for \(config.service).")
+            case (false, true): print("Removed the refresh token for \(config.service) (the server has no revocation endpoint).")
+            case (false, false): print("No refresh token was stored for \(config.service).")
+            }
+        }
+    }
+
+    func status() async throws {
+        try await run {
+            let credential = try await storage.credential(for: config.service)
+            let scope = storage.status(for: config.service)?.scope
+            print("Logged in to \(config.service)\(Self.expiry(credential?.expiresAt))\(scope.map { "; scopes: \($0)" } ?? "").")
+        }
+    }
+
+    private static func expiry(_ date: Date?) -> String {
+        date.map { ": access token valid until \($0.formatted(.iso8601))" } ?? ""
+    }
+}
