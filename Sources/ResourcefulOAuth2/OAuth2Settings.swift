@@ -2,8 +2,8 @@ public import Foundation
 public import Resourceful
 
 /// An API's OAuth 2 client: where its authorization server is, who the client is, how it proves
-/// it, and which grant gets its tokens. Read from the `authentication.oauth2` keys (see
-/// <doc:OAuth2Configuration>), or made in code.
+/// it, and which grant gets its tokens. Read from the `authentication.oauth2` keys (listed in the
+/// configuration guide of `Resourceful`'s documentation), or made in code.
 public struct OAuth2Settings: Sendable, Equatable {
     /// How tokens are obtained without a person.
     public enum Grant: String, Sendable, Equatable, CaseIterable {

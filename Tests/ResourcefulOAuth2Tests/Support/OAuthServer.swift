@@ -134,6 +134,12 @@ final class OAuthServer: Sendable {
         return ""
     }
 
+    /// The user code in the login command's prompt: the word after "enter the code".
+    static func userCode(in prompt: String) -> String? {
+        guard let range = prompt.range(of: "enter the code ") else { return nil }
+        return prompt[range.upperBound...].split(separator: " ").first.map(String.init)
+    }
+
     /// The suite's server (``OAuthServerTrait``).
     @TaskLocal static var current: OAuthServer?
 }
