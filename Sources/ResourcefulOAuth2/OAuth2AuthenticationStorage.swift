@@ -183,10 +183,11 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
         _ fields: [(String, String)],
         endpoints: OAuth2Endpoints,
         deadline: ContinuousClock.Instant,
-        storingRefreshTokenFor service: String? = nil
+        storingRefreshTokenFor service: String? = nil,
+        withoutScope: Bool = false
     ) async throws(OAuth2Error) -> Token {
         var fields = fields
-        if !settings.scopes.isEmpty, !fields.contains(where: { $0.0 == "device_code" }) {
+        if !settings.scopes.isEmpty, !withoutScope, !fields.contains(where: { $0.0 == "device_code" }) {
             fields.append(("scope", settings.scopes.joined(separator: " ")))
         }
         if let audience = settings.audience { fields.append(("audience", audience)) }

@@ -69,8 +69,11 @@ struct LoginCommand: AsyncParsableCommand {
 
     @OptionGroup var options: KeyringOptions
 
+    @Flag(help: "For OAuth 2: log in through a browser (authorization code with PKCE, redirected to 127.0.0.1) instead of the device flow.")
+    var browser = false
+
     func run() async throws {
-        if let session = try await options.oauthSession() { return try await session.logIn() }
+        if let session = try await options.oauthSession() { return try await session.logIn(browser: browser) }
         let account = try options.requiredAccount()
         guard let token = TokenInput.read(prompt: "Token for \(options.service) (\(account)): "), !token.isEmpty else {
             throw ValidationError("no token given")

@@ -58,13 +58,22 @@ struct OAuthSession {
         try? await dependencies.transport.shutdown()
     }
 
-    /// The device login: the address and code printed (flushed at once), then the wait.
-    func logIn() async throws {
+    /// The device login (or, with `browser`, the browser login with PKCE and a loopback
+    /// redirect): the address (and code) printed, flushed at once, then the wait.
+    func logIn(browser: Bool) async throws {
         try await run {
-            let credential = try await storage.logIn(service: config.service) { authorization in
-                var text = "To log in to \(config.service), open \(authorization.verificationURI) and enter the code \(authorization.userCode)"
-                if let complete = authorization.verificationURIComplete { text += " (or open \(complete))" }
-                FileHandle.standardOutput.write(Data((text + "\n").utf8))
+            let service = config.service
+            let credential: Credential
+            if browser {
+                credential = try await storage.logInWithBrowser(service: service) { url in
+                    FileHandle.standardOutput.write(Data("To log in to \(service), open this address in a browser: \(url)\n".utf8))
+                }
+            } else {
+                credential = try await storage.logIn(service: service) { authorization in
+                    var text = "To log in to \(service), open \(authorization.verificationURI) and enter the code \(authorization.userCode)"
+                    if let complete = authorization.verificationURIComplete { text += " (or open \(complete))" }
+                    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+                }
             }
             print("Logged in to \(config.service)\(Self.expiry(credential.expiresAt)); the refresh token is in the keyring.")
         }

@@ -48,4 +48,26 @@ import Testing
         let leaks = [loggedIn.output, status.output, logout.output, after.output].filter { $0.contains(refreshToken) }.count
         #expect(leaks == 0, "a command printed the refresh token")
     }
+
+    @Test func loginThroughABrowser() async throws {
+        let server = try #require(OAuthServer.current)
+        let account = "cli-browser-\(UUID().uuidString)"
+        let config = try TestConfig { _ in
+            """
+            {"baseURL": "\(server.issuer)/api", "service": "django-api",
+             "authentication": {"storages": ["oauth2"], "keyring": {"account": "\(account)"},
+               "oauth2": {"issuer": "\(server.issuer)", "clientId": "native-client", "scopes": ["read"]}}}
+            """
+        }
+        defer { config.remove() }
+        let common = ["--service", "django-api", "--env", "x", "--config-directory", config.directory.path]
+        let login = try RunningCommand(resourcefulTool, ["login", "--browser"] + common)
+        let prompt = try #require(try await login.line { $0.contains("open this address in a browser") })
+        let address = try #require(prompt.split(separator: " ").last.flatMap { URL(string: String($0)) })
+        try await server.approveAuthorization(address)
+        let result = try await login.finish()
+        #expect(result.status == 0 && result.output.contains("Logged in to django-api"))
+        let logout = try await Command.run(resourcefulTool, ["logout"] + common, keepSessionBus: true)
+        #expect(logout.output.contains("Revoked and removed"))
+    }
 }

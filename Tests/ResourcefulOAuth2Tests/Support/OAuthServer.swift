@@ -97,6 +97,25 @@ final class OAuthServer: Sendable {
 
     enum Approval: Error { case failed(String) }
 
+    /// Approves (or denies) the authorization request `url` as the user would in a browser:
+    /// signs in, submits the consent form with the request's parameters, and follows the
+    /// redirect to the app's loopback address.
+    func approveAuthorization(_ url: URL, accept: Bool = true) async throws {
+        let jar = directory.appendingPathComponent("cookies-\(UUID().uuidString).txt").path
+        defer { try? FileManager.default.removeItem(atPath: jar) }
+        _ = try await curl(jar, ["\(issuer)/accounts/login/"])
+        _ = try await curl(jar, ["\(issuer)/accounts/login/", "--data-urlencode", "csrfmiddlewaretoken=\(csrf(jar))",
+            "--data-urlencode", "username=\(Self.user.name)", "--data-urlencode", "password=\(Self.user.password)"])
+        var form = ["--data-urlencode", "csrfmiddlewaretoken=\(csrf(jar))"]
+        for item in URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? [] {
+            form += ["--data-urlencode", "\(item.name)=\(item.value ?? "")"]
+        }
+        if accept { form += ["--data-urlencode", "allow=Authorize"] }
+        let location = try await curl(jar, ["\(issuer)/o/authorize/", "-o", "/dev/null", "-w", "%{redirect_url}"] + form)
+        guard location.hasPrefix("http://127.0.0.1:") else { throw Approval.failed("the consent form did not redirect to the app") }
+        _ = try await curl(jar, [location])
+    }
+
     /// Revokes `token` as `service-client` (RFC 7009).
     func revoke(_ token: String) async throws {
         let result = try await Command.run("/usr/bin/curl", [
