@@ -156,7 +156,8 @@ struct DeviceGrant: Sendable {
         let interval = try seconds(wire.interval, default: 5, range: 0...600)
         authorization = DeviceAuthorization(userCode: userCode, verificationURI: uri, verificationURIComplete: complete, expiresIn: .seconds(expires))
         self.deviceCode = deviceCode
-        self.interval = .seconds(interval)
+        // At least a second between polls, whatever the server says: a zero would poll in a loop.
+        self.interval = .seconds(max(interval, 1))
     }
 
     /// `text` as an `http` or `https` URL a person can open.
