@@ -39,7 +39,9 @@ struct AuthorizationServer: Sendable {
             let secret = try await requireSecret()
             secrets.append(secret)
             let pair = FormBody.escape(settings.clientID) + ":" + FormBody.escape(secret)
-            headers[.authorization] = "Basic " + Data(pair.utf8).base64EncodedString()
+            let encoded = Data(pair.utf8).base64EncodedString()
+            secrets.append(encoded)
+            headers[.authorization] = "Basic " + encoded
         case .clientSecretPost:
             let secret = try await requireSecret()
             secrets.append(secret)
@@ -113,20 +115,49 @@ struct AuthorizationServer: Sendable {
         grant == "urn:ietf:params:oauth:grant-type:device_code" ? "device_code" : grant
     }
 
-    /// The error for a refused request: the server's error code and, when it holds none of the
-    /// request's secrets, its description (one line, at most 200 characters).
+    /// The error for a refused request: the server's error code and, when it holds nothing of the
+    /// request's secrets, its description (one line of printable ASCII, at most 200 characters).
     static func refusal(_ answer: (status: HTTPResponse.Status, body: Data, secrets: [String]), what: String) -> OAuth2Error {
-        guard let error = try? JSONDecoder().decode(ErrorResponse.self, from: answer.body), let code = error.code else {
+        guard let error = try? JSONDecoder().decode(ErrorResponse.self, from: answer.body), let code = error.code,
+            !echoes(code, answer.secrets)
+        else {
             return OAuth2Error(.refused, "\(what) was answered with status \(answer.status.code)")
         }
         var detail = "\(what) was refused"
-        if let description = error.errorDescription?.prefix(200) {
-            let holdsSecret = answer.secrets.contains { (secret: String) -> Bool in !secret.isEmpty && description.contains(secret) }
-            let clean = OAuth2Grammar.printable(description)
-            if !holdsSecret, !clean.isEmpty { detail += ": \(clean)" }
+        if let description = error.errorDescription {
+            // What would be shown, checked as it would be shown: control characters between a
+            // secret's characters, or the cut at 200 characters, must not let part of one through.
+            let shown = String(OAuth2Grammar.printable(Substring(description)).prefix(200))
+            if !shown.isEmpty, !echoes(shown, answer.secrets) { detail += ": \(shown)" }
         }
         let kind: OAuth2Error.Kind = ["invalid_grant", "access_denied", "expired_token"].contains(code) ? .loginRequired : .refused
         return OAuth2Error(kind, detail, serverError: code)
+    }
+
+    /// The length of the shortest run of a secret's characters taken for an echo of it.
+    static let echoRun = 8
+
+    /// Whether `text` holds any run of ``echoRun`` characters of a secret (or the whole of a
+    /// shorter one), as sent or form-encoded.
+    static func echoes(_ text: String, _ secrets: [String]) -> Bool {
+        let text = Array(text.utf8)
+        var runs: Set<ArraySlice<UInt8>> = []
+        if text.count >= echoRun {
+            for start in 0...(text.count - echoRun) { runs.insert(text[start..<(start + echoRun)]) }
+        }
+        for secret in secrets where !secret.isEmpty {
+            for form in Set([secret, FormBody.escape(secret)]) {
+                let bytes = Array(form.utf8)
+                if bytes.count < echoRun {
+                    if text.count >= bytes.count, (0...(text.count - bytes.count)).contains(where: { text[$0..<($0 + bytes.count)].elementsEqual(bytes) }) {
+                        return true
+                    }
+                    continue
+                }
+                for start in 0...(bytes.count - echoRun) where runs.contains(bytes[start..<(start + echoRun)]) { return true }
+            }
+        }
+        return false
     }
 
     /// The server's endpoints from its metadata at `issuer` (RFC 8414, then OpenID Connect
