@@ -101,6 +101,16 @@ public struct OAuth2Settings: Sendable, Equatable {
         let secret = keys.scoped(to: "clientSecret")
         clientSecretStorage = try secret.nonEmptyString("storage").map(APIConfig.StorageKind.init(rawValue:))
         clientSecretName = try secret.nonEmptyString("name")
+        // A service that names a client or server of its own must name its client secret too:
+        // the top level's is another client's, and would be sent to this service's server.
+        if clientSecretName != nil, !keys.isSetByService("clientSecret.name"),
+            ["clientId", "issuer", "tokenEndpoint"].contains(where: keys.isSetByService)
+        {
+            throw keys.invalid(
+                "clientSecret.name",
+                expected: "the name of the service's own client secret, set under services.<name> with its clientId, issuer or tokenEndpoint (the top level's is another client's)"
+            )
+        }
         privateKeyFile = try keys.path("privateKeyFile")
         keyID = try keys.nonEmptyString("keyId")
         let defaultAuthentication: ClientAuthentication =

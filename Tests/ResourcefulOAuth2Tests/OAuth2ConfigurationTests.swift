@@ -105,3 +105,61 @@ import Testing
         }
     }
 }
+
+/// A service under `services` with an OAuth 2 client or server of its own.
+@Suite struct ServiceClientSecretTests {
+    static func config(_ service: String) throws -> TestConfig {
+        try TestConfig { secrets in
+            """
+            {"baseURL": "https://api.example", "service": "s",
+             "authentication": {"storages": ["oauth2"], "file": {"directory": "\(secrets)"},
+               "oauth2": {"clientId": "internal", "tokenEndpoint": "https://auth.internal.example/token",
+                          "clientSecret": {"storage": "file", "name": "internal-secret"}}},
+             "services": {"partner": {"authentication": {"oauth2": {\(service)}}}}}
+            """
+        }
+    }
+
+    static func dependencies(_ config: TestConfig) async throws -> APIDependencies {
+        try await APIDependencies.live(
+            environment: "x", configDirectory: config.directory.path, environmentVariables: [:],
+            storageFactories: [OAuth2StorageFactory(), KeyringStorageFactory()], service: "partner"
+        )
+    }
+
+    @Test(arguments: [
+        #""clientId": "partner-client", "tokenEndpoint": "https://auth.partner.example/token""#,
+        #""tokenEndpoint": "https://auth.partner.example/token""#,
+        #""clientId": "partner-client""#,
+    ])
+    func doesNotInheritTheTopLevelsClientSecret(_ service: String) async throws {
+        let config = try Self.config(service)
+        defer { config.remove() }
+        let error = await #expect(throws: APIError.self) { _ = try await Self.dependencies(config) }
+        #expect(error?.kind == .invalidConfiguration)
+        #expect((error?.underlying as? APIConfigError)?.key == "authentication.oauth2.clientSecret.name")
+    }
+
+    @Test func namesItsOwnClientSecret() async throws {
+        let config = try Self.config(
+            #""clientId": "partner-client", "tokenEndpoint": "https://auth.partner.example/token", "clientSecret": {"name": "partner-secret"}"#
+        )
+        defer { config.remove() }
+        let dependencies = try await Self.dependencies(config)
+        try await dependencies.transport.shutdown()
+        let chain = try #require(dependencies.authenticationStorage as? ChainedAuthenticationStorage)
+        let storage = try #require(chain.links.first?.storage as? OAuth2AuthenticationStorage)
+        #expect(storage.settings.clientSecretName == "partner-secret")
+        #expect(storage.settings.clientSecretStorage == "file")
+    }
+
+    @Test func sharesTheTopLevelsClientWhenItKeepsIt() async throws {
+        let config = try Self.config(#""scopes": ["partner.read"]"#)
+        defer { config.remove() }
+        let dependencies = try await Self.dependencies(config)
+        try await dependencies.transport.shutdown()
+        let chain = try #require(dependencies.authenticationStorage as? ChainedAuthenticationStorage)
+        let storage = try #require(chain.links.first?.storage as? OAuth2AuthenticationStorage)
+        #expect(storage.settings.clientSecretName == "internal-secret")
+    }
+}

@@ -445,6 +445,13 @@ struct ConfigKeyReader {
         throw APIConfigError(kind: .wrongType, file: file, key: qualified(key), source: source(of: key), expected: type)
     }
 
+    /// Whether the picked service sets `key` itself (`services.<name>.<key>`, or its variable);
+    /// `false` when no service is picked.
+    func isSetByService(_ key: String) -> Bool {
+        guard let service else { return false }
+        return isPresent(key, in: service.reader)
+    }
+
     /// `key` as written where its value is: under the picked service, or at the top level.
     private func qualified(_ key: String) -> String {
         guard let service, isPresent(key, in: service.reader) else { return key }

@@ -93,6 +93,13 @@ public struct ConfigurationKeys: Sendable {
         try run { () throws(APIConfigError) in try reader.choice(full(key)) }
     }
 
+    /// Whether `key` is set for the service the configuration was loaded for
+    /// (`services.<name>.<scope>.<key>`), rather than inherited from the top level; `false` when
+    /// the configuration was loaded without a service.
+    package func isSetByService(_ key: String) -> Bool {
+        reader.isSetByService(full(key))
+    }
+
     /// The error for a value of `key` that was read but is not allowed: it names the full key,
     /// where the value came from, and `expected`.
     public func invalid(_ key: String, expected: String) -> APIError {
