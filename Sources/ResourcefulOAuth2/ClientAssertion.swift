@@ -27,13 +27,14 @@ struct ClientAssertionSigner: Sendable {
 
     /// Reads the key in `file`; the error names the file, never its content.
     init(file: String, keyID: String?, clientID: String) async throws(OAuth2Error) {
+        // Read as the configuration's other files are: a FIFO would block the read for ever, and
+        // a device or a huge file never end it.
         let pem: String
         do {
-            pem = try String(contentsOfFile: file, encoding: .utf8)
+            pem = String(decoding: try readRegularFile(file, maximumBytes: 64 * 1024), as: UTF8.self)
         } catch {
-            throw OAuth2Error(.configuration, "the private key file \(file) cannot be read")
+            throw OAuth2Error(.configuration, "the private key file \(file) cannot be read (\(error.reason))")
         }
-        guard pem.utf8.count <= 64 * 1024 else { throw OAuth2Error(.configuration, "the private key file \(file) is larger than 64 KiB") }
         let keys = JWTKeyCollection()
         let kid = keyID.map { JWKIdentifier(string: $0) }
         if let key = try? ES256PrivateKey(pem: pem) {

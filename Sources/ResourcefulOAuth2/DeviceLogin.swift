@@ -44,7 +44,9 @@ extension OAuth2AuthenticationStorage {
         var interval = grant.interval
         while true {
             do {
-                try await Task.sleep(for: interval)
+                // Never past the codes' expiry: a long interval (or many `slow_down`s) must not
+                // keep the login waiting once nothing can come of it.
+                try await Task.sleep(for: min(interval, max(expires - ContinuousClock.now, .zero)))
             } catch {
                 throw OAuth2Error(.loginRequired, "the device login was cancelled")
             }
@@ -63,7 +65,7 @@ extension OAuth2AuthenticationStorage {
             } catch where error.serverError == "authorization_pending" {
                 continue
             } catch where error.serverError == "slow_down" {
-                interval += .seconds(5)
+                interval = min(interval + .seconds(5), DeviceGrant.maximumInterval)
             } catch where error.serverError == "access_denied" {
                 throw OAuth2Error(.loginRequired, "the device login was denied", serverError: "access_denied")
             } catch where error.serverError == "expired_token" {
@@ -122,6 +124,11 @@ struct DeviceGrant: Sendable {
     var deviceCode: String
     var interval: Duration
 
+    /// The shortest wait between two polls, whatever the server says.
+    static let minimumInterval: Duration = .seconds(1)
+    /// The longest, however many `slow_down`s.
+    static let maximumInterval: Duration = .seconds(600)
+
     private struct Wire: Decodable {
         var device_code: String?
         var user_code: String?
@@ -153,7 +160,8 @@ struct DeviceGrant: Sendable {
             }
         }
         let expires = try seconds(wire.expires_in, default: 600, range: 1...86_400)
-        let interval = try seconds(wire.interval, default: 5, range: 0...600)
+        // An interval of 0 would poll the token endpoint without pause until the codes expire.
+        let interval = max(try seconds(wire.interval, default: 5, range: 0...600), Int(Self.minimumInterval.components.seconds))
         authorization = DeviceAuthorization(userCode: userCode, verificationURI: uri, verificationURIComplete: complete, expiresIn: .seconds(expires))
         self.deviceCode = deviceCode
         // At least a second between polls, whatever the server says: a zero would poll in a loop.

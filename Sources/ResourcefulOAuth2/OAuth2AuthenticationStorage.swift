@@ -29,6 +29,8 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
         var tokens: [String: Token] = [:]
         var fetches: [String: (task: Task<Token, any Error>, generation: UInt64)] = [:]
         var generation: UInt64 = 0
+        /// Bumped by ``invalidate()`` (a logout): a token request begun before it keeps nothing.
+        var epoch: UInt64 = 0
         var endpoints: OAuth2Endpoints?
     }
 
@@ -115,18 +117,19 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
             if let running = current.fetches[service] { return .wait(running.task) }
             current.generation += 1
             let generation = current.generation
+            let epoch = current.epoch
             // One request for every caller: it runs in a task of its own, bounded by its own
             // deadline, and keeps its token for the next callers however its first caller fares.
             let task = Task { [self] in
                 let result: Result<Token, any Error>
                 do {
-                    result = .success(try await self.fetch(for: service))
+                    result = .success(try await self.fetch(for: service, epoch: epoch))
                 } catch {
                     result = .failure(error)
                 }
                 self.state.withLock { state in
                     if state.fetches[service]?.generation == generation { state.fetches[service] = nil }
-                    if case .success(let token) = result { state.tokens[service] = token }
+                    if case .success(let token) = result, state.epoch == epoch { state.tokens[service] = token }
                 }
                 return try result.get()
             }
@@ -142,7 +145,7 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
     }
 
     /// A new token for `service` by the configured grant.
-    private func fetch(for service: String) async throws -> Token {
+    private func fetch(for service: String, epoch: UInt64) async throws -> Token {
         let deadline = ContinuousClock.now + timeout
         let endpoints = try await endpoints(deadline: deadline)
         switch settings.grant {
@@ -165,7 +168,7 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
             do throws(OAuth2Error) {
                 return try await request(
                     [("grant_type", "refresh_token"), ("refresh_token", refreshToken)], endpoints: endpoints, deadline: deadline,
-                    storingRefreshTokenFor: service
+                    storingRefreshTokenFor: service, unlessLoggedOutSince: epoch
                 )
             } catch {
                 guard error.kind == .loginRequired else { throw error }
@@ -184,7 +187,8 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
         endpoints: OAuth2Endpoints,
         deadline: ContinuousClock.Instant,
         storingRefreshTokenFor service: String? = nil,
-        withoutScope: Bool = false
+        withoutScope: Bool = false,
+        unlessLoggedOutSince epoch: UInt64? = nil
     ) async throws(OAuth2Error) -> Token {
         var fields = fields
         if !settings.scopes.isEmpty, !withoutScope, !fields.contains(where: { $0.0 == "device_code" }) {
@@ -196,6 +200,11 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
         let startedAt = Date()
         let response = try await server.token(fields, endpoint: endpoints.token, deadline: deadline)
         if let service, let rotated = response.refreshToken, let refreshTokens {
+            // A logout while the request was out deleted the refresh token: the new one must not
+            // come back into the storage after it.
+            if let epoch, state.withLock({ $0.epoch }) != epoch {
+                throw OAuth2Error(.loginRequired, "'\(service)' was logged out while its token was renewed")
+            }
             do {
                 try await refreshTokens.storeSecret(rotated, named: Self.refreshTokenName(service: service))
             } catch {
@@ -205,7 +214,9 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
         var renewAt = ContinuousClock.Instant.now.advanced(by: .seconds(TokenResponse.maximumLifetime))
         var expiresAt: Date?
         if let lifetime = response.lifetime {
-            let early = lifetime > settings.skew * 2 ? lifetime - settings.skew : lifetime / 2
+            // `skew * 2` could overflow for a skew set in code; a negative skew counts as none.
+            let skew = max(settings.skew, .zero)
+            let early = lifetime - skew > skew ? lifetime - skew : lifetime / 2
             renewAt = started + early
             expiresAt = startedAt.addingTimeInterval(Double(lifetime.components.seconds))
         }
@@ -232,9 +243,15 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
         return endpoints
     }
 
-    /// Forgets every cached access token, so that the next call gets a new one.
+    /// Forgets every cached access token, and what a token request still under way brings (its
+    /// access token is not kept, its rotated refresh token not stored), so that the next call
+    /// gets a new one.
     public func invalidate() {
-        state.withLock { $0.tokens = [:] }
+        state.withLock { state in
+            state.tokens = [:]
+            state.fetches = [:]
+            state.epoch &+= 1
+        }
     }
 
     /// A storage's error as a message may show it: its own description when it is secret-free.

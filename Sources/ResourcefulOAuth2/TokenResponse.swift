@@ -77,7 +77,11 @@ struct TokenResponse: Sendable {
             }
             refreshToken = refresh
         }
-        scope = wire.scope?.string
+        // Shown by `resourceful status`: scope tokens and spaces only (RFC 6749 §3.3), so that no
+        // control character or escape sequence reaches a terminal; otherwise left out.
+        scope = wire.scope?.string.flatMap { scope in
+            scope.utf8.count <= 4096 && OAuth2Grammar.all(scope, { $0 == 0x20 || OAuth2Grammar.isTokenByte($0) }) ? scope : nil
+        }
     }
 
     /// `expires_in` as a whole number of seconds (a number, or digits in a string as some servers

@@ -60,3 +60,25 @@ enum RegularFile {
         return (bytes, status)
     }
 }
+
+/// Why ``readRegularFile(_:maximumBytes:)`` read nothing, in words: never a byte of the file.
+package struct RegularFileReadError: Error, Sendable {
+    /// `not a regular file`, `larger than 65536 bytes`, `No such file or directory`…
+    package let reason: String
+}
+
+/// The bytes of the regular file at `path`, of at most `maximumBytes`, read as ``RegularFile``
+/// reads them (a FIFO, a device or a huge file refused before anything is read), for the
+/// package's other modules.
+package func readRegularFile(_ path: String, maximumBytes: Int) throws(RegularFileReadError) -> [UInt8] {
+    do {
+        return try RegularFile.contents(of: path, maximumBytes: maximumBytes).bytes
+    } catch {
+        switch error.reason {
+        case .system(let code): throw RegularFileReadError(reason: String(cString: strerror(code)))
+        case .notRegularFile: throw RegularFileReadError(reason: "not a regular file")
+        case .tooLarge: throw RegularFileReadError(reason: "larger than \(maximumBytes) bytes")
+        case .changed: throw RegularFileReadError(reason: "it changed while it was read")
+        }
+    }
+}
