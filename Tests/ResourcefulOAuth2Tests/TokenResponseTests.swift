@@ -90,12 +90,21 @@ import Testing
             let api = try await Self.api(server, transport: transport)
             _ = try await api.call(AdHocRequest<Me, Empty>(.show, "me"))
             _ = try await api.call(AdHocRequest<Me, Empty>(.show, "me"))
-            #expect(server.requests.filter { $0.path == "/token" }.count == 1)
-            let sent = server.requests.filter { $0.path == "/v1/me" }.map { $0.headerFields[.authorization] }
-            let expected: [String?] = ["Bearer tok-9f", "Bearer tok-9f"]
-            #expect(sent == expected, "the calls sent another credential than the token")
-            let token = try #require(server.requests.first { $0.path == "/token" })
-            #expect(token.headerFields[.authorization]?.hasPrefix("Basic ") == true)
+            // Compared outside `#expect`, whose failure would print the credentials; the requests
+            // are picked by a loop, not a closure, as a closure filtering them right after an
+            // `#expect` holding a similar one picked the token request here.
+            var tokenRequests: [RecordedRequest] = []
+            var sent: [String?] = []
+            for request in server.requests {
+                if request.path == "/token" { tokenRequests.append(request) }
+                if request.path == "/v1/me" { sent.append(request.headerFields[.authorization]) }
+            }
+            #expect(tokenRequests.count == 1)
+            let sentTheToken = sent == ["Bearer tok-9f", "Bearer tok-9f"]
+            #expect(sentTheToken, "the calls sent another credential than the token")
+            let token = try #require(tokenRequests.first)
+            let basic = token.headerFields[.authorization]?.hasPrefix("Basic ") == true
+            #expect(basic)
             #expect(String(decoding: token.body, as: UTF8.self) == "grant_type=client_credentials")
         }
     }
