@@ -164,8 +164,7 @@ struct DeviceGrant: Sendable {
         let interval = max(try seconds(wire.interval, default: 5, range: 0...600), Int(Self.minimumInterval.components.seconds))
         authorization = DeviceAuthorization(userCode: userCode, verificationURI: uri, verificationURIComplete: complete, expiresIn: .seconds(expires))
         self.deviceCode = deviceCode
-        // At least a second between polls, whatever the server says: a zero would poll in a loop.
-        self.interval = .seconds(max(interval, 1))
+        self.interval = .seconds(interval)
     }
 
     /// `text` as an `http` or `https` URL a person can open.

@@ -1,6 +1,7 @@
 import Logging
 import Resourceful
 import ResourcefulKeyring
+import ResourcefulOAuth2
 
 /// The credential storages of the commands: the chain the configuration names (as
 /// `APIDependencies.live(environment:keyring:)` builds it), with `--account` naming the keyring
@@ -18,7 +19,7 @@ enum CommandCredentials {
     }
 
     /// The storage kinds the commands know besides files and variables.
-    static let factories: [any AuthenticationStorageFactory] = [KeyringStorageFactory()]
+    static let factories: [any AuthenticationStorageFactory] = [KeyringStorageFactory(), OAuth2StorageFactory()]
 
     /// The storage `config` describes, the keyring on the session's Secret Service, asked through
     /// `transport` when a storage makes requests of its own.

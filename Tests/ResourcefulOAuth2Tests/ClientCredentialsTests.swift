@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Resourceful
 import ResourcefulOAuth2
 import ResourcefulTesting
@@ -45,6 +46,15 @@ import Testing
         #expect(requests.first?.client_auth == method.rawValue)
         #expect(requests.first?.grant_type == "client_credentials")
         #expect(requests.first?.status == 200)
+    }
+
+    @Test func theCommandLineToolCallsAnOAuth2Service() async throws {
+        let server = try #require(OAuthServer.current)
+        let config = try config(.post, server: server)
+        defer { config.remove() }
+        let result = try await Command.run(resourcefulTool, ["show", "me", "--env", "x", "--config-directory", config.directory.path])
+        #expect(result.status == 0)
+        #expect(result.output.contains(OAuthServer.serviceClient.id))
     }
 
     @Test func aWrongSecretIsAnAuthenticationErrorNamingTheServersCode() async throws {
