@@ -119,7 +119,9 @@ struct LoopbackRedirect: Sendable {
                 group.addTask {
                     try await server.executeThenClose { inbound in
                         for try await connection in inbound {
-                            if let parameters = try await answer(connection) {
+                            // A connection that fails (a browser's stray request reset) ends
+                            // only itself.
+                            if let parameters = try? await answer(connection) {
                                 return LoopbackRedirect(redirectURI: redirectURI, parameters: parameters)
                             }
                         }
@@ -129,9 +131,12 @@ struct LoopbackRedirect: Sendable {
                 group.addTask {
                     do {
                         try await ready(redirectURI)
-                    } catch {
+                    } catch let error as OAuth2Error {
                         try? await server.channel.close()
                         throw error
+                    } catch {
+                        try? await server.channel.close()
+                        throw OAuth2Error(.loginRequired, "the authorization address could not be opened: \(OAuth2AuthenticationStorage.describe(error))")
                     }
                     return nil
                 }
@@ -174,9 +179,10 @@ struct LoopbackRedirect: Sendable {
                     let text = isCallback ? "You can close this window and go back to the terminal.\n" : "Not found\n"
                     var headers = HTTPHeaders([("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", "\(text.utf8.count)"), ("Connection", "close")])
                     headers.add(name: "Cache-Control", value: "no-store")
-                    try await outbound.write(.head(HTTPResponseHead(version: .http1_1, status: isCallback ? .ok : .notFound, headers: headers)))
-                    try await outbound.write(.body(.byteBuffer(ByteBuffer(string: text))))
-                    try await outbound.write(.end(nil))
+                    // The page is a courtesy: the redirect counts even when the browser has gone.
+                    try? await outbound.write(.head(HTTPResponseHead(version: .http1_1, status: isCallback ? .ok : .notFound, headers: headers)))
+                    try? await outbound.write(.body(.byteBuffer(ByteBuffer(string: text))))
+                    try? await outbound.write(.end(nil))
                     guard isCallback else { return nil }
                     var parameters: [String: String] = [:]
                     for item in components?.queryItems ?? [] where parameters[item.name] == nil {
