@@ -34,7 +34,7 @@ extension API {
                 // The context, and so every log line, names the page actually asked for.
                 built.request.target = target
             }
-            let context = context(for: request, target: built.request.target, options: options)
+            let context = context(for: request, built: built, options: options)
             let response = try await send(built.request, context: context)
             let body = try await collect(response.body, upTo: options.maxResponseBytes, deadline: built.request.deadline)
             return try ResponseValidator.validate(response, body: body, for: request, decoder: options.responseDecoder)
@@ -60,14 +60,15 @@ extension API {
 
     /// The context a call of `request` to `target` runs with: a new request ID, its options and
     /// this API's logger.
-    func context<Request: ResourceRequest>(for request: Request, target: RequestTarget, options: RequestOptions) -> CallContext {
+    func context<Request: ResourceRequest>(for request: Request, built: RequestBuilder.Built, options: RequestOptions) -> CallContext {
         CallContext(
             requestID: Self.makeRequestID(),
             verb: request.verb,
-            target: target,
+            target: built.request.target,
             pathTemplate: request.path.template,
             options: options,
-            logger: logger
+            logger: logger,
+            credentialExpiresAt: built.credentialExpiresAt
         )
     }
 
@@ -77,9 +78,9 @@ extension API {
         options: RequestOptions,
         start: ContinuousClock.Instant
     ) async throws(APIError) -> RequestBuilder.Built {
-        let authorization: String?
+        let credential: Credential?
         do {
-            authorization = try await CredentialLookup.header(
+            credential = try await CredentialLookup.credential(
                 from: authenticationStorage,
                 service: options.service,
                 deadline: start + options.timeout,
@@ -94,7 +95,9 @@ extension API {
         } catch {
             throw APIError(kind: .authentication, underlying: error)
         }
-        return try builder.build(request, options: options, authorization: authorization, start: start)
+        var built = try builder.build(request, options: options, authorization: credential?.header, start: start)
+        built.credentialExpiresAt = credential?.expiresAt
+        return built
     }
 
     /// Step 2 and 3: runs the middlewares around the transport.

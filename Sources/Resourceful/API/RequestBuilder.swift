@@ -8,6 +8,8 @@ struct RequestBuilder: Sendable {
     /// A built request and what the rest of the call needs to know about it.
     struct Built: Sendable {
         var request: TransportRequest
+        /// When the credential in `request` expires, when its storage says.
+        var credentialExpiresAt: Date? = nil
     }
 
 

@@ -1,3 +1,4 @@
+public import Foundation
 public import Logging
 
 /// What a middleware knows about the call it is part of.
@@ -17,6 +18,7 @@ public struct CallContext: Sendable {
         var logger: Logger
         var attempt: Int
         var redirect: RedirectHop?
+        var credentialExpiresAt: Date?
     }
 
     /// What ``RedirectMiddleware`` tells the steps after it about the hop it sends.
@@ -76,6 +78,14 @@ public struct CallContext: Sendable {
         set { fields.attempt = newValue }
     }
 
+    /// When the credential the call was built with stops being valid, when its storage says
+    /// (``AuthenticationStorage/credential(for:)``): ``CredentialRefreshMiddleware`` renews one
+    /// that has expired before sending instead of waiting for a `401`.
+    public package(set) var credentialExpiresAt: Date? {
+        get { box.fields.credentialExpiresAt }
+        set { fields.credentialExpiresAt = newValue }
+    }
+
     /// The redirect hop this request is, when ``RedirectMiddleware`` sends one.
     package var redirect: RedirectHop? {
         get { box.fields.redirect }
@@ -90,7 +100,8 @@ public struct CallContext: Sendable {
         pathTemplate: String,
         options: RequestOptions,
         logger: Logger,
-        attempt: Int = 1
+        attempt: Int = 1,
+        credentialExpiresAt: Date? = nil
     ) {
         box = Box(
             Fields(
@@ -101,7 +112,8 @@ public struct CallContext: Sendable {
                 options: options,
                 logger: logger,
                 attempt: attempt,
-                redirect: nil
+                redirect: nil,
+                credentialExpiresAt: credentialExpiresAt
             )
         )
     }

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 
 /// Answers a `401 Unauthorized` by refreshing the credential once and sending the request again.
@@ -94,12 +95,29 @@ public final class CredentialRefreshMiddleware: APIMiddleware {
         self.minimumInterval = minimumInterval
     }
 
-    /// Passes the request on; on 401, refreshes (or joins a refresh) and sends it once more.
+    /// Passes the request on, renewing first a credential its storage says has expired
+    /// (``CallContext/credentialExpiresAt``); on 401, refreshes (or joins a refresh) and sends it
+    /// once more.
     public func intercept(
         _ request: TransportRequest,
         context: CallContext,
         next: (TransportRequest, CallContext) async throws -> TransportResponse
     ) async throws -> TransportResponse {
+        var request = request
+        if let expiry = context.credentialExpiresAt, expiry <= Date(), context.redirect == nil, request.target.sameOrigin(as: context.target) {
+            let field = context.options.credentialField
+            do {
+                let header = try await freshCredential(
+                    for: Key(service: context.options.service, refused: request.headerFields[field]), deadline: request.deadline
+                )
+                guard HeaderValidation.isValidValue(header) else {
+                    throw APIError(kind: .invalidRequest, detail: "the refreshed credential holds CR, LF or NUL")
+                }
+                request.headerFields[field] = header
+            } catch let error as APIError where error.kind == .unauthorized {
+                // Refreshed moments ago and said to be expired already: the server decides.
+            }
+        }
         let response = try await next(request, context)
         guard response.status == .unauthorized else { return response }
         // A 401 reached through a redirect answers another URL (perhaps another origin's), a

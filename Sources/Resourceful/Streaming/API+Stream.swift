@@ -44,7 +44,7 @@ extension API {
             built.request.idleTimeout = options.timeout
             built.request.deadline = deadline ?? Self.streamDeadline(from: start, options: options)
             for field in extraFields { built.request.headerFields[field.name] = field.value }
-            let context = context(for: request, target: built.request.target, options: options)
+            let context = context(for: request, built: built, options: options)
             let response = try await send(built.request, context: context)
             guard response.status.kind == .successful else {
                 // An error's body is small and read whole, within the time of one silence.
