@@ -18,7 +18,7 @@ import Testing
             )
             var settings = OAuth2Settings(clientID: "c", tokenEndpoint: server.baseURL.appendingPathComponent("token"), clientAuthentication: .none, grant: .refreshToken)
             settings.deviceAuthorizationEndpoint = server.baseURL.appendingPathComponent("device")
-            let storage = try await OAuth2AuthenticationStorage(settings: settings, transport: transport, refreshTokens: MemorySecrets())
+            let storage = try await OAuth2AuthenticationStorage(settings: settings, transport: transport, refreshTokens: InMemoryWritableSecrets())
             let start = ContinuousClock.now
             let credential = try await storage.logIn(service: "s") { authorization in
                 #expect(authorization.userCode == "ABCD")
@@ -38,7 +38,7 @@ import Testing
                 let settings = OAuth2Settings(
                     clientID: OAuthServer.deviceClient, issuer: URL(string: server.issuer), clientAuthentication: .none, grant: .refreshToken
                 )
-                let storage = try await OAuth2AuthenticationStorage(settings: settings, transport: transport, refreshTokens: MemorySecrets())
+                let storage = try await OAuth2AuthenticationStorage(settings: settings, transport: transport, refreshTokens: InMemoryWritableSecrets())
                 let error = await #expect(throws: OAuth2Error.self) { try await storage.logIn(service: "s") { _ in } }
                 #expect(error?.kind == .loginRequired)
                 #expect(error?.serverError == "expired_token")
@@ -49,12 +49,4 @@ import Testing
         }
         await server.stop()
     }
-}
-
-/// Writable secrets in memory, for unit tests of one step.
-final class MemorySecrets: WritableSecretStorage {
-    let secrets = Locked<[String: String]>([:])
-    func secret(named name: String) async throws -> String? { secrets.withLock { $0[name] } }
-    func storeSecret(_ secret: String, named name: String) async throws { secrets.withLock { $0[name] = secret } }
-    func deleteSecret(named name: String) async throws -> Bool { secrets.withLock { $0.removeValue(forKey: name) != nil } }
 }

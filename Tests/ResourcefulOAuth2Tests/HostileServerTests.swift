@@ -5,14 +5,6 @@ import Resourceful
 import ResourcefulTesting
 import Testing
 
-/// Refresh tokens kept in memory, for unit tests of the device login.
-final class InMemoryWritableSecrets: WritableSecretStorage {
-    private let secrets = Locked<[String: String]>([:])
-    func secret(named name: String) async throws -> String? { secrets.withLock { $0[name] } }
-    func storeSecret(_ secret: String, named name: String) async throws { secrets.withLock { $0[name] = secret } }
-    func deleteSecret(named name: String) async throws -> Bool { secrets.withLock { $0.removeValue(forKey: name) != nil } }
-}
-
 /// Authorization servers that answer oddly on purpose: the device login, the token's scope and
 /// lifetime stay within bounds.
 @Suite struct HostileServerTests {
@@ -90,10 +82,11 @@ final class InMemoryWritableSecrets: WritableSecretStorage {
                 .json(raw: #"{"access_token": "tok-2", "token_type": "Bearer", "expires_in": 2}"#)
             )
             let storage = try await Self.tokenStorage(server, transport: transport, skew: skew)
-            let first = try await storage.authenticationHeader(for: "s")
-            #expect(first == "Bearer tok-1")
-            // Renewed halfway through its two seconds, never after it expired.
-            try await Task.sleep(for: .milliseconds(2_100))
+            let credential = try #require(try await storage.credential(for: "s"))
+            #expect(credential.header == "Bearer tok-1")
+            // Renewed halfway through its two seconds, never after it expired: wait until it has
+            // expired (the condition, checked every 50 ms).
+            while !credential.hasExpired() { try await Task.sleep(for: .milliseconds(50)) }
             let second = try await storage.authenticationHeader(for: "s")
             #expect(second == "Bearer tok-2")
         }
@@ -119,7 +112,11 @@ final class InMemoryWritableSecrets: WritableSecretStorage {
                 transport: transport, refreshTokens: refreshTokens
             )
             let call = Task { try await storage.authenticationHeader(for: "s") }
-            try await Task.sleep(for: .milliseconds(300))
+            // Until the refresh is out: the server records it before its one-second delay.
+            let waitUntil = ContinuousClock.now + .seconds(30)
+            while !server.requests.contains(where: { $0.path == "/token" }), ContinuousClock.now < waitUntil {
+                try await Task.sleep(for: .milliseconds(10))
+            }
             let outcome = try await storage.logOut(service: "s")
             #expect(outcome.deleted)
             _ = try? await call.value

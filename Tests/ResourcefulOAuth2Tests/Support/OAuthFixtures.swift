@@ -50,3 +50,11 @@ extension OAuthServer {
     }
 }
 
+
+/// Secrets kept in memory, written and read by unit tests of one step.
+final class InMemoryWritableSecrets: WritableSecretStorage {
+    private let secrets = Locked<[String: String]>([:])
+    func secret(named name: String) async throws -> String? { secrets.withLock { $0[name] } }
+    func storeSecret(_ secret: String, named name: String) async throws { secrets.withLock { $0[name] = secret } }
+    func deleteSecret(named name: String) async throws -> Bool { secrets.withLock { $0.removeValue(forKey: name) != nil } }
+}
