@@ -8,17 +8,6 @@ package enum CredentialLookup {
     /// The deadline of the call whose credential is being looked up, for storages that wait.
     @TaskLocal package static var deadline: ContinuousClock.Instant?
 
-    /// `storage`'s header for `service`, by `deadline`. `honoursDeadline` is whether `storage`
-    /// is a ``DeadlineHonouringStorage``, when the caller already knows.
-    package static func header(
-        from storage: any AuthenticationStorage,
-        service: String,
-        deadline: ContinuousClock.Instant,
-        honoursDeadline: Bool? = nil
-    ) async throws -> String? {
-        try await credential(from: storage, service: service, deadline: deadline, honoursDeadline: honoursDeadline)?.header
-    }
-
     /// `storage`'s credential for `service`, with its expiry when it knows it, by `deadline`.
     package static func credential(
         from storage: any AuthenticationStorage,

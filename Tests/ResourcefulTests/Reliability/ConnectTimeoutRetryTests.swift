@@ -37,8 +37,9 @@ import Musl
         let timeout = Duration.seconds(60)
         var config = APIConfig(baseURL: try #require(URL(string: "http://127.0.0.1:\(listener.port)/v1")), service: "s", timeout: timeout)
         config.http.connectTimeout = .milliseconds(150)
-        // Long enough for more than one connection on a loaded machine.
-        config.http.connectRetryBudget = .seconds(4)
+        // Long enough for more than one connection on a loaded machine, where the first one
+        // (the client's set-up with it) can take seconds.
+        config.http.connectRetryBudget = .seconds(15)
         let transport = AsyncHTTPClientTransport(settings: config.http)
         let api = API(dependencies: APIDependencies(apiConfig: config, transport: transport))
         let start = ContinuousClock.now
