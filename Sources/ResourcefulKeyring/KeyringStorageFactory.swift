@@ -1,34 +1,48 @@
 public import Resourceful
 
-/// The `keyring` storage kind: a ``KeyringAuthenticationStorage`` for
-/// `authentication.keyring.account`, with `authentication.keyring.scheme` before its secrets. Its
-/// secrets, for storages that need one (an OAuth 2 refresh token), are the same account's items,
-/// read and written as they are.
+/// The `keyring` storage kind: a ``KeyringAuthenticationStorage`` with the settings of the
+/// `authentication.keyring` keys (``KeyringSettings``). Its secrets, for storages that need one
+/// (an OAuth 2 refresh token or client secret), are the same account's items, read and written as
+/// they are.
+///
+/// An account given here wins over `authentication.keyring.account`, as a command's
+/// `--account` option does:
 ///
 /// ```swift
 /// let deps = try await APIDependencies.live(environment: "development", storageFactories: [KeyringStorageFactory()])
+/// let ada = try await APIDependencies.live(environment: "development", storageFactories: [KeyringStorageFactory(account: "ada")])
 /// ```
 public struct KeyringStorageFactory: AuthenticationStorageFactory {
     /// The keyring the storages use.
     public let keyring: Keyring
+    /// The account that wins over the configuration's, if any.
+    public let account: String?
 
-    /// A factory of storages on `keyring`.
-    public init(keyring: Keyring = Keyring()) {
+    /// A factory of storages on `keyring`, for `account` when given, else the configured one.
+    public init(keyring: Keyring = Keyring(), account: String? = nil) {
         self.keyring = keyring
+        self.account = account
     }
 
     /// `keyring`.
     public var kind: APIConfig.StorageKind { .keyring }
 
+    /// The settings of `context`'s keys, with this factory's account if it has one.
+    public func settings(_ context: AuthenticationStorageContext) throws(APIError) -> KeyringSettings {
+        var settings = try KeyringSettings(keys: context.keys)
+        if let account { settings.account = account }
+        return settings
+    }
+
     /// A ``KeyringAuthenticationStorage`` for the configured account and scheme.
     public func makeStorage(_ context: AuthenticationStorageContext) async throws(APIError) -> any AuthenticationStorage {
-        let settings = context.config.authentication
-        return KeyringAuthenticationStorage(account: settings.keyringAccount, scheme: settings.keyringScheme, keyring: keyring)
+        let settings = try settings(context)
+        return KeyringAuthenticationStorage(account: settings.account, scheme: settings.scheme, keyring: keyring)
     }
 
     /// The configured account's items, as they are stored.
     public func makeSecretStorage(_ context: AuthenticationStorageContext) async throws(APIError) -> (any SecretStorage)? {
-        KeyringSecretStorage(account: context.config.authentication.keyringAccount, keyring: keyring)
+        KeyringSecretStorage(account: try settings(context).account, keyring: keyring)
     }
 }
 

@@ -16,7 +16,8 @@ struct AuthorizationServer: Sendable {
     let transport: any HTTPTransport
     /// Reads the client secret when the client authentication needs one.
     let clientSecret: ClientSecret?
-    let signer: ClientAssertionSigner?
+    /// The private key that signs client assertions, for `private_key_jwt`.
+    let assertionKey: ClientAssertionKey?
     let logger: Logger
 
     /// A form posted to `endpoint`, authenticated as the client; the answer's status and body.
@@ -47,8 +48,8 @@ struct AuthorizationServer: Sendable {
             secrets.append(secret)
             fields += [("client_id", settings.clientID), ("client_secret", secret)]
         case .privateKeyJWT:
-            guard let signer else { throw OAuth2Error(.configuration, "private_key_jwt needs a private key file") }
-            let assertion = try await signer.assertion(audience: try tokenAudience(endpoint))
+            guard let assertionKey else { throw OAuth2Error(.configuration, "private_key_jwt needs a private key") }
+            let assertion = try await assertionKey.signer().assertion(audience: try tokenAudience(endpoint))
             secrets.append(assertion)
             fields += [
                 ("client_id", settings.clientID),

@@ -31,23 +31,32 @@ struct ClientAssertionSigner: Sendable {
         // a device or a huge file never end it.
         let pem: String
         do {
-            pem = String(decoding: try readRegularFile(file, maximumBytes: 64 * 1024), as: UTF8.self)
+            pem = String(decoding: try readRegularFile(file, maximumBytes: Self.maximumPEMBytes), as: UTF8.self)
         } catch {
             throw OAuth2Error(.configuration, "the private key file \(file) cannot be read (\(error.reason))")
         }
+        try await self.init(pem: pem, keyID: keyID, clientID: clientID, source: "the private key file \(file)")
+    }
+
+    /// Reads the key in `pem`; the error names `source` (where the key came from), never the
+    /// key.
+    init(pem: String, keyID: String?, clientID: String, source: String) async throws(OAuth2Error) {
         let keys = JWTKeyCollection()
         let kid = keyID.map { JWKIdentifier(string: $0) }
-        if let key = try? ES256PrivateKey(pem: pem) {
+        if pem.utf8.count <= Self.maximumPEMBytes, let key = try? ES256PrivateKey(pem: pem) {
             await keys.add(ecdsa: key, kid: kid)
-        } else if let key = try? Insecure.RSA.PrivateKey(pem: pem) {
+        } else if pem.utf8.count <= Self.maximumPEMBytes, let key = try? Insecure.RSA.PrivateKey(pem: pem) {
             await keys.add(rsa: key, digestAlgorithm: .sha256, kid: kid)
         } else {
-            throw OAuth2Error(.configuration, "the private key file \(file) holds no RSA or P-256 private key in PEM")
+            throw OAuth2Error(.configuration, "\(source) holds no RSA or P-256 private key in PEM")
         }
         self.keys = keys
         self.clientID = clientID
         self.keyID = kid
     }
+
+    /// The largest PEM read: an RSA key of 8192 bits is under 7 KiB.
+    static let maximumPEMBytes = 64 * 1024
 
     private let keyID: JWKIdentifier?
 
@@ -66,6 +75,32 @@ struct ClientAssertionSigner: Sendable {
             return try await keys.sign(claims, kid: keyID)
         } catch {
             throw OAuth2Error(.configuration, "the client assertion could not be signed")
+        }
+    }
+}
+
+/// Where the private key of `private_key_jwt` comes from: a PEM file, read once when the storage
+/// is made, or a secret storage (file, environment, keyring), read at each token request so that
+/// a rotated key is used from the next request on.
+enum ClientAssertionKey: Sendable {
+    case loaded(ClientAssertionSigner)
+    case stored(any SecretStorage, name: String, kind: String, keyID: String?, clientID: String)
+
+    /// The signer with the key as it is now.
+    func signer() async throws(OAuth2Error) -> ClientAssertionSigner {
+        switch self {
+        case .loaded(let signer):
+            return signer
+        case .stored(let storage, let name, let kind, let keyID, let clientID):
+            let source = "the private key '\(name)' of the \(kind) storage"
+            let pem: String?
+            do {
+                pem = try await storage.secret(named: name)
+            } catch {
+                throw OAuth2Error(.configuration, "\(source) could not be read: \(OAuth2AuthenticationStorage.describe(error))")
+            }
+            guard let pem, !pem.isEmpty else { throw OAuth2Error(.configuration, "no private key is stored as '\(name)' in the \(kind) storage") }
+            return try await ClientAssertionSigner(pem: pem, keyID: keyID, clientID: clientID, source: source)
         }
     }
 }

@@ -93,6 +93,7 @@ extension OAuth2AuthenticationStorage {
         } catch {
             throw OAuth2Error(.unreachable, "the refresh token of '\(service)' could not be read: \(Self.describe(error))")
         }
+        await forgetStatus(for: service)
         guard let token = stored else { return (false, false) }
         var revoked = false
         var failure: OAuth2Error?

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import Logging
 public import Resourceful
 
@@ -47,31 +47,44 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
     /// - Parameters:
     ///   - transport: Where the token requests go: the API's transport, say.
     ///   - clientSecret: Where the client secret is (`settings.clientSecretName` in it, else
-    ///     `<service>-client-secret`), for `client_secret_basic` and `client_secret_post`.
+    ///     `<clientId>-client-secret`), for `client_secret_basic` and `client_secret_post`.
+    ///   - privateKey: Where the PEM private key of `private_key_jwt` is
+    ///     (`settings.privateKeyName` in it, else `<clientId>-private-key`), read at each token
+    ///     request, when `settings.privateKeyFile` is not set.
     ///   - refreshTokens: Where a person's refresh token is kept, for the `refresh_token` grant.
     ///   - timeout: How long a token request may take when no call's deadline bounds it.
-    /// - Throws: ``OAuth2Error`` when the private key of `private_key_jwt` cannot be read.
+    /// - Throws: ``OAuth2Error`` when the private key file of `private_key_jwt` cannot be read,
+    ///   or neither it nor a storage for the key is given.
     public init(
         settings: OAuth2Settings,
         transport: any HTTPTransport,
         clientSecret: (any SecretStorage)? = nil,
+        privateKey: (any SecretStorage)? = nil,
         refreshTokens: (any WritableSecretStorage)? = nil,
         timeout: Duration = .seconds(30),
         logger: Logger = Logger(label: "resourceful.oauth2")
     ) async throws(OAuth2Error) {
         self.settings = settings
-        var signer: ClientAssertionSigner?
+        let clientID = settings.clientID
+        var assertionKey: ClientAssertionKey?
         if settings.clientAuthentication == .privateKeyJWT {
-            guard let file = settings.privateKeyFile else { throw OAuth2Error(.configuration, "private_key_jwt needs a private key file") }
-            signer = try await ClientAssertionSigner(file: file, keyID: settings.keyID, clientID: settings.clientID)
+            if let file = settings.privateKeyFile {
+                assertionKey = .loaded(try await ClientAssertionSigner(file: file, keyID: settings.keyID, clientID: clientID))
+            } else if let privateKey {
+                assertionKey = .stored(
+                    privateKey, name: settings.privateKeyName ?? "\(clientID)-private-key",
+                    kind: settings.privateKeyStorage?.rawValue ?? "given", keyID: settings.keyID, clientID: clientID
+                )
+            } else {
+                throw OAuth2Error(.configuration, "private_key_jwt needs a private key file or a storage that keeps the key")
+            }
         }
         let secretName = settings.clientSecretName
-        let clientID = settings.clientID
         server = AuthorizationServer(
             settings: settings,
             transport: transport,
             clientSecret: clientSecret.map { ClientSecret(storage: $0, name: secretName ?? "\(clientID)-client-secret") },
-            signer: signer,
+            assertionKey: assertionKey,
             logger: logger
         )
         self.refreshTokens = refreshTokens
@@ -220,7 +233,12 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
             renewAt = started + early
             expiresAt = startedAt.addingTimeInterval(Double(lifetime.components.seconds))
         }
-        return Token(header: "Bearer \(response.accessToken)", renewAt: renewAt, expiresAt: expiresAt, scope: response.scope)
+        let token = Token(header: "Bearer \(response.accessToken)", renewAt: renewAt, expiresAt: expiresAt, scope: response.scope)
+        if let service {
+            let current = state.withLock { $0.epoch }
+            if epoch == nil || epoch == current { await keepStatus(of: token, for: service) }
+        }
+        return token
     }
 
     /// The server's endpoints: the settings', or its metadata's, found once.
@@ -259,9 +277,10 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
         (error as? any SecretFreeDescription)?.description ?? "\(type(of: error))"
     }
 
-    /// What the storage holds for `service` now, for `resourceful status`: never a token.
-    public func status(for service: String) -> (expiresAt: Date?, scope: String?)? {
-        state.withLock { $0.tokens[service] }.map { ($0.expiresAt, $0.scope) }
+    /// The expiry and scopes of the access token held for `service` now, if one is: never a
+    /// token.
+    public func cachedStatus(for service: String) -> OAuth2Status? {
+        state.withLock { $0.tokens[service] }.map { OAuth2Status(expiresAt: $0.expiresAt, scope: $0.scope) }
     }
 
     var authorizationServer: AuthorizationServer { server }

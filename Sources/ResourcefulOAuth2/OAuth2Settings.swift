@@ -47,6 +47,11 @@ public struct OAuth2Settings: Sendable, Equatable {
     public var clientSecretName: String?
     /// The PEM file of the private key that signs client assertions (RSA or P-256).
     public var privateKeyFile: String?
+    /// The storage kind the PEM private key is kept in instead of a file (`file`, `environment`,
+    /// `keyring`).
+    public var privateKeyStorage: APIConfig.StorageKind?
+    /// The private key's name in that storage.
+    public var privateKeyName: String?
     /// The key ID (`kid`) put in the assertion's header.
     public var keyID: String?
     /// The grant used without a person.
@@ -112,9 +117,28 @@ public struct OAuth2Settings: Sendable, Equatable {
             )
         }
         privateKeyFile = try keys.path("privateKeyFile")
+        let privateKey = keys.scoped(to: "privateKey")
+        privateKeyStorage = try privateKey.nonEmptyString("storage").map(APIConfig.StorageKind.init(rawValue:))
+        privateKeyName = try privateKey.nonEmptyString("name")
+        if privateKeyFile != nil, privateKeyStorage != nil {
+            throw keys.invalid("privateKey.storage", expected: "either privateKeyFile or privateKey.storage, not both")
+        }
+        if privateKeyName != nil, privateKeyStorage == nil {
+            throw keys.invalid("privateKey.storage", expected: "the storage kind that keeps the private key named by privateKey.name")
+        }
+        // As for the client secret: a service with a client of its own names its own key.
+        if privateKeyName != nil, !keys.isSetByService("privateKey.name"),
+            ["clientId", "issuer", "tokenEndpoint"].contains(where: keys.isSetByService)
+        {
+            throw keys.invalid(
+                "privateKey.name",
+                expected: "the name of the service's own private key, set under services.<name> with its clientId, issuer or tokenEndpoint (the top level's is another client's)"
+            )
+        }
         keyID = try keys.nonEmptyString("keyId")
+        let hasPrivateKey = privateKeyFile != nil || privateKeyStorage != nil
         let defaultAuthentication: ClientAuthentication =
-            privateKeyFile != nil ? .privateKeyJWT : clientSecretStorage != nil ? .clientSecretBasic : .none
+            hasPrivateKey ? .privateKeyJWT : clientSecretStorage != nil ? .clientSecretBasic : .none
         clientAuthentication = try keys.choice("clientAuthentication") ?? defaultAuthentication
         switch clientAuthentication {
         case .clientSecretBasic, .clientSecretPost:
@@ -122,7 +146,9 @@ public struct OAuth2Settings: Sendable, Equatable {
                 throw keys.invalid("clientSecret.storage", expected: "the storage kind that keeps the client secret (file, environment, keyring)")
             }
         case .privateKeyJWT:
-            guard privateKeyFile != nil else { throw keys.invalid("privateKeyFile", expected: "the PEM file of the client's private key") }
+            guard hasPrivateKey else {
+                throw keys.invalid("privateKeyFile", expected: "the PEM file of the client's private key (or privateKey.storage, the storage kind that keeps it)")
+            }
         case .none: break
         }
         grant = try keys.choice("grant") ?? (clientAuthentication == .none ? .refreshToken : .clientCredentials)

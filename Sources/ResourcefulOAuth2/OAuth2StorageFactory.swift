@@ -2,7 +2,8 @@ public import Resourceful
 
 /// The `oauth2` storage kind: an ``OAuth2AuthenticationStorage`` from the
 /// `authentication.oauth2` keys, its client secret from the storage kind
-/// `authentication.oauth2.clientSecret.storage` names, its refresh tokens in
+/// `authentication.oauth2.clientSecret.storage` names (its private key from
+/// `authentication.oauth2.privateKeyFile` or the kind `privateKey.storage` names), its refresh tokens in
 /// `authentication.oauth2.refreshTokenStorage` (`keyring` unless set), its requests through the
 /// API's transport.
 ///
@@ -23,6 +24,10 @@ public struct OAuth2StorageFactory: AuthenticationStorageFactory {
         if let kind = settings.clientSecretStorage {
             clientSecret = try await context.secretStorage(kind, key: "clientSecret.storage")
         }
+        var privateKey: (any SecretStorage)?
+        if let kind = settings.privateKeyStorage, settings.clientAuthentication == .privateKeyJWT {
+            privateKey = try await context.secretStorage(kind, key: "privateKey.storage")
+        }
         var refreshTokens: (any WritableSecretStorage)?
         if settings.grant == .refreshToken {
             let storage = try await context.secretStorage(settings.refreshTokenStorage, key: "refreshTokenStorage")
@@ -33,7 +38,7 @@ public struct OAuth2StorageFactory: AuthenticationStorageFactory {
         }
         do {
             return try await OAuth2AuthenticationStorage(
-                settings: settings, transport: context.transport, clientSecret: clientSecret, refreshTokens: refreshTokens,
+                settings: settings, transport: context.transport, clientSecret: clientSecret, privateKey: privateKey, refreshTokens: refreshTokens,
                 timeout: context.config.timeout, logger: context.logger
             )
         } catch {

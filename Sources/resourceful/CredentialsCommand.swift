@@ -58,7 +58,7 @@ struct CredentialsCommand: AsyncParsableCommand {
     private func ask(config: APIConfig, transport: any HTTPTransport) async throws -> Int32 {
         let storage: any AuthenticationStorage
         do {
-            storage = try await CommandCredentials.storage(for: config, transport: transport, logger: Logger(label: "resourceful"))
+            storage = try await CommandCredentials.storage(for: config, account: account, transport: transport, logger: Logger(label: "resourceful"))
         } catch {
             printError("resourceful: \(error)")
             throw ExitCode(2)

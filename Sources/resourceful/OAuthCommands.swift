@@ -16,7 +16,7 @@ struct OAuthSession {
     /// the top level when its `service` key is `service`), or `nil` when there is no such
     /// configuration or it does not name `oauth2`.
     static func open(service: String, environment: String, configDirectory: String?, account: String?, keyring: Keyring) async throws -> OAuthSession? {
-        var config: APIConfig
+        let config: APIConfig
         do {
             config = try await APIConfig.load(environment: environment, configDirectory: configDirectory, service: service)
         } catch {
@@ -26,9 +26,8 @@ struct OAuthSession {
             config = topLevel
         }
         guard config.authentication.storages.contains("oauth2") else { return nil }
-        if let account { config.authentication.keyringAccount = account }
         let dependencies = try await APIDependencies.live(
-            config: config, storageFactories: [KeyringStorageFactory(keyring: keyring), OAuth2StorageFactory()]
+            config: config, storageFactories: CommandCredentials.factories(account: account, keyring: keyring)
         )
         let links = (dependencies.authenticationStorage as? ChainedAuthenticationStorage)?.links.map(\.storage) ?? [dependencies.authenticationStorage]
         guard let storage = links.lazy.compactMap({ $0 as? OAuth2AuthenticationStorage }).first else {
@@ -92,13 +91,15 @@ struct OAuthSession {
 
     func status() async throws {
         try await run {
-            let credential = try await storage.credential(for: config.service)
-            let scope = storage.status(for: config.service)?.scope
-            print("Logged in to \(config.service)\(Self.expiry(credential?.expiresAt))\(scope.map { "; scopes: \($0)" } ?? "").")
+            // Read from the keyring for a person's login: asking does not spend the refresh token.
+            let status = try await storage.status(for: config.service)
+            print("Logged in to \(config.service)\(Self.expiry(status.expiresAt))\(status.scope.map { "; scopes: \($0)" } ?? "").")
         }
     }
 
     private static func expiry(_ date: Date?) -> String {
-        date.map { ": access token valid until \($0.formatted(.iso8601))" } ?? ""
+        guard let date else { return "" }
+        guard date > Date() else { return ": the last access token expired at \(date.formatted(.iso8601)) (the next call renews it)" }
+        return ": access token valid until \(date.formatted(.iso8601))"
     }
 }

@@ -92,7 +92,7 @@ enum CallRunner {
         let deferred = DeferredTransport()
         let storage: any AuthenticationStorage
         do throws(APIError) {
-            storage = try await CommandCredentials.storage(for: config, transport: deferred, logger: logger)
+            storage = try await CommandCredentials.storage(for: config, account: options.account, transport: deferred, logger: logger)
         } catch {
             report(error)
         }

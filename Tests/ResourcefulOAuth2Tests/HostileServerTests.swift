@@ -58,7 +58,7 @@ import Testing
             )
             let storage = try await Self.tokenStorage(server, transport: transport)
             _ = try await storage.credential(for: "s")
-            let scope = storage.status(for: "s")?.scope
+            let scope = storage.cachedStatus(for: "s")?.scope
             let escaped = scope?.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } ?? false
             #expect(!escaped, "a terminal escape sequence is kept as the scope")
         }
@@ -69,7 +69,7 @@ import Testing
             server.stub(.post, "/token", .json(raw: #"{"access_token": "tok-1", "token_type": "Bearer", "expires_in": 3600, "scope": "read write:all"}"#))
             let storage = try await Self.tokenStorage(server, transport: transport)
             _ = try await storage.credential(for: "s")
-            #expect(storage.status(for: "s")?.scope == "read write:all")
+            #expect(storage.cachedStatus(for: "s")?.scope == "read write:all")
         }
     }
 
@@ -122,7 +122,7 @@ import Testing
             _ = try? await call.value
             let storedAfterLogout = try await refreshTokens.secret(named: name) != nil
             #expect(!storedAfterLogout, "a refresh token is stored after the logout")
-            #expect(storage.status(for: "s") == nil, "an access token is kept after the logout")
+            #expect(storage.cachedStatus(for: "s") == nil, "an access token is kept after the logout")
         }
     }
 }

@@ -35,6 +35,10 @@ import Testing
         let status = try await Command.run(resourcefulTool, ["status"] + common, keepSessionBus: true)
         #expect(status.status == 0)
         #expect(status.output.contains("access token valid until") && status.output.contains("scopes: read"))
+        // Asking did not spend the refresh token: the server rotates it on every refresh.
+        let afterStatus = try await KeyringSecretStorage(account: account).secret(named: OAuth2AuthenticationStorage.refreshTokenName(service: "django-api"))
+        let kept = afterStatus == refreshToken
+        #expect(kept, "status renewed the refresh token")
 
         let logout = try await Command.run(resourcefulTool, ["logout"] + common, keepSessionBus: true)
         #expect(logout.status == 0)

@@ -35,18 +35,28 @@ struct EnvironmentStorageFactory: AuthenticationStorageFactory {
 }
 
 extension FileAuthenticationStorage: SecretStorage {
-    /// The content of the file `name` in the directory, without its last line break, whatever
-    /// the scheme.
+    /// The content of the file `name` in the directory, read at each call, without its last line
+    /// breaks, whatever the scheme; line breaks inside are kept (a PEM key has them).
     package func secret(named name: String) async throws -> String? {
-        try await FileAuthenticationStorage(directory: directory, scheme: nil, refreshInterval: .zero).authenticationHeader(for: name)
+        guard !name.isEmpty, !name.contains("/"), !name.contains("\0"), name != ".", name != ".." else {
+            throw AuthenticationStorageError(kind: .invalidValue, source: "secret \(name.debugDescription)", detail: "cannot name a file in \(directory)")
+        }
+        return try CredentialFile.load(path(for: name), maximumBytes: maximumBytes, lineBreaksInside: true).value
     }
 }
 
 extension EnvironmentAuthenticationStorage: SecretStorage {
     /// The variable `<prefix>_<NAME>` (`name` upper-cased, every character other than `A`–`Z`
-    /// and `0`–`9` made `_`), without its last line break.
+    /// and `0`–`9` made `_`), without its last line breaks; line breaks inside are kept (a PEM
+    /// key has them).
     package func secret(named name: String) async throws -> String? {
-        let variable = Self.variableName(prefix: prefix, service: name, suffix: "").dropLast()
-        return try lookupChecked(String(variable))
+        let variable = String(Self.variableName(prefix: prefix, service: name, suffix: "").dropLast())
+        guard let raw = lookup(variable) else { return nil }
+        var value = Substring(raw)
+        while value.last == "\n" || value.last == "\r\n" || value.last == "\r" { value.removeLast() }
+        let source = "environment variable \(variable)"
+        guard !value.isEmpty else { throw AuthenticationStorageError(kind: .empty, source: source, detail: "is set but empty") }
+        guard !value.contains("\0") else { throw AuthenticationStorageError(kind: .invalidValue, source: source, detail: "holds a NUL") }
+        return String(value)
     }
 }

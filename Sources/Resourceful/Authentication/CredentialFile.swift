@@ -33,8 +33,11 @@ enum CredentialFile {
         return Identity(status)
     }
 
-    /// The file's contents without trailing newlines, and its identity.
-    static func load(_ path: String, maximumBytes: Int) throws(AuthenticationStorageError) -> (value: String, identity: Identity) {
+    /// The file's contents without trailing newlines, and its identity; line breaks inside are
+    /// refused unless `lineBreaksInside` (a PEM key), NUL always.
+    static func load(
+        _ path: String, maximumBytes: Int, lineBreaksInside: Bool = false
+    ) throws(AuthenticationStorageError) -> (value: String, identity: Identity) {
         let source = "file \(path)"
         let bytes: [UInt8]
         let status: stat
@@ -58,8 +61,8 @@ enum CredentialFile {
         var count = bytes.count
         while count > 0 && (bytes[count - 1] == 0x0A || bytes[count - 1] == 0x0D) { count -= 1 }
         guard count > 0 else { throw AuthenticationStorageError(kind: .empty, source: source, detail: "is empty") }
-        guard !bytes[0..<count].contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0x00 }) else {
-            throw AuthenticationStorageError(kind: .invalidValue, source: source, detail: "holds a line break or NUL inside")
+        guard !bytes[0..<count].contains(where: { $0 == 0x00 || (!lineBreaksInside && ($0 == 0x0A || $0 == 0x0D)) }) else {
+            throw AuthenticationStorageError(kind: .invalidValue, source: source, detail: lineBreaksInside ? "holds a NUL" : "holds a line break or NUL inside")
         }
         guard let value = String(validating: bytes[0..<count], as: UTF8.self) else {
             throw AuthenticationStorageError(kind: .invalidValue, source: source, detail: "is not UTF-8 text")

@@ -33,7 +33,7 @@ package final class EnvironmentAuthenticationStorage: AuthenticationStorage {
     package let prefix: String
     /// The scheme put before a bare token.
     package let scheme: String
-    private let lookup: @Sendable (String) -> String?
+    let lookup: @Sendable (String) -> String?
     /// Each service's two variable names, worked out once.
     private let names = Locked<[String: (whole: String, bare: String)]>([:])
 
@@ -84,12 +84,6 @@ package final class EnvironmentAuthenticationStorage: AuthenticationStorage {
             return "\(scheme) \(try Self.checked(value, variable: bare))"
         }
         return nil
-    }
-
-    /// The variable's value, checked as a credential's, or `nil` when it is not set.
-    func lookupChecked(_ variable: String) throws(AuthenticationStorageError) -> String? {
-        guard let value = lookup(variable) else { return nil }
-        return try Self.checked(value, variable: variable)
     }
 
     private static func checked(_ value: String, variable: String) throws(AuthenticationStorageError) -> String {

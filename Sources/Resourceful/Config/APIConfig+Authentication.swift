@@ -55,10 +55,6 @@ extension APIConfig {
         public var environmentPrefix: String
         /// The scheme put before a `_TOKEN` variable's value.
         public var environmentScheme: String
-        /// The keyring account.
-        public var keyringAccount: String
-        /// The scheme put before the keyring's secret.
-        public var keyringScheme: String
         /// The header field the stored credential is sent in: `Authorization` unless an API takes
         /// a key in a header of its own (`X-API-Key`; set the storages' schemes to empty then).
         /// Whatever its name, it is masked in logs, recordings and cURL exports, and dropped on a
@@ -70,7 +66,8 @@ extension APIConfig {
         public var keys: ConfigurationKeys?
 
         /// Creates settings: no storage, files under `/run/secrets`, variables under
-        /// `RESOURCEFUL_AUTH`, the keyring account `default`, and `Bearer` tokens.
+        /// `RESOURCEFUL_AUTH`, and `Bearer` tokens. The settings of kinds other modules bring
+        /// (`authentication.keyring.*`, `authentication.oauth2.*`) are read by their factories.
         public init(
             storages: [StorageKind] = [],
             optional: Set<StorageKind> = [],
@@ -79,8 +76,6 @@ extension APIConfig {
             fileRefreshInterval: Duration = .seconds(1),
             environmentPrefix: String = "RESOURCEFUL_AUTH",
             environmentScheme: String = "Bearer",
-            keyringAccount: String = "default",
-            keyringScheme: String = "Bearer",
             headerName: String = "Authorization"
         ) {
             self.storages = storages
@@ -90,8 +85,6 @@ extension APIConfig {
             self.fileRefreshInterval = fileRefreshInterval
             self.environmentPrefix = environmentPrefix
             self.environmentScheme = environmentScheme
-            self.keyringAccount = keyringAccount
-            self.keyringScheme = keyringScheme
             self.headerName = headerName
             self.keys = nil
         }
@@ -101,7 +94,6 @@ extension APIConfig {
             lhs.storages == rhs.storages && lhs.optional == rhs.optional && lhs.fileDirectory == rhs.fileDirectory
                 && lhs.fileScheme == rhs.fileScheme && lhs.fileRefreshInterval == rhs.fileRefreshInterval
                 && lhs.environmentPrefix == rhs.environmentPrefix && lhs.environmentScheme == rhs.environmentScheme
-                && lhs.keyringAccount == rhs.keyringAccount && lhs.keyringScheme == rhs.keyringScheme
                 && lhs.headerName == rhs.headerName
         }
 

@@ -51,10 +51,12 @@ extension APIConfig {
     ///   `http.tls.clientCertificateFile` and `http.tls.clientKeyFile` (PEM paths, both or neither).
     /// - `cache.storesAuthorizedResponses` (bool, default false): whether ``HTTPCacheMiddleware``
     ///   may store answers to requests with `Authorization` that do not say `public`.
-    /// - `authentication.storages` and `authentication.optional` (string arrays of `keyring`,
-    ///   `file`, `environment`), `authentication.file.directory`, `.scheme`, `.refreshInterval`,
-    ///   `authentication.environment.prefix`, `.scheme`, `authentication.keyring.account`, `.scheme`,
-    ///   `authentication.headerName` (the field the credential is sent in; `Authorization` unless set).
+    /// - `authentication.storages` and `authentication.optional` (string arrays of storage kinds:
+    ///   `file`, `environment`, and those a factory brings), `authentication.file.directory`,
+    ///   `.scheme`, `.refreshInterval`, `authentication.environment.prefix`, `.scheme`,
+    ///   `authentication.headerName` (the field the credential is sent in; `Authorization` unless
+    ///   set). The keys of the kinds a factory brings (`authentication.keyring.*`,
+    ///   `authentication.oauth2.*`) are read by that factory when the dependencies are made.
     ///
     /// Ranges and defaults are in <doc:Configuration>.
     ///
@@ -331,11 +333,6 @@ struct ConfigKeyReader {
             settings.environmentPrefix = prefix
         }
         if let scheme = try string("authentication.environment.scheme") { settings.environmentScheme = scheme }
-        if let account = try string("authentication.keyring.account") {
-            guard !account.isEmpty else { throw invalid("authentication.keyring.account", expected: "a non-empty account name") }
-            settings.keyringAccount = account
-        }
-        if let scheme = try string("authentication.keyring.scheme") { settings.keyringScheme = scheme }
         if let name = try string("authentication.headerName") {
             guard HeaderValidation.isValidName(name) else { throw invalid("authentication.headerName", expected: "a valid header field name") }
             settings.headerName = name

@@ -39,11 +39,11 @@ struct TestConfig {
 extension OAuthServer {
     /// A configuration calling the Django API as `service-client` (or the JWT client), with
     /// `authentication.oauth2` set by `oauth2` (JSON members) and the client secret in a file.
-    func clientCredentialsConfig(_ oauth2: String, service: String = "django-api") throws -> TestConfig {
+    func clientCredentialsConfig(_ oauth2: String, service: String = "django-api", keyring account: String = "default") throws -> TestConfig {
         try TestConfig(secrets: ["service-client-secret": Self.serviceClient.secret]) { secrets in
             """
             {"baseURL": "\(issuer)/api", "service": "\(service)", "timeout": 30,
-             "authentication": {"storages": ["oauth2"], "file": {"directory": "\(secrets)"},
+             "authentication": {"storages": ["oauth2"], "file": {"directory": "\(secrets)"}, "keyring": {"account": "\(account)"},
                "oauth2": {"issuer": "\(issuer)", \(oauth2)}}}
             """
         }

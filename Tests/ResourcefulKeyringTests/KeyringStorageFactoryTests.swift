@@ -1,0 +1,61 @@
+import Foundation
+import HTTPTypes
+import Resourceful
+import ResourcefulKeyring
+import ResourcefulTesting
+import Testing
+
+/// `KeyringStorageFactory` reads its own keys (`authentication.keyring.*`); an account given to
+/// the factory in code wins over the file's, as a command's `--account` does.
+@Suite struct KeyringStorageFactoryTests {
+    /// A configuration folder whose `development.json` names the keyring with `keyring` (JSON
+    /// members of `authentication.keyring`).
+    static func configure(_ server: MockServer, service: String, keyring: String) throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keyring-factory-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let json = #"""
+            {"baseURL": "\#(server.baseURL.absoluteString)", "service": "\#(service)",
+             "authentication": {"storages": ["keyring"], "keyring": {\#(keyring)}}}
+            """#
+        try Data(json.utf8).write(to: directory.appendingPathComponent("development.json"))
+        return directory
+    }
+
+    @Test func theConfiguredAccountAndSchemeAreReadByTheFactoryAndAnAccountInCodeWins() async throws {
+        let keyring = try PrivateSession.keyring()
+        try await MockServer.withRunning { server in
+            server.stub(.get, "/users/1", .json(raw: #"{"id":1}"#), .json(raw: #"{"id":1}"#))
+            let service = PrivateSession.uniqueService()
+            let directory = try Self.configure(server, service: service, keyring: #""account": "grace", "scheme": "Token""#)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            try await keyring.store("grace-secret", service: service, account: "grace")
+            try await keyring.store("ada-secret", service: service, account: "ada")
+
+            for factory in [KeyringStorageFactory(keyring: keyring), KeyringStorageFactory(keyring: keyring, account: "ada")] {
+                let api = API(dependencies: try await APIDependencies.live(
+                    environment: "development", configDirectory: directory.path, environmentVariables: [:], storageFactories: [factory]
+                ))
+                _ = try await api.call(AdHocRequest<[String: Int], Empty>(.show, "users/1"))
+                try await api.shutdown()
+            }
+            try await keyring.delete(service: service, account: "grace")
+            try await keyring.delete(service: service, account: "ada")
+            #expect(server.requests.map { $0.headerFields[.authorization] } == ["Token grace-secret", "Token ada-secret"])
+        }
+    }
+
+    @Test(arguments: [#""account": """#, #""account": 7"#])
+    func aBadAccountIsAConfigurationErrorNamingItsKey(keyring: String) async throws {
+        try await MockServer.withRunning { server in
+            let directory = try Self.configure(server, service: "s", keyring: keyring)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let error = await #expect(throws: APIError.self) {
+                _ = try await APIDependencies.live(
+                    environment: "development", configDirectory: directory.path, environmentVariables: [:], storageFactories: [KeyringStorageFactory()]
+                )
+            }
+            #expect(error?.kind == .invalidConfiguration)
+            #expect(error?.description.contains("authentication.keyring.account") == true, "\(String(describing: error))")
+        }
+    }
+}
