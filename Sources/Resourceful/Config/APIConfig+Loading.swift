@@ -203,7 +203,6 @@ struct ConfigKeyReader {
     var service: (name: String, reader: ConfigReader)? = nil
 
     func apiConfig() throws(APIConfigError) -> APIConfig {
-        let defaults = APIConfig.LogSettings()
         let baseURL = try url("baseURL")
         guard let service = try string("service"), !service.isEmpty else {
             throw missingOrEmpty("service")
@@ -213,91 +212,31 @@ struct ConfigKeyReader {
         if let items = try stringArray("baseQueryItems") { config.baseQueryItems = try queryItems(items, key: "baseQueryItems") }
         config.timeout = try seconds("timeout", allowZero: false) ?? config.timeout
         config.maxResponseBytes = try int("maxResponseBytes", in: APIConfig.Limits.maxResponseBytes, unit: "bytes") ?? config.maxResponseBytes
-        config.coding.keyStrategy = try choice("coding.keyStrategy") ?? config.coding.keyStrategy
-        config.coding.dateStrategy = try choice("coding.dateStrategy") ?? config.coding.dateStrategy
-        config.coding.decoder = try choice("coding.decoder") ?? config.coding.decoder
-        config.coding.arrayFormat = try choice("coding.arrayFormat") ?? config.coding.arrayFormat
-        if let level = try string("logging.level") {
-            guard let parsed = Logger.Level(rawValue: level) else {
-                throw invalid("logging.level", expected: "one of " + Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))
-            }
-            config.logging.level = parsed
+        // Each part's settings read their own keys.
+        let root = ConfigurationKeys(reader: self, scope: "")
+        try section { () throws(APIError) in
+            config.coding = try APIConfig.Coding(keys: root.scoped(to: "coding"))
+            config.logging = try APIConfig.LogSettings(keys: root.scoped(to: "logging"))
+            config.retry = try APIConfig.RetryPolicy(keys: root.scoped(to: "retry"))
+            config.http = try APIConfig.HTTPSettings(keys: root.scoped(to: "http"))
+            config.cache = try APIConfig.CacheSettings(keys: root.scoped(to: "cache"))
+            config.authentication = try APIConfig.AuthenticationSettings(keys: root.scoped(to: "authentication"))
         }
-        config.logging.maskedHeaders = try stringArray("logging.maskedHeaders") ?? defaults.maskedHeaders
-        config.logging.maskedBodyKeys = try stringArray("logging.maskedBodyKeys") ?? defaults.maskedBodyKeys
-        config.logging.maxBodyBytes =
-            try int("logging.maxBodyBytes", in: APIConfig.Limits.maxLoggedBodyBytes, unit: "bytes") ?? config.logging.maxBodyBytes
-        config.retry.maxAttempts = try int("retry.maxAttempts", in: APIConfig.Limits.maxAttempts, unit: "attempts") ?? config.retry.maxAttempts
-        config.retry.baseDelay = try seconds("retry.baseDelay", allowZero: true) ?? config.retry.baseDelay
-        config.retry.maxDelay = try seconds("retry.maxDelay", allowZero: true) ?? config.retry.maxDelay
-        if let statuses = try stringArray("retry.retryableStatuses") {
-            let codes = statuses.compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter(APIConfig.Limits.statuses.contains)
-            guard codes.count == statuses.count else { throw invalid("retry.retryableStatuses", expected: "HTTP status codes") }
-            config.retry.retryableStatuses = Set(codes)
-        }
-        config.http.maximumConnectionsPerHost =
-            try int("http.maximumConnectionsPerHost", in: APIConfig.Limits.connectionsPerHost, unit: "connections")
-            ?? config.http.maximumConnectionsPerHost
-        config.http.idleTimeout = try seconds("http.idleTimeout", allowZero: false) ?? config.http.idleTimeout
-        config.http.connectTimeout = try seconds("http.connectTimeout", allowZero: false) ?? config.http.connectTimeout
-        config.http.connectRetryBudget = try seconds("http.connectRetryBudget", allowZero: true) ?? config.http.connectRetryBudget
-        config.http.maxRedirects = try int("http.maxRedirects", in: APIConfig.Limits.maxRedirects, unit: "redirects") ?? config.http.maxRedirects
-        if let names = try stringArray("http.redirects.sensitiveHeaders") {
-            guard names.allSatisfy(HeaderValidation.isValidName) else {
-                throw invalid("http.redirects.sensitiveHeaders", expected: "header names")
-            }
-            config.http.sensitiveRedirectHeaders = names
-        }
-        config.http.decompression = try bool("http.decompression") ?? config.http.decompression
-        config.http.maxDecompressionRatio =
-            try int("http.maxDecompressionRatio", in: APIConfig.Limits.decompressionRatio, unit: "as a ratio")
-            ?? config.http.maxDecompressionRatio
-        config.http.version = try choice("http.version") ?? config.http.version
-        if let proxy = try string("http.proxy") {
-            switch proxy {
-            case "none": config.http.proxy = .none
-            case "environment": config.http.proxy = .environment
-            default:
-                guard let url = URL(string: proxy), APIConfig.proxyProblem(with: url) == nil else {
-                    // The URL is not repeated: it may hold a password.
-                    throw invalid("http.proxy", expected: "none, environment, or an http:// proxy URL without user or password")
-                }
-                config.http.proxy = .url(url)
-            }
-        }
-        if let service = try string("http.proxyCredentialService") {
-            guard !service.isEmpty else { throw invalid("http.proxyCredentialService", expected: "a non-empty service name") }
-            config.http.proxyCredentialService = service
-        }
-        config.http.tls = try tls()
-        if let stores = try bool("cache.storesAuthorizedResponses") { config.cache.storesAuthorizedResponses = stores }
-        if let insecure = try bool("http.dangerouslyDisableCertificateVerification") {
-            config.http.dangerouslyDisableCertificateVerification = insecure
-        }
-        config.authentication = try authentication()
         // Whatever a key-by-key check above did not cover is refused here, by the same rules a
         // configuration built in code meets.
         if let problem = config.firstProblem() { throw invalid(problem.key, expected: problem.expected) }
         return config
     }
 
-    private func tls() throws(APIConfigError) -> APIConfig.TLSSettings {
-        var settings = APIConfig.TLSSettings()
-        settings.caFile = try path("http.tls.caFile")
-        settings.caDirectory = try path("http.tls.caDirectory")
-        settings.trustSystemRoots = try bool("http.tls.trustSystemRoots") ?? settings.trustSystemRoots
-        settings.clientCertificateFile = try path("http.tls.clientCertificateFile")
-        settings.clientKeyFile = try path("http.tls.clientKeyFile")
-        // `1.3` may be written as a number as well as text.
-        var written = reader.double(forKey: "http.tls.minimumVersion").map { "\($0)" }
-        if written == nil { written = try string("http.tls.minimumVersion") }
-        if let version = written {
-            guard let parsed = APIConfig.TLSVersion(rawValue: version) else {
-                throw invalid("http.tls.minimumVersion", expected: "1.2 or 1.3")
-            }
-            settings.minimumVersion = parsed
+    /// Runs `body`, which reads keys through ``ConfigurationKeys``, with its errors as this
+    /// reader's.
+    private func section(_ body: () throws(APIError) -> Void) throws(APIConfigError) {
+        do {
+            try body()
+        } catch {
+            // Every error ConfigurationKeys throws carries the APIConfigError it was made from.
+            throw error.underlying as? APIConfigError ?? APIConfigError(kind: .invalidFile, file: file, expected: error.detail ?? "a valid configuration")
         }
-        return settings
     }
 
     /// A non-empty path.
@@ -305,48 +244,6 @@ struct ConfigKeyReader {
         guard let path = try string(key) else { return nil }
         guard !path.isEmpty, !path.contains("\0") else { throw invalid(key, expected: "a path") }
         return path
-    }
-
-    private func authentication() throws(APIConfigError) -> APIConfig.AuthenticationSettings {
-        var settings = APIConfig.AuthenticationSettings()
-        settings.keys = ConfigurationKeys(reader: self, scope: "authentication")
-        if let names = try stringArray("authentication.storages") {
-            settings.storages = try storageKinds(names, key: "authentication.storages")
-            guard Set(settings.storages).count == settings.storages.count else {
-                throw invalid("authentication.storages", expected: "each storage once")
-            }
-        }
-        if let names = try stringArray("authentication.optional") {
-            settings.optional = Set(try storageKinds(names, key: "authentication.optional"))
-            guard settings.optional.isSubset(of: settings.storages) else {
-                throw invalid("authentication.optional", expected: "storages that authentication.storages lists")
-            }
-        }
-        if let directory = try string("authentication.file.directory") {
-            guard directory.hasPrefix("/") else { throw invalid("authentication.file.directory", expected: "an absolute path") }
-            settings.fileDirectory = directory
-        }
-        if let scheme = try string("authentication.file.scheme") { settings.fileScheme = scheme }
-        settings.fileRefreshInterval = try seconds("authentication.file.refreshInterval", allowZero: true) ?? settings.fileRefreshInterval
-        if let prefix = try string("authentication.environment.prefix") {
-            guard !prefix.isEmpty else { throw invalid("authentication.environment.prefix", expected: "a non-empty prefix") }
-            settings.environmentPrefix = prefix
-        }
-        if let scheme = try string("authentication.environment.scheme") { settings.environmentScheme = scheme }
-        if let name = try string("authentication.headerName") {
-            guard HeaderValidation.isValidName(name) else { throw invalid("authentication.headerName", expected: "a valid header field name") }
-            settings.headerName = name
-        }
-        return settings
-    }
-
-    private func storageKinds(_ names: [String], key: String) throws(APIConfigError) -> [APIConfig.StorageKind] {
-        // Which kinds are known is up to the storage factories the dependencies are made with:
-        // only the names are checked here.
-        guard names.allSatisfy(APIConfig.StorageKind.isValidName) else {
-            throw invalid(key, expected: "storage kinds such as file, environment, keyring or oauth2 (letters, digits, - and _)")
-        }
-        return names.map(APIConfig.StorageKind.init(rawValue:))
     }
 
     func url(_ key: String) throws(APIConfigError) -> URL {
