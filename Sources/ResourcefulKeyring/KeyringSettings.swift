@@ -15,15 +15,26 @@ public struct KeyringSettings: Sendable, Equatable {
         self.scheme = scheme
     }
 
-    /// The settings under `keys` (`authentication.keyring`): `account` and `scheme`, checked.
+    /// The settings under `keys` (`authentication.keyring`): `account` and `scheme`, checked;
+    /// `account`, when given, instead of the configured one (which is then not read).
     ///
-    /// - Throws: `APIError.Kind.invalidConfiguration` naming the key at fault.
-    public init(keys: ConfigurationKeys) throws(APIError) {
+    /// - Throws: `APIError.Kind.invalidConfiguration` naming the key at fault, or saying the
+    ///   account given is empty.
+    public init(keys: ConfigurationKeys, account: String? = nil) throws(APIError) {
         self.init()
-        if let account = try keys.string("account") {
-            guard !account.isEmpty, !account.contains("\0") else { throw keys.invalid("account", expected: "a non-empty account name") }
+        if let account {
+            guard Self.isValidAccount(account) else {
+                throw APIError(kind: .invalidConfiguration, detail: "the keyring account given instead of \(keys.full("account")) is empty or holds a NUL")
+            }
             self.account = account
+        } else if let configured = try keys.string("account") {
+            guard Self.isValidAccount(configured) else { throw keys.invalid("account", expected: "a non-empty account name") }
+            self.account = configured
         }
         if let scheme = try keys.string("scheme") { self.scheme = scheme }
+    }
+
+    private static func isValidAccount(_ account: String) -> Bool {
+        !account.isEmpty && !account.contains("\0")
     }
 }

@@ -29,9 +29,7 @@ public struct KeyringStorageFactory: AuthenticationStorageFactory {
 
     /// The settings of `context`'s keys, with this factory's account if it has one.
     public func settings(_ context: AuthenticationStorageContext) throws(APIError) -> KeyringSettings {
-        var settings = try KeyringSettings(keys: context.keys)
-        if let account { settings.account = account }
-        return settings
+        try KeyringSettings(keys: context.keys, account: account)
     }
 
     /// A ``KeyringAuthenticationStorage`` for the configured account and scheme.
@@ -59,9 +57,13 @@ public struct KeyringSecretStorage: WritableSecretStorage {
         self.keyring = keyring
     }
 
-    /// The item for `name`, or `nil`.
+    /// The item for `name` without the line breaks at its end (`echo "$SECRET" | secret-tool
+    /// store …` stores one), or `nil`.
     public func secret(named name: String) async throws -> String? {
-        try await keyring.lookup(service: name, account: account)
+        guard let stored = try await keyring.lookup(service: name, account: account) else { return nil }
+        var secret = Substring(stored)
+        while secret.last == "\n" || secret.last == "\r\n" || secret.last == "\r" { secret.removeLast() }
+        return String(secret)
     }
 
     /// Stores `secret` as the item for `name`, replacing any.

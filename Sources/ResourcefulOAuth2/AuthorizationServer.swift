@@ -147,7 +147,10 @@ struct AuthorizationServer: Sendable {
             for start in 0...(text.count - echoRun) { runs.insert(text[start..<(start + echoRun)]) }
         }
         for secret in secrets where !secret.isEmpty {
-            for form in Set([secret, FormBody.escape(secret)]) {
+            // As sent, as escaped in a form, and as a description would show it once its control
+            // characters are dropped.
+            let shown = OAuth2Grammar.printable(Substring(secret))
+            for form in Set([secret, FormBody.escape(secret), shown]) where !form.isEmpty {
                 let bytes = Array(form.utf8)
                 if bytes.count < echoRun {
                     if text.count >= bytes.count, (0...(text.count - bytes.count)).contains(where: { text[$0..<($0 + bytes.count)].elementsEqual(bytes) }) {
@@ -229,6 +232,9 @@ struct ClientSecret: Sendable {
     let storage: any SecretStorage
     let name: String
 
+    /// The longest client secret sent.
+    static let maximumBytes = 4096
+
     func read() async throws(OAuth2Error) -> String {
         let secret: String?
         do {
@@ -237,6 +243,11 @@ struct ClientSecret: Sendable {
             throw OAuth2Error(.configuration, "the client secret '\(name)' could not be read: \(OAuth2AuthenticationStorage.describe(error))")
         }
         guard let secret, !secret.isEmpty else { throw OAuth2Error(.configuration, "no client secret is stored as '\(name)'") }
+        // RFC 6749 appendix A.2: `client-secret = *VSCHAR`. Anything else (a line break, a control
+        // character) is a mistake in the storage, and would slip past the echo check.
+        guard secret.utf8.count <= Self.maximumBytes, OAuth2Grammar.all(secret, OAuth2Grammar.isPrintable) else {
+            throw OAuth2Error(.configuration, "the client secret '\(name)' is not printable ASCII of at most \(Self.maximumBytes) bytes (RFC 6749 appendix A.2)")
+        }
         return secret
     }
 }

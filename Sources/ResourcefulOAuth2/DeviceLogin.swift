@@ -88,12 +88,12 @@ extension OAuth2AuthenticationStorage {
         }
         let name = Self.refreshTokenName(service: service)
         let stored: String?
+        await forgetStatus(for: service)
         do {
             stored = try await storage.secret(named: name)
         } catch {
             throw OAuth2Error(.unreachable, "the refresh token of '\(service)' could not be read: \(Self.describe(error))")
         }
-        await forgetStatus(for: service)
         guard let token = stored else { return (false, false) }
         var revoked = false
         var failure: OAuth2Error?

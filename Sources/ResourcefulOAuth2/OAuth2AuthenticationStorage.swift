@@ -178,6 +178,10 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
             guard let refreshToken = stored, !refreshToken.isEmpty else {
                 throw OAuth2Error(.loginRequired, "no refresh token is stored for '\(service)': log in with `resourceful login --service \(service)`")
             }
+            // RFC 6749 appendix A.17: `refresh-token = 1*VSCHAR`.
+            guard refreshToken.utf8.count <= TokenResponse.maximumTokenBytes, OAuth2Grammar.all(refreshToken, OAuth2Grammar.isPrintable) else {
+                throw OAuth2Error(.loginRequired, "the refresh token stored for '\(service)' is not a token: log in again with `resourceful login --service \(service)`")
+            }
             do throws(OAuth2Error) {
                 return try await request(
                     [("grant_type", "refresh_token"), ("refresh_token", refreshToken)], endpoints: endpoints, deadline: deadline,
@@ -236,7 +240,7 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
         let token = Token(header: "Bearer \(response.accessToken)", renewAt: renewAt, expiresAt: expiresAt, scope: response.scope)
         if let service {
             let current = state.withLock { $0.epoch }
-            if epoch == nil || epoch == current { await keepStatus(of: token, for: service) }
+            if epoch == nil || epoch == current { await keepStatus(of: token, for: service, unlessLoggedOutSince: current) }
         }
         return token
     }
@@ -285,6 +289,9 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
 
     var authorizationServer: AuthorizationServer { server }
     var refreshTokenStorage: (any WritableSecretStorage)? { refreshTokens }
+
+    /// The epoch now: ``invalidate()`` (a logout) bumps it.
+    var epoch: UInt64 { state.withLock { $0.epoch } }
 
     /// Keeps `token` as `service`'s access token.
     func remember(_ token: Token, for service: String) {

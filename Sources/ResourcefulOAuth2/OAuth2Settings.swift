@@ -106,35 +106,27 @@ public struct OAuth2Settings: Sendable, Equatable {
         let secret = keys.scoped(to: "clientSecret")
         clientSecretStorage = try secret.nonEmptyString("storage").map(APIConfig.StorageKind.init(rawValue:))
         clientSecretName = try secret.nonEmptyString("name")
-        // A service that names a client or server of its own must name its client secret too:
-        // the top level's is another client's, and would be sent to this service's server.
-        if clientSecretName != nil, !keys.isSetByService("clientSecret.name"),
-            ["clientId", "issuer", "tokenEndpoint"].contains(where: keys.isSetByService)
-        {
-            throw keys.invalid(
-                "clientSecret.name",
-                expected: "the name of the service's own client secret, set under services.<name> with its clientId, issuer or tokenEndpoint (the top level's is another client's)"
-            )
-        }
         privateKeyFile = try keys.path("privateKeyFile")
         let privateKey = keys.scoped(to: "privateKey")
         privateKeyStorage = try privateKey.nonEmptyString("storage").map(APIConfig.StorageKind.init(rawValue:))
         privateKeyName = try privateKey.nonEmptyString("name")
         if privateKeyFile != nil, privateKeyStorage != nil {
-            throw keys.invalid("privateKey.storage", expected: "either privateKeyFile or privateKey.storage, not both")
+            // A service's own choice wins over the top level's; two at one level are a mistake.
+            let fileByService = keys.isSetByService("privateKeyFile")
+            guard fileByService != keys.isSetByService("privateKey.storage") else {
+                throw keys.invalid("privateKey.storage", expected: "either privateKeyFile or privateKey.storage, not both")
+            }
+            if fileByService {
+                privateKeyStorage = nil
+                privateKeyName = nil
+            } else {
+                privateKeyFile = nil
+            }
         }
         if privateKeyName != nil, privateKeyStorage == nil {
             throw keys.invalid("privateKey.storage", expected: "the storage kind that keeps the private key named by privateKey.name")
         }
-        // As for the client secret: a service with a client of its own names its own key.
-        if privateKeyName != nil, !keys.isSetByService("privateKey.name"),
-            ["clientId", "issuer", "tokenEndpoint"].contains(where: keys.isSetByService)
-        {
-            throw keys.invalid(
-                "privateKey.name",
-                expected: "the name of the service's own private key, set under services.<name> with its clientId, issuer or tokenEndpoint (the top level's is another client's)"
-            )
-        }
+        try Self.refuseAnotherClientsCredentials(keys, settings: self)
         keyID = try keys.nonEmptyString("keyId")
         let hasPrivateKey = privateKeyFile != nil || privateKeyStorage != nil
         let defaultAuthentication: ClientAuthentication =
@@ -160,6 +152,30 @@ public struct OAuth2Settings: Sendable, Equatable {
         resource = try keys.nonEmptyString("resource")
         skew = try keys.seconds("skew", allowZero: true) ?? skew
         refreshTokenStorage = try keys.nonEmptyString("refreshTokenStorage").map(APIConfig.StorageKind.init(rawValue:)) ?? .keyring
+    }
+
+    /// A service that names a client or server of its own must name its own client secret and
+    /// private key: the top level's belong to another client, and a secret would be sent to this
+    /// service's server.
+    private static func refuseAnotherClientsCredentials(_ keys: ConfigurationKeys, settings: OAuth2Settings) throws(APIError) {
+        let ownClient = keys.isSetByService("clientId")
+        let ownServer = keys.isSetByService("issuer") || keys.isSetByService("tokenEndpoint")
+        guard ownClient || ownServer else { return }
+        let where_ = "set under services.<name> with its clientId, issuer or tokenEndpoint (the top level's is another client's)"
+        if settings.clientSecretName != nil, !keys.isSetByService("clientSecret.name") {
+            throw keys.invalid("clientSecret.name", expected: "the name of the service's own client secret, \(where_)")
+        }
+        // The default name comes from the client ID: an inherited one names the top level's
+        // secret, which must not go to the service's own server.
+        if settings.clientSecretName == nil, settings.clientSecretStorage != nil, !ownClient {
+            throw keys.invalid("clientSecret.name", expected: "the name of the service's own client secret, \(where_)")
+        }
+        if settings.privateKeyName != nil, !keys.isSetByService("privateKey.name") {
+            throw keys.invalid("privateKey.name", expected: "the name of the service's own private key, \(where_)")
+        }
+        if settings.privateKeyFile != nil, !keys.isSetByService("privateKeyFile") {
+            throw keys.invalid("privateKeyFile", expected: "the service's own private key file, \(where_)")
+        }
     }
 
     /// An endpoint key: `https`, or `http` on a loopback address only.

@@ -61,12 +61,14 @@ extension OAuth2AuthenticationStorage {
     }
 
     /// Stores `token`'s expiry and scopes beside `service`'s refresh token, for ``status(for:)``;
-    /// a storage that fails here fails nothing else.
-    func keepStatus(of token: Token, for service: String) async {
+    /// a storage that fails here fails nothing else. A logout since `epoch` (while this was
+    /// written) removes it again.
+    func keepStatus(of token: Token, for service: String, unlessLoggedOutSince epoch: UInt64) async {
         guard let storage = refreshTokenStorage else { return }
         let status = OAuth2Status(expiresAt: token.expiresAt, scope: token.scope ?? (settings.scopes.isEmpty ? nil : settings.scopes.joined(separator: " ")))
         guard let data = try? JSONEncoder().encode(status) else { return }
         try? await storage.storeSecret(String(decoding: data, as: UTF8.self), named: Self.statusName(service: service))
+        if self.epoch != epoch { await forgetStatus(for: service) }
     }
 
     /// Forgets `service`'s stored status (a logout).

@@ -4,6 +4,8 @@ import Foundation
 struct TokenResponse: Sendable {
     /// The longest lifetime believed: a longer `expires_in` is a server's mistake.
     static let maximumLifetime = 366 * 24 * 3600
+    /// The longest token read back from a storage: as long as a whole answer may be.
+    static let maximumTokenBytes = AuthorizationServer.maximumResponseBytes
 
     var accessToken: String
     /// `expires_in`, when the server sent one.

@@ -93,7 +93,8 @@ struct OAuthSession {
         try await run {
             // Read from the keyring for a person's login: asking does not spend the refresh token.
             let status = try await storage.status(for: config.service)
-            print("Logged in to \(config.service)\(Self.expiry(status.expiresAt))\(status.scope.map { "; scopes: \($0)" } ?? "").")
+            let who = storage.settings.grant == .refreshToken ? "Logged in to \(config.service)" : "\(config.service) calls with client credentials"
+            print("\(who)\(Self.expiry(status.expiresAt))\(status.scope.map { "; scopes: \($0)" } ?? "").")
         }
     }
 

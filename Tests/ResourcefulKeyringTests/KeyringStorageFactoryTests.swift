@@ -58,4 +58,35 @@ import Testing
             #expect(error?.description.contains("authentication.keyring.account") == true, "\(String(describing: error))")
         }
     }
+
+    @Test func anEmptyAccountGivenInCodeIsRefusedAndTheConfiguredOneIsThenNotRead() async throws {
+        try await MockServer.withRunning { server in
+            // The configured account is bad too: with an account in code, it is not read.
+            let directory = try Self.configure(server, service: "s", keyring: #""account": """#)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let error = await #expect(throws: APIError.self) {
+                _ = try await APIDependencies.live(
+                    environment: "development", configDirectory: directory.path, environmentVariables: [:],
+                    storageFactories: [KeyringStorageFactory(account: "")]
+                )
+            }
+            #expect(error?.kind == .invalidConfiguration)
+            #expect(error?.description.contains("the keyring account given instead of authentication.keyring.account is empty") == true)
+            let dependencies = try await APIDependencies.live(
+                environment: "development", configDirectory: directory.path, environmentVariables: [:],
+                storageFactories: [KeyringStorageFactory(account: "ada")]
+            )
+            try await dependencies.transport.shutdown()
+        }
+    }
+
+    @Test func aSecretIsReadWithoutTheLineBreakSecretToolKeeps() async throws {
+        let keyring = try PrivateSession.keyring()
+        let account = "secrets-\(UUID().uuidString)"
+        let secrets = KeyringSecretStorage(account: account, keyring: keyring)
+        try await secrets.storeSecret("client-secret-1f4\n", named: "client-secret")
+        let read = try await secrets.secret(named: "client-secret")
+        try await secrets.deleteSecret(named: "client-secret")
+        #expect(read == "client-secret-1f4")
+    }
 }

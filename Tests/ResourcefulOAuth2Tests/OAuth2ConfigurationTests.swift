@@ -108,13 +108,12 @@ import Testing
 
 /// A service under `services` with an OAuth 2 client or server of its own.
 @Suite struct ServiceClientSecretTests {
-    static func config(_ service: String) throws -> TestConfig {
+    static func config(_ service: String, client: String = #""clientSecret": {"storage": "file", "name": "internal-secret"}"#) throws -> TestConfig {
         try TestConfig { secrets in
             """
             {"baseURL": "https://api.example", "service": "s",
              "authentication": {"storages": ["oauth2"], "file": {"directory": "\(secrets)"},
-               "oauth2": {"clientId": "internal", "tokenEndpoint": "https://auth.internal.example/token",
-                          "clientSecret": {"storage": "file", "name": "internal-secret"}}},
+               "oauth2": {"clientId": "internal", "tokenEndpoint": "https://auth.internal.example/token", \(client)}},
              "services": {"partner": {"authentication": {"oauth2": {\(service)}}}}}
             """
         }
@@ -138,6 +137,36 @@ import Testing
         let error = await #expect(throws: APIError.self) { _ = try await Self.dependencies(config) }
         #expect(error?.kind == .invalidConfiguration)
         #expect((error?.underlying as? APIConfigError)?.key == "authentication.oauth2.clientSecret.name")
+    }
+
+    @Test func doesNotSendTheTopLevelsSecretOfTheDefaultNameToItsOwnServer() async throws {
+        let config = try Self.config(#""tokenEndpoint": "https://auth.partner.example/token""#, client: #""clientSecret": {"storage": "file"}"#)
+        defer { config.remove() }
+        let error = await #expect(throws: APIError.self) { _ = try await Self.dependencies(config) }
+        #expect((error?.underlying as? APIConfigError)?.key == "authentication.oauth2.clientSecret.name")
+    }
+
+    @Test(arguments: [#""clientId": "partner-client""#, #""issuer": "https://auth.partner.example""#])
+    func doesNotInheritTheTopLevelsPrivateKey(_ service: String) async throws {
+        for client in [#""privateKeyFile": "/run/keys/internal.pem""#, #""privateKey": {"storage": "file", "name": "internal-key"}"#] {
+            let config = try Self.config(service, client: client)
+            defer { config.remove() }
+            let error = await #expect(throws: APIError.self) { _ = try await Self.dependencies(config) }
+            let key = (error?.underlying as? APIConfigError)?.key
+            #expect(key == "authentication.oauth2.privateKeyFile" || key == "authentication.oauth2.privateKey.name", "\(client)")
+        }
+    }
+
+    @Test func itsOwnPrivateKeyStorageWinsOverTheTopLevelsFile() async throws {
+        let config = try Self.config(#""privateKey": {"storage": "environment"}"#, client: #""privateKeyFile": "/run/keys/internal.pem""#)
+        defer { config.remove() }
+        let dependencies = try await Self.dependencies(config)
+        try await dependencies.transport.shutdown()
+        let chain = try #require(dependencies.authenticationStorage as? ChainedAuthenticationStorage)
+        let storage = try #require(chain.links.first?.storage as? OAuth2AuthenticationStorage)
+        #expect(storage.settings.privateKeyFile == nil)
+        #expect(storage.settings.privateKeyStorage == "environment")
+        #expect(storage.settings.clientAuthentication == .privateKeyJWT)
     }
 
     @Test func namesItsOwnClientSecret() async throws {

@@ -109,10 +109,3 @@ import Testing
         }
     }
 }
-
-/// Secrets from a dictionary, for unit tests of one step.
-struct InMemorySecrets: SecretStorage {
-    let secrets: [String: String]
-    init(_ secrets: [String: String]) { self.secrets = secrets }
-    func secret(named name: String) async throws -> String? { secrets[name] }
-}

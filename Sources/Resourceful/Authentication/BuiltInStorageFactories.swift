@@ -46,6 +46,9 @@ extension FileAuthenticationStorage: SecretStorage {
 }
 
 extension EnvironmentAuthenticationStorage: SecretStorage {
+    /// The largest secret read, as for a file.
+    static let maximumSecretBytes = 64 * 1024
+
     /// The variable `<prefix>_<NAME>` (`name` upper-cased, every character other than `A`–`Z`
     /// and `0`–`9` made `_`), without its last line breaks; line breaks inside are kept (a PEM
     /// key has them).
@@ -57,6 +60,9 @@ extension EnvironmentAuthenticationStorage: SecretStorage {
         let source = "environment variable \(variable)"
         guard !value.isEmpty else { throw AuthenticationStorageError(kind: .empty, source: source, detail: "is set but empty") }
         guard !value.contains("\0") else { throw AuthenticationStorageError(kind: .invalidValue, source: source, detail: "holds a NUL") }
+        guard value.utf8.count <= Self.maximumSecretBytes else {
+            throw AuthenticationStorageError(kind: .tooLarge, source: source, detail: "holds more than the limit of \(Self.maximumSecretBytes) bytes")
+        }
         return String(value)
     }
 }

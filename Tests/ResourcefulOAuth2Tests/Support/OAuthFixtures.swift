@@ -58,3 +58,10 @@ final class InMemoryWritableSecrets: WritableSecretStorage {
     func storeSecret(_ secret: String, named name: String) async throws { secrets.withLock { $0[name] = secret } }
     func deleteSecret(named name: String) async throws -> Bool { secrets.withLock { $0.removeValue(forKey: name) != nil } }
 }
+
+/// Secrets from a dictionary, for unit tests of one step.
+struct InMemorySecrets: SecretStorage {
+    let secrets: [String: String]
+    init(_ secrets: [String: String]) { self.secrets = secrets }
+    func secret(named name: String) async throws -> String? { secrets[name] }
+}

@@ -138,14 +138,15 @@ import Testing
         let secrets = FileManager.default.temporaryDirectory.appendingPathComponent("secrets-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: secrets, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: secrets) }
-        try Data("file-secret-9a0\n".utf8).write(to: secrets.appendingPathComponent("client-secret"))
+        // A PEM key has line breaks inside: they are kept, the last one is not.
+        try Data("file-secret-9a0\nsecond-line\n".utf8).write(to: secrets.appendingPathComponent("client-secret"))
         let configs = try Configs("""
             {"baseURL": "https://a.example", "service": "s",
              "authentication": {"storages": ["reader"], "file": {"directory": "\(secrets.path)"}}}
             """)
         defer { configs.remove() }
-        let variables = ["RESOURCEFUL_AUTH_CLIENT_SECRET": "env-secret-3b2"]
-        for (kind, expected) in [(APIConfig.StorageKind.file, "file-secret-9a0"), (.environment, "env-secret-3b2")] {
+        let variables = ["RESOURCEFUL_AUTH_CLIENT_SECRET": "env-secret-3b2\r\nsecond-line\n"]
+        for (kind, expected) in [(APIConfig.StorageKind.file, "file-secret-9a0\nsecond-line"), (.environment, "env-secret-3b2\r\nsecond-line")] {
             let read = Locked<String?>(nil)
             let dependencies = try await APIDependencies.live(
                 environment: "x", configDirectory: configs.directory.path, environmentVariables: variables,
@@ -161,6 +162,24 @@ import Testing
             )
         }
         #expect(error?.key == "authentication.reader.from")
+    }
+
+    @Test func aSecretVariableOverTheLimitOrWithANULIsRefusedWithoutBeingShown() async throws {
+        let configs = try Configs(#"{"baseURL": "https://a.example", "service": "s", "authentication": {"storages": ["reader"]}}"#)
+        defer { configs.remove() }
+        for value in [String(repeating: "k", count: 64 * 1024 + 1), "nul-secret-5e1\0tail"] {
+            let error = await #expect(throws: APIError.self) {
+                _ = try await APIDependencies.live(
+                    environment: "x", configDirectory: configs.directory.path, environmentVariables: ["RESOURCEFUL_AUTH_CLIENT_SECRET": value],
+                    storageFactories: [SecretReader(from: .environment, read: Locked(nil))]
+                )
+            }
+            // The test's factory wraps what the storage threw.
+            let description = error?.underlying.map { "\($0)" } ?? ""
+            #expect(description.contains("RESOURCEFUL_AUTH_CLIENT_SECRET"))
+            let shown = description.contains("kkkkkkkk") || description.contains("nul-secret-5e1")
+            #expect(!shown, "the error shows the value")
+        }
     }
 
     /// Knows when its credential expires.

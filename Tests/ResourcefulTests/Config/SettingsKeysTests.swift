@@ -64,4 +64,10 @@ import Testing
         let shown = description.contains("hunter2-proxy")
         #expect(!shown, "the error shows the value")
     }
+
+    @Test func aClientCertificateWithoutItsKeyIsRefused() {
+        let keys = keys(["app.tls.clientCertificateFile": "/etc/client.pem"], scope: "app.tls")
+        let error = #expect(throws: APIError.self) { _ = try APIConfig.TLSSettings(keys: keys) }
+        #expect(error.map { "\($0)" }?.contains("'app.tls.clientKeyFile'") == true)
+    }
 }

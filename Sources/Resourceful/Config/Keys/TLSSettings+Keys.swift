@@ -13,6 +13,9 @@ extension APIConfig.TLSSettings {
         trustSystemRoots = try keys.bool("trustSystemRoots") ?? trustSystemRoots
         clientCertificateFile = try keys.path("clientCertificateFile")
         clientKeyFile = try keys.path("clientKeyFile")
+        if (clientCertificateFile == nil) != (clientKeyFile == nil) {
+            throw keys.invalid(clientKeyFile == nil ? "clientKeyFile" : "clientCertificateFile", expected: "a client certificate and its key together")
+        }
         // `1.3` may be written as a number as well as text.
         var written = keys.reader.reader.double(forKey: ConfigKey(keys.full("minimumVersion"))).map { "\($0)" }
         if written == nil { written = try keys.string("minimumVersion") }
