@@ -47,7 +47,7 @@ import Testing
 
     /// A storage that never answers (`nil`), or that blocks far past the deadline: a call that
     /// waited for it would take that long, or for ever.
-    @Test(arguments: [nil, 30] as [Int?])
+    @Test(arguments: [nil, 120] as [Int?])
     func aStorageThatIgnoresCancellationDoesNotHoldTheCallPastItsDeadline(answersAfterSeconds: Int?) async throws {
         let stuck = Stuck()
         if let answersAfterSeconds { stuck.release(after: .seconds(answersAfterSeconds)) }
@@ -59,9 +59,9 @@ import Testing
             let start = ContinuousClock.now
             let error = await #expect(throws: APIError.self) { _ = try await harness.api.call(AdHocRequest<Empty, Empty>(.show, "x")) }
             #expect(error?.kind == .timeout)
-            // Only the deadline can have ended the call (a loaded machine may resume it late,
-            // never by more than a few times the time-out).
-            #expect(ContinuousClock.now - start < timeout * 8)
+            // Only the deadline can have ended the call: the storage answers after two minutes
+            // (or never), and a loaded machine may resume the call late, but not by a minute.
+            #expect(ContinuousClock.now - start < .seconds(60))
             #expect(harness.server.requests.isEmpty)
         }
     }

@@ -61,12 +61,12 @@ import Testing
             let api = API(dependencies: harness.dependencies, middlewares: [middleware])
             // Long enough for the 401 and the refresh to start on a machine whose cores are busy
             // with other suites (or `stress-ng`): the call then waits all of it for the hung refresh.
-            let impatient = AdHocRequest<Empty, Empty>(.show, "me", timeout: .seconds(8))
+            let impatient = AdHocRequest<Empty, Empty>(.show, "me", timeout: .seconds(25))
             let error = await #expect(throws: APIError.self) { try await api.call(impatient) }
             #expect(error?.kind == .timeout)
             #expect(refresher.count.load(ordering: .relaxed) == 1)
             // The next 401 does not wait for the abandoned refresh: it starts its own.
-            _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "me", timeout: .seconds(20)))
+            _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "me", timeout: .seconds(60)))
             #expect(refresher.count.load(ordering: .relaxed) == 2)
             // The abandoned refresh answering late changes nothing.
             refresher.releaser.yield()
