@@ -47,7 +47,7 @@ import Testing
 
     /// A storage that never answers (`nil`), or that blocks far past the deadline: a call that
     /// waited for it would take that long, or for ever.
-    @Test(arguments: [nil, 120] as [Int?])
+    @Test(arguments: [nil, 600] as [Int?])
     func aStorageThatIgnoresCancellationDoesNotHoldTheCallPastItsDeadline(answersAfterSeconds: Int?) async throws {
         let stuck = Stuck()
         if let answersAfterSeconds { stuck.release(after: .seconds(answersAfterSeconds)) }
@@ -59,9 +59,9 @@ import Testing
             let start = ContinuousClock.now
             let error = await #expect(throws: APIError.self) { _ = try await harness.api.call(AdHocRequest<Empty, Empty>(.show, "x")) }
             #expect(error?.kind == .timeout)
-            // Only the deadline can have ended the call: the storage answers after two minutes
-            // (or never), and a loaded machine may resume the call late, but not by a minute.
-            #expect(ContinuousClock.now - start < .seconds(60))
+            // Only the deadline can have ended the call: a few times it and a minute for a loaded
+            // machine to resume the call late, far less than the storage's wait.
+            #expect(ContinuousClock.now - start < timeout * 8 + .seconds(60))
             #expect(harness.server.requests.isEmpty)
         }
     }

@@ -114,10 +114,11 @@ import Testing
     }
 
     @Test func aServerSilentBetweenPartsTimesOut() async throws {
-        try await Harness.run(configure: { $0.timeout = .milliseconds(400) }) { harness in
+        let deadline = Duration.milliseconds(400)
+        try await Harness.run(configure: { $0.timeout = deadline }) { harness in
             var response = MockResponse()
             response.parts = [Data("first".utf8), Data("late".utf8)]
-            response.partDelay = .seconds(30)
+            response.partDelay = .seconds(600)
             harness.server.stub(.get, "/v1/feed", response)
             let start = ContinuousClock.now
             let error = await #expect(throws: APIError.self) {
@@ -126,7 +127,8 @@ import Testing
             }
             #expect(error?.kind == .timeout)
             #expect(error?.path == "feed")
-            #expect(ContinuousClock.now - start < .seconds(20))
+            // A few times the deadline and a minute for a loaded machine, a tenth of the silence.
+            #expect(ContinuousClock.now - start < deadline * 10 + .seconds(60))
         }
     }
 
@@ -135,12 +137,13 @@ import Testing
             typealias ResourceType = Empty
             let verb = ResourceVerb.show
             let path: ResourcePath = "feed"
-            func configure(_ options: inout RequestOptions) { options.streamTimeout = .milliseconds(800) }
+            static let streamTimeout = Duration.milliseconds(800)
+            func configure(_ options: inout RequestOptions) { options.streamTimeout = Self.streamTimeout }
         }
         try await Harness.run { harness in
             var response = MockResponse()
-            // One byte every 100 ms: never silent for long, never done in time.
-            response.parts = Self.parts(600, of: 1)
+            // One byte every 100 ms for ten minutes: never silent for long, never done in time.
+            response.parts = Self.parts(6000, of: 1)
             response.partDelay = .milliseconds(100)
             harness.server.stub(.get, "/v1/feed", response)
             let start = ContinuousClock.now
@@ -149,7 +152,8 @@ import Testing
                 for try await _ in feed.body {}
             }
             #expect(error?.kind == .timeout)
-            #expect(ContinuousClock.now - start < .seconds(30))
+            // A few times the stream's limit and a minute for a loaded machine, a tenth of the stream.
+            #expect(ContinuousClock.now - start < Feed.streamTimeout * 10 + .seconds(60))
         }
     }
 
