@@ -70,6 +70,9 @@ extension OAuth2AuthenticationStorage {
                 throw OAuth2Error(.loginRequired, "the device login was denied", serverError: "access_denied")
             } catch where error.serverError == "expired_token" {
                 throw OAuth2Error(.loginRequired, "the device login was not approved in time", serverError: "expired_token")
+            } catch where error.kind == .unreachable && ContinuousClock.now >= expires {
+                // The poll was still out when the codes expired: its deadline ended it.
+                throw OAuth2Error(.loginRequired, "the device login was not approved in time", serverError: "expired_token")
             }
         }
     }

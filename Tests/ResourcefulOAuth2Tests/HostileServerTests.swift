@@ -32,6 +32,20 @@ import Testing
         }
     }
 
+    @Test func aPollStillOutWhenTheCodesExpireEndsTheLoginAsExpired() async throws {
+        try await MockServer.withTransport { server, transport in
+            server.stub(.post, "/device", Self.device(interval: 1, expiresIn: 2))
+            server.stub(.post, "/token", MockResponse.json(raw: #"{"error": "authorization_pending"}"#, status: .badRequest).delayed(by: .seconds(600)))
+            let storage = try await Self.deviceStorage(server, transport: transport)
+            let start = ContinuousClock.now
+            let error = await #expect(throws: OAuth2Error.self) { try await storage.logIn(service: "s") { _ in } }
+            #expect(error?.kind == .loginRequired)
+            #expect(error?.serverError == "expired_token")
+            // The poll's own deadline is the codes' expiry, not the server's ten minutes.
+            #expect(ContinuousClock.now - start < .seconds(300))
+        }
+    }
+
     @Test func aLongIntervalDoesNotOutlastTheCodes() async throws {
         try await MockServer.withTransport { server, transport in
             server.stub(.post, "/device", Self.device(interval: 300, expiresIn: 2))
