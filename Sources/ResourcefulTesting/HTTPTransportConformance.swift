@@ -69,7 +69,7 @@ public struct HTTPTransportConformance<Transport: HTTPTransport>: Sendable {
         _ path: String,
         fields: HTTPFields = [:],
         body: ByteBuffer? = nil,
-        within: Duration = .seconds(10),
+        within: Duration = .seconds(60),
         maxResponseBytes: Int = 1 << 20
     ) -> TransportRequest {
         TransportRequest(
@@ -131,11 +131,12 @@ public struct HTTPTransportConformance<Transport: HTTPTransport>: Sendable {
 
     private func endsAtTheDeadline(_ server: MockServer) async throws {
         let check = "endsAtTheDeadline"
-        server.stub(.get, "/slow", MockResponse.status(.noContent).delayed(by: .seconds(5)))
+        server.stub(.get, "/slow", MockResponse.status(.noContent).delayed(by: .seconds(120)))
         let start = ContinuousClock.now
         let kind = try await failureKind(check) { _ = try await transport.send(request(server, .get, "/slow", within: .milliseconds(300))) }
         try expect(kind == .timeout, check, "a late answer ended as \(kind.map { "\($0)" } ?? "a response"), not timeout")
-        try expect(ContinuousClock.now - start < .seconds(3), check, "the call went on long past its deadline")
+        // Far from the server's two minutes, however loaded the machine.
+        try expect(ContinuousClock.now - start < .seconds(60), check, "the call went on long past its deadline")
         let past = TransportRequest(method: .get, url: server.baseURL.absoluteString + "/slow", deadline: .now - .seconds(1), maxResponseBytes: 10)
         let pastKind = try await failureKind(check) { _ = try await transport.send(past) }
         try expect(pastKind == .timeout, check, "a deadline already past ended as \(pastKind.map { "\($0)" } ?? "a response")")
@@ -155,12 +156,12 @@ public struct HTTPTransportConformance<Transport: HTTPTransport>: Sendable {
 
     private func honoursCancellation(_ server: MockServer) async throws {
         let check = "honoursCancellation"
-        server.stub(.get, "/hang", MockResponse.status(.noContent).delayed(by: .seconds(30)))
+        server.stub(.get, "/hang", MockResponse.status(.noContent).delayed(by: .seconds(600)))
         let transport = transport
-        let pending = request(server, .get, "/hang", within: .seconds(60))
+        let pending = request(server, .get, "/hang", within: .seconds(600))
         let task = Task { try await transport.send(pending) }
         // Poll until the request reached the server, then cancel the caller.
-        let arrived = ContinuousClock.now + .seconds(10)
+        let arrived = ContinuousClock.now + .seconds(60)
         while !server.requests.contains(where: { $0.path == "/hang" }), ContinuousClock.now < arrived {
             try await Task.sleep(for: .milliseconds(5))
         }
@@ -168,10 +169,10 @@ public struct HTTPTransportConformance<Transport: HTTPTransport>: Sendable {
         task.cancel()
         let kind = try await failureKind(check) { _ = try await task.value }
         try expect(kind == .cancelled, check, "a cancelled call ended as \(kind.map { "\($0)" } ?? "a response")")
-        try expect(ContinuousClock.now - start < .seconds(3), check, "the call went on after its task was cancelled")
+        try expect(ContinuousClock.now - start < .seconds(60), check, "the call went on after its task was cancelled")
     }
 
-    private func streamRequest(_ server: MockServer, _ path: String, within: Duration = .seconds(30), idle: Duration? = nil) -> TransportRequest {
+    private func streamRequest(_ server: MockServer, _ path: String, within: Duration = .seconds(120), idle: Duration? = nil) -> TransportRequest {
         var request = request(server, .get, path, within: within)
         request.streamsResponseBody = true
         request.idleTimeout = idle
@@ -237,7 +238,7 @@ public struct HTTPTransportConformance<Transport: HTTPTransport>: Sendable {
         let check = "endsASilentStream"
         var response = MockResponse()
         response.parts = [Data("first".utf8), Data("late".utf8)]
-        response.partDelay = .seconds(20)
+        response.partDelay = .seconds(600)
         server.stub(.get, "/silent", response)
         let start = ContinuousClock.now
         let kind = try await failureKind(check) {
@@ -245,13 +246,13 @@ public struct HTTPTransportConformance<Transport: HTTPTransport>: Sendable {
             _ = try await streamed.body.collect(upTo: 1 << 20)
         }
         try expect(kind == .timeout, check, "a server silent past the idle time-out ended as \(kind.map { "\($0)" } ?? "a response"), not timeout")
-        try expect(ContinuousClock.now - start < .seconds(10), check, "the stream went on long past its idle time-out")
+        try expect(ContinuousClock.now - start < .seconds(60), check, "the stream went on long past its idle time-out")
     }
 
     private func endsAStreamAtTheDeadline(_ server: MockServer) async throws {
         let check = "endsAStreamAtTheDeadline"
         var response = MockResponse()
-        response.parts = Self.parts(300, of: 1)
+        response.parts = Self.parts(3000, of: 1)
         response.partDelay = .milliseconds(100)
         server.stub(.get, "/trickle", response)
         let start = ContinuousClock.now
@@ -260,7 +261,7 @@ public struct HTTPTransportConformance<Transport: HTTPTransport>: Sendable {
             _ = try await streamed.body.collect(upTo: 1 << 20)
         }
         try expect(kind == .timeout, check, "a stream past its deadline ended as \(kind.map { "\($0)" } ?? "a response"), not timeout")
-        try expect(ContinuousClock.now - start < .seconds(15), check, "the stream went on long past its deadline")
+        try expect(ContinuousClock.now - start < .seconds(60), check, "the stream went on long past its deadline")
     }
 
     private func failsABodyThatEndsEarly(_ server: MockServer) async throws {
