@@ -49,20 +49,25 @@ public struct FastJSONDecoder: Sendable {
     ///
     /// - Throws: `DecodingError`, as `JSONDecoder` would.
     public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        let document = try data.withUnsafeBytes { (raw) throws -> JSONDocument? in
-            guard Self.isUTF8(raw) else { return nil }
-            let document = JSONDocument(copying: raw)
+        // The document reads `data`'s bytes where they are (a transport's buffer, for one): no
+        // copy unless something outlives this call holding the document.
+        try data.withUnsafeBytes { (raw) throws -> T in
+            guard Self.isUTF8(raw) else { return try foundationDecoder.decode(type, from: data) }
+            var document = JSONDocument(borrowing: raw)
+            defer {
+                // `raw` is valid only inside this closure: a decoder that `init(from:)` kept (the
+                // only other holder a document can have) gets a copy of the bytes first.
+                if !isKnownUniquelyReferenced(&document) { document.ownBytes() }
+            }
             var scanner = JSONScanner(document: document)
             do throws(JSONSyntaxError) {
-                try scanner.scan()
+                try scanner.scanIndexed()
             } catch {
                 throw JSONDecoding.corrupted(error, path: [])
             }
             document.finish()
-            return document
+            return try JSONDecoding(document: document, options: self).unwrap(0, as: type) { nil }
         }
-        guard let document else { return try foundationDecoder.decode(type, from: data) }
-        return try JSONDecoding(document: document, options: self).unwrap(0, as: type) { nil }
     }
 
     /// Whether `Data` starts like UTF-8 (with or without a byte order mark) rather than UTF-16 or

@@ -7,13 +7,25 @@ extension JSONDocument {
         let raw = contents(index)
         let flags = flags(index)
         if flags & Self.plain != 0 {
-            if flags & Self.ascii != 0 { return String(decoding: raw, as: UTF8.self) }
+            if flags & Self.ascii != 0 || isValidUTF8 { return Self.validatedString(raw, isASCII: flags & Self.ascii != 0) }
             guard let string = String(validating: raw, as: UTF8.self) else {
                 throw JSONSyntaxError(reason: "a string is not valid UTF-8", offset: offset(index))
             }
             return string
         }
         return try unescape(raw, at: offset(index))
+    }
+
+    /// A string of bytes already known to be valid UTF-8, made without checking them again.
+    ///
+    /// - Precondition: `raw` is valid UTF-8, and ASCII where `isASCII`: callers pass a plain
+    ///   string's contents whose flags say ASCII (every byte was seen below 0x80 by the scanner),
+    ///   or of a document stage one found valid UTF-8 throughout (a string starts after and ends
+    ///   before an ASCII quote, so it never splits a character).
+    @inline(__always)
+    static func validatedString(_ raw: UnsafeBufferPointer<UInt8>, isASCII: Bool) -> String {
+        // `raw` is within the document's bytes (the tape's offset and length), alive for the call.
+        String(copying: UTF8Span(unchecked: raw.span, isKnownASCII: isASCII))
     }
 
     /// Whether the string at tape `index` is exactly `utf8`, without building a `String` when the

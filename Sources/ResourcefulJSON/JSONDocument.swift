@@ -25,28 +25,64 @@ final class JSONDocument {
     /// Number flags: has neither a fraction nor an exponent.
     static let integral = 2
 
-    /// The document's bytes, owned by the document, with a NUL byte after the last one.
-    let bytes: UnsafeMutableBufferPointer<UInt8>
+    /// The document's bytes: the caller's, read in place (see ``init(borrowing:)``), or the
+    /// document's own copy after ``ownBytes()``.
+    private(set) var bytes: UnsafeBufferPointer<UInt8>
+    private var ownsBytes = false
+    /// Whether stage one found the whole document valid UTF-8 (then so is every string in it).
+    var isValidUTF8 = false
     private(set) var tape: UnsafeMutablePointer<Int>
     /// A `null` after the document's own values: what a missing value reads as (`superDecoder`).
     private(set) var nullIndex = 0
     private(set) var tapeCount = 0
     private var tapeCapacity: Int
 
-    /// Copies `source`; the tape is filled by ``JSONScanner``.
-    init(copying source: UnsafeRawBufferPointer) {
-        let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: source.count + 1)
-        _ = storage.initialize(from: source.bindMemory(to: UInt8.self))
-        storage[source.count] = 0
-        bytes = UnsafeMutableBufferPointer(rebasing: storage[0..<source.count])
+    /// Reads `source` where it is, without a copy; the tape is filled by ``JSONScanner``.
+    ///
+    /// The caller keeps `source` alive and unchanged while it uses the document, and calls
+    /// ``ownBytes()`` before giving `source` up if anything else may still hold the document.
+    init(borrowing source: UnsafeRawBufferPointer) {
+        if source.baseAddress != nil, source.count > 0 {
+            bytes = source.bindMemory(to: UInt8.self)
+        } else {
+            // An empty document still needs an address: one byte of its own.
+            let storage = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
+            storage.initialize(to: 0)
+            bytes = UnsafeBufferPointer(start: storage, count: 0)
+            ownsBytes = true
+        }
         // Small documents (one object) rarely need more than a word per four bytes.
         tapeCapacity = max(16, source.count / 2)
         tape = .allocate(capacity: tapeCapacity)
     }
 
+    /// Copies the bytes the document reads into storage of its own, so that it outlives the
+    /// caller's buffer (a `Decoder` that `init(from:)` kept, for one). The tape holds offsets,
+    /// so it reads the copy as it read the original.
+    func ownBytes() {
+        guard !ownsBytes else { return }
+        let storage = UnsafeMutablePointer<UInt8>.allocate(capacity: max(bytes.count, 1))
+        storage.initialize(from: bytes.baseAddress!, count: bytes.count)
+        bytes = UnsafeBufferPointer(start: storage, count: bytes.count)
+        ownsBytes = true
+    }
+
     deinit {
-        bytes.baseAddress.map { UnsafeMutablePointer(mutating: $0).deallocate() }
+        if ownsBytes { UnsafeMutablePointer(mutating: bytes.baseAddress!).deallocate() }
         tape.deallocate()
+    }
+
+    /// The tape's storage and capacity, for ``JSONScanner`` to fill; it gives them back with
+    /// ``adoptTape(_:count:capacity:)``.
+    func takeTape() -> (UnsafeMutablePointer<Int>, Int) {
+        (tape, tapeCapacity)
+    }
+
+    /// The tape ``JSONScanner`` filled (the storage ``takeTape()`` gave, or its replacement).
+    func adoptTape(_ tape: UnsafeMutablePointer<Int>, count: Int, capacity: Int) {
+        self.tape = tape
+        tapeCount = count
+        tapeCapacity = capacity
     }
 
     // MARK: Building

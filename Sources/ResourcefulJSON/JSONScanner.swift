@@ -20,19 +20,108 @@ struct JSONScanner {
     private let base: UnsafePointer<UInt8>
     private let end: Int
     private var index = 0
+    /// Stage one's quotes while ``scanIndexed()`` runs (see ``JSONStructuralIndex``), else nil.
+    private var quotes: UnsafePointer<UInt32>?
+    private var quoteCount = 0
+    /// The next quote of `quotes` to be met.
+    private var quoteCursor = 0
+    private var bitmaps: UnsafePointer<UInt64>?
+    private var origin = 0
+    /// The document's tape while it is filled, kept here rather than behind the document's
+    /// reference so that appending stays in registers; handed back by ``finish()``.
+    private var tape: UnsafeMutablePointer<Int>
+    private var tapeCount = 0
+    private var tapeCapacity: Int
 
     init(document: JSONDocument) {
         self.document = document
-        base = UnsafePointer(document.bytes.baseAddress!)
+        base = document.bytes.baseAddress!
         end = document.bytes.count
+        (tape, tapeCapacity) = document.takeTape()
     }
 
-    /// Fills the document's tape, or throws where the structure is broken.
+    /// Hands the tape back to the document; called once, as a scan returns or throws.
+    private mutating func finish() {
+        document.adoptTape(tape, count: tapeCount, capacity: tapeCapacity)
+    }
+
+    @inline(__always)
+    private mutating func append(_ word0: Int, _ word1: Int) {
+        if tapeCount + 2 > tapeCapacity { growTape() }
+        // In bounds: tapeCount + 2 <= tapeCapacity, made so just above.
+        tape[tapeCount] = word0
+        tape[tapeCount + 1] = word1
+        tapeCount += 2
+    }
+
+    @inline(__always)
+    private func patch(_ index: Int, _ word0: Int, _ word1: Int) {
+        // In bounds: `index` is a container's own entry, appended earlier.
+        tape[index] = word0
+        tape[index + 1] = word1
+    }
+
+    private mutating func growTape() {
+        let capacity = tapeCapacity * 2
+        let grown = UnsafeMutablePointer<Int>.allocate(capacity: capacity)
+        grown.moveInitialize(from: tape, count: tapeCount)
+        tape.deallocate()
+        tape = grown
+        tapeCapacity = capacity
+    }
+
+    /// The offset of the document's first byte after a UTF-8 byte order mark, if it has one.
+    private var start: Int {
+        end >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF ? 3 : 0
+    }
+
+    /// Fills the document's tape in two stages: ``JSONStructuralIndex`` finds every string's
+    /// quotes with SIMD code and checks UTF-8, then the structure is walked, taking each string's
+    /// end and flags from the index. Where the index cannot be used, or the walk finds the
+    /// document broken, it is scanned again byte by byte with ``scan()``, so that an error is
+    /// exactly the scalar scanner's and a document the index misreads can only cost time.
+    mutating func scanIndexed() throws(JSONSyntaxError) {
+        defer { finish() }
+        let origin = start
+        let index = JSONStructuralIndex(base, count: end, origin: origin)
+        if index.isUsable {
+            // The pointers are `index`'s buffers, alive until this function returns; they are
+            // cleared below before it does.
+            quotes = UnsafePointer(index.quotes)
+            quoteCount = index.quoteCount
+            bitmaps = UnsafePointer(index.bitmaps)
+            self.origin = origin
+            quoteCursor = 0
+            var scanned = true
+            do throws(JSONSyntaxError) {
+                try walk()
+                scanned = quoteCursor == quoteCount
+            } catch {
+                scanned = false
+            }
+            (quotes, bitmaps) = (nil, nil)
+            if scanned {
+                document.isValidUTF8 = index.isValidUTF8
+                return
+            }
+            tapeCount = 0
+            self.index = 0
+        }
+        try walk()
+    }
+
+    /// Fills the document's tape reading every byte, or throws where the structure is broken.
     mutating func scan() throws(JSONSyntaxError) {
+        defer { finish() }
+        try walk()
+    }
+
+    /// Walks the document's structure onto the tape, with stage one's index while there is one.
+    private mutating func walk() throws(JSONSyntaxError) {
         // The innermost open container lives in `top`; those around it wait in `outer`.
         var outer: [Open] = []
         var top: Open?
-        if end >= 3, base[0] == 0xEF, base[1] == 0xBB, base[2] == 0xBF { index = 3 }
+        index = start
 
         value: while true {
             let byte = try nextNonWhitespace()
@@ -41,11 +130,11 @@ struct JSONScanner {
                 guard outer.count + (top == nil ? 0 : 1) < Self.maximumDepth else { throw fail("too many nested arrays or objects") }
                 let isObject = byte == UInt8(ascii: "{")
                 index += 1
-                let start = document.tapeCount
-                document.append(0, 0)
+                let start = tapeCount
+                append(0, 0)
                 if try nextNonWhitespace() == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                     index += 1
-                    document.patch(start, (isObject ? JSONDocument.Kind.object : .array).rawValue, document.tapeCount)
+                    patch(start, (isObject ? JSONDocument.Kind.object : .array).rawValue, tapeCount)
                 } else {
                     if let open = top { outer.append(open) }
                     top = Open(tapeIndex: start, isObject: isObject)
@@ -83,7 +172,7 @@ struct JSONScanner {
                 }
                 index += 1
                 let kind = container.isObject ? JSONDocument.Kind.object : .array
-                document.patch(container.tapeIndex, kind.rawValue | container.count << 8, document.tapeCount)
+                patch(container.tapeIndex, kind.rawValue | container.count << 8, tapeCount)
                 top = outer.popLast()
             }
             break
@@ -105,11 +194,33 @@ struct JSONScanner {
         while index < end {
             let byte = base[index]
             switch byte {
-            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            case 0x20, 0x09, 0x0A, 0x0D:
+                index += 1
+                // A second whitespace byte: a run (indentation), skipped 16 bytes at a time.
+                if end - index >= 16, Self.isWhitespace(base[index]) { skipWhitespaceRun() }
             default: return byte
             }
         }
         throw fail("unexpected end of the document")
+    }
+
+    @inline(__always)
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
+    /// Moves `index` past whitespace with SIMD compares while 16 bytes are left, to the first
+    /// byte that is not whitespace or to where fewer than 16 bytes are left.
+    private mutating func skipWhitespaceRun() {
+        while end - index >= 16 {
+            // In bounds: index + 16 <= end, checked by the loop.
+            let mask = JSONBlock.whitespace(UnsafeRawPointer(base + index))
+            if mask != 0xFFFF {
+                index += (~mask).trailingZeroBitCount
+                return
+            }
+            index += 16
+        }
     }
 
     /// A member's key and the colon after it.
@@ -133,11 +244,63 @@ struct JSONScanner {
             }
         }
         index += count
-        document.append(kind.rawValue, 0)
+        append(kind.rawValue, 0)
     }
 
     /// Skips a string, noting whether it is plain (no escape or control character) and ASCII.
+    @inline(__always)
     private mutating func scanString() throws(JSONSyntaxError) {
+        if let quotes { return try indexedString(quotes) }
+        try scalarString()
+    }
+
+    /// A string's end and flags from stage one's index: the next quote in `quotes` must be this
+    /// one, and the one after it is the string's end.
+    @inline(__always)
+    private mutating func indexedString(_ quotes: UnsafePointer<UInt32>) throws(JSONSyntaxError) {
+        // In bounds: quoteCursor + 1 < quoteCount is checked before either is read.
+        guard quoteCursor + 1 < quoteCount, Int(quotes[quoteCursor]) == index else { throw fail("a string the index does not have") }
+        let close = Int(quotes[quoteCursor + 1])
+        quoteCursor += 2
+        let start = index + 1
+        let flags = stringFlags(from: start, to: close)
+        append(JSONDocument.Kind.string.rawValue | flags << 4 | start << 8, close - start)
+        index = close + 1
+    }
+
+    /// A string's flags from stage one's bitmaps (two words per 64 bytes from `origin`:
+    /// backslashes and controls, then non-ASCII bytes) for its contents, `from..<to`.
+    @inline(__always)
+    private func stringFlags(from: Int, to: Int) -> Int {
+        guard from < to, let bitmaps else { return JSONDocument.plain | JSONDocument.ascii }
+        let first = from &- origin
+        let last = to &- 1 &- origin
+        var word = first &>> 6
+        let lastWord = last &>> 6
+        let head: UInt64 = ~0 &<< UInt64(first & 63)
+        let tail: UInt64 = ~0 &>> UInt64(63 - (last & 63))
+        // In bounds: origin <= from < to <= the document's length, and the bitmaps have two
+        // words for each 64 bytes from `origin` to the end.
+        var specials = bitmaps[word &* 2] & head
+        var nonASCII = bitmaps[word &* 2 &+ 1] & head
+        if word == lastWord {
+            specials &= tail
+            nonASCII &= tail
+        } else {
+            word &+= 1
+            while word < lastWord {
+                specials |= bitmaps[word &* 2]
+                nonASCII |= bitmaps[word &* 2 &+ 1]
+                word &+= 1
+            }
+            specials |= bitmaps[word &* 2] & tail
+            nonASCII |= bitmaps[word &* 2 &+ 1] & tail
+        }
+        return (specials == 0 ? JSONDocument.plain : 0) | (nonASCII == 0 ? JSONDocument.ascii : 0)
+    }
+
+    /// A string read byte by byte.
+    private mutating func scalarString() throws(JSONSyntaxError) {
         index += 1
         let start = index
         var plain = true
@@ -169,7 +332,7 @@ struct JSONScanner {
             if byte == UInt8(ascii: "\"") {
                 var flags = plain ? JSONDocument.plain : 0
                 if bits & 0x80 == 0 && wordBits & 0x8080_8080_8080_8080 == 0 { flags |= JSONDocument.ascii }
-                document.append(JSONDocument.Kind.string.rawValue | flags << 4 | start << 8, index - start)
+                append(JSONDocument.Kind.string.rawValue | flags << 4 | start << 8, index - start)
                 index += 1
                 return
             }
@@ -227,6 +390,6 @@ struct JSONScanner {
             }
             index += 1
         }
-        document.append(JSONDocument.Kind.number.rawValue | flags << 4 | start << 8, index - start)
+        append(JSONDocument.Kind.number.rawValue | flags << 4 | start << 8, index - start)
     }
 }

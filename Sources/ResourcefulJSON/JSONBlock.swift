@@ -1,0 +1,86 @@
+/// One 64-byte block of a document, classified with SIMD compares sixteen bytes at a time: one
+/// bit per byte (bit `i` for byte `i`) for each class stage one needs.
+///
+/// The compares are on `SIMD16<Int8>`, which the compiler turns into single vector compares on
+/// x86-64 and arm64. The standard library has no portable "move mask", so turning a 16-lane
+/// mask into 16 bits costs two multiplications (see ``bits(_:)``); only quotes are turned into
+/// bits in every block, backslashes, controls and non-ASCII bytes only in a block that has any
+/// (one vector test each).
+struct JSONBlock {
+    /// `"`.
+    var quotes: UInt64 = 0
+    /// `\`.
+    var backslashes: UInt64 = 0
+    /// Bytes below 0x20.
+    var controls: UInt64 = 0
+    /// Bytes from 0x80 up.
+    var nonASCII: UInt64 = 0
+
+    /// Classifies the 64 bytes at `start`.
+    ///
+    /// - Precondition: 64 bytes from `start` are readable (every caller proves it where it calls).
+    @inline(__always)
+    init(_ start: UnsafeRawPointer) {
+        // In bounds: the last load reads bytes 48..<64, by the precondition.
+        let v0 = start.loadUnaligned(as: SIMD16<Int8>.self)
+        let v1 = start.loadUnaligned(fromByteOffset: 16, as: SIMD16<Int8>.self)
+        let v2 = start.loadUnaligned(fromByteOffset: 32, as: SIMD16<Int8>.self)
+        let v3 = start.loadUnaligned(fromByteOffset: 48, as: SIMD16<Int8>.self)
+        let quote = SIMD16<Int8>(repeating: 0x22)
+        quotes = Self.bits(v0 .== quote, v1 .== quote, v2 .== quote, v3 .== quote)
+
+        let backslash = SIMD16<Int8>(repeating: 0x5C)
+        let b0 = v0 .== backslash, b1 = v1 .== backslash, b2 = v2 .== backslash, b3 = v3 .== backslash
+        if Self.any(b0 .| b1 .| b2 .| b3) { backslashes = Self.bits(b0, b1, b2, b3) }
+
+        // As signed bytes, 0x80 and up are negative and controls are 0 through 0x1F.
+        let zero = SIMD16<Int8>(repeating: 0)
+        let h0 = v0 .< zero, h1 = v1 .< zero, h2 = v2 .< zero, h3 = v3 .< zero
+        if Self.any(h0 .| h1 .| h2 .| h3) { nonASCII = Self.bits(h0, h1, h2, h3) }
+        let space = SIMD16<Int8>(repeating: 0x20)
+        let c0 = (v0 .< space) .& .!h0, c1 = (v1 .< space) .& .!h1
+        let c2 = (v2 .< space) .& .!h2, c3 = (v3 .< space) .& .!h3
+        if Self.any(c0 .| c1 .| c2 .| c3) { controls = Self.bits(c0, c1, c2, c3) }
+    }
+
+    /// Bit `i` set where byte `i` of the 16 at `start` is whitespace (space, tab, line feed,
+    /// carriage return).
+    ///
+    /// - Precondition: 16 bytes from `start` are readable (the caller proves it where it calls).
+    @inline(__always)
+    static func whitespace(_ start: UnsafeRawPointer) -> UInt64 {
+        let v = start.loadUnaligned(as: SIMD16<Int8>.self)
+        // Constants of the vector's own type: with an inferred type the compiler may pick the
+        // generic lane-by-lane compare.
+        let space = SIMD16<Int8>(repeating: 0x20), newline = SIMD16<Int8>(repeating: 0x0A)
+        let carriageReturn = SIMD16<Int8>(repeating: 0x0D), tab = SIMD16<Int8>(repeating: 0x09)
+        return bits((v .== space) .| (v .== newline) .| (v .== carriageReturn) .| (v .== tab))
+    }
+
+    /// Whether any lane of `mask` is set.
+    @inline(__always)
+    static func any(_ mask: SIMDMask<SIMD16<Int8>>) -> Bool {
+        let words = unsafeBitCast(mask, to: SIMD2<UInt64>.self)
+        return words[0] | words[1] != 0
+    }
+
+    /// Lane `i` of `m0`, `m1`, `m2`, `m3` as bit `i`, `16 + i`, `32 + i`, `48 + i`.
+    @inline(__always)
+    static func bits(
+        _ m0: SIMDMask<SIMD16<Int8>>, _ m1: SIMDMask<SIMD16<Int8>>, _ m2: SIMDMask<SIMD16<Int8>>, _ m3: SIMDMask<SIMD16<Int8>>
+    ) -> UInt64 {
+        bits(m0) | bits(m1) &<< 16 | bits(m2) &<< 32 | bits(m3) &<< 48
+    }
+
+    /// Lane `i` of `mask` as bit `i`: each 64-bit half holds eight lanes of 0x00 or 0xFF; kept to
+    /// 0x00 or 0x01 and multiplied by 0x0102040810204080, lane `i`'s bit lands on bit 56 + `i` and
+    /// no two products meet (their bit positions 8i + 7k + 7 are distinct), so no carry disturbs
+    /// the top byte.
+    @inline(__always)
+    static func bits(_ mask: SIMDMask<SIMD16<Int8>>) -> UInt64 {
+        let words = unsafeBitCast(mask, to: SIMD2<UInt64>.self)
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let magic: UInt64 = 0x0102_0408_1020_4080
+        return ((words[0] & ones) &* magic) &>> 56 | (((words[1] & ones) &* magic) &>> 56) &<< 8
+    }
+}
