@@ -63,3 +63,22 @@ struct StringCodingKey: CodingKey {
     init?(stringValue: String) { self.stringValue = stringValue }
     init?(intValue: Int) { return nil }
 }
+
+/// The coding key of a dictionary's entry under the default key strategy, as
+/// `Dictionary.init(from:)` makes it: a key that reads as a number has that `intValue`.
+struct DictionaryCodingKey: CodingKey {
+    let stringValue: String
+    let intValue: Int?
+
+    init(_ string: String) {
+        stringValue = string
+        intValue = Int(string)
+    }
+
+    init?(stringValue: String) { self.init(stringValue) }
+
+    init?(intValue: Int) {
+        stringValue = "\(intValue)"
+        self.intValue = intValue
+    }
+}

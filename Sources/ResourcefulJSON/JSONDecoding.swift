@@ -12,8 +12,9 @@ final class JSONDecoding {
     var current: Int
     /// The path of that value.
     var path: DecodingPathNode?
-    /// Types `unwrap` found not to be arrays, so that it looks each conformance up once.
-    private var nonArrayTypes: [ObjectIdentifier] = []
+    /// What `unwrap` found each type it met to be, so that it looks each conformance up once
+    /// per document rather than once per value.
+    private var knownTypes: [KnownType] = []
     /// The key strategy, read once.
     let snakeCaseKeys: Bool
     let customKeys: Bool
@@ -141,17 +142,30 @@ final class JSONDecoding {
         if T.self == URL.self { return unsafeBitCast(try url(index, path: node), to: T.self) }
         if T.self == Decimal.self { return unsafeBitCast(try decimal(index, path: node), to: T.self) }
         // A conformance lookup costs far more than a search of the few types a model has.
-        if !nonArrayTypes.contains(ObjectIdentifier(T.self)) {
-            if let array = T.self as? any DecodableArray.Type {
-                return try unsafeBitCast(array.decodeElements(self, index, node), to: T.self)
-            }
-            if nonArrayTypes.count < 32 { nonArrayTypes.append(ObjectIdentifier(T.self)) }
+        let known = knownType(T.self)
+        if let array = known.array {
+            return try unsafeBitCast(array.decodeElements(self, index, node), to: T.self)
         }
-        if convertsKeys, let dictionary = T.self as? any StringKeyedDictionary.Type {
-            // The key strategy does not apply to a dictionary's own keys.
+        if let dictionary = known.dictionary {
+            // The key strategy does not apply to a dictionary's own keys (Foundation decodes such
+            // a dictionary the same way under every strategy).
             return try unsafeBitCast(dictionary.decodeEntries(self, index, node), to: T.self)
         }
         return try with(index, path: node) { try T(from: self) }
+    }
+
+    /// Whether `type` is an array or a dictionary with string keys, looked up once per document.
+    @inline(__always)
+    private func knownType<T>(_ type: T.Type) -> KnownType {
+        let id = ObjectIdentifier(type)
+        for known in knownTypes where known.id == id { return known }
+        let known = KnownType(
+            id: id,
+            array: type as? any DecodableArray.Type,
+            dictionary: type as? any StringKeyedDictionary.Type
+        )
+        if knownTypes.count < 64 { knownTypes.append(known) }
+        return known
     }
 
     func string(_ index: Int, path: DecodingPathNode?) throws -> String {
@@ -278,6 +292,15 @@ final class JSONDecoding {
     }
 }
 
+/// A type `unwrap` met: an array (decoded by ``DecodableArray``), a dictionary with string keys
+/// (``StringKeyedDictionary``: one pass over its members, where `Dictionary.init(from:)` would
+/// look each key up again, and no key strategy), or neither.
+struct KnownType {
+    let id: ObjectIdentifier
+    let array: (any DecodableArray.Type)?
+    let dictionary: (any StringKeyedDictionary.Type)?
+}
+
 /// `[String: Value]`, whose keys a key strategy leaves as they are.
 protocol StringKeyedDictionary {
     static func decodeEntries(_ decoding: JSONDecoding, _ index: Int, _ path: DecodingPathNode?) throws -> Self
@@ -297,9 +320,16 @@ extension Dictionary: StringKeyedDictionary where Key == String, Value: Decodabl
         let end = document.next(index)
         while member < end {
             let key = try decoding.corrupt(path) { () throws(JSONSyntaxError) in try document.string(at: member) }
-            // Every value is decoded, and the first of duplicate keys kept, as Foundation does.
-            let decoded = try decoding.unwrap(member + 2, as: Value.self) { DecodingPathNode(parent: path, step: .key(StringCodingKey(key))) }
-            if result[key] == nil { result[key] = decoded }
+            // The first of duplicate keys is kept, as Foundation does. Under a strategy that
+            // converts keys Foundation decodes every value; under the default keys only the
+            // first of each key (as `Dictionary.init(from:)` does, whose coding keys also give
+            // a number key its `intValue`).
+            if decoding.convertsKeys {
+                let decoded = try decoding.unwrap(member + 2, as: Value.self) { DecodingPathNode(parent: path, step: .key(StringCodingKey(key))) }
+                if result[key] == nil { result[key] = decoded }
+            } else if result[key] == nil {
+                result[key] = try decoding.unwrap(member + 2, as: Value.self) { DecodingPathNode(parent: path, step: .key(DictionaryCodingKey(key))) }
+            }
             member = document.next(member + 2)
         }
         return result

@@ -1,4 +1,5 @@
 import Foundation
+import SwiftShims
 
 extension JSONDocument {
     /// The number at tape `index` as an integer of type `T`, refusing a fraction, a value out of
@@ -92,7 +93,25 @@ extension JSONDocument {
 
     /// The whole of `raw` read by the C library's parser, or nil when it stops short.
     static func parse<T: LosslessStringConvertible>(_ raw: UnsafeBufferPointer<UInt8>, as type: T.Type) -> T? {
-        T(String(decoding: raw, as: UTF8.self))
+        // Each branch is taken only when `T` is exactly `Double`, so the cast holds.
+        if T.self == Double.self { return unsafeBitCast(parseDouble(raw), to: T?.self) }
+        return T(String(decoding: raw, as: UTF8.self))
+    }
+
+    /// `Double(String(decoding: raw, as: UTF8.self))` without making the string: the same
+    /// parser `Double.init(_: String)` calls (the standard library's `strtod` in the C locale),
+    /// on a NUL-terminated copy of the number on the stack.
+    static func parseDouble(_ raw: UnsafeBufferPointer<UInt8>) -> Double? {
+        guard let source = raw.baseAddress, raw.count > 0 else { return nil }
+        var result = 0.0
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: raw.count + 1) { buffer -> Double? in
+            // In bounds: raw.count bytes and a NUL go into raw.count + 1.
+            let start = buffer.baseAddress!
+            UnsafeMutableRawPointer(start).copyMemory(from: source, byteCount: raw.count)
+            start[raw.count] = 0
+            guard let end = _swift_stdlib_strtod_clocale(start, &result), end == UnsafePointer(start + raw.count) else { return nil }
+            return result
+        }
     }
 
     /// Whether a number that parsed to zero is written as zero (and did not underflow).
