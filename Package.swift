@@ -40,6 +40,7 @@ let package = Package(
             dependencies: [
                 "ResourcefulJSON",
                 "ResourcefulTesting",
+                "ProcessTestSupport",
             ]
         ),
         .target(

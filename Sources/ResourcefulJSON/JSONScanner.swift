@@ -27,6 +27,9 @@ struct JSONScanner {
     private var quoteCursor = 0
     private var bitmaps: UnsafePointer<UInt64>?
     private var origin = 0
+    /// Whether the last ``scanIndexed()`` filled the tape from the index (rather than again
+    /// byte by byte).
+    private(set) var usedIndex = false
     /// The document's tape while it is filled, kept here rather than behind the document's
     /// reference so that appending stays in registers; handed back by ``finish()``.
     private var tape: UnsafeMutablePointer<Int>
@@ -102,6 +105,7 @@ struct JSONScanner {
             (quotes, bitmaps) = (nil, nil)
             if scanned {
                 document.isValidUTF8 = index.isValidUTF8
+                usedIndex = true
                 return
             }
             tapeCount = 0

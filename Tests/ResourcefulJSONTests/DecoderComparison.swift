@@ -109,3 +109,5 @@ struct DecoderComparison {
         )
     }
 }
+
+extension DecodeOutcome: Sendable where T: Sendable {}
