@@ -2,7 +2,7 @@ import Benchmark
 import Foundation
 import Logging
 import Resourceful
-import ResourcefulJSON
+@_spi(Benchmarking) import ResourcefulJSON
 
 /// A GitHub-style issue list and a Stripe-style list of charges (see `Realistic/`), served by the
 /// benchmark server, called through `api.call` with the decoder each configuration chooses
@@ -78,16 +78,28 @@ func registerRealisticBenchmarks(_ fixtures: Fixtures) {
     let realistic = fixtures.realistic
     let fastGitHub = FastJSONDecoder(dateDecodingStrategy: .iso8601)
     let fastStripe = FastJSONDecoder(keyDecodingStrategy: .convertFromSnakeCase, dateDecodingStrategy: .iso8601)
-    Paired(names: ["JSONDecoder", "FastJSONDecoder"]) { variant in
+    // Each decoding pair also times the fast decoder's scan alone (stage one and the structure
+    // walk onto the tape) and stage one alone, in the same iterations.
+    let decoding = ["JSONDecoder", "FastJSONDecoder", "FastJSONDecoder scan", "FastJSONDecoder stage one"]
+    Paired(names: decoding) { variant in
         let json = RealisticPayloads.gitHubIssues
-        if variant == 0 { blackHole(try realistic.gitHubDecoder.decode([GitHubIssue].self, from: json)) }
-        else { blackHole(try fastGitHub.decode([GitHubIssue].self, from: json)) }
+        switch variant {
+        case 0: blackHole(try realistic.gitHubDecoder.decode([GitHubIssue].self, from: json))
+        case 1: blackHole(try fastGitHub.decode([GitHubIssue].self, from: json))
+        case 2: blackHole(try FastJSONDecoder.scan(json))
+        default: blackHole(FastJSONDecoder.stageOne(json))
+        }
     }.register("decode GitHub issues paired", maxDuration: .seconds(4))
-    Paired(names: ["JSONDecoder", "FastJSONDecoder"]) { variant in
+    Paired(names: decoding) { variant in
         let json = RealisticPayloads.stripeCharges
-        if variant == 0 { blackHole(try realistic.stripeDecoder.decode(StripeList<StripeCharge>.self, from: json)) }
-        else { blackHole(try fastStripe.decode(StripeList<StripeCharge>.self, from: json)) }
+        switch variant {
+        case 0: blackHole(try realistic.stripeDecoder.decode(StripeList<StripeCharge>.self, from: json))
+        case 1: blackHole(try fastStripe.decode(StripeList<StripeCharge>.self, from: json))
+        case 2: blackHole(try FastJSONDecoder.scan(json))
+        default: blackHole(FastJSONDecoder.stageOne(json))
+        }
     }.register("decode Stripe charges paired", maxDuration: .seconds(4))
+    registerCorpusBenchmarks(decoding)
 
     for concurrency in [1, 32] {
         Paired(names: ["raw AsyncHTTPClient", "api.call default decoder", "api.call JSONDecoder"]) { client in

@@ -10,6 +10,9 @@ import sys
 
 UNITS = {"ns": 1e-3, "μs": 1.0, "us": 1.0, "ms": 1e3, "s": 1e6}
 CLIENTS = ["api.call JSONDecoder", "api.call FastJSONDecoder", "URLSession"]
+# The standard corpus (../shared/fixtures/json) and the two realistic lists, with their sizes in bytes.
+CORPUS = {"twitter.json": 631514, "citm_catalog.json": 1727204, "canada.json": 2251051}
+SIZES = {"GitHub issues": 141213, "Stripe charges": 89252, **CORPUS}
 
 
 def parse(text):
@@ -145,11 +148,23 @@ def main():
 
     print("\n| decoding | JSONDecoder, median | FastJSONDecoder / JSONDecoder | JSONDecoder / FastJSONDecoder |")
     print("| --- | --- | --- | --- |")
-    for payload in ["show", "index of 50", "GitHub issues", "Stripe charges"]:
+    for payload in ["show", "index of 50", "GitHub issues", "Stripe charges"] + list(CORPUS):
         base, ratios, _ = paired(values, f"decode {payload} paired")
         if base is not None and "FastJSONDecoder" in ratios:
             ratio = ratios["FastJSONDecoder"][0]
-            print(f"| {payload} | {fmt_time(base)} | {ratio:.3f} | {1 / ratio:.2f}× |")
+            print(f"| {payload} | {fmt_time(base)} | {ratio:.3f} ({ratios['FastJSONDecoder'][1]:.3f}–{ratios['FastJSONDecoder'][2]:.3f}) | {1 / ratio:.2f}× |")
+
+    # The scan alone (stage one and the structure walk onto the tape) and stage one alone, timed
+    # in the same iterations as the decoders: time = JSONDecoder's median × the median ratio.
+    print("\n| scan, in the decoding pairs | bytes | FastJSONDecoder | scan | scan GB/s | stage one GB/s | JSONDecoder / (FastJSONDecoder − scan) |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for payload, size in SIZES.items():
+        base, ratios, _ = paired(values, f"decode {payload} paired")
+        if base is None or "FastJSONDecoder scan" not in ratios:
+            continue
+        fast, scan, stage = (ratios[name][0] * base for name in ("FastJSONDecoder", "FastJSONDecoder scan", "FastJSONDecoder stage one"))
+        print(f"| {payload} | {size:,} | {fmt_time(fast)} | {fmt_time(scan)} | {size / (scan * 1000):.2f} | {size / (stage * 1000):.2f} | "
+              f"{base / (fast - scan):.2f}× |")
 
     base, ratios, _ = paired(values, "own work paired")
     if base is not None:
