@@ -54,6 +54,36 @@ import Testing
         }
     }
 
+    /// Documents of several hundred bytes (random values, long strings of escapes, backslash runs
+    /// and UTF-8, indentation), mutated: stage one works on every 64-byte block of them, not only
+    /// on the short last one, and must lead to the byte-by-byte scanner's tape.
+    @Test(arguments: [61, 62])
+    func longDocumentsAgree(seed: UInt64) async {
+        var random = SeededRandomNumberGenerator(seed: seed)
+        let compare = DecoderComparison()
+        for round in 0..<200 * Self.scale {
+            if round % 25 == 0 { await Task.yield() }
+            // Bytes, not a String: the invalid UTF-8 among the pieces must reach the decoders.
+            var elements: [[UInt8]] = []
+            for _ in 0..<Int(random.next() % 12) + 2 {
+                if random.next() % 2 == 0 {
+                    elements.append(Array(JSONGenerator.value(depth: 1, &random).utf8))
+                } else {
+                    var string: [UInt8] = [UInt8(ascii: "\"")]
+                    for _ in 0..<Int(random.next() % 30) {
+                        string += BlockBoundaryTests.pieces[Int(random.next() % UInt64(BlockBoundaryTests.pieces.count))]
+                    }
+                    elements.append(string + [UInt8(ascii: "\"")])
+                }
+            }
+            let separator = Array((",\n" + String(repeating: " ", count: Int(random.next() % 24))).utf8)
+            var document = Array("[\n".utf8) + Array(elements.joined(separator: separator)) + Array("\n]".utf8)
+            if random.next() % 2 == 0 { JSONGenerator.mutate(&document, &random) }
+            #expect(JSONScanAgreement.difference(document) == nil, "\(String(decoding: document, as: UTF8.self).debugDescription)")
+            check(Data(document), compare)
+        }
+    }
+
     private func check(_ document: Data, _ compare: DecoderComparison) {
         compare.expectAgreement(M.Value.self, document, unorderedErrors: true)
         compare.expectAgreement(M.Nested.self, document, unorderedErrors: true)
