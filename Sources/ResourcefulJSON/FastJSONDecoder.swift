@@ -59,14 +59,19 @@ public struct FastJSONDecoder: Sendable {
                 // only other holder a document can have) gets a copy of the bytes first.
                 if !isKnownUniquelyReferenced(&document) { document.ownBytes() }
             }
-            var scanner = JSONScanner(document: document)
-            do throws(JSONSyntaxError) {
-                try scanner.scanIndexed()
-            } catch {
-                throw JSONDecoding.corrupted(error, path: [])
-            }
+            try Self.scan(document)
             document.finish()
             return try JSONDecoding(document: document, options: self).unwrap(0, as: type) { nil }
+        }
+    }
+
+    /// Fills `document`'s tape; the scanner, which holds the document, is gone on return.
+    private static func scan(_ document: JSONDocument) throws {
+        var scanner = JSONScanner(document: document)
+        do throws(JSONSyntaxError) {
+            try scanner.scanIndexed()
+        } catch {
+            throw JSONDecoding.corrupted(error, path: [])
         }
     }
 
