@@ -7,6 +7,7 @@ extension JSONDecoding {
         let base = UnsafePointer(document.bytes.baseAddress!)
         let count = target.count
         let first = count > 0 ? target[0] : 0
+        let last = count > 0 ? target[count - 1] : 0
         var member = from
         while member < end {
             let word = tape[member]
@@ -14,8 +15,13 @@ extension JSONDecoding {
                 // A plain ASCII key converts to one no longer than itself, starting with its own
                 // first byte or that byte lower-cased: most keys are ruled out on those alone.
                 if word >> 4 & 0xF == JSONDocument.plain | JSONDocument.ascii {
+                    // It ends with its own last byte too (the last byte of a word, or a trailing
+                    // underscore), that byte's case changed at most: most keys that share the
+                    // first byte are ruled out on the last.
                     let raw = base + (word >> 8)
-                    if tape[member + 1] >= count, count == 0 || raw[0] == first || raw[0] | 0x20 == first,
+                    let length = tape[member + 1]
+                    if length >= count,
+                       count == 0 || (raw[0] == first || raw[0] | 0x20 == first) && Self.sameLetter(raw[length - 1], last),
                        snakeCaseKey(member, matches: target) {
                         return member
                     }
@@ -39,6 +45,12 @@ extension JSONDecoding {
             member = tape[value] & 0xF >= JSONDocument.Kind.array.rawValue ? tape[value + 1] : value + 2
         }
         return nil
+    }
+
+    /// Whether ASCII bytes `a` and `b` are equal, or the same letter in either case.
+    @inline(__always)
+    private static func sameLetter(_ a: UInt8, _ b: UInt8) -> Bool {
+        a == b || (a ^ b == 0x20 && (a | 0x20) &- UInt8(ascii: "a") < 26)
     }
 
     private func snakeCaseKey(_ member: Int, matches target: UnsafeBufferPointer<UInt8>) -> Bool {
