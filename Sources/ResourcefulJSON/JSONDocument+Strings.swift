@@ -25,7 +25,10 @@ extension JSONDocument {
     @inline(__always)
     static func validatedString(_ raw: UnsafeBufferPointer<UInt8>, isASCII: Bool) -> String {
         // `raw` is within the document's bytes (the tape's offset and length), alive for the call.
-        String(copying: UTF8Span(unchecked: raw.span, isKnownASCII: isASCII))
+        if #available(macOS 26, *) {
+            return String(copying: UTF8Span(unchecked: raw.span, isKnownASCII: isASCII))
+        }
+        return String(decoding: raw, as: UTF8.self)
     }
 
     /// Whether the string at tape `index` is exactly `utf8`, without building a `String` when the

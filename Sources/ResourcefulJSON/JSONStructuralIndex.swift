@@ -32,12 +32,19 @@ struct JSONStructuralIndex: ~Copyable {
     /// Scans `count` bytes at `base`, from `origin` on.
     init(_ base: UnsafePointer<UInt8>, count: Int, origin: Int) {
         self.origin = origin
-        let blocks = (count - origin + 63) / 64
+        // Offsets are 32 bits, and the blocks' bit lanes are laid out for a little-endian word:
+        // elsewhere the index is not used (nor allocated at its size).
+        #if _endian(big)
+        let usable = false
+        #else
+        let usable = UInt64(count) < UInt64(UInt32.max)
+        #endif
+        let blocks = usable ? (count - origin + 63) / 64 : 0
         bitmaps = .allocate(capacity: max(blocks, 1) * 2)
         // Most documents have far fewer quotes than one per eight bytes; more grows the buffer.
-        quoteCapacity = max(64, count / 8)
+        quoteCapacity = usable ? max(64, count / 8) : 64
         quotes = .allocate(capacity: quoteCapacity)
-        guard count < Int(UInt32.max) else {
+        guard usable else {
             isUsable = false
             return
         }
