@@ -95,12 +95,6 @@ final class JSONDocument {
         tapeCount += 2
     }
 
-    @inline(__always)
-    func patch(_ index: Int, _ word0: Int, _ word1: Int) {
-        tape[index] = word0
-        tape[index + 1] = word1
-    }
-
     /// Appends the `null` that ``nullIndex`` points at; called once, after scanning.
     func finish() {
         nullIndex = tapeCount
@@ -108,12 +102,7 @@ final class JSONDocument {
     }
 
     private func grow() {
-        let capacity = tapeCapacity * 2
-        let grown = UnsafeMutablePointer<Int>.allocate(capacity: capacity)
-        grown.moveInitialize(from: tape, count: tapeCount)
-        tape.deallocate()
-        tape = grown
-        tapeCapacity = capacity
+        (tape, tapeCapacity) = tape.doubled(count: tapeCount, capacity: tapeCapacity)
     }
 
     // MARK: Reading

@@ -65,12 +65,7 @@ struct JSONScanner {
     }
 
     private mutating func growTape() {
-        let capacity = tapeCapacity * 2
-        let grown = UnsafeMutablePointer<Int>.allocate(capacity: capacity)
-        grown.moveInitialize(from: tape, count: tapeCount)
-        tape.deallocate()
-        tape = grown
-        tapeCapacity = capacity
+        (tape, tapeCapacity) = tape.doubled(count: tapeCount, capacity: tapeCapacity)
     }
 
     /// The offset of the document's first byte after a UTF-8 byte order mark, if it has one.

@@ -116,12 +116,7 @@ struct JSONStructuralIndex: ~Copyable {
     }
 
     private mutating func grow() {
-        let capacity = quoteCapacity * 2
-        let grown = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
-        grown.moveInitialize(from: quotes, count: quoteCount)
-        quotes.deallocate()
-        quotes = grown
-        quoteCapacity = capacity
+        (quotes, quoteCapacity) = quotes.doubled(count: quoteCount, capacity: quoteCapacity)
     }
 
     /// The bytes that an odd run of backslashes escapes, with `carry` (1 when the previous block

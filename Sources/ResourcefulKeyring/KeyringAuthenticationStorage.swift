@@ -75,7 +75,7 @@ public final class KeyringAuthenticationStorage: AuthenticationStorage, Deadline
                 let task = Task<String?, any Error> { [weak self] in
                     let result: Result<String?, any Error>
                     do {
-                        result = .success(try await lookUpSecret(service).map { "\(scheme) \(Self.trimmingLineEnds($0))" })
+                        result = .success(try await lookUpSecret(service).map { "\(scheme) \($0.trimmingLineEnds)" })
                     } catch {
                         result = .failure(error)
                     }
@@ -94,13 +94,6 @@ public final class KeyringAuthenticationStorage: AuthenticationStorage, Deadline
         case .wait(let task, _):
             return try await SharedTaskWait.value(of: task, deadline: lookupDeadline)
         }
-    }
-
-    /// `secret` without the line breaks at its end: `echo "$TOKEN" | secret-tool store …` stores one.
-    static func trimmingLineEnds(_ secret: String) -> String {
-        var trimmed = Substring(secret)
-        while let last = trimmed.last, last == "\n" || last == "\r" || last == "\r\n" { trimmed.removeLast() }
-        return String(trimmed)
     }
 
     /// Caches a finished lookup's header, or forgets a failed one, unless the entry was

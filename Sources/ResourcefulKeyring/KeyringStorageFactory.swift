@@ -16,7 +16,7 @@ public struct KeyringStorageFactory: AuthenticationStorageFactory {
     /// The keyring the storages use.
     public let keyring: Keyring
     /// The account that wins over the configuration's, if any.
-    public let account: String?
+    let account: String?
 
     /// A factory of storages on `keyring`, for `account` when given, else the configured one.
     public init(keyring: Keyring = Keyring(), account: String? = nil) {
@@ -28,7 +28,7 @@ public struct KeyringStorageFactory: AuthenticationStorageFactory {
     public var kind: APIConfig.StorageKind { .keyring }
 
     /// The settings of `context`'s keys, with this factory's account if it has one.
-    public func settings(_ context: AuthenticationStorageContext) throws(APIError) -> KeyringSettings {
+    func settings(_ context: AuthenticationStorageContext) throws(APIError) -> KeyringSettings {
         try KeyringSettings(keys: context.keys, account: account)
     }
 
@@ -60,10 +60,7 @@ public struct KeyringSecretStorage: WritableSecretStorage {
     /// The item for `name` without the line breaks at its end (`echo "$SECRET" | secret-tool
     /// store …` stores one), or `nil`.
     public func secret(named name: String) async throws -> String? {
-        guard let stored = try await keyring.lookup(service: name, account: account) else { return nil }
-        var secret = Substring(stored)
-        while secret.last == "\n" || secret.last == "\r\n" || secret.last == "\r" { secret.removeLast() }
-        return String(secret)
+        try await keyring.lookup(service: name, account: account)?.trimmingLineEnds
     }
 
     /// Stores `secret` as the item for `name`, replacing any.

@@ -10,7 +10,7 @@ public struct OAuth2Status: Sendable, Equatable, Codable {
     public var scope: String?
 
     /// A status.
-    public init(expiresAt: Date? = nil, scope: String? = nil) {
+    init(expiresAt: Date? = nil, scope: String? = nil) {
         self.expiresAt = expiresAt
         self.scope = scope
     }

@@ -54,15 +54,13 @@ extension EnvironmentAuthenticationStorage: SecretStorage {
     /// key has them).
     package func secret(named name: String) async throws -> String? {
         let variable = String(Self.variableName(prefix: prefix, service: name, suffix: "").dropLast())
-        guard let raw = lookup(variable) else { return nil }
-        var value = Substring(raw)
-        while value.last == "\n" || value.last == "\r\n" || value.last == "\r" { value.removeLast() }
+        guard let value = lookup(variable)?.trimmingLineEnds else { return nil }
         let source = "environment variable \(variable)"
         guard !value.isEmpty else { throw AuthenticationStorageError(kind: .empty, source: source, detail: "is set but empty") }
         guard !value.contains("\0") else { throw AuthenticationStorageError(kind: .invalidValue, source: source, detail: "holds a NUL") }
         guard value.utf8.count <= Self.maximumSecretBytes else {
             throw AuthenticationStorageError(kind: .tooLarge, source: source, detail: "holds more than the limit of \(Self.maximumSecretBytes) bytes")
         }
-        return String(value)
+        return value
     }
 }

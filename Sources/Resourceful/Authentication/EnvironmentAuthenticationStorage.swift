@@ -88,12 +88,11 @@ package final class EnvironmentAuthenticationStorage: AuthenticationStorage {
 
     private static func checked(_ value: String, variable: String) throws(AuthenticationStorageError) -> String {
         let source = "environment variable \(variable)"
-        var value = Substring(value)
-        while value.last == "\n" || value.last == "\r\n" || value.last == "\r" { value.removeLast() }
+        let value = value.trimmingLineEnds
         guard !value.isEmpty else { throw AuthenticationStorageError(kind: .empty, source: source, detail: "is set but empty") }
-        guard HeaderValidation.isValidValue(String(value)) else {
+        guard HeaderValidation.isValidValue(value) else {
             throw AuthenticationStorageError(kind: .invalidValue, source: source, detail: "holds a line break or NUL")
         }
-        return String(value)
+        return value
     }
 }
