@@ -10,7 +10,7 @@ public struct Nginx: Sendable {
     /// The scratch directory: configuration, pid, logs, and `www/`, the document root.
     public let directory: URL
     /// The port nginx listens on.
-    public let port: Int
+    public private(set) var port: Int
     /// nginx's master process, running in the foreground as a child of the tests.
     public var pid: Int32 = 0
 
@@ -26,11 +26,30 @@ public struct Nginx: Sendable {
         prepare: (Nginx) throws -> Void = { _ in }
     ) async throws -> Nginx {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-nginx-\(UUID().uuidString)")
-        var nginx = Nginx(directory: directory, port: try freePort())
+        var nginx = Nginx(directory: directory, port: 0)
         try FileManager.default.createDirectory(at: nginx.root, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("tmp"), withIntermediateDirectories: true)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
         try prepare(nginx)
+        // Another server may take the free port before nginx binds it: nginx then exits, and a new
+        // port is tried.
+        for attempt in 1...5 {
+            nginx.port = try freePort()
+            try nginx.writeConfiguration(listenOptions: listenOptions, server: server)
+            do {
+                try await nginx.launch()
+                return nginx
+            } catch is PortTaken where attempt < 5 {
+                continue
+            }
+        }
+        throw PortTaken()
+    }
+
+    /// nginx exited before it listened: its port was taken meanwhile.
+    struct PortTaken: Error {}
+
+    private func writeConfiguration(listenOptions: String, server: String) throws {
         let path = directory.path
         let configuration = """
             worker_processes 1;
@@ -48,15 +67,13 @@ public struct Nginx: Sendable {
                 scgi_temp_path \(path)/tmp;
                 default_type application/json;
                 server {
-                    listen 127.0.0.1:\(nginx.port) \(listenOptions);
-                    root \(nginx.root.path);
+                    listen 127.0.0.1:\(port) \(listenOptions);
+                    root \(root.path);
             \(server)
                 }
             }
             """
         try configuration.write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
-        try await nginx.launch()
-        return nginx
     }
 
     /// Runs nginx with the configuration in `directory` and waits until its port accepts
@@ -72,7 +89,18 @@ public struct Nginx: Sendable {
         try process.run()
         pid = process.processIdentifier
         do {
+            // nginx writes its pid file once its sockets are bound: until then the port may be
+            // another server's. One that could not bind exits instead.
+            let pidFile = directory.appendingPathComponent("nginx.pid")
+            let deadline = ContinuousClock.now + .seconds(60)
+            while (try? String(contentsOf: pidFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) != "\(pid)" {
+                guard process.isRunning else { throw PortTaken() }
+                guard ContinuousClock.now < deadline else { throw POSIXError(.ETIMEDOUT) }
+                try await Task.sleep(for: .milliseconds(20))
+            }
             try await Self.waitForPort(port)
+        } catch let failure as PortTaken {
+            throw failure
         } catch {
             let log = (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
             kill(pid, SIGKILL)
