@@ -22,6 +22,11 @@ final class DecodingPathNode {
         self.step = step
     }
 
+    /// The node of `key` under `parent`.
+    convenience init(parent: DecodingPathNode?, key: some CodingKey) {
+        self.init(parent: parent, step: .key(key))
+    }
+
     /// The path ending at `node`, root first.
     static func codingPath(_ node: DecodingPathNode?) -> [any CodingKey] {
         var steps: [any CodingKey] = []

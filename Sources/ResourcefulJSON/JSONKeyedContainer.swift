@@ -84,7 +84,7 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return value
     }
 
-    private func child(_ key: Key) -> DecodingPathNode { DecodingPathNode(parent: path, step: .key(key)) }
+    private func child(_ key: Key) -> DecodingPathNode { DecodingPathNode(parent: path, key: key) }
 
     /// Reads `key`'s value with `read`, or throws a `DecodingError` for `type` at its path.
     @inline(__always)
@@ -125,7 +125,9 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try scalar(key, type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try scalar(key, type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try decoding.unwrap(try value(key), as: type) { child(key) }
+        // The closures capture the path and the key, not `self`: a closure that calls a method of
+        // this generic type looks its metadata up on every call.
+        try decoding.unwrap(try value(key), as: type) { [path] in DecodingPathNode(parent: path, key: key) }
     }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try scalarIfPresent(key, type) { d, i throws(ValueFailure) in try d.readBool(i) } }
@@ -144,7 +146,7 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try scalarIfPresent(key, type) { d, i throws(ValueFailure) in try d.readInteger(i, as: type) } }
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let index = find(key), decoding.document.kind(index) != .null else { return nil }
-        return try decoding.unwrap(index, as: type) { child(key) }
+        return try decoding.unwrap(index, as: type) { [path] in DecodingPathNode(parent: path, key: key) }
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {

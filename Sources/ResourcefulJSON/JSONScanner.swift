@@ -121,9 +121,20 @@ struct JSONScanner {
         var outer: [Open] = []
         var top: Open?
         index = start
+        // Whether a member's key comes first: read here, in one place, so the key's string is
+        // read inline rather than in a call.
+        var key = false
 
         value: while true {
-            let byte = try nextNonWhitespace()
+            var byte = try nextNonWhitespace()
+            if key {
+                key = false
+                guard byte == UInt8(ascii: "\"") else { throw fail("expected a key in an object") }
+                try scanString()
+                guard try nextNonWhitespace() == UInt8(ascii: ":") else { throw fail("expected ':' after a key") }
+                index += 1
+                byte = try nextNonWhitespace()
+            }
             switch byte {
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 guard outer.count + (top == nil ? 0 : 1) < Self.maximumDepth else { throw fail("too many nested arrays or objects") }
@@ -137,7 +148,7 @@ struct JSONScanner {
                 } else {
                     if let open = top { outer.append(open) }
                     top = Open(tapeIndex: start, isObject: isObject)
-                    if isObject { try scanKey() }
+                    key = isObject
                     continue value
                 }
             case UInt8(ascii: "\""):
@@ -163,7 +174,7 @@ struct JSONScanner {
                     index += 1
                     if try nextNonWhitespace() != close {
                         top = container
-                        if container.isObject { try scanKey() }
+                        key = container.isObject
                         continue value
                     }
                 } else if separator != close {
@@ -220,14 +231,6 @@ struct JSONScanner {
             }
             index += 16
         }
-    }
-
-    /// A member's key and the colon after it.
-    private mutating func scanKey() throws(JSONSyntaxError) {
-        guard try nextNonWhitespace() == UInt8(ascii: "\"") else { throw fail("expected a key in an object") }
-        try scanString()
-        guard try nextNonWhitespace() == UInt8(ascii: ":") else { throw fail("expected ':' after a key") }
-        index += 1
     }
 
     private mutating func literal(_ word: StaticString, _ kind: JSONDocument.Kind) throws(JSONSyntaxError) {
