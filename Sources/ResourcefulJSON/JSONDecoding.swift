@@ -19,6 +19,8 @@ final class JSONDecoding {
     let snakeCaseKeys: Bool
     let customKeys: Bool
     let convertsKeys: Bool
+    /// Under `convertFromSnakeCase`, the keys found to convert to each name.
+    let snakeCaseMemo: SnakeCaseMemo?
 
     init(document: JSONDocument, options: FastJSONDecoder, current: Int = 0, path: DecodingPathNode? = nil) {
         self.document = document
@@ -31,6 +33,7 @@ final class JSONDecoding {
         default: (snakeCaseKeys, customKeys) = (false, true)
         }
         convertsKeys = snakeCaseKeys || customKeys
+        snakeCaseMemo = snakeCaseKeys ? SnakeCaseMemo() : nil
     }
 
     /// Runs `body` with the decoder moved to the value at `index`.

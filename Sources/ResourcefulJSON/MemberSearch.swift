@@ -1,3 +1,5 @@
+import Foundation
+
 /// Finding an object's member by the name of a coding key, on the tape, without building strings.
 extension JSONDecoding {
     /// The tape index of the first member key among those from `from` to `end` that names
@@ -8,6 +10,7 @@ extension JSONDecoding {
         let count = target.count
         let first = count > 0 ? target[0] : 0
         let last = count > 0 ? target[count - 1] : 0
+        let known = snakeCaseMemo?.key(for: target)
         var member = from
         while member < end {
             let word = tape[member]
@@ -21,9 +24,15 @@ extension JSONDecoding {
                     let raw = base + (word >> 8)
                     let length = tape[member + 1]
                     if length >= count,
-                       count == 0 || (raw[0] == first || raw[0] | 0x20 == first) && Self.sameLetter(raw[length - 1], last),
-                       snakeCaseKey(member, matches: target) {
-                        return member
+                       count == 0 || (raw[0] == first || raw[0] | 0x20 == first) && Self.sameLetter(raw[length - 1], last) {
+                        // The bytes of a key known to convert to the name convert to it too.
+                        if let known, known.length == length, memcmp(raw, base + known.offset, length) == 0 {
+                            return member
+                        }
+                        if snakeCaseKey(member, matches: target) {
+                            snakeCaseMemo?.remember(target, keyOffset: word >> 8, length: length)
+                            return member
+                        }
                     }
                 } else if snakeCaseKey(member, matches: target) {
                     return member
