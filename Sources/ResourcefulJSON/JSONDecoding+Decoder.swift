@@ -4,7 +4,7 @@ extension JSONDecoding: Decoder {
     var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        try KeyedDecodingContainer(JSONKeyedContainer<Key>(decoding: self, index: current, path: path))
+        try keyedContainer(type, index: current, path: path)
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {

@@ -15,6 +15,8 @@ final class JSONDecoding {
     /// What `unwrap` found each type it met to be, so that it looks each conformance up once
     /// per document rather than once per value.
     private var knownTypes: [KnownType] = []
+    /// A ``KeyedContainerMaker`` for each key type met, looked up by the type's identifier.
+    var containerMakers: [(ObjectIdentifier, AnyObject)] = []
     /// The key strategy, read once.
     let snakeCaseKeys: Bool
     let customKeys: Bool

@@ -150,7 +150,7 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-        KeyedDecodingContainer(try JSONKeyedContainer<NestedKey>(decoding: decoding, index: try value(key), path: child(key)))
+        try decoding.keyedContainer(type, index: try value(key), path: child(key))
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {

@@ -116,7 +116,7 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
         let index = try next(KeyedDecodingContainer<NestedKey>.self)
-        let container = KeyedDecodingContainer(try JSONKeyedContainer<NestedKey>(decoding: decoding, index: index, path: elementPath))
+        let container = try decoding.keyedContainer(type, index: index, path: elementPath)
         advance()
         return container
     }
