@@ -233,7 +233,25 @@ struct JSONScanner {
         }
     }
 
+    @inline(__always)
     private mutating func literal(_ word: StaticString, _ kind: JSONDocument.Kind) throws(JSONSyntaxError) {
+        let count = word.utf8CodeUnitCount
+        // The common case in one comparison: the word's last four bytes (all of `true` and
+        // `null`, `alse` of `false`) read as one integer.
+        if end - index >= count {
+            // In bounds: index + count <= end, checked just above.
+            let last4 = UnsafeRawPointer(base + index + count - 4).loadUnaligned(as: UInt32.self)
+            if last4 == UnsafeRawPointer(word.utf8Start + count - 4).loadUnaligned(as: UInt32.self) {
+                index += count
+                append(kind.rawValue, 0)
+                return
+            }
+        }
+        try brokenLiteral(word, kind)
+    }
+
+    /// A literal read byte by byte, to the error of the first byte that is not the word's.
+    private mutating func brokenLiteral(_ word: StaticString, _ kind: JSONDocument.Kind) throws(JSONSyntaxError) {
         let count = word.utf8CodeUnitCount
         for offset in 1..<count {
             guard index + offset < end else {
