@@ -50,11 +50,11 @@ struct JSONScanner {
 
     @inline(__always)
     private mutating func append(_ word0: Int, _ word1: Int) {
-        if tapeCount + 2 > tapeCapacity { growTape() }
+        if tapeCount &+ 2 > tapeCapacity { growTape() }
         // In bounds: tapeCount + 2 <= tapeCapacity, made so just above.
         tape[tapeCount] = word0
-        tape[tapeCount + 1] = word1
-        tapeCount += 2
+        tape[tapeCount &+ 1] = word1
+        tapeCount &+= 2
     }
 
     @inline(__always)
@@ -132,18 +132,20 @@ struct JSONScanner {
                 guard byte == UInt8(ascii: "\"") else { throw fail("expected a key in an object") }
                 try scanString()
                 guard try nextNonWhitespace() == UInt8(ascii: ":") else { throw fail("expected ':' after a key") }
-                index += 1
+                index &+= 1
                 byte = try nextNonWhitespace()
             }
             switch byte {
+            case UInt8(ascii: "\""):
+                try scanString()
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 guard outer.count + (top == nil ? 0 : 1) < Self.maximumDepth else { throw fail("too many nested arrays or objects") }
                 let isObject = byte == UInt8(ascii: "{")
-                index += 1
+                index &+= 1
                 let start = tapeCount
                 append(0, 0)
                 if try nextNonWhitespace() == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
-                    index += 1
+                    index &+= 1
                     patch(start, (isObject ? JSONDocument.Kind.object : .array).rawValue, tapeCount)
                 } else {
                     if let open = top { outer.append(open) }
@@ -151,8 +153,6 @@ struct JSONScanner {
                     key = isObject
                     continue value
                 }
-            case UInt8(ascii: "\""):
-                try scanString()
             case UInt8(ascii: "t"):
                 try literal("true", .true)
             case UInt8(ascii: "f"):
@@ -167,11 +167,11 @@ struct JSONScanner {
 
             // After a value: go on to the next element or member, or close containers.
             while var container = top {
-                container.count += 1
+                container.count &+= 1
                 let close = container.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
                 let separator = try nextNonWhitespace()
                 if separator == UInt8(ascii: ",") {
-                    index += 1
+                    index &+= 1
                     if try nextNonWhitespace() != close {
                         top = container
                         key = container.isObject
@@ -180,7 +180,7 @@ struct JSONScanner {
                 } else if separator != close {
                     throw fail(container.isObject ? "expected ',' or '}' in an object" : "expected ',' or ']' in an array")
                 }
-                index += 1
+                index &+= 1
                 let kind = container.isObject ? JSONDocument.Kind.object : .array
                 patch(container.tapeIndex, kind.rawValue | container.count << 8, tapeCount)
                 top = outer.popLast()
@@ -189,7 +189,7 @@ struct JSONScanner {
         }
         while index < end {
             switch base[index] {
-            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            case 0x20, 0x09, 0x0A, 0x0D: index &+= 1
             default: throw fail("unexpected character after the top-level value")
             }
         }
@@ -205,9 +205,9 @@ struct JSONScanner {
             let byte = base[index]
             switch byte {
             case 0x20, 0x09, 0x0A, 0x0D:
-                index += 1
+                index &+= 1
                 // A second whitespace byte: a run (indentation), skipped 16 bytes at a time.
-                if end - index >= 16, Self.isWhitespace(base[index]) { skipWhitespaceRun() }
+                if end &- index >= 16, Self.isWhitespace(base[index]) { skipWhitespaceRun() }
             default: return byte
             }
         }
@@ -279,13 +279,14 @@ struct JSONScanner {
     @inline(__always)
     private mutating func indexedString(_ quotes: UnsafePointer<UInt32>) throws(JSONSyntaxError) {
         // In bounds: quoteCursor + 1 < quoteCount is checked before either is read.
-        guard quoteCursor + 1 < quoteCount, Int(quotes[quoteCursor]) == index else { throw fail("a string the index does not have") }
-        let close = Int(quotes[quoteCursor + 1])
-        quoteCursor += 2
-        let start = index + 1
+        // The arithmetic wraps nowhere: offsets and counts are below the document's length.
+        guard quoteCursor &+ 1 < quoteCount, Int(quotes[quoteCursor]) == index else { throw fail("a string the index does not have") }
+        let close = Int(quotes[quoteCursor &+ 1])
+        quoteCursor &+= 2
+        let start = index &+ 1
         let flags = stringFlags(from: start, to: close)
-        append(JSONDocument.Kind.string.rawValue | flags << 4 | start << 8, close - start)
-        index = close + 1
+        append(JSONDocument.Kind.string.rawValue | flags &<< 4 | start &<< 8, close &- start)
+        index = close &+ 1
     }
 
     /// A string's flags from stage one's bitmaps (two words per 64 bytes from `origin`:

@@ -63,7 +63,7 @@ struct JSONStructuralIndex: ~Copyable {
         var block = 0
         while offset < count {
             let classified: JSONBlock
-            if count - offset >= 64 {
+            if count &- offset >= 64 {
                 // In bounds: offset + 64 <= count, checked just above.
                 classified = JSONBlock(UnsafeRawPointer(base + offset))
             } else {
@@ -95,21 +95,22 @@ struct JSONStructuralIndex: ~Copyable {
                 }
             }
             if quoteBits != 0 { append(quoteBits, offset: offset) }
-            offset += 64
-            block += 1
+            // Wraps nowhere: offsets are below the document's length, under 4 GiB.
+            offset &+= 64
+            block &+= 1
         }
     }
 
     /// Notes each set bit of `bits` as a quote at `offset` plus its index.
     @inline(__always)
     private mutating func append(_ bits: UInt64, offset: Int) {
-        if quoteCount + 64 > quoteCapacity { grow() }
+        if quoteCount &+ 64 > quoteCapacity { grow() }
         var bits = bits
         var count = quoteCount
         while bits != 0 {
             // In bounds: at most 64 bits, and the capacity was made to hold 64 more.
-            quotes[count] = UInt32(truncatingIfNeeded: offset + bits.trailingZeroBitCount)
-            count += 1
+            quotes[count] = UInt32(truncatingIfNeeded: offset &+ bits.trailingZeroBitCount)
+            count &+= 1
             bits &= bits &- 1
         }
         quoteCount = count
