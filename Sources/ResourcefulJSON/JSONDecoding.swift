@@ -15,6 +15,9 @@ final class JSONDecoding {
     /// What `unwrap` found each type it met to be, so that it looks each conformance up once
     /// per document rather than once per value.
     private var knownTypes: [KnownType] = []
+    /// Under a custom key strategy, the converted keys of each keyed container's object: the
+    /// tape index of each one's value (see ``JSONKeyedContainer``).
+    private(set) var convertedKeys: [[String: Int]] = []
     /// A ``KeyedContainerMaker`` for each key type met, looked up by the type's identifier.
     var containerMakers: [(ObjectIdentifier, AnyObject)] = []
     /// The key strategy, read once.
@@ -36,6 +39,12 @@ final class JSONDecoding {
         }
         convertsKeys = snakeCaseKeys || customKeys
         snakeCaseMemo = snakeCaseKeys ? SnakeCaseMemo() : nil
+    }
+
+    /// Keeps the converted keys of a new keyed container and returns their place.
+    func addConvertedKeys(_ keys: [String: Int]) -> Int {
+        convertedKeys.append(keys)
+        return convertedKeys.count - 1
     }
 
     /// Runs `body` with the decoder moved to the value at `index`.

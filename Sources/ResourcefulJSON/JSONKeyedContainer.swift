@@ -12,7 +12,10 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// Tape indices of the first member's key and of the end of the object.
     private let start: Int
     private let end: Int
-    private let index: [String: Int]?
+    /// Under a custom key strategy, the place in ``JSONDecoding/convertedKeys`` of the tape index
+    /// of each converted key's value; -1 otherwise. Kept there, not here, so that the container
+    /// holds no dictionary: the standard library's box copies it for every call it forwards.
+    private let convertedKeys: Int
 
     var codingPath: [any CodingKey] { DecodingPathNode.codingPath(path) }
 
@@ -47,9 +50,9 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
                 if keys[name] == nil { keys[name] = member + 2 }
                 member = document.next(member + 2)
             }
-            index = keys
+            convertedKeys = decoding.addConvertedKeys(keys)
         } else {
-            index = nil
+            convertedKeys = -1
         }
     }
 
@@ -72,7 +75,7 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func find(_ key: Key) -> Int? { find(name: key.stringValue) }
 
     private func find(name: String) -> Int? {
-        if let index { return index[name] }
+        if convertedKeys >= 0 { return decoding.convertedKeys[convertedKeys][name] }
         var name = name
         return name.withUTF8 { decoding.search($0, from: start, to: end) }.map { $0 + 2 }
     }
