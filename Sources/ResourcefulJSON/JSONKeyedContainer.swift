@@ -6,7 +6,7 @@ import Foundation
 /// building strings (under `convertFromSnakeCase` too), so that of duplicate keys the first
 /// counts, as in Foundation. Under a custom key strategy, an object gets a dictionary of its
 /// converted keys once.
-struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+final class JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private let decoding: JSONDecoding
     private let path: DecodingPathNode?
     /// Tape indices of the first member's key and of the end of the object.
