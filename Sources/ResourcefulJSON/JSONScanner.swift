@@ -298,25 +298,27 @@ struct JSONScanner {
         let last = to &- 1 &- origin
         var word = first &>> 6
         let lastWord = last &>> 6
-        let head: UInt64 = ~0 &<< UInt64(first & 63)
-        let tail: UInt64 = ~0 &>> UInt64(63 - (last & 63))
         // In bounds: origin <= from < to <= the document's length, and the bitmaps have two
         // words for each 64 bytes from `origin` to the end.
+        if word == lastWord {
+            // Most strings lie in one word: bits `first` to `last` of it, 1 to 64 of them.
+            let mask: UInt64 = (~0 &>> UInt64(63 &- (last &- first))) &<< UInt64(first & 63)
+            let both = (bitmaps[word &* 2] & mask, bitmaps[word &* 2 &+ 1] & mask)
+            return (both.0 == 0 ? JSONDocument.plain : 0) | (both.1 == 0 ? JSONDocument.ascii : 0)
+        }
+        // Across words: the first from bit `first` on, those between whole, the last up to `last`.
+        let head: UInt64 = ~0 &<< UInt64(first & 63)
+        let tail: UInt64 = ~0 &>> UInt64(63 &- (last & 63))
         var specials = bitmaps[word &* 2] & head
         var nonASCII = bitmaps[word &* 2 &+ 1] & head
-        if word == lastWord {
-            specials &= tail
-            nonASCII &= tail
-        } else {
+        word &+= 1
+        while word < lastWord {
+            specials |= bitmaps[word &* 2]
+            nonASCII |= bitmaps[word &* 2 &+ 1]
             word &+= 1
-            while word < lastWord {
-                specials |= bitmaps[word &* 2]
-                nonASCII |= bitmaps[word &* 2 &+ 1]
-                word &+= 1
-            }
-            specials |= bitmaps[word &* 2] & tail
-            nonASCII |= bitmaps[word &* 2 &+ 1] & tail
         }
+        specials |= bitmaps[word &* 2] & tail
+        nonASCII |= bitmaps[word &* 2 &+ 1] & tail
         return (specials == 0 ? JSONDocument.plain : 0) | (nonASCII == 0 ? JSONDocument.ascii : 0)
     }
 
