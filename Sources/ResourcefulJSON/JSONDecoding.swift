@@ -328,7 +328,23 @@ extension Dictionary: StringKeyedDictionary where Key == String, Value: Decodabl
         case .null: throw decoding.failure(.null, [String: Any].self, at: path)
         default: throw decoding.failure(.mismatch(found: index), [String: Any].self, at: path)
         }
-        var result: [String: Value] = [:]
+        if document.count(index) == 0 { return [:] }
+        // The common values through code specialized for them: generic dictionary code looks
+        // the dictionary's metadata up on each operation. Each branch is taken only when `Value`
+        // is exactly that type, so the casts hold.
+        if Value.self == String.self { return unsafeBitCast(try entries(decoding, index, path, as: String.self), to: Self.self) }
+        if Value.self == String?.self { return unsafeBitCast(try entries(decoding, index, path, as: String?.self), to: Self.self) }
+        if Value.self == Int.self { return unsafeBitCast(try entries(decoding, index, path, as: Int.self), to: Self.self) }
+        if Value.self == Double.self { return unsafeBitCast(try entries(decoding, index, path, as: Double.self), to: Self.self) }
+        if Value.self == Bool.self { return unsafeBitCast(try entries(decoding, index, path, as: Bool.self), to: Self.self) }
+        return try entries(decoding, index, path, as: Value.self)
+    }
+
+    /// The entries of the object at tape `index` (not empty) with values of type `V`.
+    @inline(__always)
+    private static func entries<V: Decodable>(_ decoding: JSONDecoding, _ index: Int, _ path: DecodingPathNode?, as type: V.Type) throws -> [String: V] {
+        let document = decoding.document
+        var result: [String: V] = [:]
         result.reserveCapacity(document.count(index))
         var member = index + 2
         let end = document.next(index)
@@ -339,10 +355,10 @@ extension Dictionary: StringKeyedDictionary where Key == String, Value: Decodabl
             // first of each key (as `Dictionary.init(from:)` does, whose coding keys also give
             // a number key its `intValue`).
             if decoding.convertsKeys {
-                let decoded = try decoding.unwrap(member + 2, as: Value.self) { DecodingPathNode(parent: path, step: .key(StringCodingKey(key))) }
+                let decoded = try decoding.unwrap(member + 2, as: V.self) { DecodingPathNode(parent: path, step: .key(StringCodingKey(key))) }
                 if result[key] == nil { result[key] = decoded }
             } else if result[key] == nil {
-                result[key] = try decoding.unwrap(member + 2, as: Value.self) { DecodingPathNode(parent: path, step: .key(DictionaryCodingKey(key))) }
+                result[key] = try decoding.unwrap(member + 2, as: V.self) { DecodingPathNode(parent: path, step: .key(DictionaryCodingKey(key))) }
             }
             member = document.next(member + 2)
         }
