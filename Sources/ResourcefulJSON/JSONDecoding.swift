@@ -14,12 +14,17 @@ final class JSONDecoding {
     var path: DecodingPathNode?
     /// What `unwrap` found each type it met to be, so that it looks each conformance up once
     /// per document rather than once per value.
-    private var knownTypes: [KnownType] = []
+    ///
+    /// This cache and ``containerMakers`` are read for every nested value and object, and a
+    /// class's stored property is checked for exclusive access at run time on each read (tens of
+    /// instructions). The check is left out: a decoding is used by one thread, and no access to
+    /// either overlaps another (each is read, then appended to, never while being read).
+    @exclusivity(unchecked) private var knownTypes: [KnownType] = []
     /// Under a custom key strategy, the converted keys of each keyed container's object: the
     /// tape index of each one's value (see ``JSONKeyedContainer``).
     private(set) var convertedKeys: [[String: Int]] = []
     /// A ``KeyedContainerMaker`` for each key type met, looked up by the type's identifier.
-    var containerMakers: [(ObjectIdentifier, AnyObject)] = []
+    @exclusivity(unchecked) var containerMakers: [(ObjectIdentifier, AnyObject)] = []
     /// The key strategy, read once.
     let snakeCaseKeys: Bool
     let customKeys: Bool
