@@ -31,6 +31,9 @@ final class JSONDocument {
     private var ownsBytes = false
     /// Whether stage one found the whole document valid UTF-8 (then so is every string in it).
     var isValidUTF8 = false
+    /// Whether the scan found every member key plain and ASCII (then each is valid, and its
+    /// bytes are its value).
+    var keysArePlainASCII = false
     private(set) var tape: UnsafeMutablePointer<Int>
     /// A `null` after the document's own values: what a missing value reads as (`superDecoder`).
     private(set) var nullIndex = 0

@@ -33,8 +33,9 @@ final class JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         start = object + 2
         end = document.next(object)
 
-        // Every key must be a valid string, used or not, as in Foundation.
-        var member = start
+        // Every key must be a valid string, used or not, as in Foundation (as every key of a
+        // document whose keys are all plain ASCII is).
+        var member = document.keysArePlainASCII ? end : start
         while member < end {
             if document.flags(member) != JSONDocument.plain | JSONDocument.ascii {
                 _ = try decoding.corrupt(path) { () throws(JSONSyntaxError) in try document.string(at: member) }

@@ -124,6 +124,9 @@ struct JSONScanner {
         // Whether a member's key comes first: read here, in one place, so the key's string is
         // read inline rather than in a call.
         var key = false
+        // The string flags every key has.
+        var keyFlags = JSONDocument.plain | JSONDocument.ascii
+        defer { document.keysArePlainASCII = keyFlags & 0xF == JSONDocument.plain | JSONDocument.ascii }
 
         value: while true {
             var byte = try nextNonWhitespace()
@@ -131,6 +134,8 @@ struct JSONScanner {
                 key = false
                 guard byte == UInt8(ascii: "\"") else { throw fail("expected a key in an object") }
                 try scanString()
+                // In bounds: the key's entry, just appended.
+                keyFlags &= tape[tapeCount &- 2] &>> 4
                 guard try nextNonWhitespace() == UInt8(ascii: ":") else { throw fail("expected ':' after a key") }
                 index &+= 1
                 byte = try nextNonWhitespace()
