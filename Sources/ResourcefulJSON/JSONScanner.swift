@@ -20,13 +20,14 @@ struct JSONScanner {
     private let base: UnsafePointer<UInt8>
     private let end: Int
     private var index = 0
-    /// Stage one's quotes while ``scanIndexed()`` runs (see ``JSONStructuralIndex``), else nil.
-    private var quotes: UnsafePointer<UInt32>?
-    private var quoteCount = 0
-    /// The next quote of `quotes` to be met.
-    private var quoteCursor = 0
+    /// Stage one's bitmaps while ``scanIndexed()`` runs (three words per 64 bytes from
+    /// `origin`: quotes, backslashes and controls, non-ASCII bytes; see
+    /// ``JSONStructuralIndex``), else nil.
     private var bitmaps: UnsafePointer<UInt64>?
+    private var blockCount = 0
     private var origin = 0
+    /// The quotes of the strings the walk has met.
+    private var quotesMet = 0
     /// Whether the last ``scanIndexed()`` filled the tape from the index (rather than again
     /// byte by byte).
     private(set) var usedIndex = false
@@ -83,21 +84,21 @@ struct JSONScanner {
         let origin = start
         let index = JSONStructuralIndex(base, count: end, origin: origin)
         if index.isUsable {
-            // The pointers are `index`'s buffers, alive until this function returns; they are
-            // cleared below before it does.
-            quotes = UnsafePointer(index.quotes)
-            quoteCount = index.quoteCount
+            // The pointer is `index`'s buffer, alive until this function returns; it is cleared
+            // below before it does.
             bitmaps = UnsafePointer(index.bitmaps)
+            blockCount = index.blockCount
             self.origin = origin
-            quoteCursor = 0
+            quotesMet = 0
             var scanned = true
             do throws(JSONSyntaxError) {
                 try walk()
-                scanned = quoteCursor == quoteCount
+                // Every quote stage one found opened or closed a string the walk met.
+                scanned = quotesMet == index.quoteCount
             } catch {
                 scanned = false
             }
-            (quotes, bitmaps) = (nil, nil)
+            bitmaps = nil
             if scanned {
                 document.isValidUTF8 = index.isValidUTF8
                 usedIndex = true
@@ -275,56 +276,47 @@ struct JSONScanner {
     /// Skips a string, noting whether it is plain (no escape or control character) and ASCII.
     @inline(__always)
     private mutating func scanString() throws(JSONSyntaxError) {
-        if let quotes { return try indexedString(quotes) }
+        if let bitmaps { return try indexedString(bitmaps) }
         try scalarString()
     }
 
-    /// A string's end and flags from stage one's index: the next quote in `quotes` must be this
-    /// one, and the one after it is the string's end.
+    /// A string's end and flags from stage one's bitmaps: the quote at `index` must be one of
+    /// stage one's, and the next one is the string's end; its contents' backslashes, controls
+    /// and non-ASCII bytes are those of the bitmaps' words up to it.
     @inline(__always)
-    private mutating func indexedString(_ quotes: UnsafePointer<UInt32>) throws(JSONSyntaxError) {
-        // In bounds: quoteCursor + 1 < quoteCount is checked before either is read.
-        // The arithmetic wraps nowhere: offsets and counts are below the document's length.
-        guard quoteCursor &+ 1 < quoteCount, Int(quotes[quoteCursor]) == index else { throw fail("a string the index does not have") }
-        let close = Int(quotes[quoteCursor &+ 1])
-        quoteCursor &+= 2
+    private mutating func indexedString(_ bitmaps: UnsafePointer<UInt64>) throws(JSONSyntaxError) {
+        // The arithmetic wraps nowhere: offsets are below the document's length.
+        let open = index &- origin
+        var word = open &>> 6
+        // In bounds: origin <= index < the document's length, so `word` < blockCount, and each
+        // word read below is checked against `blockCount` first.
+        guard bitmaps[word &* 3] & (1 &<< UInt64(open & 63)) != 0 else { throw fail("a string the index does not have") }
+        // The bits after the opening quote in its word (none when it is the word's last bit).
+        let after: UInt64 = open & 63 == 63 ? 0 : ~0 &<< UInt64((open & 63) &+ 1)
+        var quotes = bitmaps[word &* 3] & after
+        var specials = bitmaps[word &* 3 &+ 1] & after
+        var nonASCII = bitmaps[word &* 3 &+ 2] & after
+        var passedSpecials: UInt64 = 0
+        var passedNonASCII: UInt64 = 0
+        while quotes == 0 {
+            // The whole rest of this word is in the string.
+            passedSpecials |= specials
+            passedNonASCII |= nonASCII
+            word &+= 1
+            guard word < blockCount else { throw fail("a string the index does not end") }
+            quotes = bitmaps[word &* 3]
+            specials = bitmaps[word &* 3 &+ 1]
+            nonASCII = bitmaps[word &* 3 &+ 2]
+        }
+        let before = (quotes & (0 &- quotes)) &- 1
+        specials = passedSpecials | specials & before
+        nonASCII = passedNonASCII | nonASCII & before
+        let close = origin &+ word &<< 6 &+ quotes.trailingZeroBitCount
+        quotesMet &+= 2
         let start = index &+ 1
-        let flags = stringFlags(from: start, to: close)
+        let flags = (specials == 0 ? JSONDocument.plain : 0) | (nonASCII == 0 ? JSONDocument.ascii : 0)
         append(JSONDocument.Kind.string.rawValue | flags &<< 4 | start &<< 8, close &- start)
         index = close &+ 1
-    }
-
-    /// A string's flags from stage one's bitmaps (two words per 64 bytes from `origin`:
-    /// backslashes and controls, then non-ASCII bytes) for its contents, `from..<to`.
-    @inline(__always)
-    private func stringFlags(from: Int, to: Int) -> Int {
-        guard from < to, let bitmaps else { return JSONDocument.plain | JSONDocument.ascii }
-        let first = from &- origin
-        let last = to &- 1 &- origin
-        var word = first &>> 6
-        let lastWord = last &>> 6
-        // In bounds: origin <= from < to <= the document's length, and the bitmaps have two
-        // words for each 64 bytes from `origin` to the end.
-        if word == lastWord {
-            // Most strings lie in one word: bits `first` to `last` of it, 1 to 64 of them.
-            let mask: UInt64 = (~0 &>> UInt64(63 &- (last &- first))) &<< UInt64(first & 63)
-            let both = (bitmaps[word &* 2] & mask, bitmaps[word &* 2 &+ 1] & mask)
-            return (both.0 == 0 ? JSONDocument.plain : 0) | (both.1 == 0 ? JSONDocument.ascii : 0)
-        }
-        // Across words: the first from bit `first` on, those between whole, the last up to `last`.
-        let head: UInt64 = ~0 &<< UInt64(first & 63)
-        let tail: UInt64 = ~0 &>> UInt64(63 &- (last & 63))
-        var specials = bitmaps[word &* 2] & head
-        var nonASCII = bitmaps[word &* 2 &+ 1] & head
-        word &+= 1
-        while word < lastWord {
-            specials |= bitmaps[word &* 2]
-            nonASCII |= bitmaps[word &* 2 &+ 1]
-            word &+= 1
-        }
-        specials |= bitmaps[word &* 2] & tail
-        nonASCII |= bitmaps[word &* 2 &+ 1] & tail
-        return (specials == 0 ? JSONDocument.plain : 0) | (nonASCII == 0 ? JSONDocument.ascii : 0)
     }
 
     /// A string read byte by byte.

@@ -2,14 +2,15 @@
 /// ``JSONBlock``), with what the tape needs to know of each string, and the document's UTF-8
 /// checked in the same pass.
 ///
-/// - Quotes: the offset of every quote that a backslash does not escape, in order (an odd run of
-///   backslashes escapes the byte after it: simdjson's carry trick on the backslash bits, carried
-///   across blocks). Outside strings such quotes open strings and inside they close them, so
-///   stage two (``JSONScanner``) takes a string's end from here instead of reading its bytes.
-/// - One bit per byte for backslashes and control characters, and one for non-ASCII bytes, read
-///   by stage two for the range of each string (its "plain" and "ascii" flags).
-/// - Whether the whole document is valid UTF-8: if it is, so is every string (a string starts and
-///   ends at an ASCII quote, never inside a multi-byte character).
+/// Three bitmaps, one bit per byte, one word of each per 64 bytes from `origin`:
+/// - Quotes that a backslash does not escape (an odd run of backslashes escapes the byte after
+///   it: simdjson's carry trick on the backslash bits, carried across blocks). Outside strings
+///   such quotes open strings and inside they close them, so stage two (``JSONScanner``) takes a
+///   string's end from the next bit after its opening quote instead of reading its bytes.
+/// - Backslashes and control characters, and non-ASCII bytes, read by stage two for the range
+///   of each string (its "plain" and "ascii" flags).
+/// And whether the whole document is valid UTF-8: if it is, so is every string (a string starts
+/// and ends at an ASCII quote, never inside a multi-byte character).
 ///
 /// Structural characters and whitespace are read by stage two as it walks the structure: they sit
 /// next to each other between strings, so a structure walk reads them as cheaply as an index
@@ -17,13 +18,13 @@
 /// whose four bytes hold a quote or a backslash, which the scalar scanner reads differently, or
 /// a document of 4 GiB or more) ``isUsable`` is false and the caller scans without it.
 struct JSONStructuralIndex: ~Copyable {
-    /// Offsets of the unescaped quotes, in order.
-    private(set) var quotes: UnsafeMutablePointer<UInt32>
-    private(set) var quoteCount = 0
-    private var quoteCapacity: Int
-    /// Two words per 64 bytes from `origin`: backslashes and control characters, then bytes
-    /// from 0x80 up.
+    /// Three words per 64 bytes from `origin`: unescaped quotes, backslashes and control
+    /// characters, bytes from 0x80 up.
     let bitmaps: UnsafeMutablePointer<UInt64>
+    /// The number of 64-byte blocks.
+    let blockCount: Int
+    /// The number of unescaped quotes.
+    private(set) var quoteCount = 0
     /// Where the blocks start: 0, or 3 after a byte order mark.
     let origin: Int
     private(set) var isValidUTF8 = true
@@ -39,11 +40,8 @@ struct JSONStructuralIndex: ~Copyable {
         #else
         let usable = UInt64(count) < UInt64(UInt32.max)
         #endif
-        let blocks = usable ? (count - origin + 63) / 64 : 0
-        bitmaps = .allocate(capacity: max(blocks, 1) * 2)
-        // Most documents have far fewer quotes than one per eight bytes; more grows the buffer.
-        quoteCapacity = usable ? max(64, count / 8) : 64
-        quotes = .allocate(capacity: quoteCapacity)
+        blockCount = usable ? (count - origin + 63) / 64 : 0
+        bitmaps = .allocate(capacity: max(blockCount, 1) * 3)
         guard usable else {
             isUsable = false
             return
@@ -52,7 +50,6 @@ struct JSONStructuralIndex: ~Copyable {
     }
 
     deinit {
-        quotes.deallocate()
         bitmaps.deallocate()
     }
 
@@ -83,9 +80,11 @@ struct JSONStructuralIndex: ~Copyable {
                 quoteBits &= ~escaped
                 checkUnicodeEscapes(escaped, base, offset: offset, count: count)
             }
-            // In bounds: `block` counts the 64-byte blocks from `origin`, two words each.
-            bitmaps[block &* 2] = classified.backslashes | classified.controls
-            bitmaps[block &* 2 &+ 1] = classified.nonASCII
+            // In bounds: `block` counts the 64-byte blocks from `origin`, three words each.
+            bitmaps[block &* 3] = quoteBits
+            bitmaps[block &* 3 &+ 1] = classified.backslashes | classified.controls
+            bitmaps[block &* 3 &+ 2] = classified.nonASCII
+            quoteCount &+= quoteBits.nonzeroBitCount
             if classified.nonASCII != 0 && isValidUTF8 {
                 let first = offset + classified.nonASCII.trailingZeroBitCount
                 if let next = UTF8Validation.validate(base, from: max(first, validatedUpTo), to: min(offset + 64, count), count: count) {
@@ -94,30 +93,10 @@ struct JSONStructuralIndex: ~Copyable {
                     isValidUTF8 = false
                 }
             }
-            if quoteBits != 0 { append(quoteBits, offset: offset) }
             // Wraps nowhere: offsets are below the document's length, under 4 GiB.
             offset &+= 64
             block &+= 1
         }
-    }
-
-    /// Notes each set bit of `bits` as a quote at `offset` plus its index.
-    @inline(__always)
-    private mutating func append(_ bits: UInt64, offset: Int) {
-        if quoteCount &+ 64 > quoteCapacity { grow() }
-        var bits = bits
-        var count = quoteCount
-        while bits != 0 {
-            // In bounds: at most 64 bits, and the capacity was made to hold 64 more.
-            quotes[count] = UInt32(truncatingIfNeeded: offset &+ bits.trailingZeroBitCount)
-            count &+= 1
-            bits &= bits &- 1
-        }
-        quoteCount = count
-    }
-
-    private mutating func grow() {
-        (quotes, quoteCapacity) = quotes.doubled(count: quoteCount, capacity: quoteCapacity)
     }
 
     /// The bytes that an odd run of backslashes escapes, with `carry` (1 when the previous block
