@@ -44,6 +44,9 @@ extension JSONDocument {
     }
 
     private func unescape(_ raw: UnsafeBufferPointer<UInt8>, at offset: Int) throws(JSONSyntaxError) -> String {
+        // In a document stage one found valid UTF-8 the bytes between escapes need no check:
+        // the string is unescaped into bytes and made once.
+        if isValidUTF8 { return try Self.unescapeValidated(raw, at: offset) }
         var output = ""
         output.reserveCapacity(raw.count)
         var chunkStart = 0
@@ -75,13 +78,13 @@ extension JSONDocument {
                 case UInt8(ascii: "r"): output.append("\r")
                 case UInt8(ascii: "t"): output.append("\t")
                 case UInt8(ascii: "u"):
-                    let lead = try hexQuad(raw, at: position, offset: offset)
+                    let lead = try Self.hexQuad(raw, at: position, offset: offset)
                     position += 4
                     if UTF16.isLeadSurrogate(lead) {
                         guard position + 6 <= raw.count, raw[position] == UInt8(ascii: "\\"), raw[position + 1] == UInt8(ascii: "u") else {
                             throw JSONSyntaxError(reason: "a high surrogate is not followed by a low one", offset: offset + position)
                         }
-                        let trail = try hexQuad(raw, at: position + 2, offset: offset)
+                        let trail = try Self.hexQuad(raw, at: position + 2, offset: offset)
                         guard UTF16.isTrailSurrogate(trail) else {
                             throw JSONSyntaxError(reason: "a high surrogate is not followed by a low one", offset: offset + position)
                         }
@@ -107,7 +110,68 @@ extension JSONDocument {
         return output
     }
 
-    private func hexQuad(_ raw: UnsafeBufferPointer<UInt8>, at position: Int, offset: Int) throws(JSONSyntaxError) -> UInt16 {
+    /// The string of the valid UTF-8 `raw` with its escapes replaced, written into one buffer
+    /// (no longer than `raw`: every escape is longer than what it stands for) and made into a
+    /// `String` once; the errors, and their order, of ``unescape(_:at:)``.
+    private static func unescapeValidated(_ raw: UnsafeBufferPointer<UInt8>, at offset: Int) throws(JSONSyntaxError) -> String {
+        try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(raw.count, 1)) { buffer throws(JSONSyntaxError) -> String in
+            // In bounds: `written` <= `position` at every step (each escape writes fewer bytes
+            // than it reads), and `position` < raw.count where a byte is read.
+            let output = buffer.baseAddress!
+            var written = 0
+            var position = 0
+            while position < raw.count {
+                let byte = raw[position]
+                if byte != UInt8(ascii: "\\") {
+                    guard byte >= 0x20 else { throw JSONSyntaxError(reason: "unescaped control character in a string", offset: offset + position) }
+                    output[written] = byte
+                    written += 1
+                    position += 1
+                    continue
+                }
+                // The scanner made sure an escape has its character, and `\u` its four bytes.
+                let escaped = raw[position + 1]
+                position += 2
+                let scalar: Unicode.Scalar
+                switch escaped {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scalar = Unicode.Scalar(escaped)
+                case UInt8(ascii: "b"): scalar = "\u{08}"
+                case UInt8(ascii: "f"): scalar = "\u{0C}"
+                case UInt8(ascii: "n"): scalar = "\n"
+                case UInt8(ascii: "r"): scalar = "\r"
+                case UInt8(ascii: "t"): scalar = "\t"
+                case UInt8(ascii: "u"):
+                    let lead = try hexQuad(raw, at: position, offset: offset)
+                    position += 4
+                    if UTF16.isLeadSurrogate(lead) {
+                        guard position + 6 <= raw.count, raw[position] == UInt8(ascii: "\\"), raw[position + 1] == UInt8(ascii: "u") else {
+                            throw JSONSyntaxError(reason: "a high surrogate is not followed by a low one", offset: offset + position)
+                        }
+                        let trail = try hexQuad(raw, at: position + 2, offset: offset)
+                        guard UTF16.isTrailSurrogate(trail) else {
+                            throw JSONSyntaxError(reason: "a high surrogate is not followed by a low one", offset: offset + position)
+                        }
+                        position += 6
+                        scalar = UTF16.decode(UTF16.EncodedScalar([lead, trail]))
+                    } else {
+                        guard let decoded = Unicode.Scalar(lead) else {
+                            throw JSONSyntaxError(reason: "an escape is not a Unicode scalar", offset: offset + position - 6)
+                        }
+                        scalar = decoded
+                    }
+                default:
+                    throw JSONSyntaxError(reason: "invalid escape sequence", offset: offset + position - 1)
+                }
+                for unit in UTF8.encode(scalar).unsafelyUnwrapped {
+                    output[written] = unit
+                    written += 1
+                }
+            }
+            return validatedString(UnsafeBufferPointer(start: output, count: written), isASCII: false)
+        }
+    }
+
+    private static func hexQuad(_ raw: UnsafeBufferPointer<UInt8>, at position: Int, offset: Int) throws(JSONSyntaxError) -> UInt16 {
         guard position + 4 <= raw.count else {
             throw JSONSyntaxError(reason: "invalid \\u escape", offset: offset + position)
         }

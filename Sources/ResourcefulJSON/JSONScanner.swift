@@ -393,6 +393,7 @@ struct JSONScanner {
     }
 
     /// Skips the characters a number may hold; whether they form one is checked when decoded.
+    @inline(__always)
     private mutating func scanNumber() {
         let start = index
         var flags = JSONDocument.integral
