@@ -73,14 +73,19 @@ final class JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func contains(_ key: Key) -> Bool { find(key) != nil }
 
     /// The tape index of `key`'s value, if the object has the key.
+    @inline(__always)
     private func find(_ key: Key) -> Int? { find(name: key.stringValue) }
 
+    @inline(__always)
     private func find(name: String) -> Int? {
         if convertedKeys >= 0 { return decoding.convertedKeys[convertedKeys][name] }
         var name = name
-        return name.withUTF8 { decoding.search($0, from: start, to: end) }.map { $0 + 2 }
+        // -1 for a missing key: an optional out of the closure costs a word more to return.
+        let member = name.withUTF8 { decoding.search($0, from: start, to: end) ?? -1 }
+        return member >= 0 ? member &+ 2 : nil
     }
 
+    @inline(__always)
     private func value(_ key: Key) throws -> Int {
         guard let value = find(key) else {
             throw DecodingError.keyNotFound(key, decoding.context(path, "No value associated with key \(key) (\"\(key.stringValue)\")."))

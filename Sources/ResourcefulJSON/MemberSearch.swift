@@ -10,6 +10,7 @@ extension JSONDecoding {
     }
 
     /// The search under the default keys: a plain key's bytes are its value.
+    @inline(__always)
     private func plainSearch(_ target: UnsafeBufferPointer<UInt8>, from: Int, to end: Int) -> Int? {
         let tape = document.tape
         let base = UnsafePointer(document.bytes.baseAddress!)
@@ -37,7 +38,9 @@ extension JSONDecoding {
         return nil
     }
 
-    /// The search under `convertFromSnakeCase`.
+    /// The search under `convertFromSnakeCase`, kept out of line so that the default search's
+    /// caller stays small.
+    @inline(never)
     private func snakeCaseSearch(_ target: UnsafeBufferPointer<UInt8>, from: Int, to end: Int) -> Int? {
         let tape = document.tape
         let base = UnsafePointer(document.bytes.baseAddress!)
