@@ -26,8 +26,6 @@ struct JSONScanner {
     private var bitmaps: UnsafePointer<UInt64>?
     private var blockCount = 0
     private var origin = 0
-    /// The quotes of the strings the walk has met.
-    private var quotesMet = 0
     /// Whether the last ``scanIndexed()`` filled the tape from the index (rather than again
     /// byte by byte).
     private(set) var usedIndex = false
@@ -89,12 +87,13 @@ struct JSONScanner {
             bitmaps = UnsafePointer(index.bitmaps)
             blockCount = index.blockCount
             self.origin = origin
-            quotesMet = 0
             var scanned = true
+            // Every quote stage one found is met by a walk that ends well: the walk reads every
+            // byte outside strings, and one of them that is a quote starts a string (which must
+            // be at a quote bit) or ends the walk with an error; inside a string, the next quote
+            // bit is its end.
             do throws(JSONSyntaxError) {
                 try walk()
-                // Every quote stage one found opened or closed a string the walk met.
-                scanned = quotesMet == index.quoteCount
             } catch {
                 scanned = false
             }
@@ -312,7 +311,6 @@ struct JSONScanner {
         specials = passedSpecials | specials & before
         nonASCII = passedNonASCII | nonASCII & before
         let close = origin &+ word &<< 6 &+ quotes.trailingZeroBitCount
-        quotesMet &+= 2
         let start = index &+ 1
         let flags = (specials == 0 ? JSONDocument.plain : 0) | (nonASCII == 0 ? JSONDocument.ascii : 0)
         append(JSONDocument.Kind.string.rawValue | flags &<< 4 | start &<< 8, close &- start)
