@@ -117,9 +117,11 @@ struct JSONScanner {
 
     /// Walks the document's structure onto the tape, with stage one's index while there is one.
     private mutating func walk() throws(JSONSyntaxError) {
-        // The innermost open container lives in `top`; those around it wait in `outer`.
+        // The innermost open container lives in `top` while `depth` > 0; those around it wait
+        // in `outer`.
         var outer: [Open] = []
-        var top: Open?
+        var top = Open(tapeIndex: 0, isObject: false)
+        var depth = 0
         index = start
         // Whether a member's key comes first: read here, in one place, so the key's string is
         // read inline rather than in a call.
@@ -144,7 +146,7 @@ struct JSONScanner {
             case UInt8(ascii: "\""):
                 try scanString()
             case UInt8(ascii: "{"), UInt8(ascii: "["):
-                guard outer.count + (top == nil ? 0 : 1) < Self.maximumDepth else { throw fail("too many nested arrays or objects") }
+                guard depth < Self.maximumDepth else { throw fail("too many nested arrays or objects") }
                 let isObject = byte == UInt8(ascii: "{")
                 index &+= 1
                 let start = tapeCount
@@ -153,8 +155,9 @@ struct JSONScanner {
                     index &+= 1
                     patch(start, (isObject ? JSONDocument.Kind.object : .array).rawValue, tapeCount)
                 } else {
-                    if let open = top { outer.append(open) }
+                    if depth > 0 { outer.append(top) }
                     top = Open(tapeIndex: start, isObject: isObject)
+                    depth &+= 1
                     key = isObject
                     continue value
                 }
@@ -171,24 +174,24 @@ struct JSONScanner {
             }
 
             // After a value: go on to the next element or member, or close containers.
-            while var container = top {
-                container.count &+= 1
-                let close = container.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
+            while depth > 0 {
+                top.count &+= 1
+                let close = top.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
                 let separator = try nextNonWhitespace()
                 if separator == UInt8(ascii: ",") {
                     index &+= 1
                     if try nextNonWhitespace() != close {
-                        top = container
-                        key = container.isObject
+                        key = top.isObject
                         continue value
                     }
                 } else if separator != close {
-                    throw fail(container.isObject ? "expected ',' or '}' in an object" : "expected ',' or ']' in an array")
+                    throw fail(top.isObject ? "expected ',' or '}' in an object" : "expected ',' or ']' in an array")
                 }
                 index &+= 1
-                let kind = container.isObject ? JSONDocument.Kind.object : .array
-                patch(container.tapeIndex, kind.rawValue | container.count << 8, tapeCount)
-                top = outer.popLast()
+                let kind = top.isObject ? JSONDocument.Kind.object : .array
+                patch(top.tapeIndex, kind.rawValue | top.count << 8, tapeCount)
+                depth &-= 1
+                if depth > 0 { top = outer.removeLast() }
             }
             break
         }
