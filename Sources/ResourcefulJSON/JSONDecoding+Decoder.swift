@@ -17,7 +17,7 @@ extension JSONDecoding: Decoder {
 
     /// A decoder of its own for the value at `index`, for `superDecoder()`.
     func detached(_ index: Int, path: DecodingPathNode?) -> JSONDecoding {
-        JSONDecoding(document: document, options: options, current: index, path: path)
+        JSONDecoding(document: document, options: options, current: index, path: path, snakeCaseMemo: snakeCaseMemo)
     }
 
     /// Reads the current value with `read`, or throws a `DecodingError` for `type` at its path.

@@ -20,9 +20,6 @@ final class JSONDecoding {
     /// instructions). The check is left out: a decoding is used by one thread, and no access to
     /// either overlaps another (each is read, then appended to, never while being read).
     @exclusivity(unchecked) private var knownTypes: [KnownType] = []
-    /// Under a custom key strategy, the converted keys of each keyed container's object: the
-    /// tape index of each one's value (see ``JSONKeyedContainer``).
-    private(set) var convertedKeys: [[String: Int]] = []
     /// A ``KeyedContainerMaker`` for each key type met, looked up by the type's identifier.
     @exclusivity(unchecked) var containerMakers: [(ObjectIdentifier, AnyObject)] = []
     /// The key strategy, read once.
@@ -32,7 +29,9 @@ final class JSONDecoding {
     /// Under `convertFromSnakeCase`, the keys found to convert to each name.
     let snakeCaseMemo: SnakeCaseMemo?
 
-    init(document: JSONDocument, options: FastJSONDecoder, current: Int = 0, path: DecodingPathNode? = nil) {
+    /// A decoding of `document` at the value at `current`; a decoding made for part of another
+    /// one's document (`superDecoder`) shares its `snakeCaseMemo`.
+    init(document: JSONDocument, options: FastJSONDecoder, current: Int = 0, path: DecodingPathNode? = nil, snakeCaseMemo: SnakeCaseMemo? = nil) {
         self.document = document
         self.options = options
         self.current = current
@@ -43,13 +42,7 @@ final class JSONDecoding {
         default: (snakeCaseKeys, customKeys) = (false, true)
         }
         convertsKeys = snakeCaseKeys || customKeys
-        snakeCaseMemo = snakeCaseKeys ? SnakeCaseMemo() : nil
-    }
-
-    /// Keeps the converted keys of a new keyed container and returns their place.
-    func addConvertedKeys(_ keys: [String: Int]) -> Int {
-        convertedKeys.append(keys)
-        return convertedKeys.count - 1
+        self.snakeCaseMemo = snakeCaseKeys ? snakeCaseMemo ?? SnakeCaseMemo() : nil
     }
 
     /// Runs `body` with the decoder moved to the value at `index`.

@@ -12,10 +12,8 @@ final class JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// Tape indices of the first member's key and of the end of the object.
     private let start: Int
     private let end: Int
-    /// Under a custom key strategy, the place in ``JSONDecoding/convertedKeys`` of the tape index
-    /// of each converted key's value; -1 otherwise. Kept there, not here, so that the container
-    /// holds no dictionary: the standard library's box copies it for every call it forwards.
-    private let convertedKeys: Int
+    /// Under a custom key strategy, the tape index of each converted key's value.
+    private let convertedKeys: [String: Int]?
 
     var codingPath: [any CodingKey] { DecodingPathNode.codingPath(path) }
 
@@ -51,9 +49,9 @@ final class JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
                 if keys[name] == nil { keys[name] = member + 2 }
                 member = document.next(member + 2)
             }
-            convertedKeys = decoding.addConvertedKeys(keys)
+            convertedKeys = keys
         } else {
-            convertedKeys = -1
+            convertedKeys = nil
         }
     }
 
@@ -78,7 +76,7 @@ final class JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     @inline(__always)
     private func find(name: String) -> Int? {
-        if convertedKeys >= 0 { return decoding.convertedKeys[convertedKeys][name] }
+        if let convertedKeys { return convertedKeys[name] }
         var name = name
         // -1 for a missing key: an optional out of the closure costs a word more to return.
         let member = name.withUTF8 { decoding.search($0, from: start, to: end) ?? -1 }

@@ -22,7 +22,9 @@ extension JSONDecoding {
     /// A keyed container for `Key` on the object at `index`.
     @inline(__always)
     func keyedContainer<Key: CodingKey>(_ type: Key.Type, index: Int, path: DecodingPathNode?) throws -> KeyedDecodingContainer<Key> {
-        let id = ObjectIdentifier(type)
+        // The static type, not the metatype passed: for a class of keys a subclass's metatype may
+        // come as `Key.Type`, and the maker must be the one made for `Key`.
+        let id = ObjectIdentifier(Key.self)
         for (known, maker) in containerMakers where known == id {
             // The maker stored under `Key`'s identifier was made for `Key`, just below.
             return try unsafeDowncast(maker, to: KeyedContainerMaker<JSONKeyedContainer<Key>>.self).make(self, index: index, path: path)
