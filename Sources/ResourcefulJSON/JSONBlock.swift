@@ -66,11 +66,30 @@ struct JSONBlock {
     }
 
     /// Lane `i` of `m0`, `m1`, `m2`, `m3` as bit `i`, `16 + i`, `32 + i`, `48 + i`.
+    ///
+    /// The four masks go into one vector first, mask `k` as bit `k` of each lane, so that the
+    /// multiplications of ``bits(_:)`` work on two words in scalar registers (four masks apart,
+    /// the compiler moved half of them to vector multiplications that cost three times as much).
     @inline(__always)
     static func bits(
         _ m0: SIMDMask<SIMD16<Int8>>, _ m1: SIMDMask<SIMD16<Int8>>, _ m2: SIMDMask<SIMD16<Int8>>, _ m3: SIMDMask<SIMD16<Int8>>
     ) -> UInt64 {
-        bits(m0) | bits(m1) &<< 16 | bits(m2) &<< 32 | bits(m3) &<< 48
+        let v0 = unsafeBitCast(m0, to: SIMD16<UInt8>.self) & 1, v1 = unsafeBitCast(m1, to: SIMD16<UInt8>.self) & 2
+        let v2 = unsafeBitCast(m2, to: SIMD16<UInt8>.self) & 4, v3 = unsafeBitCast(m3, to: SIMD16<UInt8>.self) & 8
+        let words = unsafeBitCast(v0 | v1 | v2 | v3, to: SIMD2<UInt64>.self)
+        let (low, high) = (words[0], words[1])
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let magic: UInt64 = 0x0102_0408_1020_4080
+        var result: UInt64 = 0
+        var k: UInt64 = 0
+        while k < 4 {
+            // Bit `k` of each byte gathered into the top byte, as in ``bits(_:)``.
+            let lanes = (((low &>> k) & ones) &* magic) &>> 56
+            let upperLanes = (((high &>> k) & ones) &* magic) &>> 56
+            result |= (lanes | upperLanes &<< 8) &<< (16 &* k)
+            k &+= 1
+        }
+        return result
     }
 
     /// Lane `i` of `mask` as bit `i`: each 64-bit half holds eight lanes of 0x00 or 0xFF; kept to

@@ -149,9 +149,10 @@ final class JSONDecoding {
         }
         // A date in the common RFC 3339 shape needs no path: none is made for it.
         if T.self == Date.self { return unsafeBitCast(try directDate(index) ?? date(index, path: path()), to: T.self) }
+        // A URL needs its path only for an error: none is made for one that parses.
+        if T.self == URL.self { return unsafeBitCast(try url(index, path: path), to: T.self) }
         let node = path()
         if T.self == Data.self { return unsafeBitCast(try data(index, path: node), to: T.self) }
-        if T.self == URL.self { return unsafeBitCast(try url(index, path: node), to: T.self) }
         if T.self == Decimal.self { return unsafeBitCast(try decimal(index, path: node), to: T.self) }
         // A conformance lookup costs far more than a search of the few types a model has.
         let known = knownType(T.self)
@@ -203,9 +204,14 @@ final class JSONDecoding {
         }
     }
 
-    func url(_ index: Int, path: DecodingPathNode?) throws -> URL {
-        let text = try string(index, path: path)
-        guard let url = URL(string: text) else { throw DecodingError.dataCorrupted(context(path, "Invalid URL string.")) }
+    func url(_ index: Int, path: () -> DecodingPathNode?) throws -> URL {
+        let text: String
+        do throws(ValueFailure) {
+            text = try readString(index)
+        } catch {
+            throw failure(error, String.self, at: path())
+        }
+        guard let url = URL(string: text) else { throw DecodingError.dataCorrupted(context(path(), "Invalid URL string.")) }
         return url
     }
 

@@ -128,16 +128,14 @@ struct JSONScanner {
         var key = false
         // The string flags every key has.
         var keyFlags = JSONDocument.plain | JSONDocument.ascii
-        defer { document.keysArePlainASCII = keyFlags & 0xF == JSONDocument.plain | JSONDocument.ascii }
+        defer { document.keysArePlainASCII = keyFlags == JSONDocument.plain | JSONDocument.ascii }
 
         value: while true {
             var byte = try nextNonWhitespace()
             if key {
                 key = false
                 guard byte == UInt8(ascii: "\"") else { throw fail("expected a key in an object") }
-                try scanString()
-                // In bounds: the key's entry, just appended.
-                keyFlags &= tape[tapeCount &- 2] &>> 4
+                keyFlags &= try scanString()
                 guard try nextNonWhitespace() == UInt8(ascii: ":") else { throw fail("expected ':' after a key") }
                 index &+= 1
                 byte = try nextNonWhitespace()
@@ -275,18 +273,20 @@ struct JSONScanner {
         append(kind.rawValue, 0)
     }
 
-    /// Skips a string, noting whether it is plain (no escape or control character) and ASCII.
+    /// Skips a string, noting whether it is plain (no escape or control character) and ASCII;
+    /// returns those flags.
     @inline(__always)
-    private mutating func scanString() throws(JSONSyntaxError) {
+    @discardableResult
+    private mutating func scanString() throws(JSONSyntaxError) -> Int {
         if let bitmaps { return try indexedString(bitmaps) }
-        try scalarString()
+        return try scalarString()
     }
 
     /// A string's end and flags from stage one's bitmaps: the quote at `index` must be one of
     /// stage one's, and the next one is the string's end; its contents' backslashes, controls
     /// and non-ASCII bytes are those of the bitmaps' words up to it.
     @inline(__always)
-    private mutating func indexedString(_ bitmaps: UnsafePointer<UInt64>) throws(JSONSyntaxError) {
+    private mutating func indexedString(_ bitmaps: UnsafePointer<UInt64>) throws(JSONSyntaxError) -> Int {
         // The arithmetic wraps nowhere: offsets are below the document's length.
         let open = index &- origin
         var word = open &>> 6
@@ -318,10 +318,11 @@ struct JSONScanner {
         let flags = (specials == 0 ? JSONDocument.plain : 0) | (nonASCII == 0 ? JSONDocument.ascii : 0)
         append(JSONDocument.Kind.string.rawValue | flags &<< 4 | start &<< 8, close &- start)
         index = close &+ 1
+        return flags
     }
 
     /// A string read byte by byte.
-    private mutating func scalarString() throws(JSONSyntaxError) {
+    private mutating func scalarString() throws(JSONSyntaxError) -> Int {
         index += 1
         let start = index
         var plain = true
@@ -355,7 +356,7 @@ struct JSONScanner {
                 if bits & 0x80 == 0 && wordBits & 0x8080_8080_8080_8080 == 0 { flags |= JSONDocument.ascii }
                 append(JSONDocument.Kind.string.rawValue | flags << 4 | start << 8, index - start)
                 index += 1
-                return
+                return flags
             }
             if byte < 0x20 {
                 plain = false
