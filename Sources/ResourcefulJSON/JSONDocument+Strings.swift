@@ -31,16 +31,11 @@ extension JSONDocument {
         return String(decoding: raw, as: UTF8.self)
     }
 
-    /// Whether the string at tape `index` is exactly `utf8`, without building a `String` when the
-    /// string is plain.
-    @inline(__always)
+    /// Whether the string at tape `index` equals the string of the UTF-8 bytes `utf8`, as
+    /// `String`s compare (canonical equivalence).
     func string(at index: Int, equals utf8: UnsafeBufferPointer<UInt8>) -> Bool {
-        if flags(index) & Self.plain != 0 {
-            let raw = contents(index)
-            return raw.count == utf8.count && (raw.count == 0 || memcmp(raw.baseAddress!, utf8.baseAddress!, raw.count) == 0)
-        }
         guard let decoded = try? string(at: index) else { return false }
-        return decoded.utf8.elementsEqual(utf8)
+        return decoded == String(decoding: utf8, as: UTF8.self)
     }
 
     private func unescape(_ raw: UnsafeBufferPointer<UInt8>, at offset: Int) throws(JSONSyntaxError) -> String {

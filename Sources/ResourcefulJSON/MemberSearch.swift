@@ -4,14 +4,55 @@ import Foundation
 extension JSONDecoding {
     /// The tape index of the first member key among those from `from` to `end` that names
     /// `target` under the key strategy (the default or `convertFromSnakeCase`).
+    ///
+    /// Keys are compared as `JSONDecoder` compares them, as strings (canonical equivalence: `é`
+    /// and `e` + U+0301 are the same key, as are `K` and U+212A KELVIN SIGN); bytes are compared
+    /// where that is the same thing, between ASCII keys and an ASCII name.
+    /// A key found by its bytes equal to an ASCII name's, or converted to them, implies the
+    /// name is ASCII, and is the answer; a key found as a string, or none found, is the answer
+    /// only for an ASCII name (an ASCII key can equal a name that is not: `K` and the Kelvin
+    /// sign), so the name is checked then, and a name that is not ASCII is searched as a string.
     @inline(__always)
     func search(_ target: UnsafeBufferPointer<UInt8>, from: Int, to end: Int) -> Int? {
-        snakeCaseKeys ? snakeCaseSearch(target, from: from, to: end) : plainSearch(target, from: from, to: end)
+        let found = snakeCaseKeys ? snakeCaseSearch(target, from: from, to: end) : plainSearch(target, from: from, to: end)
+        if let found, found.byBytes { return found.member }
+        return Self.isASCII(target) ? found?.member : stringSearch(target, from: from, to: end)
+    }
+
+    /// Whether every byte of `bytes` is below 0x80, read eight at a time.
+    private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let start = bytes.baseAddress else { return true }
+        let raw = UnsafeRawPointer(start)
+        var bits: UInt64 = 0
+        var offset = 0
+        // In bounds: each load reads eight of the `bytes.count` bytes, then one at a time.
+        while bytes.count &- offset >= 8 {
+            bits |= raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            offset &+= 8
+        }
+        while offset < bytes.count {
+            bits |= UInt64(start[offset])
+            offset &+= 1
+        }
+        return bits & 0x8080_8080_8080_8080 == 0
+    }
+
+    /// The search for a name that is not ASCII: every key made a string (converted under
+    /// `convertFromSnakeCase`) and compared with it as a string.
+    @inline(never)
+    private func stringSearch(_ target: UnsafeBufferPointer<UInt8>, from: Int, to end: Int) -> Int? {
+        let name = String(decoding: target, as: UTF8.self)
+        var member = from
+        while member < end {
+            if let key = try? convertedKey(member, path: nil), key == name { return member }
+            member = document.next(member &+ 2)
+        }
+        return nil
     }
 
     /// The search under the default keys: a plain key's bytes are its value.
     @inline(__always)
-    private func plainSearch(_ target: UnsafeBufferPointer<UInt8>, from: Int, to end: Int) -> Int? {
+    private func plainSearch(_ target: UnsafeBufferPointer<UInt8>, from: Int, to end: Int) -> (member: Int, byBytes: Bool)? {
         let tape = document.tape
         let base = UnsafePointer(document.bytes.baseAddress!)
         let count = target.count
@@ -20,17 +61,19 @@ extension JSONDecoding {
         // The arithmetic wraps nowhere: tape indices and lengths are below the tape's size.
         while member < end {
             let word = tape[member]
-            if word &>> 4 & JSONDocument.plain != 0 {
+            if word &>> 4 & 0xF == JSONDecoding.plainASCII {
+                // An ASCII key and an ASCII name: the same string exactly when the same bytes.
                 if tape[member &+ 1] == count {
                     let raw = base + (word &>> 8)
                     if count == 0 || raw[0] == first {
                         var offset = 1
                         while offset < count && raw[offset] == target[offset] { offset &+= 1 }
-                        if offset >= count { return member }
+                        if offset >= count { return (member, true) }
                     }
                 }
             } else if document.string(at: member, equals: target) {
-                return member
+                // Escaped or not ASCII: compared as strings.
+                return (member, false)
             }
             let value = member &+ 2
             member = tape[value] & 0xF >= JSONDocument.Kind.array.rawValue ? tape[value &+ 1] : value &+ 2
@@ -41,7 +84,7 @@ extension JSONDecoding {
     /// The search under `convertFromSnakeCase`, kept out of line so that the default search's
     /// caller stays small.
     @inline(never)
-    private func snakeCaseSearch(_ target: UnsafeBufferPointer<UInt8>, from: Int, to end: Int) -> Int? {
+    private func snakeCaseSearch(_ target: UnsafeBufferPointer<UInt8>, from: Int, to end: Int) -> (member: Int, byBytes: Bool)? {
         let tape = document.tape
         let base = UnsafePointer(document.bytes.baseAddress!)
         let count = target.count
@@ -62,16 +105,18 @@ extension JSONDecoding {
                 if length >= count,
                    count == 0 || (raw[0] == first || raw[0] | 0x20 == first) && Self.sameLetter(raw[length &- 1], last) {
                     // The bytes of a key known to convert to the name convert to it too.
+                    // A plain ASCII key converts to an ASCII string: equal to the name, the name
+                    // is ASCII, and this is the answer.
                     if let known, known.length == length, memcmp(raw, base + known.offset, length) == 0 {
-                        return member
+                        return (member, true)
                     }
                     if snakeCaseKey(member, matches: target) {
                         snakeCaseMemo?.remember(target, keyOffset: word &>> 8, length: length)
-                        return member
+                        return (member, true)
                     }
                 }
             } else if snakeCaseKey(member, matches: target) {
-                return member
+                return (member, false)
             }
             let value = member &+ 2
             member = tape[value] & 0xF >= JSONDocument.Kind.array.rawValue ? tape[value &+ 1] : value &+ 2
@@ -90,6 +135,10 @@ extension JSONDecoding {
            let matches = SnakeCaseKeys.matches(document.contents(member), target) {
             return matches
         }
-        return (try? convertedKey(member, path: nil))?.utf8.elementsEqual(target) ?? false
+        // Escaped, not ASCII, or of another shape: converted and compared as strings.
+        guard let key = try? convertedKey(member, path: nil) else { return false }
+        return key == String(decoding: target, as: UTF8.self)
     }
+
+    static let plainASCII = JSONDocument.plain | JSONDocument.ascii
 }

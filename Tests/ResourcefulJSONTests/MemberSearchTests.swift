@@ -63,6 +63,34 @@ import Testing
         }
     }
 
+    /// Names and keys that are the same string in another spelling (canonical equivalence), as
+    /// `JSONDecoder` finds them: a composed and a decomposed `é`, the Kelvin sign and `K`.
+    struct Spellings: Codable, Equatable {
+        var café: Int?
+        var kelvin: Int?
+        var plainK: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case café
+            case kelvin = "\u{212A}elvin"
+            case plainK = "K"
+        }
+    }
+
+    @Test func keysInOtherSpellingsOfTheSameStringAgree() {
+        var compare = DecoderComparison()
+        let documents = [
+            "{\"caf\u{E9}\":1}", "{\"cafe\u{301}\":1}", #"{"cafe\u0301":1}"#, "{\"cafe\u{301}\":1,\"caf\u{E9}\":2}",
+            #"{"Kelvin":1,"K":2}"#, "{\"\u{212A}elvin\":1,\"\u{212A}\":2}", "{\"\u{212A}\":2,\"K\":3}",
+        ]
+        for keys: JSONDecoder.KeyDecodingStrategy in [.useDefaultKeys, .convertFromSnakeCase] {
+            compare.keys = keys
+            for document in documents {
+                compare.expectAgreement(Spellings.self, document)
+            }
+        }
+    }
+
     enum KeyStrategy: CustomTestStringConvertible {
         case defaultKeys, snakeCase
 
