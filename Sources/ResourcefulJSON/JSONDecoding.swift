@@ -209,6 +209,8 @@ final class JSONDecoding {
         do throws(ValueFailure) {
             text = try readString(index)
         } catch {
+            // Foundation names a null by the URL, anything else by the string it wanted.
+            if case .null = error { throw failure(error, URL.self, at: path()) }
             throw failure(error, String.self, at: path())
         }
         guard let url = URL(string: text) else { throw DecodingError.dataCorrupted(context(path(), "Invalid URL string.")) }

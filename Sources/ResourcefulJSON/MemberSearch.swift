@@ -8,15 +8,13 @@ extension JSONDecoding {
     /// Keys are compared as `JSONDecoder` compares them, as strings (canonical equivalence: `é`
     /// and `e` + U+0301 are the same key, as are `K` and U+212A KELVIN SIGN); bytes are compared
     /// where that is the same thing, between ASCII keys and an ASCII name.
-    /// A key found by its bytes equal to an ASCII name's, or converted to them, implies the
-    /// name is ASCII, and is the answer; a key found as a string, or none found, is the answer
-    /// only for an ASCII name (an ASCII key can equal a name that is not: `K` and the Kelvin
-    /// sign), so the name is checked then, and a name that is not ASCII is searched as a string.
+    /// A name that is not ASCII is searched as strings alone (an ASCII key can equal it: `K` and
+    /// the Kelvin sign); for an ASCII name the searches below compare bytes where that settles
+    /// it and strings where it does not.
     @inline(__always)
     func search(_ target: UnsafeBufferPointer<UInt8>, from: Int, to end: Int) -> Int? {
-        let found = snakeCaseKeys ? snakeCaseSearch(target, from: from, to: end) : plainSearch(target, from: from, to: end)
-        if let found, found.byBytes { return found.member }
-        return Self.isASCII(target) ? found?.member : stringSearch(target, from: from, to: end)
+        guard Self.isASCII(target) else { return stringSearch(target, from: from, to: end) }
+        return snakeCaseKeys ? snakeCaseSearch(target, from: from, to: end) : plainSearch(target, from: from, to: end)
     }
 
     /// Whether every byte of `bytes` is below 0x80, read eight at a time.
@@ -44,6 +42,14 @@ extension JSONDecoding {
         let name = String(decoding: target, as: UTF8.self)
         var member = from
         while member < end {
+            // The same bytes are the same string, without making one (the keys before it were
+            // compared as strings).
+            if !convertsKeys, document.flags(member) & JSONDocument.plain != 0 {
+                let raw = document.contents(member)
+                if raw.count == target.count, raw.count == 0 || memcmp(raw.baseAddress!, target.baseAddress!, raw.count) == 0 {
+                    return member
+                }
+            }
             if let key = try? convertedKey(member, path: nil), key == name { return member }
             member = document.next(member &+ 2)
         }
@@ -52,7 +58,7 @@ extension JSONDecoding {
 
     /// The search under the default keys: a plain key's bytes are its value.
     @inline(__always)
-    private func plainSearch(_ target: UnsafeBufferPointer<UInt8>, from: Int, to end: Int) -> (member: Int, byBytes: Bool)? {
+    private func plainSearch(_ target: UnsafeBufferPointer<UInt8>, from: Int, to end: Int) -> Int? {
         let tape = document.tape
         let base = UnsafePointer(document.bytes.baseAddress!)
         let count = target.count
@@ -68,12 +74,14 @@ extension JSONDecoding {
                     if count == 0 || raw[0] == first {
                         var offset = 1
                         while offset < count && raw[offset] == target[offset] { offset &+= 1 }
-                        if offset >= count { return (member, true) }
+                        if offset >= count { return member }
                     }
                 }
-            } else if document.string(at: member, equals: target) {
-                // Escaped or not ASCII: compared as strings.
-                return (member, false)
+            } else if tape[member &+ 1] >= count, document.string(at: member, equals: target) {
+                // Escaped or not ASCII: compared as strings. Neither can be shorter in bytes than
+                // the ASCII string it equals (an escape or a character outside ASCII takes two
+                // bytes or more and stands for one character at most).
+                return member
             }
             let value = member &+ 2
             member = tape[value] & 0xF >= JSONDocument.Kind.array.rawValue ? tape[value &+ 1] : value &+ 2
@@ -84,7 +92,7 @@ extension JSONDecoding {
     /// The search under `convertFromSnakeCase`, kept out of line so that the default search's
     /// caller stays small.
     @inline(never)
-    private func snakeCaseSearch(_ target: UnsafeBufferPointer<UInt8>, from: Int, to end: Int) -> (member: Int, byBytes: Bool)? {
+    private func snakeCaseSearch(_ target: UnsafeBufferPointer<UInt8>, from: Int, to end: Int) -> Int? {
         let tape = document.tape
         let base = UnsafePointer(document.bytes.baseAddress!)
         let count = target.count
@@ -105,18 +113,16 @@ extension JSONDecoding {
                 if length >= count,
                    count == 0 || (raw[0] == first || raw[0] | 0x20 == first) && Self.sameLetter(raw[length &- 1], last) {
                     // The bytes of a key known to convert to the name convert to it too.
-                    // A plain ASCII key converts to an ASCII string: equal to the name, the name
-                    // is ASCII, and this is the answer.
                     if let known, known.length == length, memcmp(raw, base + known.offset, length) == 0 {
-                        return (member, true)
+                        return member
                     }
                     if snakeCaseKey(member, matches: target) {
                         snakeCaseMemo?.remember(target, keyOffset: word &>> 8, length: length)
-                        return (member, true)
+                        return member
                     }
                 }
             } else if snakeCaseKey(member, matches: target) {
-                return (member, false)
+                return member
             }
             let value = member &+ 2
             member = tape[value] & 0xF >= JSONDocument.Kind.array.rawValue ? tape[value &+ 1] : value &+ 2

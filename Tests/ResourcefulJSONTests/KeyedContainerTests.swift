@@ -33,6 +33,28 @@ import Testing
         }
     }
 
+    struct Link: Decodable {
+        var url: URL
+    }
+
+    /// A null where a URL is wanted is named as `JSONDecoder` names it: by the URL.
+    @Test func aNullURLIsReportedAsJSONDecoderReportsIt() {
+        let data = Data(#"{"url":null}"#.utf8)
+        func described(_ body: () throws -> Link) -> String {
+            do {
+                _ = try body()
+                return "no error"
+            } catch DecodingError.valueNotFound(let type, let context) {
+                return "valueNotFound \(type) \(context.debugDescription)"
+            } catch {
+                return "\(error)"
+            }
+        }
+        let fast = described { try FastJSONDecoder().decode(Link.self, from: data) }
+        #expect(fast == described { try JSONDecoder().decode(Link.self, from: data) })
+        #expect(fast.hasPrefix("valueNotFound URL"))
+    }
+
     @Test func aSubclassMetatypeGetsTheContainerOfItsStaticType() throws {
         let data = Data(#"{"a":1,"b":2}"#.utf8)
         let fast = try FastJSONDecoder().decode(TwoKeyTypes.self, from: data)

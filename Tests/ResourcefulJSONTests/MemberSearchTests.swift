@@ -91,6 +91,27 @@ import Testing
         }
     }
 
+    /// A name with a character (the Kelvin sign) that an ASCII key's conversion can equal, and
+    /// keys before it that ASCII byte checks would pass over.
+    struct KelvinName: Codable, Equatable {
+        var value: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case value = "x\u{212A}y"
+        }
+    }
+
+    @Test func aNameOutsideASCIIFindsTheFirstKeyThatConvertsToIt() {
+        var compare = DecoderComparison()
+        compare.keys = .convertFromSnakeCase
+        for document in [
+            #"{"xKy":1,"x__Ky":2}"#, #"{"x_ky":1,"x__Ky":2}"#, #"{"x__ky":1,"x__Ky":2}"#, "{\"x\u{212A}y\":1,\"xKy\":2}",
+        ] {
+            compare.expectAgreement(KelvinName.self, document)
+        }
+        compare.expectAgreement([KelvinName].self, #"[{"x__Ky":1,"xKy":2},{"xKy":3},{"xKy":5,"x__Ky":6}]"#)
+    }
+
     enum KeyStrategy: CustomTestStringConvertible {
         case defaultKeys, snakeCase
 
