@@ -83,8 +83,7 @@ extension JSONDecoding {
                 // bytes or more and stands for one character at most).
                 return member
             }
-            let value = member &+ 2
-            member = tape[value] & 0xF >= JSONDocument.Kind.array.rawValue ? tape[value &+ 1] : value &+ 2
+            member = Self.member(after: member, in: tape)
         }
         return nil
     }
@@ -124,10 +123,18 @@ extension JSONDecoding {
             } else if snakeCaseKey(member, matches: target) {
                 return member
             }
-            let value = member &+ 2
-            member = tape[value] & 0xF >= JSONDocument.Kind.array.rawValue ? tape[value &+ 1] : value &+ 2
+            member = Self.member(after: member, in: tape)
         }
         return nil
+    }
+
+    /// The tape index of the member after the one whose key is at `member`: past its value, as
+    /// ``JSONDocument/next(_:)`` finds it, from the tape a search has in hand.
+    @inline(__always)
+    private static func member(after member: Int, in tape: UnsafeMutablePointer<Int>) -> Int {
+        // The arithmetic wraps nowhere: tape indices are below the tape's size.
+        let value = member &+ 2
+        return tape[value] & 0xF >= JSONDocument.Kind.array.rawValue ? tape[value &+ 1] : value &+ 2
     }
 
     /// Whether ASCII bytes `a` and `b` are equal, or the same letter in either case.
