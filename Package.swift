@@ -34,7 +34,9 @@ let package = Package(
     ],
     targets: [
         // The fast JSON decoder: Foundation alone, built and tested on its own.
-        .target(name: "ResourcefulJSON"),
+        .target(name: "ResourcefulJSON", dependencies: ["CResourcefulSIMD"]),
+        // The one vector instruction Swift's SIMD types do not reach (a move mask), for its stage one.
+        .target(name: "CResourcefulSIMD"),
         .testTarget(
             name: "ResourcefulJSONTests",
             dependencies: [

@@ -1,11 +1,15 @@
+#if arch(x86_64)
+import CResourcefulSIMD
+#endif
+
 /// One 64-byte block of a document, classified with SIMD compares sixteen bytes at a time: one
 /// bit per byte (bit `i` for byte `i`) for each class stage one needs.
 ///
 /// The compares are on `SIMD16<Int8>`, which the compiler turns into single vector compares on
-/// x86-64 and arm64. The standard library has no portable "move mask", so turning a 16-lane
-/// mask into 16 bits costs two multiplications (see ``bits(_:)``); only quotes are turned into
-/// bits in every block, backslashes, controls and non-ASCII bytes only in a block that has any
-/// (one vector test each).
+/// x86-64 and arm64. The standard library has no "move mask" to turn a 16-lane mask into 16
+/// bits: on x86-64 it is SSE2's `pmovmskb`, from `CResourcefulSIMD`; elsewhere it costs two
+/// multiplications (see ``bits(_:)``). Only quotes are turned into bits in every block;
+/// backslashes, controls and non-ASCII bytes only in a block that has any (one vector test each).
 struct JSONBlock {
     /// `"`.
     var quotes: UInt64 = 0
@@ -61,9 +65,21 @@ struct JSONBlock {
     /// Whether any lane of `mask` is set.
     @inline(__always)
     static func any(_ mask: SIMDMask<SIMD16<Int8>>) -> Bool {
+        #if arch(x86_64)
+        return moveMask(mask) != 0
+        #else
         let words = unsafeBitCast(mask, to: SIMD2<UInt64>.self)
         return words[0] | words[1] != 0
+        #endif
     }
+
+    #if arch(x86_64)
+    /// Lane `i` of `mask` as bit `i`, in one instruction.
+    @inline(__always)
+    private static func moveMask(_ mask: SIMDMask<SIMD16<Int8>>) -> UInt64 {
+        UInt64(resourceful_move_mask(unsafeBitCast(mask, to: SIMD16<Int8>.self)))
+    }
+    #endif
 
     /// Lane `i` of `m0`, `m1`, `m2`, `m3` as bit `i`, `16 + i`, `32 + i`, `48 + i`.
     ///
@@ -74,6 +90,9 @@ struct JSONBlock {
     static func bits(
         _ m0: SIMDMask<SIMD16<Int8>>, _ m1: SIMDMask<SIMD16<Int8>>, _ m2: SIMDMask<SIMD16<Int8>>, _ m3: SIMDMask<SIMD16<Int8>>
     ) -> UInt64 {
+        #if arch(x86_64)
+        return moveMask(m0) | moveMask(m1) &<< 16 | moveMask(m2) &<< 32 | moveMask(m3) &<< 48
+        #else
         let v0 = unsafeBitCast(m0, to: SIMD16<UInt8>.self) & 1, v1 = unsafeBitCast(m1, to: SIMD16<UInt8>.self) & 2
         let v2 = unsafeBitCast(m2, to: SIMD16<UInt8>.self) & 4, v3 = unsafeBitCast(m3, to: SIMD16<UInt8>.self) & 8
         let words = unsafeBitCast(v0 | v1 | v2 | v3, to: SIMD2<UInt64>.self)
@@ -90,6 +109,7 @@ struct JSONBlock {
             k &+= 1
         }
         return result
+        #endif
     }
 
     /// Lane `i` of `mask` as bit `i`: each 64-bit half holds eight lanes of 0x00 or 0xFF; kept to
@@ -98,9 +118,13 @@ struct JSONBlock {
     /// the top byte.
     @inline(__always)
     static func bits(_ mask: SIMDMask<SIMD16<Int8>>) -> UInt64 {
+        #if arch(x86_64)
+        return moveMask(mask)
+        #else
         let words = unsafeBitCast(mask, to: SIMD2<UInt64>.self)
         let ones: UInt64 = 0x0101_0101_0101_0101
         let magic: UInt64 = 0x0102_0408_1020_4080
         return ((words[0] & ones) &* magic) &>> 56 | (((words[1] & ones) &* magic) &>> 56) &<< 8
+        #endif
     }
 }

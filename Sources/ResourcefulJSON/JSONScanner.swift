@@ -292,9 +292,11 @@ struct JSONScanner {
         var word = open &>> 6
         // In bounds: origin <= index < the document's length, so `word` < blockCount, and each
         // word read below is checked against `blockCount` first.
-        guard bitmaps[word &* 3] & (1 &<< UInt64(open & 63)) != 0 else { throw fail("a string the index does not have") }
+        // The quote at `index` has its bit: the walk meets a quote outside a string only where
+        // the byte before it is whitespace, `[`, `{`, `,` or `:` (or there is none), so no
+        // backslash escapes it. Only the bits after it are read.
         // The bits after the opening quote in its word (none when it is the word's last bit).
-        let after: UInt64 = open & 63 == 63 ? 0 : ~0 &<< UInt64((open & 63) &+ 1)
+        let after: UInt64 = (~0 &<< UInt64(open & 63)) &<< 1
         var quotes = bitmaps[word &* 3] & after
         var specials = bitmaps[word &* 3 &+ 1] & after
         var nonASCII = bitmaps[word &* 3 &+ 2] & after

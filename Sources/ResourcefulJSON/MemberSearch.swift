@@ -11,10 +11,20 @@ extension JSONDecoding {
     /// A name that is not ASCII is searched as strings alone (an ASCII key can equal it: `K` and
     /// the Kelvin sign); for an ASCII name the searches below compare bytes where that settles
     /// it and strings where it does not.
+    ///
+    /// Under the default keys the name is not checked first: the plain search passes an ASCII key
+    /// over only when its bytes differ from the name's, which settles it for an ASCII name, and
+    /// returns one only when they are the same, which proves the name ASCII. Only an answer
+    /// found otherwise (a key compared as a string, or none) waits on the check.
     @inline(__always)
     func search(_ target: UnsafeBufferPointer<UInt8>, from: Int, to end: Int) -> Int? {
-        guard Self.isASCII(target) else { return stringSearch(target, from: from, to: end) }
-        return snakeCaseKeys ? snakeCaseSearch(target, from: from, to: end) : plainSearch(target, from: from, to: end)
+        if snakeCaseKeys {
+            guard Self.isASCII(target) else { return stringSearch(target, from: from, to: end) }
+            return snakeCaseSearch(target, from: from, to: end)
+        }
+        let member = plainSearch(target, from: from, to: end)
+        if let member, document.tape[member] &>> 4 & 0xF == JSONDecoding.plainASCII { return member }
+        return Self.isASCII(target) ? member : stringSearch(target, from: from, to: end)
     }
 
     /// Whether every byte of `bytes` is below 0x80, read eight at a time.
