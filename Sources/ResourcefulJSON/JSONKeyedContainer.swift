@@ -77,10 +77,20 @@ final class JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     @inline(__always)
     private func find(name: String) -> Int? {
         if let convertedKeys { return convertedKeys[name] }
-        var name = name
         // -1 for a missing key: an optional out of the closure costs a word more to return.
-        let member = name.withUTF8 { decoding.search($0, from: start, to: end) ?? -1 }
+        // The name's bytes are read where they are (a copy to make them contiguous, as
+        // `withUTF8` would, costs a retain and a release per search); a string that does not
+        // keep them contiguous is copied.
+        let member = name.utf8.withContiguousStorageIfAvailable { decoding.search($0, from: start, to: end) ?? -1 }
+            ?? searchCopying(name)
         return member >= 0 ? member &+ 2 : nil
+    }
+
+    /// The search for a name whose bytes are not contiguous, in a contiguous copy.
+    @inline(never)
+    private func searchCopying(_ name: String) -> Int {
+        var name = name
+        return name.withUTF8 { decoding.search($0, from: start, to: end) ?? -1 }
     }
 
     @inline(__always)
