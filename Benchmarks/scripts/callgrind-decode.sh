@@ -4,7 +4,8 @@
 #
 #   Benchmarks/scripts/callgrind-decode.sh [before-revision] [after-revision]
 #
-# Each decoder's sources (Sources/ResourcefulJSON at that revision), the realistic payload and
+# Each decoder's sources (Sources/ResourcefulJSON at that revision, and the header of
+# Sources/CResourcefulSIMD where it has one), the realistic payload and
 # models (Tests/ResourcefulJSONTests/Realistic) and a small driver are compiled into one module
 # with `swiftc -O -wmo`; callgrind counts a run of 1 and of 11 decodes, and the difference over
 # 10 is the cost of one decode, start-up and first-use costs (conformance caches, lazy binding)
@@ -44,7 +45,15 @@ build() { # revision, output
     for path in $(git -C "$root" ls-tree --name-only "$1" Sources/ResourcefulJSON/ Tests/ResourcefulJSONTests/Realistic/ Sources/ResourcefulTesting/SeededRandomNumberGenerator.swift); do
         case "$path" in *.swift) git -C "$root" show "$1:$path" | sed '/^import ResourcefulTesting/d' > "$work/$1/$(basename "$path")" ;; esac
     done
-    swiftc -swift-version 6 -package-name Callgrind -O -wmo -parse-as-library -module-name Callgrind "$work/$1"/*.swift "$work/main.swift" -o "$2"
+    # The C module of stage one's move mask, where the revision has it.
+    header=Sources/CResourcefulSIMD/include/CResourcefulSIMD.h
+    mkdir -p "$work/$1/c"
+    if git -C "$root" cat-file -e "$1:$header" 2>/dev/null; then
+        git -C "$root" show "$1:$header" > "$work/$1/c/CResourcefulSIMD.h"
+        printf 'module CResourcefulSIMD {\n    header "CResourcefulSIMD.h"\n    export *\n}\n' > "$work/$1/c/module.modulemap"
+    fi
+    swiftc -swift-version 6 -package-name Callgrind -O -wmo -parse-as-library -module-name Callgrind -I "$work/$1/c" \
+        "$work/$1"/*.swift "$work/main.swift" -o "$2"
 }
 
 count() { # binary, decoder, decodes

@@ -8,7 +8,7 @@ import CResourcefulSIMD
 /// The compares are on `SIMD16<Int8>`, which the compiler turns into single vector compares on
 /// x86-64 and arm64. The standard library has no "move mask" to turn a 16-lane mask into 16
 /// bits: on x86-64 it is SSE2's `pmovmskb`, from `CResourcefulSIMD`; elsewhere it costs two
-/// multiplications (see ``bits(_:)``). Only quotes are turned into bits in every block;
+/// multiplications (see ``multipliedBits(_:)``). Only quotes are turned into bits in every block;
 /// backslashes, controls and non-ASCII bytes only in a block that has any (one vector test each).
 struct JSONBlock {
     /// `"`.
@@ -73,19 +73,8 @@ struct JSONBlock {
         #endif
     }
 
-    #if arch(x86_64)
-    /// Lane `i` of `mask` as bit `i`, in one instruction.
-    @inline(__always)
-    private static func moveMask(_ mask: SIMDMask<SIMD16<Int8>>) -> UInt64 {
-        UInt64(resourceful_move_mask(unsafeBitCast(mask, to: SIMD16<Int8>.self)))
-    }
-    #endif
-
-    /// Lane `i` of `m0`, `m1`, `m2`, `m3` as bit `i`, `16 + i`, `32 + i`, `48 + i`.
-    ///
-    /// The four masks go into one vector first, mask `k` as bit `k` of each lane, so that the
-    /// multiplications of ``bits(_:)`` work on two words in scalar registers (four masks apart,
-    /// the compiler moved half of them to vector multiplications that cost three times as much).
+    /// Lane `i` of `m0`, `m1`, `m2`, `m3` as bit `i`, `16 + i`, `32 + i`, `48 + i`: four move
+    /// masks on x86-64, ``multipliedBits(_:_:_:_:)`` elsewhere.
     @inline(__always)
     static func bits(
         _ m0: SIMDMask<SIMD16<Int8>>, _ m1: SIMDMask<SIMD16<Int8>>, _ m2: SIMDMask<SIMD16<Int8>>, _ m3: SIMDMask<SIMD16<Int8>>
@@ -93,6 +82,36 @@ struct JSONBlock {
         #if arch(x86_64)
         return moveMask(m0) | moveMask(m1) &<< 16 | moveMask(m2) &<< 32 | moveMask(m3) &<< 48
         #else
+        return multipliedBits(m0, m1, m2, m3)
+        #endif
+    }
+
+    /// Lane `i` of `mask` as bit `i`: a move mask on x86-64, ``multipliedBits(_:)`` elsewhere.
+    @inline(__always)
+    static func bits(_ mask: SIMDMask<SIMD16<Int8>>) -> UInt64 {
+        #if arch(x86_64)
+        return moveMask(mask)
+        #else
+        return multipliedBits(mask)
+        #endif
+    }
+
+    #if arch(x86_64)
+    /// Lane `i` of `mask` as bit `i`, in one instruction (SSE2's `pmovmskb`).
+    @inline(__always)
+    static func moveMask(_ mask: SIMDMask<SIMD16<Int8>>) -> UInt64 {
+        UInt64(resourceful_move_mask(unsafeBitCast(mask, to: SIMD16<Int8>.self)))
+    }
+    #endif
+
+    /// ``bits(_:_:_:_:)`` without a move-mask instruction: the four masks go into one vector
+    /// first, mask `k` as bit `k` of each lane, so that the multiplications of
+    /// ``multipliedBits(_:)`` work on two words in scalar registers (four masks apart, the
+    /// compiler moved half of them to vector multiplications that cost three times as much).
+    @inline(__always)
+    static func multipliedBits(
+        _ m0: SIMDMask<SIMD16<Int8>>, _ m1: SIMDMask<SIMD16<Int8>>, _ m2: SIMDMask<SIMD16<Int8>>, _ m3: SIMDMask<SIMD16<Int8>>
+    ) -> UInt64 {
         let v0 = unsafeBitCast(m0, to: SIMD16<UInt8>.self) & 1, v1 = unsafeBitCast(m1, to: SIMD16<UInt8>.self) & 2
         let v2 = unsafeBitCast(m2, to: SIMD16<UInt8>.self) & 4, v3 = unsafeBitCast(m3, to: SIMD16<UInt8>.self) & 8
         let words = unsafeBitCast(v0 | v1 | v2 | v3, to: SIMD2<UInt64>.self)
@@ -102,29 +121,24 @@ struct JSONBlock {
         var result: UInt64 = 0
         var k: UInt64 = 0
         while k < 4 {
-            // Bit `k` of each byte gathered into the top byte, as in ``bits(_:)``.
+            // Bit `k` of each byte gathered into the top byte, as in ``multipliedBits(_:)``.
             let lanes = (((low &>> k) & ones) &* magic) &>> 56
             let upperLanes = (((high &>> k) & ones) &* magic) &>> 56
             result |= (lanes | upperLanes &<< 8) &<< (16 &* k)
             k &+= 1
         }
         return result
-        #endif
     }
 
-    /// Lane `i` of `mask` as bit `i`: each 64-bit half holds eight lanes of 0x00 or 0xFF; kept to
-    /// 0x00 or 0x01 and multiplied by 0x0102040810204080, lane `i`'s bit lands on bit 56 + `i` and
-    /// no two products meet (their bit positions 8i + 7k + 7 are distinct), so no carry disturbs
-    /// the top byte.
+    /// ``bits(_:)`` without a move-mask instruction: each 64-bit half holds eight lanes of 0x00
+    /// or 0xFF; kept to 0x00 or 0x01 and multiplied by 0x0102040810204080, lane `i`'s bit lands
+    /// on bit 56 + `i` and no two products meet (their bit positions 8i + 7k + 7 are distinct),
+    /// so no carry disturbs the top byte.
     @inline(__always)
-    static func bits(_ mask: SIMDMask<SIMD16<Int8>>) -> UInt64 {
-        #if arch(x86_64)
-        return moveMask(mask)
-        #else
+    static func multipliedBits(_ mask: SIMDMask<SIMD16<Int8>>) -> UInt64 {
         let words = unsafeBitCast(mask, to: SIMD2<UInt64>.self)
         let ones: UInt64 = 0x0101_0101_0101_0101
         let magic: UInt64 = 0x0102_0408_1020_4080
         return ((words[0] & ones) &* magic) &>> 56 | (((words[1] & ones) &* magic) &>> 56) &<< 8
-        #endif
     }
 }
