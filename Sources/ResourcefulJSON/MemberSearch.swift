@@ -23,6 +23,7 @@ extension JSONDecoding {
             return snakeCaseSearch(target, from: from, to: end)
         }
         let member = plainSearch(target, from: from, to: end)
+        // In bounds: `member` is the tape index of a key, as the search returned it.
         if let member, document.tape[member] &>> 4 & 0xF == JSONDecoding.plainASCII { return member }
         return Self.isASCII(target) ? member : stringSearch(target, from: from, to: end)
     }
