@@ -59,41 +59,7 @@ extension JSONDocument {
             let byte = raw[position]
             if byte == UInt8(ascii: "\\") {
                 try flush(upTo: position)
-                position += 1
-                // The scanner made sure an escape has its character, and `\u` its four bytes.
-                let escaped = raw[position]
-                position += 1
-                switch escaped {
-                case UInt8(ascii: "\""): output.append("\"")
-                case UInt8(ascii: "\\"): output.append("\\")
-                case UInt8(ascii: "/"): output.append("/")
-                case UInt8(ascii: "b"): output.append("\u{08}")
-                case UInt8(ascii: "f"): output.append("\u{0C}")
-                case UInt8(ascii: "n"): output.append("\n")
-                case UInt8(ascii: "r"): output.append("\r")
-                case UInt8(ascii: "t"): output.append("\t")
-                case UInt8(ascii: "u"):
-                    let lead = try Self.hexQuad(raw, at: position, offset: offset)
-                    position += 4
-                    if UTF16.isLeadSurrogate(lead) {
-                        guard position + 6 <= raw.count, raw[position] == UInt8(ascii: "\\"), raw[position + 1] == UInt8(ascii: "u") else {
-                            throw JSONSyntaxError(reason: "a high surrogate is not followed by a low one", offset: offset + position)
-                        }
-                        let trail = try Self.hexQuad(raw, at: position + 2, offset: offset)
-                        guard UTF16.isTrailSurrogate(trail) else {
-                            throw JSONSyntaxError(reason: "a high surrogate is not followed by a low one", offset: offset + position)
-                        }
-                        position += 6
-                        output.unicodeScalars.append(UTF16.decode(UTF16.EncodedScalar([lead, trail])))
-                    } else {
-                        guard let scalar = Unicode.Scalar(lead) else {
-                            throw JSONSyntaxError(reason: "an escape is not a Unicode scalar", offset: offset + position - 6)
-                        }
-                        output.unicodeScalars.append(scalar)
-                    }
-                default:
-                    throw JSONSyntaxError(reason: "invalid escape sequence", offset: offset + position - 1)
-                }
+                output.unicodeScalars.append(try Self.escapedScalar(raw, at: &position, offset: offset))
                 chunkStart = position
             } else if byte < 0x20 {
                 throw JSONSyntaxError(reason: "unescaped control character in a string", offset: offset + position)
@@ -124,45 +90,50 @@ extension JSONDocument {
                     position += 1
                     continue
                 }
-                // The scanner made sure an escape has its character, and `\u` its four bytes.
-                let escaped = raw[position + 1]
-                position += 2
-                let scalar: Unicode.Scalar
-                switch escaped {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scalar = Unicode.Scalar(escaped)
-                case UInt8(ascii: "b"): scalar = "\u{08}"
-                case UInt8(ascii: "f"): scalar = "\u{0C}"
-                case UInt8(ascii: "n"): scalar = "\n"
-                case UInt8(ascii: "r"): scalar = "\r"
-                case UInt8(ascii: "t"): scalar = "\t"
-                case UInt8(ascii: "u"):
-                    let lead = try hexQuad(raw, at: position, offset: offset)
-                    position += 4
-                    if UTF16.isLeadSurrogate(lead) {
-                        guard position + 6 <= raw.count, raw[position] == UInt8(ascii: "\\"), raw[position + 1] == UInt8(ascii: "u") else {
-                            throw JSONSyntaxError(reason: "a high surrogate is not followed by a low one", offset: offset + position)
-                        }
-                        let trail = try hexQuad(raw, at: position + 2, offset: offset)
-                        guard UTF16.isTrailSurrogate(trail) else {
-                            throw JSONSyntaxError(reason: "a high surrogate is not followed by a low one", offset: offset + position)
-                        }
-                        position += 6
-                        scalar = UTF16.decode(UTF16.EncodedScalar([lead, trail]))
-                    } else {
-                        guard let decoded = Unicode.Scalar(lead) else {
-                            throw JSONSyntaxError(reason: "an escape is not a Unicode scalar", offset: offset + position - 6)
-                        }
-                        scalar = decoded
-                    }
-                default:
-                    throw JSONSyntaxError(reason: "invalid escape sequence", offset: offset + position - 1)
-                }
+                let scalar = try escapedScalar(raw, at: &position, offset: offset)
                 for unit in UTF8.encode(scalar).unsafelyUnwrapped {
                     output[written] = unit
                     written += 1
                 }
             }
             return validatedString(UnsafeBufferPointer(start: output, count: written), isASCII: false)
+        }
+    }
+
+    /// The character of the escape whose backslash is at `position` in `raw`, with `position`
+    /// moved past the escape (past both halves of a surrogate pair).
+    @inline(__always)
+    private static func escapedScalar(_ raw: UnsafeBufferPointer<UInt8>, at position: inout Int, offset: Int) throws(JSONSyntaxError) -> Unicode.Scalar {
+        // The scanner made sure an escape has its character, and `\u` its four bytes.
+        let escaped = raw[position + 1]
+        position += 2
+        switch escaped {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): return Unicode.Scalar(escaped)
+        case UInt8(ascii: "b"): return "\u{08}"
+        case UInt8(ascii: "f"): return "\u{0C}"
+        case UInt8(ascii: "n"): return "\n"
+        case UInt8(ascii: "r"): return "\r"
+        case UInt8(ascii: "t"): return "\t"
+        case UInt8(ascii: "u"):
+            let lead = try hexQuad(raw, at: position, offset: offset)
+            position += 4
+            guard UTF16.isLeadSurrogate(lead) else {
+                guard let scalar = Unicode.Scalar(lead) else {
+                    throw JSONSyntaxError(reason: "an escape is not a Unicode scalar", offset: offset + position - 6)
+                }
+                return scalar
+            }
+            guard position + 6 <= raw.count, raw[position] == UInt8(ascii: "\\"), raw[position + 1] == UInt8(ascii: "u") else {
+                throw JSONSyntaxError(reason: "a high surrogate is not followed by a low one", offset: offset + position)
+            }
+            let trail = try hexQuad(raw, at: position + 2, offset: offset)
+            guard UTF16.isTrailSurrogate(trail) else {
+                throw JSONSyntaxError(reason: "a high surrogate is not followed by a low one", offset: offset + position)
+            }
+            position += 6
+            return UTF16.decode(UTF16.EncodedScalar([lead, trail]))
+        default:
+            throw JSONSyntaxError(reason: "invalid escape sequence", offset: offset + position - 1)
         }
     }
 
