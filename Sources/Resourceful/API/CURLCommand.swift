@@ -3,7 +3,12 @@ import HTTPTypes
 import NIOCore
 import NIOFoundationEssentialsCompat
 
-/// A request as a `curl` command, for a terminal or a ticket: every masked value replaced.
+/// A request as a `curl` command, for a terminal or a ticket: every masked value replaced, the
+/// URL without its userinfo, and nothing curl would read as a file name or a pattern: the body is
+/// given with `--data-raw` (curl reads a `--data-binary` or `--data` value starting with `@` as a
+/// file to send), and a URL holding `[`, `]`, `{` or `}` is given with `--globoff` (curl expands
+/// them into many URLs otherwise). Header lines start with the field's name, which cannot start
+/// with `@` (curl's way to read headers from a file).
 struct CURLCommand {
     let redactor: Redactor
 
@@ -11,8 +16,10 @@ struct CURLCommand {
     func render(_ request: TransportRequest) -> String {
         var lines: [String] = []
         var command = "curl"
-        if request.method != .get || request.body != nil { command += " --request " + request.method.rawValue }
-        command += " " + Self.quote(redactor.maskedURL(request.target))
+        if request.method != .get || request.body != nil { command += " --request " + Self.word(request.method.rawValue) }
+        let url = redactor.maskedURL(request.target)
+        if url.contains(where: { "[]{}".contains($0) }) { command += " --globoff" }
+        command += " " + Self.quote(url)
         lines.append(command)
         for field in request.headerFields {
             lines.append("--header " + Self.quote("\(field.name.rawName): \(redactor.headerValue(field.name, field.value))"))
@@ -27,7 +34,7 @@ struct CURLCommand {
                 request.shouldRedactRequestBody
                 ? nil : redactor.maskedBody(Data(buffer: body, byteTransferStrategy: .noCopy), contentType: contentType)
             if let masked, let text = String(data: masked, encoding: .utf8), !text.utf8.contains(0) {
-                lines.append("--data-binary " + Self.quote(text))
+                lines.append("--data-raw " + Self.quote(text))
             } else {
                 let reason =
                     request.shouldRedactRequestBody
@@ -38,6 +45,12 @@ struct CURLCommand {
         }
         let joined = lines.joined(separator: " \\\n  ")
         return note.map { $0 + "\n" + joined } ?? joined
+    }
+
+    /// `text` as it is when it holds only letters and digits (`POST`), else quoted: a method is a
+    /// token, and a token may hold `|`, `&`, `'` or a backquote, which a shell would read.
+    static func word(_ text: String) -> String {
+        text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } ? text : quote(text)
     }
 
     /// `text` in single quotes, for any POSIX shell.

@@ -4,9 +4,17 @@
 /// The document is checked against the JSON grammar (RFC 8259) as it is read; one that does not
 /// follow it, or nests deeper than ``maxDepth``, cannot be masked and gives `nil`, so that it is
 /// never shown as it is. Keys are compared decoded (`"pass\u0077ord"` is `password`).
+///
+/// A string value that holds a JSON object or array (`{"payload":"{\"password\":…}"}`, as a
+/// server that parses it would read it) is masked as a document of its own and written back as a
+/// string; one that looks like JSON (braces or brackets at both ends) but does not parse, or that
+/// nests more than ``maxEmbeddedDepth`` such strings, is replaced whole, since it cannot be
+/// masked with certainty.
 enum JSONMasking {
     /// The deepest nesting read; deeper documents are not masked (nor shown).
     static let maxDepth = 256
+    /// How many documents inside strings inside strings are masked; deeper ones are replaced.
+    static let maxEmbeddedDepth = 4
     /// What a masked value becomes.
     private static let replacement = Array("\"\(Redactor.mask)\"".utf8)
 
@@ -22,9 +30,15 @@ enum JSONMasking {
 
     /// Masks `bytes`, a whole JSON text (any value at the top, whitespace around it).
     static func mask(_ bytes: UnsafeBufferPointer<UInt8>, isMasked: (String) -> Bool) -> Outcome {
+        mask(bytes, embeddedDepth: 0, isMasked: isMasked)
+    }
+
+    /// ``mask(_:isMasked:)`` for a document found `embeddedDepth` strings deep.
+    private static func mask(_ bytes: UnsafeBufferPointer<UInt8>, embeddedDepth: Int, isMasked: (String) -> Bool) -> Outcome {
         // The scanner lives only within this call.
         withoutActuallyEscaping(isMasked) { isMasked in
             var scanner = Scanner(bytes: bytes, isMasked: isMasked)
+            scanner.embeddedDepth = embeddedDepth
             scanner.skipWhitespace()
             guard scanner.value(depth: 0) else { return .invalid }
             scanner.skipWhitespace()
@@ -47,6 +61,8 @@ enum JSONMasking {
         var copied = 0
         /// How many masked values the scanner is inside: their own keys are not looked at.
         var inMasked = 0
+        /// How many strings deep the document is.
+        var embeddedDepth = 0
 
         init(bytes: UnsafeBufferPointer<UInt8>, isMasked: @escaping (String) -> Bool) {
             self.bytes = bytes
@@ -64,7 +80,7 @@ enum JSONMasking {
             switch byte {
             case UInt8(ascii: "{"): return object(depth: depth + 1)
             case UInt8(ascii: "["): return array(depth: depth + 1)
-            case UInt8(ascii: "\""): return string(decoding: false) != nil
+            case UInt8(ascii: "\""): return stringValue()
             case UInt8(ascii: "t"): return literal("true")
             case UInt8(ascii: "f"): return literal("false")
             case UInt8(ascii: "n"): return literal("null")
@@ -128,16 +144,78 @@ enum JSONMasking {
             }
         }
 
+        /// Reads a string value; one that holds JSON is masked as a document of its own.
+        mutating func stringValue() -> Bool {
+            let start = index
+            let decodes = inMasked == 0 && mayStartJSON(after: start)
+            guard let text = string(decoding: decodes) else { return false }
+            guard decodes, let first = text.utf8.first(where: { !Self.isWhitespace($0) }),
+                let last = text.utf8.last(where: { !Self.isWhitespace($0) }),
+                (first == UInt8(ascii: "{") && last == UInt8(ascii: "}")) || (first == UInt8(ascii: "[") && last == UInt8(ascii: "]"))
+            else { return true }
+            let outcome =
+                embeddedDepth >= JSONMasking.maxEmbeddedDepth
+                ? .invalid
+                : Array(text.utf8).withUnsafeBufferPointer { JSONMasking.mask($0, embeddedDepth: embeddedDepth + 1, isMasked: isMasked) }
+            switch outcome {
+            case .unchanged: break
+            case .masked(let inner): replace(start..<index, with: Self.quoted(inner))
+            case .invalid: replace(start..<index)
+            }
+            return true
+        }
+
+        /// Whether the string opening at `start` may hold JSON: after spaces (raw or escaped), a
+        /// `{`, a `[` or a `\u` escape that may stand for one.
+        func mayStartJSON(after start: Int) -> Bool {
+            var position = start + 1
+            while position < bytes.count {
+                switch bytes[position] {
+                case 0x20, 0x09: position += 1
+                case UInt8(ascii: "{"), UInt8(ascii: "["): return true
+                case UInt8(ascii: "\\"):
+                    guard position + 1 < bytes.count else { return false }
+                    switch bytes[position + 1] {
+                    case UInt8(ascii: "u"): return true
+                    case UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"): position += 2
+                    default: return false
+                    }
+                default: return false
+                }
+            }
+            return false
+        }
+
+        static func isWhitespace(_ byte: UInt8) -> Bool {
+            byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+        }
+
+        /// `bytes` (valid UTF-8) as a JSON string.
+        static func quoted(_ bytes: [UInt8]) -> [UInt8] {
+            var result: [UInt8] = [UInt8(ascii: "\"")]
+            result.reserveCapacity(bytes.count + 2)
+            let hex = Array("0123456789abcdef".utf8)
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): result += [UInt8(ascii: "\\"), byte]
+                case 0x00..<0x20: result += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+                default: result.append(byte)
+                }
+            }
+            result.append(UInt8(ascii: "\""))
+            return result
+        }
+
         /// Writes the masked value in place of `range`.
         /// Appended in place: each masked value costs the bytes before it once, so a document of
         /// many masked values is masked in time linear in its size.
-        mutating func replace(_ range: Range<Int>) {
+        mutating func replace(_ range: Range<Int>, with replacement: [UInt8] = JSONMasking.replacement) {
             if !masked {
                 masked = true
                 output.reserveCapacity(bytes.count)
             }
             output.append(contentsOf: bytes[copied..<range.lowerBound])
-            output.append(contentsOf: JSONMasking.replacement)
+            output.append(contentsOf: replacement)
             copied = range.upperBound
         }
 

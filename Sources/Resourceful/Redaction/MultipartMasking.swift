@@ -1,60 +1,141 @@
 package import Foundation
 
-/// Masks the values of `multipart/form-data` parts whose names are masked.
+/// Masks the values of `multipart/form-data` parts whose names are masked, failing closed.
+///
+/// A body is masked only when it reads exactly as RFC 2046 and RFC 7578 say, so that no parser
+/// can read a field the masker did not see: it starts with the delimiter (no preamble), every
+/// line of the structure ends with CRLF, it ends with the closing delimiter (and at most a CRLF),
+/// no part holds the delimiter anywhere else (an LF-only delimiter a lenient parser would split
+/// at), every part has one `Content-Disposition` with a name (parameters read as servers read
+/// them: case-insensitive, quoted or not, `name*=` decoded), and none nests another multipart
+/// body. Anything else (a body cut short, a boundary that does not match the `Content-Type`)
+/// gives `nil`: the body is left out, never shown as it is.
 package enum MultipartMasking {
-    /// The `boundary` parameter of a `multipart/form-data` media type.
+    /// The `boundary` parameter of a `multipart/form-data` media type; `nil` when it is missing,
+    /// given twice, or not a boundary RFC 2046 allows (1 to 70 of its characters, not ending in a
+    /// space).
     package static func boundary(of contentType: String) -> String? {
+        var found: String?
         for parameter in contentType.split(separator: ";").dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1)
             guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "boundary" else { continue }
+            guard found == nil else { return nil }
             let value = pair[1].trimmingCharacters(in: .whitespaces)
-            return value.hasPrefix("\"") && value.hasSuffix("\"") && value.count >= 2 ? String(value.dropFirst().dropLast()) : value
+            found = value.hasPrefix("\"") && value.hasSuffix("\"") && value.count >= 2 ? String(value.dropFirst().dropLast()) : value
         }
-        return nil
+        guard let found, (1...70).contains(found.utf8.count), found.last != " ", found.allSatisfy(isBoundaryCharacter) else { return nil }
+        return found
     }
 
-    /// `body` with the content of each part whose `name` is masked replaced by `***`.
-    package static func mask(_ body: Data, boundary: String, isMasked: (String) -> Bool) -> Data {
-        let delimiter = Data("--\(boundary)".utf8)
-        let headerEnd = Data("\r\n\r\n".utf8)
+    /// RFC 2046's `bchars`.
+    private static func isBoundaryCharacter(_ character: Character) -> Bool {
+        guard character.isASCII else { return false }
+        return character.isLetter || character.isNumber || "'()+_,-./:=? ".contains(character)
+    }
+
+    /// `body` with the content of each part whose `name` is masked replaced by `***`; `nil` when
+    /// the body cannot be masked with certainty.
+    package static func mask(_ body: Data, boundary: String, isMasked: (String) -> Bool) -> Data? {
+        let dash = Data("--\(boundary)".utf8)
+        let crlf = Data("\r\n".utf8)
+        let nextDelimiter = crlf + dash
+        guard body.starts(with: dash) else { return nil }
         var result = Data()
+        result.reserveCapacity(body.count)
         var position = body.startIndex
-        while let found = body.range(of: delimiter, in: position..<body.endIndex) {
-            // Up to and including the delimiter, as it was.
-            let partStart = found.upperBound
-            let next = body.range(of: delimiter, in: partStart..<body.endIndex)
-            guard let next else {
+        while true {
+            let afterDelimiter = position + dash.count
+            let rest = body[afterDelimiter...]
+            if rest.starts(with: Data("--".utf8)) {
+                // The closing delimiter, then nothing or one CRLF: an epilogue is not shown.
+                let epilogue = rest.dropFirst(2)
+                guard epilogue.isEmpty || epilogue.elementsEqual(crlf) else { return nil }
                 result.append(body[position...])
                 return result
             }
+            guard rest.starts(with: crlf) else { return nil }
+            let partStart = afterDelimiter + crlf.count
+            guard let next = body.range(of: nextDelimiter, in: partStart..<body.endIndex) else { return nil }
+            guard let masked = maskedPart(body[partStart..<next.lowerBound], dash: dash, isMasked: isMasked) else { return nil }
             result.append(body[position..<partStart])
-            let part = body[partStart..<next.lowerBound]
-            if let headers = part.range(of: headerEnd),
-                let name = partName(String(decoding: part[part.startIndex..<headers.lowerBound], as: UTF8.self)),
-                isMasked(name)
-            {
-                result.append(part[part.startIndex..<headers.upperBound])
-                result.append(Data("***\r\n".utf8))
-            } else {
-                result.append(part)
-            }
-            position = next.lowerBound
+            result.append(masked)
+            result.append(crlf)
+            position = next.lowerBound + crlf.count
         }
-        result.append(body[position...])
-        return result
     }
 
-    /// The `name` of a part's `Content-Disposition`.
-    private static func partName(_ headers: String) -> String? {
-        var searched = headers.startIndex
-        while let range = headers.range(of: "name=\"", range: searched..<headers.endIndex) {
-            searched = range.upperBound
-            // `filename="…"` is not the name.
-            guard range.lowerBound > headers.startIndex, [" ", ";"].contains(headers[headers.index(before: range.lowerBound)]) else { continue }
-            let rest = headers[range.upperBound...]
-            guard let end = rest.firstIndex(of: "\"") else { return nil }
-            return String(rest[..<end])
+    /// One part (headers, blank line, content), its content replaced when its name is masked.
+    private static func maskedPart(_ part: Data, dash: Data, isMasked: (String) -> Bool) -> Data? {
+        guard part.range(of: dash) == nil, let headerEnd = part.range(of: Data("\r\n\r\n".utf8)) else { return nil }
+        guard let headers = String(validating: part[part.startIndex..<headerEnd.lowerBound], as: UTF8.self) else { return nil }
+        var dispositions: [Substring] = []
+        for line in headers.split(separator: "\r\n", omittingEmptySubsequences: false) {
+            // A bare CR or LF, a folded line or a line without a colon reads differently to
+            // different parsers.
+            guard !line.contains(where: { $0 == "\r" || $0 == "\n" }), let colon = line.firstIndex(of: ":"),
+                let first = line.first, first != " ", first != "\t"
+            else { return nil }
+            let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+            let value = line[line.index(after: colon)...]
+            switch name {
+            case "content-disposition": dispositions.append(value)
+            case "content-type" where value.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("multipart/"): return nil
+            default: break
+            }
         }
-        return nil
+        guard dispositions.count == 1, let names = partNames(dispositions[0]), !names.isEmpty else { return nil }
+        guard names.contains(where: isMasked) else { return part }
+        return part[part.startIndex..<headerEnd.upperBound] + Data(Redactor.mask.utf8)
+    }
+
+    /// The values of the `name` and `name*` parameters of a `Content-Disposition` value, names
+    /// compared without case and values quoted or not; `nil` when a parameter cannot be read.
+    static func partNames(_ disposition: Substring) -> [String]? {
+        var names: [String] = []
+        var rest = disposition.drop(while: { $0 != ";" })
+        while !rest.isEmpty {
+            rest = rest.dropFirst().drop(while: { $0 == " " || $0 == "\t" })
+            if rest.isEmpty { break }
+            guard let equals = rest.firstIndex(of: "=") else { return nil }
+            let parameter = rest[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
+            rest = rest[rest.index(after: equals)...].drop(while: { $0 == " " || $0 == "\t" })
+            var value = ""
+            if rest.first == "\"" {
+                rest = rest.dropFirst()
+                var closed = false
+                while let character = rest.first {
+                    rest = rest.dropFirst()
+                    if character == "\"" {
+                        closed = true
+                        break
+                    }
+                    if character == "\\", let escaped = rest.first {
+                        // Some parsers keep the backslash: both readings are checked.
+                        names.append(value + "\\" + String(escaped))
+                        value.append(escaped)
+                        rest = rest.dropFirst()
+                    } else {
+                        value.append(character)
+                    }
+                }
+                guard closed else { return nil }
+                rest = rest.drop(while: { $0 == " " || $0 == "\t" })
+                guard rest.isEmpty || rest.first == ";" else { return nil }
+            } else {
+                let end = rest.firstIndex(of: ";") ?? rest.endIndex
+                value = rest[..<end].trimmingCharacters(in: .whitespaces)
+                rest = rest[end...]
+            }
+            switch parameter {
+            case "name": names.append(value)
+            case "name*":
+                // RFC 5987: charset'language'percent-encoded.
+                let encoded = value.split(separator: "'", maxSplits: 2, omittingEmptySubsequences: false).last.map(String.init) ?? value
+                names.append(PercentEncoding.decode(encoded))
+                names.append(value)
+            default: break
+            }
+        }
+        return names
     }
 }

@@ -15,7 +15,7 @@ extension Redactor {
             return maskedJSON(body)
         }
         if MediaType.isForm(essence) {
-            return Data(query(String(decoding: body, as: UTF8.self)).utf8)
+            return maskedForm(body)
         }
         if essence == "text/event-stream" { return maskedEventStream(body) }
         if essence == "application/jsonl" || essence == "application/x-ndjson" { return maskedJSONLines(body) }
@@ -31,18 +31,26 @@ extension Redactor {
         return "<\(byteCount) bytes of \(type.isEmpty ? "unknown type" : type), left out: \(reason)>"
     }
 
-    /// A body as it may be logged: JSON and form bodies with masked fields replaced, cut to the
-    /// configured size; other content only as its size, since it cannot be masked.
+    /// A body as it may be logged: the masked form ``maskedBody(_:contentType:)`` gives (JSON,
+    /// form, multipart, event streams, JSON Lines), cut to the configured size; otherwise only its
+    /// size and type (another type, a body that is not what its type says, or not text).
     func body(_ buffer: ByteBuffer, contentType: String?) -> String {
         guard buffer.readableBytes > 0 else { return "" }
         let type = contentType.map { String(MediaType.essence(of: $0)) } ?? ""
-        guard MediaType.isJSON(type) || MediaType.isForm(type) else {
-            return "<\(buffer.readableBytes) bytes of \(type.isEmpty ? "unknown type" : type)>"
+        guard let masked = maskedBody(Data(buffer: buffer, byteTransferStrategy: .noCopy), contentType: contentType) else {
+            guard Self.isMaskable(type) else { return "<\(buffer.readableBytes) bytes of \(type.isEmpty ? "unknown type" : type)>" }
+            return Self.leftOut(buffer.readableBytes, contentType: contentType, reason: "it cannot be masked")
         }
-        guard let masked = maskedBody(Data(buffer: buffer, byteTransferStrategy: .noCopy), contentType: type) else {
-            return "<\(buffer.readableBytes) bytes, not valid JSON>"
+        guard let text = String(validating: masked, as: UTF8.self), !text.utf8.contains(0) else {
+            return Self.leftOut(buffer.readableBytes, contentType: contentType, reason: "it is not text")
         }
-        return cut(String(decoding: masked, as: UTF8.self))
+        return cut(text)
+    }
+
+    /// Whether bodies of the media type `essence` are masked field by field.
+    static func isMaskable(_ essence: String) -> Bool {
+        MediaType.isJSON(essence) || MediaType.isForm(essence) || essence == "multipart/form-data" || essence == "text/event-stream"
+            || essence == "application/jsonl" || essence == "application/x-ndjson"
     }
 
     private func cut(_ text: String) -> String {

@@ -1,54 +1,125 @@
-import Foundation
+package import Foundation
 
 extension Redactor {
-    /// A query string with the values of masked keys replaced.
+    /// Names masked in a query or a form beyond ``SensitiveNames``: `code`, the OAuth 2
+    /// authorization code a redirect's `Location` carries (`?code=…&state=…`) and a token request
+    /// sends. A JSON `code` is an error's code, and stays readable.
+    static let queryOnlyNames: Set<String> = ["code"]
+
+    /// A query string with the values of masked keys replaced. Pairs are split at `&` and at `;`,
+    /// as servers that accept both separators read them (`user=a;password=…`).
     package func query(_ query: String) -> String {
         guard !query.isEmpty else { return query }
-        return query.split(separator: "&", omittingEmptySubsequences: false).map { pair in
-            guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
-            let name = String(pair[..<equals])
-            return isMasked(formName: name) ? name + "=" + Self.mask : String(pair)
-        }.joined(separator: "&")
-    }
-
-    /// Query items as a query string, with the values of masked names replaced.
-    package func query(_ items: [RequestTarget.QueryItem]) -> String {
         var result = ""
-        for item in items {
-            if !result.isEmpty { result += "&" }
-            if item.encodedValue != nil, isMasked(decodedFormName: item.name) {
-                result += item.encodedName + "=" + Self.mask
-            } else {
-                item.write(to: &result)
+        result.reserveCapacity(query.utf8.count)
+        var pairStart = query.startIndex
+        var index = query.startIndex
+        while true {
+            if index == query.endIndex || query[index] == "&" || query[index] == ";" {
+                result += maskedPair(query[pairStart..<index])
+                guard index < query.endIndex else { break }
+                result.append(query[index])
+                pairStart = query.index(after: index)
             }
+            index = query.index(after: index)
         }
         return result
     }
 
-    /// `target`'s URL with the values of masked query names replaced.
+    /// One `name=value` pair, its value replaced when its name is masked.
+    private func maskedPair(_ pair: Substring) -> String {
+        guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
+        let name = String(pair[..<equals])
+        return isMasked(formName: name) ? name + "=" + Self.mask : String(pair)
+    }
+
+    /// Query items as a query string, with the values of masked names replaced (split as
+    /// ``query(_:)-(String)`` splits, so that a value holding `;password=…` is masked too).
+    package func query(_ items: [RequestTarget.QueryItem]) -> String {
+        query(RequestTarget.QueryItem.encoded(items))
+    }
+
+    /// A form body (`application/x-www-form-urlencoded`) with the values of masked names
+    /// replaced; `nil` when it cannot be masked with certainty: not UTF-8, a raw control
+    /// character (CR, LF: a form never holds one unencoded), or a name, once decoded, that is not
+    /// a field's name (a JSON document sent as a form reads as one long name holding its secrets).
+    package func maskedForm(_ body: Data) -> Data? {
+        guard let text = String(validating: body, as: UTF8.self) else { return nil }
+        guard !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return nil }
+        for pair in text.split(whereSeparator: { $0 == "&" || $0 == ";" }) {
+            let encodedName = pair.firstIndex(of: "=").map { pair[..<$0] } ?? pair
+            let name = RequestTarget.QueryItem(encodedName: String(encodedName), encodedValue: nil).name
+            guard name.unicodeScalars.allSatisfy(Self.isFieldNameScalar) else { return nil }
+        }
+        return Data(query(text).utf8)
+    }
+
+    /// Characters of a form field's name: letters, digits, and `_ - . [ ] :` and the space.
+    private static func isFieldNameScalar(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.properties.isAlphabetic || scalar.properties.numericType != nil { return true }
+        switch scalar {
+        case "_", "-", ".", "[", "]", ":", " ": return true
+        default: return false
+        }
+    }
+
+    /// `target`'s URL without its userinfo and with the values of masked query names replaced.
     package func maskedURL(_ target: RequestTarget) -> String {
         var masked = target
         masked.query = []
-        let url = masked.url
+        let url = Self.withoutUserinfo(masked.url)
         return target.query.isEmpty ? url : url + "?" + query(target.query)
     }
 
-    /// `url` with the values of masked query keys replaced.
+    /// `url` without its userinfo (`https://user:pass@host/` → `https://***@host/`), with the
+    /// values of masked keys replaced in its query and in a fragment of `name=value` pairs (the
+    /// `#access_token=…` of an implicit grant).
     package func maskedURL(_ url: String) -> String {
-        guard let question = url.firstIndex(of: "?") else { return url }
-        let fragment = url[question...].firstIndex(of: "#")
-        let query = url[url.index(after: question)..<(fragment ?? url.endIndex)]
-        return String(url[...question]) + self.query(String(query)) + (fragment.map { String(url[$0...]) } ?? "")
+        let url = Self.withoutUserinfo(url)
+        let fragment = url.firstIndex(of: "#")
+        let beforeFragment = url[..<(fragment ?? url.endIndex)]
+        var result: String
+        if let question = beforeFragment.firstIndex(of: "?") {
+            result = String(url[...question]) + query(String(beforeFragment[beforeFragment.index(after: question)...]))
+        } else {
+            result = String(beforeFragment)
+        }
+        if let fragment {
+            result += "#" + query(String(url[url.index(after: fragment)...]))
+        }
+        return result
     }
 
-    /// Whether a query or form name such as `user[password]` or `user%5Bpassword%5D` ends in a masked key.
+    /// `url` with the userinfo of its authority (after `scheme://` or a leading `//`) replaced
+    /// by `***`; the authority ends at the first `/`, `?` or `#`, and the userinfo at its last
+    /// `@`, so that whatever a parser could read as userinfo is masked.
+    package static func withoutUserinfo(_ url: String) -> String {
+        let authorityStart: String.Index
+        if url.hasPrefix("//") {
+            authorityStart = url.index(url.startIndex, offsetBy: 2)
+        } else if let separator = url.range(of: "://"),
+            url[..<separator.lowerBound].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+        {
+            authorityStart = separator.upperBound
+        } else {
+            return url
+        }
+        let authorityEnd = url[authorityStart...].firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? url.endIndex
+        guard let at = url[authorityStart..<authorityEnd].lastIndex(of: "@") else { return url }
+        return String(url[..<authorityStart]) + Self.mask + String(url[at...])
+    }
+
+    /// Whether a query or form name such as `user[password]` or `user%5Bpassword%5D` holds a
+    /// masked key.
     package func isMasked(formName: String) -> Bool {
         isMasked(decodedFormName: RequestTarget.QueryItem(encodedName: formName, encodedValue: nil).name)
     }
 
-    /// Whether a decoded query or form name such as `user[password]` ends in a masked key.
+    /// Whether a decoded query or form name holds a masked key in any of its bracketed parts, as
+    /// form parsers read them (`user[password]`, `password[0]`, `password[]`), or is `code`.
     package func isMasked(decodedFormName decoded: String) -> Bool {
-        let last = decoded.split(whereSeparator: { $0 == "[" || $0 == "]" }).last.map(String.init) ?? decoded
-        return names.contains(last)
+        let parts = decoded.split(whereSeparator: { $0 == "[" || $0 == "]" })
+        if parts.isEmpty { return names.contains(decoded) || Self.queryOnlyNames.contains(decoded.lowercased()) }
+        return parts.contains { names.contains($0) || Self.queryOnlyNames.contains($0.lowercased()) }
     }
 }

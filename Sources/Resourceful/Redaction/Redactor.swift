@@ -34,8 +34,8 @@ package struct Redactor: Sendable {
     }
 
     /// A header field's value as it may be shown: `***` for a masked field; in a field that holds
-    /// URLs (`Location`, `Content-Location`, `Link`, `Refresh`), each URL's masked query values
-    /// replaced.
+    /// URLs (`Location`, `Content-Location`, `Link`, `Refresh`), each URL without its userinfo and
+    /// with its masked query values replaced (``maskedURL(_:)-(String)``).
     package func headerValue(_ name: HTTPField.Name, _ value: String) -> String {
         if masksHeader(name.canonicalName) { return Self.mask }
         switch name {
@@ -64,8 +64,9 @@ package struct Redactor: Sendable {
         return result + rest
     }
 
-    /// Whether a header field's value is masked.
+    /// Whether a header field's value is masked: ``SensitiveNames/isSensitiveHeader(_:)``, with
+    /// the configured names.
     package func masksHeader(_ name: String) -> Bool {
-        names.contains(name)
+        names.isSensitiveHeader(name)
     }
 }

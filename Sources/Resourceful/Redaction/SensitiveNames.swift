@@ -1,15 +1,31 @@
 /// The rule that says whether a header, JSON key, query or form field holds a secret, shared by
-/// the logging step (which masks such values) and the redirect step (which drops such headers
+/// the logging step (which masks such values), recordings, cURL exports, the HTTP cache (which
+/// files answers under a digest of such values) and the redirect step (which drops such headers
 /// before another origin).
 ///
-/// Names are compared normalised: lower-cased, with `_`, `-`, `.` and spaces left out, so
-/// `access_token`, `accessToken`, `Access-Token` and `access.token` are one name. A name is
-/// sensitive when its normalised form ends with a listed name (`token` covers `accessToken`,
-/// `X-Auth-Token` and `refresh_token`; `apiKey` covers `X-Api-Key` and `api_key`), or equals one of
-/// a few short names matched exactly (`key`, `sig`, `otp`, `pin`, `pass`, `auth`). Keys that are
-/// secrets are named by their kind (`secretKey`, `signingKey`, `accessKey`, `privateKey`,
-/// `encryptionKey`, `masterKey`, `clientKey`, `apiKey`), so `sortKey`, `primaryKey`, `publicKey`
-/// and `idempotencyKey` stay readable.
+/// A name is read two ways, and is sensitive when either says so:
+///
+/// - **Normalised:** lower-cased, with `_`, `-`, `.` and spaces left out, so `access_token`,
+///   `accessToken`, `Access-Token` and `access.token` are one name. It is sensitive when it ends
+///   with a listed name (`token` covers `accessToken`, `X-Auth-Token` and `refresh_token`; `apiKey`
+///   covers `X-Api-Key` and `api_key`), or equals one of a few short names matched exactly (`key`,
+///   `sig`, `otp`, `pin`, `pass`, `auth`).
+/// - **As words:** split at `_`, `-`, `.`, spaces, brackets and camel-case humps (`userPass` is
+///   `user pass`, `APIKey` is `api key`). It is sensitive when its last word is a word for a
+///   secret (`pass`, `key`, `auth`, `bearer`, `secret`, `token`, `pwd`, `pin`, `otp`, `sig`…), so
+///   `db_pass`, `smtp_pass`, `userPass`, `stripe_key`, `X-Auth` and `X-Key` are masked, or when any
+///   word is `password`, `passwd` or `passphrase` (`password_confirmation`).
+///
+/// Words only count whole: `keyboard`, `monkey`, `passenger`, `passport`, `bypass`, `author` and
+/// `tokenizer` stay readable. A last word `key` or `pass` after a word that names an ordinary kind
+/// of key or pass stays readable: `sortKey`, `primary_key`, `publicKey`, `partition_key`,
+/// `idempotencyKey`, `cache_key`, `boarding_pass`… (``readableKeyKinds``, ``readablePassKinds``).
+/// Any other `…_key` is taken for a secret (a vendor's name such as `stripe_key` says nothing of
+/// its kind): masking an ordinary value costs a log line's detail, missing a secret leaks it.
+///
+/// Header names are read more widely (``isSensitiveHeader(_:)``): any word for a secret anywhere
+/// in the name (`X-Auth-User`, `X-Api-Key-Id`, `X-Session-Id`), since a header carrying one must
+/// not reach another origin.
 package struct SensitiveNames: Sendable {
     /// Matched as suffixes whatever the configuration says.
     static let builtIn = [
@@ -36,8 +52,68 @@ package struct SensitiveNames: Sendable {
         self.suffixes = suffixes
     }
 
+    /// Words that make a name sensitive when they are its last word.
+    static let lastWords: Set<String> = [
+        "pass", "key", "auth", "bearer", "secret", "token", "pwd", "pin", "otp", "sig", "password", "passwd", "passphrase",
+        "passcode", "cookie", "credential", "credentials", "signature", "jwt", "apikey", "authorization", "authentication",
+    ]
+    /// Words that make a name sensitive wherever they stand (`password_confirmation`).
+    static let anyWords: Set<String> = ["password", "passwd", "passphrase"]
+    /// Words that make a header name sensitive wherever they stand (`X-Auth-User`).
+    static let headerWords: Set<String> = lastWords.union(["session", "sessionid", "sid"])
+    /// Kinds of keys that are not secrets: a last word `key` after one of them stays readable.
+    static let readableKeyKinds: Set<String> = [
+        "sort", "sorting", "primary", "public", "foreign", "partition", "idempotency", "cache", "range", "hash", "row",
+        "object", "lookup", "dedup", "dedupe", "deduplication", "group", "routing", "unique", "composite", "natural",
+        "surrogate", "search", "map", "index", "shard", "cursor", "translation", "message", "label", "field",
+        "attribute", "property", "column", "entity", "item", "short", "hot", "dictionary", "order", "join", "evaluated",
+        "start", "i18n", "locale", "template", "musical", "sharding", "bucket", "storage", "file", "resource",
+    ]
+    /// Kinds of passes that are not secrets: a last word `pass` after one of them stays readable.
+    static let readablePassKinds: Set<String> = ["boarding", "day", "season", "bus", "ski", "hall", "free", "backstage", "render", "first", "second"]
+
     /// Whether `name` holds a secret.
     package func contains(_ name: some StringProtocol) -> Bool {
+        if matchesNormalised(name) { return true }
+        let words = Self.words(of: name)
+        guard let last = words.last else { return false }
+        if words.contains(where: Self.anyWords.contains) { return true }
+        return Self.lastWords.contains(last) && !Self.isReadableKind(words, at: words.count - 1)
+    }
+
+    /// Whether a header field named `name` may carry a credential: what ``contains(_:)`` says, or
+    /// any word for a secret anywhere in it (`X-Auth-User`, `X-Api-Key-Id`, `X-Session-Id`),
+    /// configured names included. Such a field is masked in logs, recordings and cURL exports,
+    /// makes a request credentialed for the HTTP cache, and is dropped before a redirect to
+    /// another origin.
+    package func isSensitiveHeader(_ name: some StringProtocol) -> Bool {
+        if contains(name) { return true }
+        let words = Self.words(of: name)
+        return words.indices.contains { Self.headerWords.contains(words[$0]) && !Self.isReadableKind(words, at: $0) }
+    }
+
+    /// Whether a header field named `name` may carry a credential by the built-in rule alone
+    /// (``isSensitiveHeader(_:)`` without configured names): `Authorization`, `Cookie`,
+    /// `Proxy-Authorization`, `X-Api-Key`, `X-Auth`, `X-Key`, any `…-Token`, `…-Secret`….
+    package static func isSensitiveHeader(_ name: some StringProtocol) -> Bool {
+        builtInRule.isSensitiveHeader(name)
+    }
+
+    /// The built-in names alone.
+    private static let builtInRule = SensitiveNames()
+
+    /// Whether the word at `index` is a `key` or `pass` after a word naming an ordinary kind.
+    private static func isReadableKind(_ words: [String], at index: Int) -> Bool {
+        guard index > 0 else { return false }
+        switch words[index] {
+        case "key": return readableKeyKinds.contains(words[index - 1])
+        case "pass": return readablePassKinds.contains(words[index - 1])
+        default: return false
+        }
+    }
+
+    /// Whether the normalised name ends with a listed name or is a short exact one.
+    private func matchesNormalised(_ name: some StringProtocol) -> Bool {
         let normalised = Self.normalise(name)
         guard !normalised.isEmpty else { return false }
         if normalised.count <= 4, Self.exact.contains(String(decoding: normalised, as: UTF8.self)) { return true }
@@ -45,6 +121,37 @@ package struct SensitiveNames: Sendable {
             if normalised.suffix(suffix.count).elementsEqual(suffix) { return true }
         }
         return false
+    }
+
+    /// `name`'s words, lower-cased: split at every character that is not a letter or a digit, and
+    /// at camel-case humps (`userPass` → `user pass`, `APIKey` → `api key`, `s3Key` → `s3 key`);
+    /// invisible characters (a byte order mark, a zero-width space) are left out, as in
+    /// ``normalise(_:)``.
+    static func words(of name: some StringProtocol) -> [String] {
+        var words: [String] = []
+        var current = String.UnicodeScalarView()
+        let scalars = Array(name.unicodeScalars.filter { !$0.properties.isDefaultIgnorableCodePoint })
+        func flush() {
+            if !current.isEmpty { words.append(String(current).lowercased()) }
+            current = String.UnicodeScalarView()
+        }
+        for (index, scalar) in scalars.enumerated() {
+            let properties = scalar.properties
+            guard properties.isAlphabetic || properties.numericType != nil else {
+                flush()
+                continue
+            }
+            if properties.isUppercase, let previous = current.last {
+                let previousIsUpper = previous.properties.isUppercase
+                let nextIsLower = index + 1 < scalars.count && scalars[index + 1].properties.isLowercase
+                // `userPass`: a capital after a small letter or a digit; `APIKey`: the last
+                // capital of a run when a small letter follows.
+                if !previousIsUpper || nextIsLower { flush() }
+            }
+            current.append(scalar)
+        }
+        flush()
+        return words
     }
 
     /// `name`'s UTF-8 bytes, ASCII lower-cased, without `_`, `-`, `.`, spaces and invisible
