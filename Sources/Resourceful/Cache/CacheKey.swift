@@ -43,9 +43,17 @@ struct CacheKey: Hashable {
             hasher.update(data: Data("\(part.utf8.count):".utf8))
             hasher.update(data: Data(part.utf8))
         }
-        let digest = hasher.finalize().map { String($0, radix: 16).leftPadded(to: 2) }.joined()
         // A space never appears in a URL, so no URL can spell another's credentialed key.
-        storageKey = anonymousKey + " credential:sha256:" + digest
+        storageKey = anonymousKey + " credential:sha256:" + Self.hex(hasher.finalize())
+    }
+
+    /// The SHA-256 digest of `text`'s UTF-8 bytes, in 64 lower-case hex digits.
+    static func digest(_ text: String) -> String {
+        hex(SHA256.hash(data: Data(text.utf8)))
+    }
+
+    private static func hex(_ digest: SHA256.Digest) -> String {
+        digest.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
     }
 }
 

@@ -57,13 +57,22 @@ enum CachePolicy {
         return names
     }
 
-    /// The request's values of `names`.
-    static func values(of names: [String], in fields: HTTPFields) -> [String: String] {
+    /// The request's values of `names`; the value of a field that can carry a credential (one
+    /// `redactor` masks) as its digest (``CacheKey/digest(_:)``), never as it is.
+    static func values(of names: [String], in fields: HTTPFields, redactor: Redactor) -> [String: String] {
         var values: [String: String] = [:]
         for name in names {
-            values[name] = HTTPField.Name(name).map { fields[values: $0].joined(separator: ", ") } ?? ""
+            let value = HTTPField.Name(name).map { fields[values: $0].joined(separator: ", ") } ?? ""
+            values[name] = redactor.masksHeader(name) ? "sha256:" + CacheKey.digest(value) : value
         }
         return values
+    }
+
+    /// The validator that names the response `fields` describe: its `ETag`, else its
+    /// `Last-Modified`; `nil` when it has neither.
+    static func validator(of fields: HTTPFields) -> String? {
+        if let tag = fields[.eTag] { return "etag " + tag }
+        return fields[.lastModified].map { "last-modified " + $0 }
     }
 
     /// How long `entry` stays fresh, from `max-age` or `Expires`; `nil` when it says neither.

@@ -38,7 +38,12 @@ import Logging
 /// - **Stale:** sent with `If-None-Match` (its `ETag`) and `If-Modified-Since` (its
 ///   `Last-Modified`); a `304` is answered with the stored response, its fields updated. No
 ///   heuristic freshness: an answer that names no lifetime is revalidated every time.
-/// - **`Vary`:** an entry answers only requests with the same values of the fields it names.
+///   The `304` updates the stored response its validator names as it is stored when the `304`
+///   arrives (RFC 9111 §4.3.4): a newer response stored meanwhile by another call stays, and an
+///   answer older than the stored one (by its `Date`) never replaces it.
+/// - **`Vary`:** an entry answers only requests with the same values of the fields it names; the
+///   values of fields that can carry a credential (`Authorization`, `Cookie`…) are kept as
+///   SHA-256 digests, never as they are.
 /// - **Unsafe methods** (`POST`, `PUT`, `PATCH`, `DELETE`…) that succeed remove the entries of
 ///   their URL and of their `Location`/`Content-Location` on the same origin, for their own
 ///   credential and for anonymous calls; answers stored for other credentials stay until they are
@@ -93,7 +98,7 @@ public struct HTTPCacheMiddleware: APIMiddleware {
             return try await next(request, context)
         }
         var stored = await storage.entry(forKey: key.storageKey)
-        if let entry = stored, entry.varyingFields != CachePolicy.values(of: Array(entry.varyingFields.keys), in: request.headerFields) {
+        if let entry = stored, !Self.varies(entry, matching: request, redactor: redactor) {
             stored = nil
         }
         if let entry = stored, CachePolicy.isFresh(entry, for: request, now: now()) {
@@ -115,15 +120,20 @@ public struct HTTPCacheMiddleware: APIMiddleware {
             record("miss", context)
             return response
         }
-        if response.status.code == 304, var entry = stored {
-            // The stored answer, with what the 304 says of it now (RFC 9111 §4.3.4).
-            for field in response.headerFields where ![.contentLength, .transferEncoding, .contentEncoding].contains(field.name) {
-                entry.headerFields[field.name] = field.value
+        if response.status.code == 304, let snapshot = stored {
+            // RFC 9111 §4.3.4: the 304 updates the stored response its validator names (the one
+            // it sent, when it names none), as stored now: a newer response stored while it was
+            // on its way stays. The caller gets the response it revalidated.
+            let validator = CachePolicy.validator(of: response.headerFields) ?? CachePolicy.validator(of: snapshot.headerFields)
+            let refreshed = { (entry: HTTPCacheEntry) in Self.refreshed(entry, by: response, sent: sent, received: received) }
+            let updated = await storage.updateEntry(forKey: key.storageKey) { current in
+                guard let current, validator != nil, CachePolicy.validator(of: current.headerFields) == validator,
+                    Self.varies(current, matching: request, redactor: redactor)
+                else { return nil }
+                return refreshed(current)
             }
-            entry.requestTime = sent
-            entry.responseTime = received
-            await storage.store(entry, forKey: key.storageKey)
             record("revalidated", context)
+            let entry = updated ?? refreshed(snapshot)
             return TransportResponse(status: entry.status, headerFields: entry.headerFields, body: entry.body)
         }
         record("miss", context)
@@ -134,13 +144,40 @@ public struct HTTPCacheMiddleware: APIMiddleware {
             let names = CachePolicy.varyingNames(response.headerFields) ?? []
             let entry = HTTPCacheEntry(
                 status: response.status, headerFields: response.headerFields, body: body,
-                requestTime: sent, responseTime: received, varyingFields: CachePolicy.values(of: names, in: request.headerFields)
+                requestTime: sent, responseTime: received,
+                varyingFields: CachePolicy.values(of: names, in: request.headerFields, redactor: redactor)
             )
-            await storage.store(entry, forKey: key.storageKey)
+            // A late answer older than the stored one (by the server's `Date`) does not replace
+            // it: RFC 9111 §4 uses the most recent response.
+            _ = await storage.updateEntry(forKey: key.storageKey) { current in
+                if let current, let stored = current.headerFields[.date].flatMap(HTTPDate.parse),
+                    let arrived = entry.headerFields[.date].flatMap(HTTPDate.parse), arrived < stored
+                {
+                    return nil
+                }
+                return entry
+            }
         } else if response.status.code < 500 {
             await storage.removeEntry(forKey: key.storageKey)
         }
         return response
+    }
+
+    /// Whether `request` has the values of the fields `entry` varies on.
+    private static func varies(_ entry: HTTPCacheEntry, matching request: TransportRequest, redactor: Redactor) -> Bool {
+        entry.varyingFields == CachePolicy.values(of: Array(entry.varyingFields.keys), in: request.headerFields, redactor: redactor)
+    }
+
+    /// `entry` with what a `304` says of it now: its fields (but those describing a body) and
+    /// the times of the exchange.
+    private static func refreshed(_ entry: HTTPCacheEntry, by response: TransportResponse, sent: Date, received: Date) -> HTTPCacheEntry {
+        var entry = entry
+        for field in response.headerFields where ![.contentLength, .transferEncoding, .contentEncoding].contains(field.name) {
+            entry.headerFields[field.name] = field.value
+        }
+        entry.requestTime = sent
+        entry.responseTime = received
+        return entry
     }
 
     /// Removes the entries of `key` (for its credential and for anonymous calls), and those of

@@ -13,6 +13,24 @@ public protocol HTTPCacheStorage: Sendable {
     func store(_ entry: HTTPCacheEntry, forKey key: String) async
     /// Forgets the entry for `key`.
     func removeEntry(forKey key: String) async
+    /// Replaces the entry for `key` with what `update` makes of the entry stored now (`nil` when
+    /// there is none), or leaves it when `update` gives `nil`; returns what it stored.
+    ///
+    /// ``HTTPCacheMiddleware`` refreshes an entry with a `304` this way, so that a late answer
+    /// about an older response never overwrites a newer one stored meanwhile (RFC 9111 §4.3.4).
+    /// The default reads, then stores: a storage shared by many calls or processes should do both
+    /// as one step (under its lock, in one transaction), as ``InMemoryHTTPCacheStorage`` does.
+    func updateEntry(forKey key: String, _ update: (HTTPCacheEntry?) -> HTTPCacheEntry?) async -> HTTPCacheEntry?
+}
+
+extension HTTPCacheStorage {
+    /// Reads the entry for `key`, then stores what `update` makes of it, if anything: two steps,
+    /// for storages that cannot do one.
+    public func updateEntry(forKey key: String, _ update: (HTTPCacheEntry?) -> HTTPCacheEntry?) async -> HTTPCacheEntry? {
+        guard let updated = update(await entry(forKey: key)) else { return nil }
+        await store(updated, forKey: key)
+        return updated
+    }
 }
 
 /// A stored response and what its freshness is computed from (RFC 9111).
@@ -28,7 +46,9 @@ public struct HTTPCacheEntry: Sendable {
     /// When the response arrived.
     public var responseTime: Date
     /// The request's values of the fields the response's `Vary` names, by lower-cased name
-    /// (`""` for a field the request did not have).
+    /// (`""` for a field the request did not have). The value of a field that can carry a
+    /// credential (`Authorization`, `Cookie`, any field the redaction rules mask) is kept only as
+    /// its SHA-256 digest (`sha256:` and 64 hex digits), so that no storage holds a secret.
     public var varyingFields: [String: String]
 
     /// Creates an entry.

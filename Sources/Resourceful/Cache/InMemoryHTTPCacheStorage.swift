@@ -32,13 +32,25 @@ public final class InMemoryHTTPCacheStorage: HTTPCacheStorage {
 
     /// Stores `entry`, evicting the least recently used entries as needed.
     public func store(_ entry: HTTPCacheEntry, forKey key: String) async {
-        let size = entry.size + key.utf8.count + Self.entryOverhead
+        state.withLock { store(entry, forKey: key, in: &$0) }
+    }
+
+    /// Replaces the entry for `key` with what `update` makes of the one stored now, in one step
+    /// under the lock: no other store comes between the read and the write.
+    public func updateEntry(forKey key: String, _ update: (HTTPCacheEntry?) -> HTTPCacheEntry?) async -> HTTPCacheEntry? {
         state.withLock { list in
-            list.remove(key)
-            guard size <= maxBytes else { return }
-            while list.bytes + size > maxBytes, list.removeLeastRecentlyUsed() {}
-            list.insert(entry, forKey: key, size: size)
+            guard let updated = update(list.use(key)) else { return nil }
+            store(updated, forKey: key, in: &list)
+            return updated
         }
+    }
+
+    private func store(_ entry: HTTPCacheEntry, forKey key: String, in list: inout LRUList) {
+        let size = entry.size + key.utf8.count + Self.entryOverhead
+        list.remove(key)
+        guard size <= maxBytes else { return }
+        while list.bytes + size > maxBytes, list.removeLeastRecentlyUsed() {}
+        list.insert(entry, forKey: key, size: size)
     }
 
     /// Forgets the entry for `key`.
