@@ -14,8 +14,11 @@ import Logging
 /// keep-alive connection the server had just closed) is sent again at once, without a wait, the
 /// first time in a call. A wait that would pass the call's deadline is not started: the last
 /// answer or error is returned instead. A body of collected bytes is sent again as it is; a
-/// request whose body is a stream is not tried again (the stream was read). TLS failures and refused redirects are never tried again. A create that allows retries
-/// is sent with one `Idempotency-Key` (unless the request sets its own) across its attempts.
+/// request whose body is a stream is not tried again (the stream was read). TLS failures and
+/// refused redirects are never tried again. A request whose method is not idempotent (`POST`,
+/// `PATCH`, RFC 9110 §9.2.2) is tried again only when it allows it (by default, when it
+/// carries an `Idempotency-Key`), and is then sent with one `Idempotency-Key` (unless it sets its
+/// own) across its attempts.
 public struct RetryMiddleware: APIMiddleware {
     /// A policy for every call through this step, in place of each call's
     /// ``RequestOptions/retryPolicy``; `nil` (the default) keeps the call's.
@@ -35,8 +38,10 @@ public struct RetryMiddleware: APIMiddleware {
         // A streamed body is read once: it cannot be sent again.
         guard context.options.allowsRetries, request.body?.canBeSentAgain ?? true else { return try await next(request, context) }
         var request = request
-        if context.verb == .create, request.headerFields[.idempotencyKey] == nil {
-            // One key for all the attempts, so that the server can tell a retried create.
+        if !request.method.isIdempotent, request.headerFields[.idempotencyKey] == nil {
+            // A POST or PATCH that allows retries: one key for all the attempts, so that the
+            // server can tell a request sent again. Decided from the method, not the verb: an
+            // update sent as PATCH is no more idempotent than a create.
             request.headerFields[.idempotencyKey] = Self.makeIdempotencyKey()
         }
         let policy = self.policy ?? context.options.retryPolicy

@@ -51,9 +51,12 @@ public protocol ResourceRequest: Sendable {
     var requestEncoder: (any RequestEncoder)? { get }
     /// A decoder for this request alone, replacing the injected one.
     var responseDecoder: (any ResponseDecoder)? { get }
-    /// Whether failed attempts may be tried again: by default `true` for every verb but
-    /// ``ResourceVerb/create``. A create request that opts in is sent with an `Idempotency-Key`
-    /// header that stays the same across its attempts.
+    /// Whether failed attempts may be tried again once the request may have reached the server:
+    /// by default `true` when its method is idempotent (`GET`, `PUT`, `DELETE`), and for a `POST`
+    /// (``ResourceVerb/create``) or a `PATCH` (``updateMethod``) only when ``headers`` carry an
+    /// `Idempotency-Key`. A `POST` or `PATCH` that opts in without one is sent with an
+    /// `Idempotency-Key` that stays the same across its attempts. A connection refused before
+    /// anything was sent is tried again whatever this says.
     var allowsRetries: Bool { get }
     /// This request's own retry policy, replacing ``APIConfig/retry``; `nil` keeps it.
     var retryPolicy: APIConfig.RetryPolicy? { get }
@@ -87,8 +90,12 @@ extension ResourceRequest {
     public var requestEncoder: (any RequestEncoder)? { nil }
     /// The injected decoder.
     public var responseDecoder: (any ResponseDecoder)? { nil }
-    /// `true` except for ``ResourceVerb/create``, whose side effect a retry could repeat.
-    public var allowsRetries: Bool { verb != .create }
+    /// `true` when the request's method is idempotent; for a `POST` or `PATCH`, whose side effect
+    /// a retry could repeat, only when ``headers`` carry an `Idempotency-Key`.
+    public var allowsRetries: Bool {
+        verb.method(update: updateMethod).isIdempotent
+            || headers.keys.contains { $0.lowercased() == "idempotency-key" }
+    }
     /// The configured policy.
     public var retryPolicy: APIConfig.RetryPolicy? { nil }
     /// `false`: the body is logged (masked, capped) at debug level.
