@@ -61,13 +61,16 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
 
     /// A transport for `settings`, reading `SSL_CERT_FILE`, `SSL_CERT_DIR` and the proxy variables
     /// from `environment`; a rotated client certificate is looked for at most once per
-    /// `clientCertificateCheckInterval`, and a broken one logged to `logger`.
+    /// `clientCertificateCheckInterval`, and a broken one logged to `logger`. Loopback targets go
+    /// direct unless `proxiesLoopback`, which only tests of the proxy route set: their servers
+    /// are all on this machine.
     package init(
         settings: APIConfig.HTTPSettings,
         environment: [String: String],
         proxyAuthorization: String? = nil,
         logger: Logger = Logger(label: "resourceful"),
-        clientCertificateCheckInterval: Duration = .seconds(1)
+        clientCertificateCheckInterval: Duration = .seconds(1),
+        proxiesLoopback: Bool = false
     ) {
         var pool = AsyncHTTPClient.HTTPClient.Configuration.ConnectionPool(
             idleTimeout: .nanoseconds(max(settings.idleTimeout.nanoseconds, 1_000_000)),
@@ -111,7 +114,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         // Spans and trace headers come from `TracingMiddleware`, one per call, named by path template.
         configuration.tracing.tracer = nil
         self.client = AsyncHTTPClient.HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        route = ProxyRoute(settings.proxy, environment: environment)
+        var route = ProxyRoute(settings.proxy, environment: environment)
+        route.loopbackGoesDirect = !proxiesLoopback
+        self.route = route
         var proxied: [URL: AsyncHTTPClient.HTTPClient] = [:]
         do throws(APIError) {
             let authorization = try Self.proxyAuthorization(proxyAuthorization)

@@ -29,12 +29,21 @@ import Darwin
 ///   without brackets (`[::1]`, `[fd00::]/8`); it matches only targets written as addresses;
 /// - any of the above but `*` and a block with `:port` after it (`example.com:8443`,
 ///   `[::1]:18443`, `10.0.0.1:8080`): that port only.
+///
+/// A loopback target never goes through a proxy, whatever the variables or `http.proxy` say
+/// (curl's rule): `localhost` and names under it, `127.0.0.0/8` (in any form the resolver
+/// takes, such as `127.1`), `::1` and `::ffff:127.0.0.0/104`. Plain `http` is allowed to such a
+/// target only because its traffic stays on the machine; a proxy would carry it, credentials
+/// included, elsewhere.
 struct ProxyRoute: Sendable, Equatable {
     /// The proxy for `https` targets and for `http` ones.
     let https: URL?
     let http: URL?
     /// The targets that go direct (`NO_PROXY`).
     let exceptions: [Exception]
+    /// Whether loopback targets go direct (always, but in tests of the proxy itself, whose
+    /// servers are all on this machine).
+    var loopbackGoesDirect = true
 
     /// One `NO_PROXY` entry.
     enum Exception: Sendable, Equatable {
@@ -75,10 +84,12 @@ struct ProxyRoute: Sendable, Equatable {
         self.exceptions = exceptions
     }
 
-    /// The proxy for `url`, or `nil` to go direct.
+    /// The proxy for `url`, or `nil` to go direct: always for a loopback target.
     func proxy(for url: URL) -> URL? {
         let scheme = url.scheme?.lowercased()
-        guard let proxy = scheme == "https" ? https : scheme == "http" ? http : nil, let target = Target(url) else {
+        guard let proxy = scheme == "https" ? https : scheme == "http" ? http : nil, let target = Target(url),
+            !(loopbackGoesDirect && target.isLoopback)
+        else {
             return nil
         }
         return exceptions.contains { $0.matches(target) } ? nil : proxy
@@ -179,6 +190,30 @@ struct ProxyRoute: Sendable, Equatable {
             address = ProxyRoute.address(host)
             if address == nil, host.hasSuffix(".") { host.removeLast() }
             name = address == nil ? host : nil
+        }
+
+        /// Whether the target is this machine: `localhost` or a name under it (RFC 6761 §6.3),
+        /// an address in `127.0.0.0/8`, `::1`, or an IPv4-mapped `127.x.y.z`. A name the
+        /// resolver reads as an IPv4 address (`127.1`, `0x7f000001`, `2130706433`) counts as that
+        /// address.
+        var isLoopback: Bool {
+            if let address {
+                switch address.count {
+                case 4:
+                    return address[0] == 127
+                case 16:
+                    if address[..<15].allSatisfy({ $0 == 0 }), address[15] == 1 { return true }
+                    return address[..<10].allSatisfy { $0 == 0 } && address[10] == 0xFF && address[11] == 0xFF && address[12] == 127
+                default:
+                    return false
+                }
+            }
+            guard let name else { return false }
+            if name == "localhost" || name.hasSuffix(".localhost") { return true }
+            // `inet_aton`'s forms, which `getaddrinfo` accepts for a host name.
+            var v4 = in_addr()
+            guard name.utf8.allSatisfy({ $0 < 0x80 }), inet_aton(name, &v4) != 0 else { return false }
+            return withUnsafeBytes(of: &v4) { $0[0] } == 127
         }
     }
 }

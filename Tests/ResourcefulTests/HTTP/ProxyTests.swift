@@ -11,13 +11,75 @@ import Testing
 /// `CONNECT` for https, and `Proxy-Authorization` from the credential storage, never logged.
 @Suite(.serialized) struct ProxyTests {
     /// One call to `url` through a transport made from `settings` and `environment`; the error, if any.
+    ///
+    /// A loopback target never goes through a proxy; `proxiesLoopback` lets these tests of the
+    /// route itself reach their servers, all on this machine, through tinyproxy.
     private func call(
         _ url: String,
         environment: [String: String],
         proxyAuthorization: String? = nil,
+        proxiesLoopback: Bool = false,
         configure: (inout APIConfig.HTTPSettings) -> Void = { _ in }
     ) async -> APIError? {
-        await liveCall(url, environment: environment, proxyAuthorization: proxyAuthorization, configure: configure)
+        guard proxiesLoopback else {
+            return await liveCall(url, environment: environment, proxyAuthorization: proxyAuthorization, configure: configure)
+        }
+        var config = APIConfig(baseURL: URL(string: url)!, service: "s")
+        config.retry = .init(maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: .milliseconds(20))
+        configure(&config.http)
+        let transport = AsyncHTTPClientTransport(
+            settings: config.http, environment: environment, proxyAuthorization: proxyAuthorization, proxiesLoopback: true
+        )
+        let api = API(dependencies: APIDependencies(apiConfig: config, transport: transport))
+        var failure: APIError?
+        do {
+            _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "x"))
+        } catch {
+            failure = error
+        }
+        try? await transport.shutdown()
+        return failure
+    }
+
+    /// curl's rule: a loopback target goes direct whatever the variables or `http.proxy` say, so
+    /// that what plain http carries (a client secret to a local token endpoint) stays on the
+    /// machine.
+    @Test func loopbackTargetsNeverGoThroughAProxy() async throws {
+        let proxy = try await Tinyproxy.start()
+        try await MockServer.withRunning { server in
+            server.stub(.get, "/x", .status(.noContent))
+            let port = server.baseURL.port ?? 0
+            let settings: [(environment: [String: String], setting: APIConfig.ProxySetting?)] = [
+                (["http_proxy": proxy.url], nil),
+                (["http_proxy": proxy.url, "https_proxy": proxy.url, "HTTPS_PROXY": proxy.url, "ALL_PROXY": proxy.url, "all_proxy": proxy.url], nil),
+                (["http_proxy": proxy.url, "no_proxy": "other.test"], nil),
+                ([:], .url(URL(string: proxy.url)!)),
+                (["http_proxy": proxy.url], .url(URL(string: proxy.url)!)),
+            ]
+            var sent = 0
+            for (environment, setting) in settings {
+                for host in ["127.0.0.1", "localhost", "LOCALHOST"] {
+                    let error = await call("http://\(host):\(port)", environment: environment) { http in
+                        if let setting { http.proxy = setting }
+                    }
+                    #expect(error == nil, "\(host) \(environment)")
+                    sent += 1
+                }
+            }
+            // Every call reached the server directly; the proxy was asked for none of them.
+            #expect(server.requests.count == sent)
+            #expect(!proxy.requests.contains { $0.contains(":\(port)") }, "\(proxy.requests)")
+            // Nor for other loopback forms, where nothing listens: the call fails on its own.
+            let closed = try Nginx.freePort()
+            for url in ["http://127.0.0.2:\(closed)", "http://[::1]:\(closed)", "https://127.0.0.1:\(closed)", "http://localhost.:\(closed)", "http://127.1:\(closed)"] {
+                _ = await call(url, environment: ["http_proxy": proxy.url, "https_proxy": proxy.url]) { $0.connectRetryBudget = .zero }
+            }
+            #expect(!proxy.requests.contains { $0.contains(":\(closed)") }, "\(proxy.requests)")
+            // A name that is not loopback still goes through the proxy.
+            _ = await call("http://resourceful-proxy-check.invalid:\(closed)", environment: ["http_proxy": proxy.url])
+            #expect(proxy.requests.contains { $0.contains("resourceful-proxy-check.invalid:\(closed)") }, "\(proxy.requests)")
+        }
+        try await proxy.stop()
     }
 
     @Test func theEnvironmentsProxyCarriesTheCallAndNoProxyBypassesIt() async throws {
@@ -25,20 +87,20 @@ import Testing
         try await MockServer.withRunning { server in
             server.stub(.get, "/x", .status(.noContent))
             let target = "127.0.0.1:\(server.baseURL.port ?? 0)"
-            #expect(await call(server.baseURL.absoluteString, environment: ["http_proxy": proxy.url]) == nil)
+            #expect(await call(server.baseURL.absoluteString, environment: ["http_proxy": proxy.url], proxiesLoopback: true) == nil)
             #expect(proxy.requests.filter { $0.contains(target) }.count == 1, "\(proxy.requests)")
             // Upper-case HTTP_PROXY is never read (a CGI program gets a request's `Proxy` field there).
-            #expect(await call(server.baseURL.absoluteString, environment: ["HTTP_PROXY": proxy.url]) == nil)
+            #expect(await call(server.baseURL.absoluteString, environment: ["HTTP_PROXY": proxy.url], proxiesLoopback: true) == nil)
             #expect(proxy.requests.filter { $0.contains(target) }.count == 1, "\(proxy.requests)")
             // Lower case, and a NO_PROXY that names the target (or a block holding it): direct.
             for noProxy in ["127.0.0.1", "localhost,127.0.0.0/8", "*"] {
-                #expect(await call(server.baseURL.absoluteString, environment: ["http_proxy": proxy.url, "no_proxy": noProxy]) == nil)
+                #expect(await call(server.baseURL.absoluteString, environment: ["http_proxy": proxy.url, "no_proxy": noProxy], proxiesLoopback: true) == nil)
             }
             #expect(proxy.requests.filter { $0.contains(target) }.count == 1)
             // `none` ignores the variables; a configured URL needs none.
-            #expect(await call(server.baseURL.absoluteString, environment: ["http_proxy": proxy.url]) { $0.proxy = .none } == nil)
+            #expect(await call(server.baseURL.absoluteString, environment: ["http_proxy": proxy.url], proxiesLoopback: true) { $0.proxy = .none } == nil)
             #expect(proxy.requests.filter { $0.contains(target) }.count == 1)
-            #expect(await call(server.baseURL.absoluteString, environment: [:]) { $0.proxy = .url(URL(string: proxy.url)!) } == nil)
+            #expect(await call(server.baseURL.absoluteString, environment: [:], proxiesLoopback: true) { $0.proxy = .url(URL(string: proxy.url)!) } == nil)
             #expect(proxy.requests.filter { $0.contains(target) }.count == 2)
             #expect(server.requests.count == 7)
         }
@@ -49,7 +111,7 @@ import Testing
         try await TestPKI.withScratchCA { pki in
             let nginx = try await Nginx.startTLS(pki: pki, server: "location / { return 204; }")
             let proxy = try await Tinyproxy.start()
-            let error = await call("https://localhost:\(nginx.port)", environment: ["HTTPS_PROXY": proxy.url, "NO_PROXY": "example.com"]) {
+            let error = await call("https://localhost:\(nginx.port)", environment: ["HTTPS_PROXY": proxy.url, "NO_PROXY": "example.com"], proxiesLoopback: true) {
                 $0.tls.caFile = pki.caFile
             }
             #expect(error == nil)
@@ -65,10 +127,15 @@ import Testing
         let proxy = try await Tinyproxy.start(basicAuth: ("app", secret))
         try await MockServer.withRunning { server in
             server.stub(.get, "/v1/x", .status(.noContent))
-            let refused = await call(server.baseURL.absoluteString + "/v1", environment: ["http_proxy": proxy.url])
+            let refused = await call(server.baseURL.absoluteString + "/v1", environment: ["http_proxy": proxy.url], proxiesLoopback: true)
             #expect(refused?.kind == .authentication)
             #expect(refused?.description.contains("http.proxyCredentialService") == true)
             #expect(server.requests.isEmpty)
+            // With the credential, the proxy carries the call.
+            let basicValue = "Basic " + Data("app:\(secret)".utf8).base64EncodedString()
+            #expect(await call(server.baseURL.absoluteString + "/v1", environment: ["http_proxy": proxy.url], proxyAuthorization: basicValue, proxiesLoopback: true) == nil)
+            #expect(server.requests.count == 1)
+            #expect(server.requests.first?.headerFields[.proxyAuthorization] == nil)
 
             // The live path: the credential looked up once in the configured storage.
             var config = APIConfig(baseURL: server.baseURL.appendingPathComponent("v1"), service: "s")
@@ -83,9 +150,9 @@ import Testing
             let api = API(dependencies: APIDependencies(apiConfig: config, authenticationStorage: storage, transport: transport, logger: logger))
             _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "x"))
             try await transport.shutdown()
-            #expect(server.requests.count == 1)
-            // The proxy's credential went to the proxy only.
-            #expect(server.requests.first?.headerFields[.proxyAuthorization] == nil)
+            // A loopback target: direct, the proxy's credential sent nowhere.
+            #expect(server.requests.count == 2)
+            #expect(server.requests.allSatisfy { $0.headerFields[.proxyAuthorization] == nil })
             #expect(!logs.entries.contains { "\($0)".contains(secret) || "\($0)".contains(basic) })
 
             // No credential stored under the service: the dependencies are refused, naming it.
@@ -114,10 +181,10 @@ import Testing
         let port = try Nginx.freePort()
         let url = target.replacingOccurrences(of: "{port}", with: "\(port)")
         let entry = noProxy.replacingOccurrences(of: "{port}", with: "\(port)")
-        _ = await call(url, environment: ["http_proxy": proxy.url, "no_proxy": "other.test, \(entry)"])
+        _ = await call(url, environment: ["http_proxy": proxy.url, "no_proxy": "other.test, \(entry)"], proxiesLoopback: true)
         #expect(!proxy.requests.contains { $0.contains(":\(port)") }, "\(proxy.requests)")
         // Without the entry, the same call reaches the proxy: the check above can see a proxied call.
-        _ = await call(url, environment: ["http_proxy": proxy.url, "no_proxy": "other.test"])
+        _ = await call(url, environment: ["http_proxy": proxy.url, "no_proxy": "other.test"], proxiesLoopback: true)
         #expect(proxy.requests.contains { $0.contains(":\(port)") }, "\(proxy.requests)")
         try await proxy.stop()
     }
@@ -187,14 +254,40 @@ import Testing
     ])
     func noProxy(entry: String, target: String, bypassed: Bool) {
         for scheme in ["https", "http"] {
-            let route = ProxyRoute(
+            // Loopback targets go direct whatever `NO_PROXY` says: the entries are read as if not.
+            var route = ProxyRoute(
                 .environment,
                 environment: ["https_proxy": proxy.absoluteString, "http_proxy": proxy.absoluteString, "no_proxy": "other.test, \(entry)"]
             )
+            route.loopbackGoesDirect = false
             let url = URL(string: target.replacingOccurrences(of: "https://", with: "\(scheme)://"))!
             let defaultPort = url.port == nil && entry.hasSuffix(":443") && scheme == "http"
             #expect((route.proxy(for: url) == nil) == (bypassed && !defaultPort), "\(entry) / \(url)")
         }
+    }
+
+    @Test(arguments: [
+        "http://localhost/x", "http://LocalHost:8080/x", "https://localhost./x", "http://api.localhost/x",
+        "http://127.0.0.1/x", "https://127.0.0.1:8443/x", "http://127.255.0.9/x", "http://127.1/x", "http://2130706433/x",
+        "http://0x7f000001/x", "http://[::1]:8080/x", "https://[0:0:0:0:0:0:0:1]/x", "http://[::ffff:127.0.0.1]/x",
+    ])
+    func loopbackTargetsGoDirect(target: String) {
+        let url = URL(string: target)!
+        for environment in [
+            ["https_proxy": proxy.absoluteString, "http_proxy": proxy.absoluteString],
+            ["HTTPS_PROXY": proxy.absoluteString, "http_proxy": proxy.absoluteString, "no_proxy": "other.test"],
+        ] {
+            #expect(ProxyRoute(.environment, environment: environment).proxy(for: url) == nil, "\(target)")
+        }
+        #expect(ProxyRoute(.url(proxy), environment: [:]).proxy(for: url) == nil, "\(target)")
+    }
+
+    @Test(arguments: [
+        "http://localhost.example.com/x", "http://notlocalhost/x", "http://localhostx/x", "http://127.0.0.1.example.com/x",
+        "http://128.0.0.1/x", "http://10.0.0.1/x", "http://[::2]/x", "http://[::ffff:10.0.0.1]/x", "https://api.example.com/x",
+    ])
+    func otherTargetsStillGoThroughTheProxy(target: String) {
+        #expect(ProxyRoute(.url(proxy), environment: [:]).proxy(for: URL(string: target)!) == proxy, "\(target)")
     }
 
     @Test func lowerCaseWinsAndUpperCaseHTTPProxyIsNeverRead() {
