@@ -36,7 +36,14 @@ extension API {
             }
             let context = context(for: request, built: built, options: options)
             let response = try await send(built.request, context: context)
-            let body = try await collect(response.body, upTo: options.maxResponseBytes, deadline: built.request.deadline)
+            // Collected under the limits the steps before the transport left (the chain's last
+            // step); a body a step made after that, as a stream, under the call's own.
+            let body: ByteBuffer
+            if let bytes = response.body.bytes {
+                body = bytes
+            } else {
+                body = try await collect(response.body, upTo: options.maxResponseBytes, deadline: built.request.deadline)
+            }
             return try ResponseValidator.validate(response, body: body, for: request, decoder: options.responseDecoder)
         } catch {
             throw error.with(method: request.verb.method(update: options.updateMethod), path: maskedPath(request.path))
@@ -68,7 +75,8 @@ extension API {
             pathTemplate: request.path.template,
             options: options,
             logger: logger,
-            credentialExpiresAt: built.credentialExpiresAt
+            credentialExpiresAt: built.credentialExpiresAt,
+            start: built.start
         )
     }
 
@@ -149,6 +157,14 @@ extension API {
             }
             return 16
         }
+    }
+}
+
+extension API {
+    /// When a stream started at `start` must be over: `streamTimeout` later (a negative one is
+    /// zero, one longer than ``unboundedStream`` is that), or never.
+    static func streamDeadline(from start: ContinuousClock.Instant, streamTimeout: Duration?) -> ContinuousClock.Instant {
+        start + Swift.min(Swift.max(streamTimeout ?? unboundedStream, .zero), unboundedStream)
     }
 }
 

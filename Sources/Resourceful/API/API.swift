@@ -85,6 +85,9 @@ public struct API: Sendable {
     private static func chain(_ middlewares: [any APIMiddleware], around transport: any HTTPTransport) -> Chain {
         var next: Chain = { request, context in
             var request = request
+            var context = context
+            // The options the steps before left: deadline, byte cap and redaction switches.
+            context.applyOptions(to: &request)
             if let hop = context.redirect {
                 // A redirect goes where its `Location` says, whatever the steps after the
                 // redirect step changed (a query item with a key, another path).
@@ -97,14 +100,30 @@ public struct API: Sendable {
                 request.headerFields = request.headerFields.filter { !secrets.contains($0.name.canonicalName) }
             }
             do {
-                return try await transport.send(request)
+                var response = try await transport.send(request)
+                if !request.streamsResponseBody, response.body.bytes == nil {
+                    // A transport that streamed a body not asked for as a stream: read here,
+                    // where the request's cap and deadline are the ones the steps left.
+                    let (body, limit) = (response.body, request.maxResponseBytes)
+                    response.body = TransportBody(try await Deadline.run(until: request.deadline) { try await body.collect(upTo: limit) })
+                } else if !request.streamsResponseBody {
+                    // A transport that collected more than the cap it was given is refused too.
+                    _ = try await response.body.collect(upTo: request.maxResponseBytes)
+                }
+                return response
             } catch {
                 throw APIError.classifying(error, deadline: request.deadline)
             }
         }
         for middleware in middlewares.reversed() {
             let rest = next
-            next = { request, context in try await middleware.intercept(request, context: context, next: rest) }
+            next = { request, context in
+                var request = request
+                var context = context
+                // A step's change to the options reaches the request the next step gets.
+                context.applyOptions(to: &request)
+                return try await middleware.intercept(request, context: context, next: rest)
+            }
         }
         return next
     }

@@ -8,6 +8,8 @@ struct RequestBuilder: Sendable {
     /// A built request and what the rest of the call needs to know about it.
     struct Built: Sendable {
         var request: TransportRequest
+        /// When the call started: the time-outs of its options count from here.
+        var start: ContinuousClock.Instant
         /// When the credential in `request` expires, when its storage says.
         var credentialExpiresAt: Date? = nil
     }
@@ -107,12 +109,13 @@ struct RequestBuilder: Sendable {
             target: target,
             headerFields: fields,
             body: body,
-            deadline: start + options.timeout,
-            maxResponseBytes: options.maxResponseBytes
+            deadline: start,
+            maxResponseBytes: 0
         )
-        transport.shouldRedactRequestBody = options.shouldRedactRequestBody
-        transport.shouldRedactResponseBody = options.shouldRedactResponseBody
-        return Built(request: transport)
+        // Deadline, byte cap and redaction switches: written where a middleware's change to the
+        // options is written too.
+        transport.apply(options.transportSettings, since: nil, start: start)
+        return Built(request: transport, start: start)
     }
 
     private func encodeBody(

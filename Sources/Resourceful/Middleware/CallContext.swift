@@ -4,7 +4,9 @@ public import Logging
 /// What a middleware knows about the call it is part of.
 ///
 /// Its fields describe the call and are set by the ``API`` (and the retry step's ``attempt``); a
-/// middleware reads them, and may change ``options`` and ``logger`` for the steps after it. A
+/// middleware reads them, and may change ``options`` and ``logger`` for the steps after it: the
+/// ``API`` writes a changed time-out, byte cap or redaction switch into the request the next
+/// step and the transport get (``RequestOptions``). A
 /// value type whose fields live in one shared, immutable box: passing a context through the
 /// middlewares costs one reference count, not one per field, and changing a field gives this
 /// copy a box of its own.
@@ -19,6 +21,8 @@ public struct CallContext: Sendable {
         var attempt: Int
         var redirect: RedirectHop?
         var credentialExpiresAt: Date?
+        var start: ContinuousClock.Instant
+        var applied: RequestOptions.TransportSettings
     }
 
     /// What ``RedirectMiddleware`` tells the steps after it about the hop it sends.
@@ -92,7 +96,22 @@ public struct CallContext: Sendable {
         set { fields.redirect = newValue }
     }
 
-    /// Creates a context.
+    /// When the call started: the time-outs of ``options`` count from here.
+    package var start: ContinuousClock.Instant { box.fields.start }
+
+    /// Brings the deadline, idle time-out, byte cap and redaction switches of `request` in line
+    /// with ``options``, when a step changed them since they were last written into a request of
+    /// this call: run by the ``API`` before each middleware and before the transport, so that a
+    /// change reaches every step after the one that made it.
+    package mutating func applyOptions(to request: inout TransportRequest) {
+        let settings = box.fields.options.transportSettings
+        let applied = box.fields.applied
+        guard settings != applied else { return }
+        request.apply(settings, since: applied, start: box.fields.start)
+        fields.applied = settings
+    }
+
+    /// Creates a context for a call started at `start`, whose request was built with `options`.
     package init(
         requestID: String,
         verb: ResourceVerb,
@@ -101,7 +120,8 @@ public struct CallContext: Sendable {
         options: RequestOptions,
         logger: Logger,
         attempt: Int = 1,
-        credentialExpiresAt: Date? = nil
+        credentialExpiresAt: Date? = nil,
+        start: ContinuousClock.Instant = .now
     ) {
         box = Box(
             Fields(
@@ -113,7 +133,9 @@ public struct CallContext: Sendable {
                 logger: logger,
                 attempt: attempt,
                 redirect: nil,
-                credentialExpiresAt: credentialExpiresAt
+                credentialExpiresAt: credentialExpiresAt,
+                start: start,
+                applied: options.transportSettings
             )
         )
     }

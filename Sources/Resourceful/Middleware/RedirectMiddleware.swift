@@ -9,9 +9,10 @@ import NIOCore
 /// ``RequestOptions/maxRedirects`` times (``APIConfig/HTTPSettings/maxRedirects``). `303` (and
 /// `301`/`302` after a `POST`) continue as a `GET` without a body; `307` and `308` keep the method
 /// and body. When the next URL has another origin (scheme, host or port), every header field that
-/// can carry a credential is dropped and never sent again in that call: the ones the redaction
-/// rules mask (`Authorization`, `Proxy-Authorization`, `Cookie`, `X-Api-Key`, any `…-Token`, the
-/// configured masked headers) and ``RequestOptions/sensitiveRedirectHeaders``. A `307`/`308` that
+/// can carry a credential is dropped and never sent again in that call: every one whose name the
+/// redaction rules mask, the rule the logs follow (`Authorization`, `Proxy-Authorization`,
+/// `Cookie`, `X-Api-Key`, any `…-Token`, the configured masked headers), the credential's field
+/// and ``RequestOptions/sensitiveRedirectHeaders``. A `307`/`308` that
 /// would re-send a body to another origin is refused unless the request opts in
 /// (``RequestOptions/sendsBodyAcrossOrigins``). A redirect from `https` to `http` or to another
 /// scheme is refused (``APIError/Kind/redirectRefused``); a loop or more than the limit of hops
@@ -44,7 +45,6 @@ public struct RedirectMiddleware: APIMiddleware {
         var current = request
         var visited: Set<String> = []
         var redirects: [RequestTarget] = []
-        var sensitive: SensitiveNames?
         var hopContext = context
         while true {
             var response = try await next(current, hopContext)
@@ -89,8 +89,7 @@ public struct RedirectMiddleware: APIMiddleware {
                 )
             }
             if crossesOrigin {
-                let names = sensitive ?? context.options.crossOriginSecrets
-                sensitive = names
+                let names = context.options.crossOriginSecrets
                 current.headerFields = current.headerFields.filter { !names.contains($0.name.canonicalName) }
             }
             current.target = RequestTarget(parsing: target.absoluteString, base: request.target)

@@ -6,7 +6,13 @@ public import HTTPTypes
 /// from them and applies its request's own settings (``ResourceRequest/timeout``,
 /// ``ResourceRequest/allowsRetries``, ``ResourceRequest/shouldRedactRequestBody``… and last
 /// ``ResourceRequest/configure(_:)``). The middlewares read the result from
-/// ``CallContext/options``; a middleware may change it for the steps after it.
+/// ``CallContext/options``; a middleware may change it for the steps after it, and each setting
+/// holds from there on: ``timeout`` and ``streamTimeout`` move the request's
+/// ``TransportRequest/deadline`` (counted from the start of the call) and idle time-out,
+/// ``maxResponseBytes`` caps the body the transport collects, and the redaction switches decide
+/// what the logging step, a recording transport and the steps after it show. Settings used before
+/// the middlewares run (the credential's field, the encoder, the body encoding) or after the
+/// answer is collected (the decoder) are the call's own.
 ///
 /// ```swift
 /// struct ExportReport: ResourceRequest {
@@ -101,13 +107,51 @@ public struct RequestOptions: Sendable {
         sensitiveRedirectHeaders = config.http.sensitiveRedirectHeaders
         redaction = config.redaction
         redactor = Redactor(settings: redaction)
+        redirectOnlySecrets = SensitiveNames(extra: sensitiveRedirectHeaders + [credentialField.canonicalName])
     }
 
-    /// The header fields a request sent to another origin than its call's may not carry: those
-    /// the redaction rules mask (the credential's field included) and
-    /// ``sensitiveRedirectHeaders``.
-    package var crossOriginSecrets: SensitiveNames {
-        SensitiveNames(extra: redaction.maskedHeaders + redaction.maskedBodyKeys + sensitiveRedirectHeaders + [credentialField.canonicalName])
+    /// The header fields a request sent to another origin than its call's may not carry: every
+    /// one whose name the redaction rules mask (``redactor``, the rule the logs follow, so that
+    /// the two stay one), the credential's field and ``sensitiveRedirectHeaders``.
+    package var crossOriginSecrets: CrossOriginSecrets {
+        CrossOriginSecrets(redactor: redactor, extra: redirectOnlySecrets)
+    }
+
+    /// Header names dropped before another origin beyond what ``redactor`` masks, made once.
+    private let redirectOnlySecrets: SensitiveNames
+
+    /// Whether a header field may not go to another origin than its call's
+    /// (``crossOriginSecrets``).
+    package struct CrossOriginSecrets: Sendable {
+        let redactor: Redactor
+        let extra: SensitiveNames
+
+        /// Whether the field named `name` is dropped before another origin.
+        package func contains(_ name: String) -> Bool {
+            redactor.masksHeader(name) || extra.contains(name)
+        }
+    }
+
+    /// The settings a ``TransportRequest`` carries for the transport and the steps that read it
+    /// there (deadline, idle time-out, byte cap, redaction switches), as these options say.
+    package var transportSettings: TransportSettings {
+        TransportSettings(
+            timeout: timeout,
+            streamTimeout: streamTimeout,
+            maxResponseBytes: maxResponseBytes,
+            redactsRequestBody: shouldRedactRequestBody,
+            redactsResponseBody: shouldRedactResponseBody
+        )
+    }
+
+    /// The options a ``TransportRequest`` carries (``transportSettings``), compared to tell whether
+    /// a middleware changed any of them.
+    package struct TransportSettings: Sendable, Equatable {
+        var timeout: Duration
+        var streamTimeout: Duration?
+        var maxResponseBytes: Int
+        var redactsRequestBody: Bool
+        var redactsResponseBody: Bool
     }
 
     /// These options with `request`'s own settings applied, ``ResourceRequest/configure(_:)`` last.

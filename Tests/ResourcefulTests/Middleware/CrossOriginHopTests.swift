@@ -48,6 +48,46 @@ import Testing
         }
     }
 
+    /// Adds header fields of these names, as a user's step after the redirect step might.
+    struct AddFields: APIMiddleware {
+        let names: [String]
+        func intercept(
+            _ request: TransportRequest, context: CallContext,
+            next: (TransportRequest, CallContext) async throws -> TransportResponse
+        ) async throws -> TransportResponse {
+            var request = request
+            for name in names { request.headerFields[HTTPField.Name(name)!] = "value-SECRET-\(name)" }
+            return try await next(request, context)
+        }
+    }
+
+    /// The cross-origin strip and the log masking are one rule: a field the logs would mask never
+    /// reaches another origin, whichever step added it; one they show does.
+    @Test func everyFieldTheLogsWouldMaskIsDroppedBeforeAnotherOrigin() async throws {
+        let names = ["X-Auth", "X-Key", "X-Auth-Token", "X-Api-Key", "X-Session", "X-Tenant-Secret", "X-Request-Id", "X-Trace-Sampled"]
+        try await Harness.run(configure: { $0.logging.maskedHeaders = ["X-Tenant-Secret"] }) { harness in
+            try await MockServer.withRunning { other in
+                other.stub(.get, "/elsewhere", .status(.noContent))
+                harness.server.stub(.get, "/v1/x", MockResponse(status: .found, headerFields: [.location: other.baseURL.absoluteString + "/elsewhere"]))
+                let api = API(dependencies: harness.dependencies, middlewares: API.defaultMiddlewares + [AddFields(names: names)])
+                _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "x"))
+                let home = try #require(harness.server.requests.first)
+                let arrived = try #require(other.requests.first)
+                for name in names {
+                    let field = HTTPField.Name(name)!
+                    #expect(home.headerFields[field] != nil, "\(name)")
+                    let masked = api.defaultOptions.redactor.masksHeader(field.canonicalName)
+                    // Checked without printing the values, should they arrive.
+                    #expect((arrived.headerFields[field] == nil) == masked, "\(name)")
+                }
+                for name in ["X-Auth", "X-Key", "X-Auth-Token", "X-Tenant-Secret"] {
+                    #expect(arrived.headerFields[HTTPField.Name(name)!] == nil ? true : false, "\(name)")
+                }
+                #expect(arrived.headerFields[HTTPField.Name("X-Request-Id")!] != nil)
+            }
+        }
+    }
+
     @Test func anotherOriginsUnauthorizedIsNotAnsweredWithACredential() async throws {
         try await Harness.run { harness in
             try await MockServer.withRunning { other in

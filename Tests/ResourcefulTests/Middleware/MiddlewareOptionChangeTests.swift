@@ -1,0 +1,87 @@
+import Foundation
+import HTTPTypes
+import InMemoryLogging
+import Logging
+import Resourceful
+import ResourcefulTesting
+import Testing
+
+/// A middleware's change to ``CallContext/options`` reaches every step after it and the
+/// transport, for each setting the request carries: time-out, byte cap, redaction switches.
+@Suite struct MiddlewareOptionChangeTests {
+    /// Changes the call's options for the steps after it.
+    struct Adjust: APIMiddleware {
+        let change: @Sendable (inout RequestOptions) -> Void
+
+        func intercept(
+            _ request: TransportRequest,
+            context: CallContext,
+            next: (TransportRequest, CallContext) async throws -> TransportResponse
+        ) async throws -> TransportResponse {
+            var context = context
+            change(&context.options)
+            return try await next(request, context)
+        }
+    }
+
+    @Test func aByteCapSetByAMiddlewareRefusesALargerAnswer() async throws {
+        try await Harness.run { harness in
+            harness.server.stub(.get, "/v1/big", .json(raw: "\"" + String(repeating: "a", count: 4_998) + "\""))
+            let api = API(dependencies: harness.dependencies, middlewares: [Adjust { $0.maxResponseBytes = 100 }] + API.defaultMiddlewares)
+            let error = await #expect(throws: APIError.self) { _ = try await api.call(AdHocRequest<String, Empty>(.show, "big")) }
+            #expect(error?.kind == .responseTooLarge)
+            // The same call without the step gets the whole answer.
+            let whole = try await harness.api.call(AdHocRequest<String, Empty>(.show, "big"))
+            #expect(whole.count == 4_998)
+        }
+    }
+
+    @Test func aCapRaisedByAMiddlewareLetsALargerAnswerThrough() async throws {
+        try await Harness.run(configure: { $0.maxResponseBytes = 100 }) { harness in
+            harness.server.stub(.get, "/v1/big", .json(raw: "\"" + String(repeating: "a", count: 4_998) + "\""))
+            let api = API(dependencies: harness.dependencies, middlewares: [Adjust { $0.maxResponseBytes = 10_000 }] + API.defaultMiddlewares)
+            let whole = try await api.call(AdHocRequest<String, Empty>(.show, "big"))
+            #expect(whole.count == 4_998)
+            await #expect(throws: APIError.self) { _ = try await harness.api.call(AdHocRequest<String, Empty>(.show, "big")) }
+        }
+    }
+
+    @Test func aTimeOutSetByAMiddlewareEndsTheCallAtItsDeadline() async throws {
+        try await Harness.run(configure: { $0.timeout = .seconds(30) }) { harness in
+            harness.server.stub(.get, "/v1/slow", MockResponse.status(.noContent).delayed(by: .seconds(4)))
+            let timeout = Duration.seconds(1)
+            let api = API(dependencies: harness.dependencies, middlewares: [Adjust { $0.timeout = timeout }] + API.defaultMiddlewares)
+            let start = ContinuousClock.now
+            let error = await #expect(throws: APIError.self) { _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "slow")) }
+            let elapsed = ContinuousClock.now - start
+            #expect(error?.kind == .timeout)
+            // Over at the deadline the step set, well before the answer would have come.
+            #expect(elapsed >= timeout - .milliseconds(50), "\(elapsed)")
+            #expect(elapsed < timeout + .milliseconds(1_500), "\(elapsed)")
+        }
+    }
+
+    @Test func redactionTurnedOnByAMiddlewareKeepsBodiesOutOfLogsAndRecordings() async throws {
+        let marker = "body-marker-\(UInt32.random(in: 0...UInt32.max))"
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-\(UUID().uuidString).har")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try await Harness.run { harness in
+            harness.server.stub(.post, "/v1/notes", .json(raw: #"{"text":"\#(marker)"}"#))
+            var dependencies = harness.dependencies
+            dependencies.transport = try RecordingTransport(dependencies.transport, file: file, masking: dependencies.apiConfig.redaction)
+            let redact = Adjust {
+                $0.shouldRedactRequestBody = true
+                $0.shouldRedactResponseBody = true
+            }
+            let api = API(dependencies: dependencies, middlewares: [redact] + API.defaultMiddlewares)
+            let value = try await api.call(AdHocRequest<[String: String], [String: String]>(.create, "notes", parameters: ["text": marker]))
+            #expect(value == ["text": marker])
+            #expect(harness.server.requests.first?.bodyText.contains(marker) == true)
+            #expect(harness.logs.entries.contains { $0.message.description == "Sending request" })
+            #expect(!harness.logText.contains(marker))
+            let recorded = try String(contentsOf: file, encoding: .utf8)
+            #expect(recorded.contains("/v1/notes"))
+            #expect(!recorded.contains(marker))
+        }
+    }
+}
