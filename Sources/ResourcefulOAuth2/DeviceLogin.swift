@@ -84,7 +84,7 @@ extension OAuth2AuthenticationStorage {
     /// - Throws: ``OAuth2Error`` when the storage cannot be read or written, or the server
     ///   refuses the revocation; the stored token is deleted all the same.
     @discardableResult
-    public func logOut(service: String) async throws(OAuth2Error) -> (revoked: Bool, deleted: Bool) {
+    func logOutHoldingLock(service: String) async throws(OAuth2Error) -> (revoked: Bool, deleted: Bool) {
         invalidate()
         guard let storage = refreshTokenStorage else {
             throw OAuth2Error(.configuration, "no storage keeps refresh tokens")

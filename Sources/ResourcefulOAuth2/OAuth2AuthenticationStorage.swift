@@ -32,6 +32,8 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
         /// Bumped by ``invalidate()`` (a logout): a token request begun before it keeps nothing.
         var epoch: UInt64 = 0
         var endpoints: OAuth2Endpoints?
+        /// The services whose last token answer brought a refresh token that was stored.
+        var keptRefreshTokens: Set<String> = []
     }
 
     /// The settings.
@@ -39,7 +41,7 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
     private let server: AuthorizationServer
     private let refreshTokens: (any WritableSecretStorage)?
     private let timeout: Duration
-    private let logger: Logger
+    let logger: Logger
     private let state = Locked(State())
 
     /// Creates a storage for the client `settings` describe.
@@ -168,27 +170,60 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
             guard let refreshTokens else {
                 throw OAuth2Error(.configuration, "the refresh_token grant needs a writable storage for refresh tokens")
             }
-            let name = Self.refreshTokenName(service: service)
-            let stored: String?
-            do {
-                stored = try await refreshTokens.secret(named: name)
-            } catch {
-                throw OAuth2Error(.unreachable, "the refresh token of '\(service)' could not be read: \(Self.describe(error))")
+            // Read, spent and replaced under the lock the processes share: another process's
+            // renewal or logout waits for this one, and this one for theirs.
+            return try await withRefreshLock(for: service, deadline: deadline, orElse: .fail) { _ async throws(OAuth2Error) -> Token in
+                try await renew(service: service, storage: refreshTokens, endpoints: endpoints, deadline: deadline, epoch: epoch)
             }
-            guard let refreshToken = stored, !refreshToken.isEmpty else {
-                throw OAuth2Error(.loginRequired, "no refresh token is stored for '\(service)': log in with `resourceful login --service \(service)`")
-            }
-            // RFC 6749 appendix A.17: `refresh-token = 1*VSCHAR`.
-            guard refreshToken.utf8.count <= TokenResponse.maximumTokenBytes, OAuth2Grammar.all(refreshToken, OAuth2Grammar.isPrintable) else {
-                throw OAuth2Error(.loginRequired, "the refresh token stored for '\(service)' is not a token: log in again with `resourceful login --service \(service)`")
-            }
+        }
+    }
+
+    /// The stored refresh token of `service`, checked: `nil` when none is stored.
+    private func storedRefreshToken(of service: String, in storage: any WritableSecretStorage) async throws(OAuth2Error) -> String? {
+        let stored: String?
+        do {
+            stored = try await storage.secret(named: Self.refreshTokenName(service: service))
+        } catch {
+            throw OAuth2Error(.unreachable, "the refresh token of '\(service)' could not be read: \(Self.describe(error))")
+        }
+        guard let refreshToken = stored, !refreshToken.isEmpty else { return nil }
+        // RFC 6749 appendix A.17: `refresh-token = 1*VSCHAR`.
+        guard refreshToken.utf8.count <= TokenResponse.maximumTokenBytes, OAuth2Grammar.all(refreshToken, OAuth2Grammar.isPrintable) else {
+            throw OAuth2Error(.loginRequired, "the refresh token stored for '\(service)' is not a token: log in again with `resourceful login --service \(service)`")
+        }
+        return refreshToken
+    }
+
+    /// Spends `service`'s stored refresh token for a new access token (the lock held, when it
+    /// can be). A refusal (`invalid_grant`) of a token that another process replaced meanwhile
+    /// is tried once more with the new one before the person is told to log in again.
+    private func renew(
+        service: String,
+        storage: any WritableSecretStorage,
+        endpoints: OAuth2Endpoints,
+        deadline: ContinuousClock.Instant,
+        epoch: UInt64
+    ) async throws(OAuth2Error) -> Token {
+        guard var refreshToken = try await storedRefreshToken(of: service, in: storage) else {
+            throw OAuth2Error(.loginRequired, "no refresh token is stored for '\(service)': log in with `resourceful login --service \(service)`")
+        }
+        var retried = false
+        while true {
             do throws(OAuth2Error) {
                 return try await request(
                     [("grant_type", "refresh_token"), ("refresh_token", refreshToken)], endpoints: endpoints, deadline: deadline,
-                    storingRefreshTokenFor: service, unlessLoggedOutSince: epoch
+                    storingRefreshTokenFor: service, unlessLoggedOutSince: epoch, spent: refreshToken
                 )
             } catch {
-                guard error.kind == .loginRequired else { throw error }
+                guard error.kind == .loginRequired, error.serverError != nil else { throw error }
+                if !retried, error.serverError == "invalid_grant",
+                    let current = try await storedRefreshToken(of: service, in: storage), current != refreshToken
+                {
+                    // Another process (one that does not share the lock) rotated it meanwhile.
+                    retried = true
+                    refreshToken = current
+                    continue
+                }
                 throw OAuth2Error(
                     .loginRequired, "the refresh token of '\(service)' was refused: log in again with `resourceful login --service \(service)`",
                     serverError: error.serverError
@@ -197,15 +232,25 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
         }
     }
 
+    /// The error of a renewal whose login was ended (by a logout, in this process or another)
+    /// while its request was out: its new refresh token was discarded.
+    static func loggedOut(_ service: String) -> OAuth2Error {
+        OAuth2Error(.loginRequired, "'\(service)' was logged out while its token was renewed: log in again with `resourceful login --service \(service)`")
+    }
+
     /// A token request with `fields` and the settings' scopes, audience and resource; a
-    /// refresh token in the answer is stored for `service` before the token is handed out.
+    /// refresh token in the answer is stored for `service` before the token is handed out,
+    /// unless a logout came since `epoch`, or the storage no longer holds `spent` (the refresh
+    /// token this request spends): then it is revoked and the request fails as logged out, or
+    /// (another login's token stored meanwhile) left out.
     func request(
         _ fields: [(String, String)],
         endpoints: OAuth2Endpoints,
         deadline: ContinuousClock.Instant,
         storingRefreshTokenFor service: String? = nil,
         withoutScope: Bool = false,
-        unlessLoggedOutSince epoch: UInt64? = nil
+        unlessLoggedOutSince epoch: UInt64? = nil,
+        spent: String? = nil
     ) async throws(OAuth2Error) -> Token {
         var fields = fields
         if !settings.scopes.isEmpty, !withoutScope, !fields.contains(where: { $0.0 == "device_code" }) {
@@ -216,16 +261,47 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
         let started = ContinuousClock.now
         let startedAt = Date()
         let response = try await server.token(fields, endpoint: endpoints.token, deadline: deadline)
-        if let service, let rotated = response.refreshToken, let refreshTokens {
-            // A logout while the request was out deleted the refresh token: the new one must not
-            // come back into the storage after it.
-            if let epoch, state.withLock({ $0.epoch }) != epoch {
-                throw OAuth2Error(.loginRequired, "'\(service)' was logged out while its token was renewed")
-            }
-            do {
-                try await refreshTokens.storeSecret(rotated, named: Self.refreshTokenName(service: service))
-            } catch {
-                throw OAuth2Error(.unreachable, "the new refresh token of '\(service)' could not be stored: \(Self.describe(error))")
+        var ownsStatus = true
+        if let service, let refreshTokens {
+            let name = Self.refreshTokenName(service: service)
+            if let rotated = response.refreshToken {
+                // A logout while the request was out deleted the refresh token: the new one must
+                // not come back into the storage after it.
+                if let epoch, state.withLock({ $0.epoch }) != epoch {
+                    await discard(rotated, endpoints: endpoints, deadline: deadline)
+                    throw Self.loggedOut(service)
+                }
+                var replaced = false
+                if let spent {
+                    // The same check across processes: the stored item must still be the token
+                    // spent. Gone is a logout; another token is another login's, which stays.
+                    let current: String?
+                    do {
+                        current = try await refreshTokens.secret(named: name)
+                    } catch {
+                        throw OAuth2Error(.unreachable, "the refresh token of '\(service)' could not be read again: \(Self.describe(error))")
+                    }
+                    guard let current, !current.isEmpty else {
+                        await discard(rotated, endpoints: endpoints, deadline: deadline)
+                        throw Self.loggedOut(service)
+                    }
+                    replaced = current != spent
+                }
+                if replaced {
+                    ownsStatus = false
+                } else {
+                    do {
+                        try await refreshTokens.storeSecret(rotated, named: name)
+                    } catch {
+                        throw OAuth2Error(.unreachable, "the new refresh token of '\(service)' could not be stored: \(Self.describe(error))")
+                    }
+                    state.withLock { _ = $0.keptRefreshTokens.insert(service) }
+                }
+            } else if spent == nil {
+                // A login whose answer holds no refresh token: an earlier login's must not stay
+                // beside it, to be spent for another grant (or another person).
+                state.withLock { _ = $0.keptRefreshTokens.remove(service) }
+                _ = try? await refreshTokens.deleteSecret(named: name)
             }
         }
         var renewAt = ContinuousClock.Instant.now.advanced(by: .seconds(TokenResponse.maximumLifetime))
@@ -238,7 +314,7 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
             expiresAt = startedAt.addingTimeInterval(Double(lifetime.components.seconds))
         }
         let token = Token(header: "Bearer \(response.accessToken)", renewAt: renewAt, expiresAt: expiresAt, scope: response.scope)
-        if let service {
+        if let service, ownsStatus {
             let current = state.withLock { $0.epoch }
             if epoch == nil || epoch == current { await keepStatus(of: token, for: service, unlessLoggedOutSince: current) }
         }
@@ -274,6 +350,58 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
             state.fetches = [:]
             state.epoch &+= 1
         }
+    }
+
+    /// Logs out of `service`: revokes the stored refresh token at the server's revocation
+    /// endpoint (RFC 7009) when it has one, deletes it from the refresh token storage and forgets
+    /// the access tokens; whether a token was revoked, and whether one was deleted.
+    ///
+    /// It holds the lock other processes take to renew the token (``OAuth2AuthenticationStorage``
+    /// waits for a renewal under way, at most 30 seconds), so that no renewal begun before it
+    /// stores a new refresh token after it; a renewal in this process that was under way keeps
+    /// nothing either.
+    ///
+    /// - Throws: ``OAuth2Error`` when the storage cannot be read or written, or the server
+    ///   refuses the revocation (the stored token is deleted all the same); with
+    ///   ``OAuth2Error/Kind/unreachable`` after deleting it when another process held the lock
+    ///   for the whole wait, since a renewal under way there could still store a new token.
+    @discardableResult
+    public func logOut(service: String) async throws(OAuth2Error) -> (revoked: Bool, deleted: Bool) {
+        invalidate()
+        let deadline = ContinuousClock.now + .seconds(30)
+        return try await withRefreshLock(for: service, deadline: deadline, orElse: .proceed) { held async throws(OAuth2Error) in
+            let outcome = try await logOutHoldingLock(service: service)
+            state.withLock { _ = $0.keptRefreshTokens.remove(service) }
+            guard held else {
+                throw OAuth2Error(
+                    .unreachable,
+                    "the refresh token of '\(service)' was removed, but another process was renewing it and may store a new one: "
+                        + "check with `resourceful status --service \(service)` and log out again if it says you are logged in"
+                )
+            }
+            return outcome
+        }
+    }
+
+    /// Revokes `refreshToken`, a rotated token that is not kept, when the server has a
+    /// revocation endpoint; a failure changes nothing (the token is forgotten all the same).
+    func discard(_ refreshToken: String, endpoints: OAuth2Endpoints, deadline: ContinuousClock.Instant) async {
+        guard let endpoint = endpoints.revocation, ContinuousClock.now < deadline else { return }
+        _ = try? await server.post([("token", refreshToken), ("token_type_hint", "refresh_token")], to: endpoint, deadline: deadline, what: "revocation")
+    }
+
+    /// Whether the last token answer for `service` in this storage (a login's or a renewal's)
+    /// brought a refresh token that was stored: `false` when the server sent none, the grant
+    /// keeps none, or a logout came since.
+    public func keptRefreshToken(for service: String) -> Bool {
+        state.withLock { $0.keptRefreshTokens.contains(service) }
+    }
+
+    /// The storage kind refresh tokens are kept in, as the settings name it
+    /// (``OAuth2Settings/refreshTokenStorage``), or `nil` when this storage keeps none (the
+    /// `client_credentials` grant).
+    public var refreshTokenStorageKind: APIConfig.StorageKind? {
+        refreshTokens == nil ? nil : settings.refreshTokenStorage
     }
 
     /// A storage's error as a message may show it: its own description when it is secret-free.

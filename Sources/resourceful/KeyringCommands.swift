@@ -64,7 +64,7 @@ struct LoginCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "login",
         abstract: "Log in to a service: an OAuth 2 device login, or a token stored in the keyring for a service and account.",
-        discussion: "When the service's configuration names the oauth2 storage, the address and code to approve the login are printed, and the refresh token is stored in the keyring once it is approved. Otherwise the token is read from standard input when it is not a terminal, or you are asked for it, without echo."
+        discussion: "When the service's configuration names the oauth2 storage, the address and code to approve the login are printed, and the refresh token the server sends is stored once it is approved (in the keyring, unless authentication.oauth2.refreshTokenStorage names another storage). Otherwise the token is read from standard input when it is not a terminal, or you are asked for it, without echo."
     )
 
     @OptionGroup var options: KeyringOptions

@@ -5,8 +5,8 @@ import ResourcefulKeyring
 import ResourcefulOAuth2
 
 /// `login`, `logout` and `status` for a service whose configuration names the `oauth2` storage:
-/// a device login whose refresh token goes into the keyring, its revocation, and what the
-/// storage holds (expiry and scopes, never a token).
+/// a device login whose refresh token goes into the configured refresh token storage (the keyring
+/// unless set), its revocation, and what the storage holds (expiry and scopes, never a token).
 struct OAuthSession {
     let config: APIConfig
     let storage: OAuth2AuthenticationStorage
@@ -74,8 +74,20 @@ struct OAuthSession {
                     FileHandle.standardOutput.write(Data((text + "\n").utf8))
                 }
             }
-            print("Logged in to \(config.service)\(Self.expiry(credential.expiresAt)); the refresh token is in the keyring.")
+            print("Logged in to \(config.service)\(Self.expiry(credential.expiresAt))\(refreshTokenNote(service)).")
         }
+    }
+
+    /// Where the login's refresh token went, as the end of the login's sentence: only when the
+    /// server sent one and it was stored, naming the storage used.
+    private func refreshTokenNote(_ service: String) -> String {
+        guard let kind = storage.refreshTokenStorageKind else {
+            return "; no refresh token is kept (the client_credentials grant)"
+        }
+        guard storage.keptRefreshToken(for: service) else {
+            return "; the server sent no refresh token, so log in again when the access token expires"
+        }
+        return kind == .keyring ? "; the refresh token is in the keyring" : "; the refresh token is kept in the '\(kind.rawValue)' storage"
     }
 
     func logOut() async throws {

@@ -1,0 +1,184 @@
+import Crypto
+import Foundation
+import Logging
+
+#if canImport(Glibc)
+// `struct stat`'s members are visible through the module that declares it first in this
+// target's module graph: Dispatch's C headers include it before Glibc does.
+import CDispatch
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The advisory file lock the processes of one user share around a service's refresh token: a
+/// renewal (read the refresh token, spend it, store the rotated one) and a logout (revoke it,
+/// delete it) hold it, so that two processes never spend one refresh token and a logout is never
+/// undone by a renewal that was already under way.
+///
+/// The lock is `flock(2)` on a file per service, `oauth2-refresh-<digest of the service>.lock`, in
+/// the first folder of these that can be used: `$XDG_RUNTIME_DIR/resourceful`,
+/// `$XDG_CACHE_HOME/resourceful/locks`, `~/.cache/resourceful/locks`. The folder must be the
+/// user's own and writable by no one else; the file is created with mode 0600, never through a
+/// symbolic link, and checked with `fstat` on its descriptor to be a regular file of the user's. It
+/// is never removed (removing a lock file lets two processes lock two files). Every account of a
+/// service shares the service's lock: a renewal for one account may wait for another's.
+///
+/// The lock is taken without blocking a thread (`LOCK_NB`, polled with a growing pause) and only
+/// until the deadline given.
+struct RefreshLock: ~Copyable {
+    /// The locked descriptor.
+    private let descriptor: Int32
+
+    private init(descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        // Closing the descriptor releases the lock.
+        close(descriptor)
+    }
+
+    /// What became of an attempt to lock.
+    enum Attempt: ~Copyable {
+        /// The lock is held until the value is gone.
+        case held(RefreshLock)
+        /// No lock file could be used (no such folder, another user's file, a symbolic link): why.
+        case unavailable(String)
+        /// Another process held the lock until the deadline.
+        case timedOut
+        /// The task was cancelled while it waited.
+        case cancelled
+    }
+
+    /// The longest pause between two attempts.
+    static let maximumPause: Duration = .milliseconds(100)
+
+    /// Locks the file of `service`, waiting for another process's lock at most until `deadline`.
+    static func acquire(service: String, deadline: ContinuousClock.Instant) async -> Attempt {
+        let descriptor: Int32
+        switch openFile(service: service) {
+        case .success(let opened): descriptor = opened
+        case .failure(let reason): return .unavailable(reason.text)
+        }
+        var pause: Duration = .milliseconds(2)
+        while true {
+            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return .held(RefreshLock(descriptor: descriptor)) }
+            let error = errno
+            if error == EINTR { continue }
+            guard error == EWOULDBLOCK || error == EAGAIN else {
+                close(descriptor)
+                return .unavailable("the lock file could not be locked (errno \(error))")
+            }
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else {
+                close(descriptor)
+                return .timedOut
+            }
+            do {
+                try await Task.sleep(for: min(pause, left))
+            } catch {
+                close(descriptor)
+                return .cancelled
+            }
+            pause = min(pause * 2, maximumPause)
+        }
+    }
+
+    /// Why no lock file could be used.
+    struct Reason: Error {
+        var text: String
+    }
+
+    /// The name of `service`'s lock file: a digest, so that any service name makes a file name.
+    static func fileName(service: String) -> String {
+        let digest = SHA256.hash(data: Data(service.utf8))
+        return "oauth2-refresh-" + digest.prefix(16).map { String(format: "%02x", $0) }.joined() + ".lock"
+    }
+
+    /// The folders a lock file may be in, in the order they are tried.
+    static func folders(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+        var folders: [String] = []
+        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") { folders.append(runtime + "/resourceful") }
+        if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") { folders.append(cache + "/resourceful/locks") }
+        if let home = environment["HOME"], home.hasPrefix("/") { folders.append(home + "/.cache/resourceful/locks") }
+        return folders
+    }
+
+    /// A descriptor of `service`'s lock file, opened read-write in the first folder that can be used.
+    private static func openFile(service: String) -> Result<Int32, Reason> {
+        var last = Reason(text: "no folder for lock files is known (neither XDG_RUNTIME_DIR, XDG_CACHE_HOME nor HOME is set)")
+        for folder in folders() {
+            switch openFile(named: fileName(service: service), in: folder) {
+            case .success(let descriptor): return .success(descriptor)
+            case .failure(let reason): last = reason
+            }
+        }
+        return .failure(last)
+    }
+
+    /// Opens (creating it, 0600) the lock file `name` in `folder` (created 0700 when absent): the
+    /// folder the user's own and writable by no one else, the file a regular file of the user's,
+    /// no symbolic link followed at the last step of either.
+    static func openFile(named name: String, in folder: String) -> Result<Int32, Reason> {
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let directory = open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard directory >= 0 else { return .failure(Reason(text: "the lock folder \(folder) cannot be opened (errno \(errno))")) }
+        defer { close(directory) }
+        var status = stat()
+        guard fstat(directory, &status) == 0, status.st_uid == geteuid(), status.st_mode & 0o022 == 0 else {
+            return .failure(Reason(text: "the lock folder \(folder) is not the user's own, or others may write to it"))
+        }
+        let descriptor = openat(directory, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return .failure(Reason(text: "the lock file in \(folder) cannot be opened (errno \(errno))")) }
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == geteuid() else {
+            close(descriptor)
+            return .failure(Reason(text: "the lock file in \(folder) is not a regular file of the user's"))
+        }
+        return .success(descriptor)
+    }
+}
+
+extension OAuth2AuthenticationStorage {
+    /// What to do when another process holds the lock until the deadline.
+    enum LockWait {
+        /// Fail with ``OAuth2Error/Kind/unreachable``: a renewal.
+        case fail
+        /// Go on without it (`body` is told): a logout, which then says it cannot be sure.
+        case proceed
+    }
+
+    /// Runs `body` holding `service`'s ``RefreshLock``, waiting for another process at most until
+    /// `deadline`; `body` is told whether it holds the lock. No usable lock file (logged at
+    /// warning) means `body` runs without it.
+    func withRefreshLock<T: Sendable>(
+        for service: String,
+        deadline: ContinuousClock.Instant,
+        orElse wait: LockWait,
+        _ body: (_ held: Bool) async throws(OAuth2Error) -> T
+    ) async throws(OAuth2Error) -> T {
+        switch await RefreshLock.acquire(service: service, deadline: deadline) {
+        case .held(let lock):
+            let result: Result<T, OAuth2Error>
+            do throws(OAuth2Error) {
+                result = .success(try await body(true))
+            } catch {
+                result = .failure(error)
+            }
+            _ = consume lock
+            return try result.get()
+        case .unavailable(let reason):
+            logger.warning("OAuth 2 refresh tokens are used without a lock shared with other processes", metadata: ["service": "\(service)", "reason": "\(reason)"])
+            return try await body(false)
+        case .timedOut:
+            guard wait == .proceed else {
+                throw OAuth2Error(.unreachable, "another process was renewing the token of '\(service)' until the deadline")
+            }
+            return try await body(false)
+        case .cancelled:
+            throw OAuth2Error(.unreachable, "the token renewal of '\(service)' was cancelled while another process renewed it")
+        }
+    }
+}
