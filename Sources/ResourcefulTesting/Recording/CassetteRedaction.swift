@@ -8,7 +8,9 @@ import Resourceful
 /// (``APIConfig/redaction``): header values, the URLs of `Location`, `Link` and the like, query
 /// values, JSON fields at any depth, form and multipart fields, in the request and in the
 /// response. A body that cannot be masked (not JSON, form or multipart, or not what its type
-/// says), or that its request redacts, is left out, with a comment giving its size and type.
+/// says), or that its request redacts, is left out, with a comment giving its size and type. So
+/// is a response body kept only in part (a stream cut at the recording's limit), unless it is
+/// made of lines masked one by one (event streams, JSON Lines). URLs lose their userinfo.
 struct CassetteRedaction: Sendable {
     let redactor: Redactor
     /// Whether bodies that cannot be masked are kept as they are instead of left out.
@@ -23,14 +25,15 @@ struct CassetteRedaction: Sendable {
         request: TransportRequest,
         response: TransportResponse,
         started: Date,
-        duration: Duration
+        duration: Duration,
+        truncated: Bool = false
     ) -> HARArchive.Entry {
         let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
         return HARArchive.Entry(
             startedDateTime: started.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)),
             time: milliseconds,
             request: harRequest(request),
-            response: harResponse(response, limit: request.maxResponseBytes, redacted: request.shouldRedactResponseBody),
+            response: harResponse(response, limit: request.maxResponseBytes, redacted: request.shouldRedactResponseBody, truncated: truncated),
             timings: HARArchive.Timings(send: 0, wait: milliseconds, receive: 0)
         )
     }
@@ -51,7 +54,7 @@ struct CassetteRedaction: Sendable {
         return result
     }
 
-    private func harResponse(_ response: TransportResponse, limit: Int, redacted: Bool) -> HARArchive.Response {
+    private func harResponse(_ response: TransportResponse, limit: Int, redacted: Bool, truncated: Bool) -> HARArchive.Response {
         var fields = response.headerFields
         // The recording transport collects a streamed body before it is recorded.
         let bytes = response.body.bytes ?? ByteBuffer()
@@ -65,7 +68,7 @@ struct CassetteRedaction: Sendable {
             fields[.contentLength] = nil
         }
         let contentType = fields[.contentType]
-        let kept = keptBody(body, contentType: contentType, redacted: redacted)
+        let kept = keptBody(body, contentType: contentType, redacted: redacted, truncated: truncated)
         var result = HARArchive.Response(status: response.status.code, statusText: response.status.reasonPhrase)
         result.headers = headers(fields)
         result.content = HARArchive.Content(
@@ -80,17 +83,33 @@ struct CassetteRedaction: Sendable {
         return result
     }
 
-    /// A body as a HAR file keeps it: masked; or, when it cannot be masked or its request
-    /// redacts it, left out (no text) with a comment giving its size and type.
-    private func keptBody(_ body: Data, contentType: String?, redacted: Bool) -> (text: String?, encoding: String?, size: Int, comment: String?) {
+    /// A body as a HAR file keeps it: masked; or, when it cannot be masked, its request redacts
+    /// it, or only its first bytes were kept (`truncated`) and it is not made of lines masked
+    /// one by one, left out (no text) with a comment giving its size and type.
+    private func keptBody(
+        _ body: Data,
+        contentType: String?,
+        redacted: Bool,
+        truncated: Bool = false
+    ) -> (text: String?, encoding: String?, size: Int, comment: String?) {
         guard !body.isEmpty else { return ("", nil, 0, nil) }
-        let masked = redacted ? nil : redactor.maskedBody(body, contentType: contentType) ?? (keepsUnmaskableBodies ? body : nil)
+        let cutAndWhole = truncated && !Self.isMaskedLineByLine(contentType)
+        let masked =
+            redacted || cutAndWhole ? nil : redactor.maskedBody(body, contentType: contentType) ?? (keepsUnmaskableBodies ? body : nil)
         guard let masked else {
-            let reason = redacted ? "the request redacts it" : "it cannot be masked"
+            let reason = redacted ? "the request redacts it" : cutAndWhole ? "only its first bytes were kept" : "it cannot be masked"
             return (nil, nil, body.count, Redactor.leftOut(body.count, contentType: contentType, reason: reason))
         }
         let (text, encoding) = BodyText.encode(masked, mimeType: contentType)
         return (text, encoding, masked.count, nil)
+    }
+
+    /// Whether bodies of `contentType` are masked line by line, so that their first whole lines
+    /// are masked as surely as the whole body.
+    private static func isMaskedLineByLine(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let essence = MediaType.essence(of: contentType)
+        return essence == "text/event-stream" || essence == "application/jsonl" || essence == "application/x-ndjson"
     }
 
     func headers(_ fields: HTTPFields) -> [HARArchive.NameValue] {

@@ -10,7 +10,8 @@ import HTTPTypes
 /// `Set-Cookie` and every other masked header field; masked query values, in the URL and in the
 /// URLs of `Location`, `Content-Location`, `Link` and `Refresh`; masked fields of JSON, form and
 /// multipart bodies, in requests and responses. A body that cannot be masked (another media type,
-/// or not what its type says) is left out, with a comment giving its size and type, unless
+/// or not what its type says, or a streamed body cut at ``streamRecordingLimit`` that is not
+/// made of lines) is left out, with a comment giving its size and type, unless
 /// `keepingBodiesThatCannotBeMasked` says to keep it; a body its request redacts
 /// (``TransportRequest/shouldRedactRequestBody``, ``TransportRequest/shouldRedactResponseBody``)
 /// is always left out. A compressed response is kept decompressed, as HAR expects; a body that is
@@ -63,7 +64,9 @@ public final class RecordingTransport: HTTPTransport {
                 recorded.body = TransportBody(kept)
                 // A body kept in part no longer has the length the server announced.
                 if cut { recorded.headerFields[.contentLength] = nil }
-                try recorder.append(redaction.entry(request: request, response: recorded, started: started, duration: ContinuousClock.now - start))
+                try recorder.append(
+                    redaction.entry(request: request, response: recorded, started: started, duration: ContinuousClock.now - start, truncated: cut)
+                )
             }
             response.body = TransportBody(stream: RecordedStream(base: response.body, keeper: keeper), length: response.body.length)
             return response
