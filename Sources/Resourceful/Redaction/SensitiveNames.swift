@@ -32,7 +32,7 @@ package struct SensitiveNames: Sendable {
         "authorization", "cookie", "password", "passwd", "passphrase", "passcode", "pwd", "secret", "token", "apiKey",
         "privateKey", "secretKey", "signingKey", "accessKey", "encryptionKey", "masterKey", "clientKey", "session",
         "sessionId", "credential", "credentials", "signature", "jwt", "assertion", "codeVerifier",
-        "authentication", "authKey", "subscriptionKey", "functionsKey", "deviceCode", "userCode", "authorizationCode",
+        "authentication", "authKey", "subscriptionKey", "functionsKey", "deviceCode", "userCode", "authorizationCode", "authCode",
     ]
     /// Short names matched only whole, since as suffixes they would hide ordinary fields
     /// (`pass` ends `bypass` and `compass`; `key` ends `sortKey` and `primaryKey`).

@@ -1,3 +1,4 @@
+import Foundation
 @testable import Resourceful
 import Testing
 
@@ -21,13 +22,66 @@ import Testing
         "Proxy-Authorization", "X-Api-Key", "session", "sid_session", "key", "sig", "otp", "pin", "auth",
         // Gateways' key headers (Azure API Management, Azure Functions, Cloudflare), and `Authentication`
         "Ocp-Apim-Subscription-Key", "X-Functions-Key", "X-Auth-Key", "Authentication", "\u{FEFF}pin",
+        // A `pass`, `key`, `auth`, `secret` or `token` word at the end, in any case convention
+        "db_pass", "smtp_pass", "userPass", "DB_PASS", "mysql-pass", "stripe_key", "STRIPE_KEY", "sendgridKey", "bearer",
+        "X-Bearer", "X-Auth", "X-Key", "basic_auth", "proxyAuth", "vault.secret", "MY_SECRET", "auth_code", "authCode",
+        "password_confirmation", "passwordConfirmation", "new_passwd_again", "s3Key", "user[pass]",
     ]
 
     static let ordinary = [
         "id", "name", "email", "sortKey", "primaryKey", "publicKey", "public_key_id", "idempotency_key", "Idempotency-Key",
         "monkey", "bypass", "compass", "passenger", "passport", "author", "authority", "Accept", "Content-Type", "code",
         "keyboard", "tokenizer", "signed", "X-Request-Id", "AWSAccessKeyId", "X-Amz-Date", "X-Amz-Algorithm", "page",
+        // Whole words only, and keys of ordinary kinds
+        "sort_key", "partition_key", "cache_key", "foreign_key", "PrimaryKey", "key_id", "keyId", "token_type", "tokenCount",
+        "expires_in", "session_count", "author_id", "passenger_count", "keyboard_layout", "boarding_pass", "bypass_cache",
+        "authority_url", "LastEvaluatedKey", "ExclusiveStartKey", "hotkey", "turnkey", "oauth", "oauth_provider",
     ]
+
+    /// Header names that can carry a credential wherever the word stands, and ordinary ones.
+    static let secretHeaders = [
+        "X-Auth", "X-Key", "X-Auth-User", "X-Api-Key-Id", "X-Session-Id", "X-Bearer-Token", "X-Upstream-Secret-Name",
+        "Authorization", "Proxy-Authorization", "Cookie", "X-Signature-Ed25519", "X-Password-Hint",
+    ]
+    static let ordinaryHeaders = [
+        "Accept", "Keep-Alive", "Content-Type", "WWW-Authenticate", "X-Request-Id", "Idempotency-Key", "Cache-Control",
+        "X-Amz-Date", "X-RateLimit-Remaining", "Location", "ETag", "Sort-Key",
+    ]
+
+    @Test(arguments: secretHeaders)
+    func headerIsDroppedAndMasked(name: String) {
+        #expect(SensitiveNames.isSensitiveHeader(name))
+        #expect(Redactor(settings: APIConfig.LogSettings()).masksHeader(name))
+    }
+
+    @Test(arguments: ordinaryHeaders)
+    func headerIsKept(name: String) {
+        #expect(!SensitiveNames.isSensitiveHeader(name))
+    }
+
+    @Test func namesAreReadAsWords() {
+        #expect(SensitiveNames.words(of: "userPass") == ["user", "pass"])
+        #expect(SensitiveNames.words(of: "APIKey") == ["api", "key"])
+        #expect(SensitiveNames.words(of: "X-Auth-Token") == ["x", "auth", "token"])
+        #expect(SensitiveNames.words(of: "s3Key") == ["s3", "key"])
+        #expect(SensitiveNames.words(of: "db_pass\u{200B}") == ["db", "pass"])
+    }
+
+    @Test func jsonInsideAStringIsMaskedOrReplaced() throws {
+        let redactor = Redactor(settings: APIConfig.LogSettings())
+        func masked(_ json: String) throws -> String {
+            String(decoding: try #require(redactor.maskedBody(Data(json.utf8), contentType: "application/json")), as: UTF8.self)
+        }
+        // Parsed, masked and written back as a string.
+        #expect(try masked(#"{"payload":"{\"password\":\"S-1\",\"user\":\"ada\"}"}"#) == #"{"payload":"{\"password\":\"***\",\"user\":\"ada\"}"}"#)
+        // Inside an array, with spaces, and two strings deep.
+        let deep = try masked(#"{"a":[" {\"x\":\"{\\\"db_pass\\\":\\\"S-2\\\"}\"} "]}"#)
+        #expect(!deep.contains("S-2"))
+        // Looks like JSON but is not: replaced whole.
+        #expect(try masked(#"{"note":"{password: S-3}"}"#) == #"{"note":"***"}"#)
+        // Ordinary text stays.
+        #expect(try masked(#"{"note":"[INFO] {ok}","n":"{}"}"#) == #"{"note":"[INFO] {ok}","n":"{}"}"#)
+    }
 
     @Test(arguments: secrets)
     func isMasked(name: String) {
