@@ -9,8 +9,8 @@ import HTTPTypes
 /// configured credential field, `X-Api-Key`, any configured masked header) and masked query items
 /// (`api_key=`, `access_token=`…). A request that carries any is credentialed, and its answers
 /// are filed under a SHA-256 digest of them, so that they are never served to another credential
-/// or to an anonymous call. The key holds the URL with masked query values replaced, never a
-/// secret.
+/// or to an anonymous call; so is the userinfo of the URL. The key holds the URL without its
+/// userinfo and with masked query values replaced, never a secret.
 struct CacheKey: Hashable {
     /// The storage key: the masked URL, then the credential's digest when there is one.
     let storageKey: String
@@ -30,6 +30,12 @@ struct CacheKey: Hashable {
         }
         for item in target.query where redactor.isMasked(decodedFormName: item.name) {
             material.append("q " + item.encodedName + "=" + (item.encodedValue ?? ""))
+        }
+        // The userinfo of the URL (`https://user:password@host`) is a credential too; the key
+        // holds the URL without it.
+        let origin = target.origin
+        if let separator = origin.range(of: "://"), let at = origin[separator.upperBound...].lastIndex(of: "@") {
+            material.append("u " + origin[separator.upperBound..<at])
         }
         anonymousKey = redactor.maskedURL(target)
         guard !material.isEmpty else {

@@ -7,8 +7,8 @@ package import Foundation
 /// line of the structure ends with CRLF, it ends with the closing delimiter (and at most a CRLF),
 /// no part holds the delimiter anywhere else (an LF-only delimiter a lenient parser would split
 /// at), every part has one `Content-Disposition` with a name (parameters read as servers read
-/// them: case-insensitive, quoted or not, `name*=` decoded), and none nests another multipart
-/// body. Anything else (a body cut short, a boundary that does not match the `Content-Type`)
+/// them: case-insensitive, quoted or not, `name*=` decoded), none nests another multipart body,
+/// and no part has a header field that can carry a credential. Anything else (a body cut short, a boundary that does not match the `Content-Type`)
 /// gives `nil`: the body is left out, never shown as it is.
 package enum MultipartMasking {
     /// The `boundary` parameter of a `multipart/form-data` media type; `nil` when it is missing,
@@ -80,6 +80,8 @@ package enum MultipartMasking {
             switch name {
             case "content-disposition": dispositions.append(value)
             case "content-type" where value.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("multipart/"): return nil
+            // A part's own credential field (`Authorization` in a part) is not shown either.
+            case _ where SensitiveNames.isSensitiveHeader(name): return nil
             default: break
             }
         }

@@ -93,6 +93,16 @@ import Testing
         }
     }
 
+    @Test func theUserinfoOfAURLIsACredentialAndNeverPartOfAKey() {
+        let redactor = Redactor(settings: APIConfig.LogSettings())
+        let alice = CacheKey(target: RequestTarget(parsing: "https://alice:pw-SECRET-1@h.example/x"), headerFields: [:], redactor: redactor)
+        let bob = CacheKey(target: RequestTarget(parsing: "https://bob:pw-SECRET-2@h.example/x"), headerFields: [:], redactor: redactor)
+        let anonymous = CacheKey(target: RequestTarget(parsing: "https://h.example/x"), headerFields: [:], redactor: redactor)
+        #expect(alice.isCredentialed && bob.isCredentialed && !anonymous.isCredentialed)
+        #expect(Set([alice.storageKey, bob.storageKey, anonymous.storageKey]).count == 3)
+        for key in [alice.storageKey, bob.storageKey, alice.anonymousKey] { #expect(!key.contains("SECRET"), "\(key)") }
+    }
+
     @Test(arguments: ["Authorization", "Cookie"])
     func varyOnACredentialKeepsDigestsOnly(field: String) async throws {
         try await Harness.run(authorization: nil) { (harness: inout Harness) async throws in

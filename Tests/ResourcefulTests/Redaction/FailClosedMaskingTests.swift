@@ -75,6 +75,10 @@ import Testing
             body: "--b0undary\r\nContent-Disposition: form-data; name=\"password\"\r\n\r\n\(secret)\r\n--b0undary--\r\n", masks: false
         ),
         MultipartCase(
+            label: "a credential field in a part",
+            body: "--b0undary\r\nContent-Disposition: form-data; name=\"a\"\r\nX-Api-Key: \(secret)\r\n\r\nx\r\n--b0undary--\r\n", masks: false
+        ),
+        MultipartCase(
             label: "a nested multipart part",
             body:
                 "--b0undary\r\nContent-Disposition: form-data; name=\"files\"\r\nContent-Type: multipart/mixed; boundary=in\r\n\r\n--in\r\n\r\n\(secret)\r\n--in--\r\n--b0undary--\r\n",
