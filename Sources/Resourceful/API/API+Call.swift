@@ -36,14 +36,14 @@ extension API {
             }
             let context = context(for: request, built: built, options: options)
             let response = try await send(built.request, context: context)
-            // Collected under the limits the steps before the transport left (the chain's last
-            // step); a body a step made after that, as a stream, under the call's own.
-            let body: ByteBuffer
-            if let bytes = response.body.bytes {
-                body = bytes
-            } else {
-                body = try await collect(response.body, upTo: options.maxResponseBytes, deadline: built.request.deadline)
-            }
+            // Under the byte cap and deadline the steps before the transport left; the call's own
+            // for a response no transport gave (a cached one).
+            let limits = response.collectionLimits
+            let body = try await collect(
+                response.body,
+                upTo: limits?.maxBytes ?? options.maxResponseBytes,
+                deadline: limits?.deadline ?? built.request.deadline
+            )
             return try ResponseValidator.validate(response, body: body, for: request, decoder: options.responseDecoder)
         } catch {
             throw error.with(method: request.verb.method(update: options.updateMethod), path: maskedPath(request.path))

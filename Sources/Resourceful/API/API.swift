@@ -101,15 +101,8 @@ public struct API: Sendable {
             }
             do {
                 var response = try await transport.send(request)
-                if !request.streamsResponseBody, response.body.bytes == nil {
-                    // A transport that streamed a body not asked for as a stream: read here,
-                    // where the request's cap and deadline are the ones the steps left.
-                    let (body, limit) = (response.body, request.maxResponseBytes)
-                    response.body = TransportBody(try await Deadline.run(until: request.deadline) { try await body.collect(upTo: limit) })
-                } else if !request.streamsResponseBody {
-                    // A transport that collected more than the cap it was given is refused too.
-                    _ = try await response.body.collect(upTo: request.maxResponseBytes)
-                }
+                // The body is collected under the cap and deadline the steps before left.
+                response.collectionLimits = TransportResponse.CollectionLimits(maxBytes: request.maxResponseBytes, deadline: request.deadline)
                 return response
             } catch {
                 throw APIError.classifying(error, deadline: request.deadline)

@@ -189,6 +189,17 @@ public struct TransportResponse: Sendable {
     /// none was followed. Set by ``RedirectMiddleware``: a step before it that sees a response
     /// with redirects knows it answers another URL than the request's.
     public var redirects: [RequestTarget] = []
+    /// The byte cap and deadline of the request the transport answered, as the steps before it
+    /// left them (``CallContext/options``), set by the ``API``: the call collects the body under
+    /// them. `nil` for a response a step made without the transport (a cached one): the call's
+    /// own options hold.
+    package var collectionLimits: CollectionLimits?
+
+    /// How a response body is collected: at most ``maxBytes``, by ``deadline``.
+    package struct CollectionLimits: Sendable {
+        var maxBytes: Int
+        var deadline: ContinuousClock.Instant
+    }
 
     /// Creates a response.
     public init(status: HTTPResponse.Status, headerFields: HTTPFields = [:], body: TransportBody = TransportBody()) {
