@@ -10,6 +10,18 @@ public import Resourceful
 /// grant the client asks as itself; with `refresh_token`, the refresh token a person's login
 /// stored (``logIn(prompt:)``) is used, and a rotated one is stored before the old is given up.
 ///
+/// Processes of one user that share a refresh token (two CLI runs, a CLI and an app) spend it one
+/// at a time: a renewal reads, spends and replaces it holding an advisory file lock per service
+/// (`flock(2)` on `oauth2-refresh-<digest>.lock` in `$XDG_RUNTIME_DIR/resourceful`, else
+/// `$XDG_CACHE_HOME/resourceful/locks`, else `~/.cache/resourceful/locks`: a folder of the user's
+/// that no one else may write to, the file 0600 and never reached through a symbolic link),
+/// waiting for another process's renewal at most until its own deadline, and ``logOut(service:)``
+/// holds the same lock. A rotated refresh token is stored only while the one spent is still
+/// stored: after a logout elsewhere it is revoked and the call fails as logged out
+/// (``OAuth2Error/Kind/loginRequired``). A refusal (`invalid_grant`) of a refresh token that
+/// another process replaced meanwhile is tried once more with the new one. Where no lock file can
+/// be used, renewals go on without it (logged at warning) and a logout says it cannot be sure.
+///
 /// It is also a `CredentialRefresher`: an ``API`` built on dependencies holding it refreshes
 /// once on a `401` (a token revoked early). A refused refresh token (`invalid_grant`) fails the
 /// call with `APIError.Kind.authentication` saying to log in again.
@@ -356,27 +368,29 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
     /// endpoint (RFC 7009) when it has one, deletes it from the refresh token storage and forgets
     /// the access tokens; whether a token was revoked, and whether one was deleted.
     ///
-    /// It holds the lock other processes take to renew the token (``OAuth2AuthenticationStorage``
-    /// waits for a renewal under way, at most 30 seconds), so that no renewal begun before it
+    /// It holds the lock other processes take to renew the token (the file lock this class's
+    /// documentation describes: it waits for a renewal under way at most the storage's `timeout`), so that no renewal begun before it
     /// stores a new refresh token after it; a renewal in this process that was under way keeps
     /// nothing either.
     ///
     /// - Throws: ``OAuth2Error`` when the storage cannot be read or written, or the server
     ///   refuses the revocation (the stored token is deleted all the same); with
-    ///   ``OAuth2Error/Kind/unreachable`` after deleting it when another process held the lock
-    ///   for the whole wait, since a renewal under way there could still store a new token.
+    ///   ``OAuth2Error/Kind/unreachable`` after deleting it when the lock could not be had
+    ///   (another process held it for the whole wait, or no lock file could be used), since a
+    ///   renewal under way elsewhere could then still store a new token.
     @discardableResult
     public func logOut(service: String) async throws(OAuth2Error) -> (revoked: Bool, deleted: Bool) {
         invalidate()
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + timeout
         return try await withRefreshLock(for: service, deadline: deadline, orElse: .proceed) { held async throws(OAuth2Error) in
             let outcome = try await logOutHoldingLock(service: service)
             state.withLock { _ = $0.keptRefreshTokens.remove(service) }
             guard held else {
                 throw OAuth2Error(
                     .unreachable,
-                    "the refresh token of '\(service)' was removed, but another process was renewing it and may store a new one: "
-                        + "check with `resourceful status --service \(service)` and log out again if it says you are logged in"
+                    "the refresh token of '\(service)' was removed, but the lock other processes renew it under could not be had in time "
+                        + "(a renewal under way may still store a new one): check with `resourceful status --service \(service)` "
+                        + "and log out again if it says you are logged in"
                 )
             }
             return outcome

@@ -1,0 +1,130 @@
+import Foundation
+import HTTPTypes
+import Resourceful
+@testable import ResourcefulOAuth2
+import ResourcefulTesting
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The file lock refresh tokens are spent under: its file private and never reached through a
+/// link another user could plant, and every wait for it bounded by the deadline of what waits.
+@Suite struct RefreshLockTests {
+    /// A new folder of the user's, 0700.
+    func folder() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("refresh-lock-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        return path
+    }
+
+    @Test func theLockFileIsCreatedPrivate() throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let opened = RefreshLock.openFile(named: "a.lock", in: folder)
+        let descriptor = try opened.get()
+        close(descriptor)
+        let mode = try FileManager.default.attributesOfItem(atPath: folder + "/a.lock")[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        // A folder that did not exist is made, for the user alone.
+        let nested = folder + "/made/locks"
+        close(try RefreshLock.openFile(named: "b.lock", in: nested).get())
+        let nestedMode = try FileManager.default.attributesOfItem(atPath: nested)[.posixPermissions] as? Int
+        #expect(nestedMode == 0o700)
+    }
+
+    @Test func aSymbolicLinkAFIFOOrAFolderOthersMayWriteToIsRefused() throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let target = folder + "/target"
+        try Data("keep".utf8).write(to: URL(fileURLWithPath: target))
+        try FileManager.default.createSymbolicLink(atPath: folder + "/link.lock", withDestinationPath: target)
+        #expect(throws: RefreshLock.Reason.self) { try RefreshLock.openFile(named: "link.lock", in: folder).get() }
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "keep")
+
+        #expect(mkfifo(folder + "/fifo.lock", 0o600) == 0)
+        #expect(throws: RefreshLock.Reason.self) { try RefreshLock.openFile(named: "fifo.lock", in: folder).get() }
+
+        let shared = folder + "/shared"
+        try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: false)
+        #expect(chmod(shared, 0o777) == 0)
+        #expect(throws: RefreshLock.Reason.self) { try RefreshLock.openFile(named: "a.lock", in: shared).get() }
+        let created = FileManager.default.fileExists(atPath: shared + "/a.lock")
+        #expect(!created)
+
+        // A folder that is itself a link is not followed either.
+        try FileManager.default.createSymbolicLink(atPath: folder + "/linked", withDestinationPath: shared)
+        #expect(throws: RefreshLock.Reason.self) { try RefreshLock.openFile(named: "a.lock", in: folder + "/linked").get() }
+    }
+
+    @Test func theFoldersFollowTheXDGVariables() {
+        #expect(
+            RefreshLock.folders(environment: ["XDG_RUNTIME_DIR": "/run/user/1", "XDG_CACHE_HOME": "/c", "HOME": "/h"])
+                == ["/run/user/1/resourceful", "/c/resourceful/locks", "/h/.cache/resourceful/locks"]
+        )
+        // A relative path is something else's mistake, not a place for a lock.
+        #expect(RefreshLock.folders(environment: ["XDG_RUNTIME_DIR": "run", "HOME": "/h"]) == ["/h/.cache/resourceful/locks"])
+        #expect(RefreshLock.fileName(service: "../x") == RefreshLock.fileName(service: "../x"))
+        #expect(!RefreshLock.fileName(service: "../x").contains("/"))
+    }
+
+    /// A storage of the `refresh_token` grant on `server`, its token requests bounded by `timeout`.
+    func storage(_ server: MockServer, _ transport: any HTTPTransport, _ refreshTokens: InMemoryWritableSecrets, timeout: Duration) async throws
+        -> OAuth2AuthenticationStorage
+    {
+        var settings = OAuth2Settings(
+            clientID: "cli", tokenEndpoint: server.baseURL.appendingPathComponent("token"), clientAuthentication: .none, grant: .refreshToken
+        )
+        settings.revocationEndpoint = server.baseURL.appendingPathComponent("revoke")
+        return try await OAuth2AuthenticationStorage(settings: settings, transport: transport, refreshTokens: refreshTokens, timeout: timeout)
+    }
+
+    @Test func aRenewalWaitsForAnotherHolderOnlyUntilItsDeadline() async throws {
+        try await MockServer.withTransport { server, transport in
+            server.stub(.post, "/token", .json(raw: #"{"access_token": "at", "token_type": "Bearer", "expires_in": 3600, "refresh_token": "rt-2"}"#))
+            let service = "lock-\(UUID().uuidString)"
+            let refreshTokens = InMemoryWritableSecrets()
+            try await refreshTokens.storeSecret("rt-1", named: OAuth2AuthenticationStorage.refreshTokenName(service: service))
+            let storage = try await storage(server, transport, refreshTokens, timeout: .milliseconds(500))
+            // Another holder (a descriptor of its own, as another process has) keeps the lock.
+            switch await RefreshLock.acquire(service: service, deadline: .now + .seconds(5)) {
+            case .held(let lock):
+                let started = ContinuousClock.now
+                let error = await #expect(throws: OAuth2Error.self) { _ = try await storage.authenticationHeader(for: service) }
+                let waited = ContinuousClock.now - started
+                #expect(error?.kind == .unreachable)
+                #expect(waited >= .milliseconds(500) && waited < .milliseconds(500) + RefreshLock.maximumPause + .seconds(1))
+                #expect(server.requests.isEmpty, "the refresh token was spent without the lock")
+                _ = consume lock
+            default:
+                Issue.record("the lock could not be taken")
+            }
+            // Released, the lock is had at once, and the refresh token spent.
+            #expect(try await storage.authenticationHeader(for: service) == "Bearer at")
+        }
+    }
+
+    @Test func aLogoutThatCannotHaveTheLockSaysItCannotBeSure() async throws {
+        try await MockServer.withTransport { server, transport in
+            server.stub(.post, "/revoke", .json(raw: "{}"))
+            let service = "lock-\(UUID().uuidString)"
+            let name = OAuth2AuthenticationStorage.refreshTokenName(service: service)
+            let refreshTokens = InMemoryWritableSecrets()
+            try await refreshTokens.storeSecret("rt-1", named: name)
+            let storage = try await storage(server, transport, refreshTokens, timeout: .milliseconds(300))
+            switch await RefreshLock.acquire(service: service, deadline: .now + .seconds(5)) {
+            case .held(let lock):
+                let error = await #expect(throws: OAuth2Error.self) { try await storage.logOut(service: service) }
+                #expect(error?.kind == .unreachable)
+                #expect(error?.description.contains("check with `resourceful status --service \(service)`") == true)
+                _ = consume lock
+            default:
+                Issue.record("the lock could not be taken")
+            }
+            // It logged out all the same: revoked and deleted.
+            #expect(try await refreshTokens.secret(named: name) == nil)
+            #expect(server.requests.map(\.path) == ["/revoke"])
+        }
+    }
+}
