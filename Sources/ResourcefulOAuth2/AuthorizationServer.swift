@@ -19,6 +19,17 @@ struct AuthorizationServer: Sendable {
     /// The private key that signs client assertions, for `private_key_jwt`.
     let assertionKey: ClientAssertionKey?
     let logger: Logger
+    /// The token endpoint the metadata named, once discovered: the audience of every client
+    /// assertion, whichever endpoint receives it.
+    private let discoveredTokenEndpoint = Locked<URL?>(nil)
+
+    init(settings: OAuth2Settings, transport: any HTTPTransport, clientSecret: ClientSecret?, assertionKey: ClientAssertionKey?, logger: Logger) {
+        self.settings = settings
+        self.transport = transport
+        self.clientSecret = clientSecret
+        self.assertionKey = assertionKey
+        self.logger = logger
+    }
 
     /// A form posted to `endpoint`, authenticated as the client; the answer's status and body.
     func post(
@@ -28,7 +39,7 @@ struct AuthorizationServer: Sendable {
         what: String
     ) async throws(OAuth2Error) -> (status: HTTPResponse.Status, body: Data, secrets: [String]) {
         guard OAuth2Endpoints.isAllowed(endpoint) else {
-            throw OAuth2Error(.configuration, "the \(what) endpoint is not https (http only on a loopback address)")
+            throw OAuth2Error(.configuration, "the \(what) endpoint is not https (http only on a loopback IP address such as 127.0.0.1)")
         }
         var fields = fields
         let secretFields: Set<String> = ["refresh_token", "device_code", "code", "code_verifier", "token"]
@@ -49,7 +60,7 @@ struct AuthorizationServer: Sendable {
             fields += [("client_id", settings.clientID), ("client_secret", secret)]
         case .privateKeyJWT:
             guard let assertionKey else { throw OAuth2Error(.configuration, "private_key_jwt needs a private key") }
-            let assertion = try await assertionKey.signer().assertion(audience: try tokenAudience(endpoint))
+            let assertion = try await assertionKey.signer().assertion(audience: tokenAudience(endpoint))
             secrets.append(assertion)
             fields += [
                 ("client_id", settings.clientID),
@@ -74,9 +85,11 @@ struct AuthorizationServer: Sendable {
         return (status, body, secrets)
     }
 
-    /// The audience of an assertion: the token endpoint, as RFC 7523 asks.
-    private func tokenAudience(_ endpoint: URL) throws(OAuth2Error) -> String {
-        endpoint.absoluteString
+    /// The audience of an assertion: the token endpoint, as RFC 7523 §3 and the documentation
+    /// say, also when the assertion goes to the device authorization or revocation endpoint
+    /// (`endpoint`, used only when no token endpoint is known yet).
+    func tokenAudience(_ endpoint: URL) -> String {
+        (settings.tokenEndpoint ?? discoveredTokenEndpoint.withLock { $0 } ?? endpoint).absoluteString
     }
 
     private func requireSecret() async throws(OAuth2Error) -> String {
@@ -169,7 +182,7 @@ struct AuthorizationServer: Sendable {
     /// be the one configured.
     func discover(issuer: URL, deadline: ContinuousClock.Instant) async throws(OAuth2Error) -> OAuth2Endpoints {
         guard OAuth2Endpoints.isAllowed(issuer) else {
-            throw OAuth2Error(.configuration, "the issuer is not https (http only on a loopback address)")
+            throw OAuth2Error(.configuration, "the issuer is not https (http only on a loopback IP address such as 127.0.0.1)")
         }
         struct Metadata: Decodable {
             var issuer: String?
@@ -177,6 +190,7 @@ struct AuthorizationServer: Sendable {
             var device_authorization_endpoint: String?
             var authorization_endpoint: String?
             var revocation_endpoint: String?
+            var authorization_response_iss_parameter_supported: Bool?
         }
         var statuses: [String] = []
         for url in OAuth2Endpoints.metadataURLs(issuer: issuer) {
@@ -209,11 +223,13 @@ struct AuthorizationServer: Sendable {
             guard let token = settings.tokenEndpoint ?? found.token else {
                 throw OAuth2Error(.invalidResponse, "the server metadata has no token_endpoint")
             }
+            discoveredTokenEndpoint.withLock { $0 = token }
             return OAuth2Endpoints(
                 token: token,
                 deviceAuthorization: settings.deviceAuthorizationEndpoint ?? found.device,
                 authorization: settings.authorizationEndpoint ?? found.authorization,
-                revocation: settings.revocationEndpoint ?? found.revocation
+                revocation: settings.revocationEndpoint ?? found.revocation,
+                issuerInAuthorizationResponse: metadata.authorization_response_iss_parameter_supported == true
             )
         }
         throw OAuth2Error(.unreachable, "no server metadata found for the issuer (\(statuses.joined(separator: ", ")))")

@@ -10,8 +10,10 @@ extension OAuth2AuthenticationStorage {
     /// Logs a person in through a browser with the authorization code grant, PKCE (RFC 7636,
     /// `S256`) and a loopback redirect (RFC 8252): listens on a free port of `127.0.0.1`, hands
     /// the authorization address to `open` (print it, or start a browser), waits for the server's
-    /// redirect to `http://127.0.0.1:PORT/callback`, checks its `state` (and `iss`, when the
-    /// server sends one), and exchanges the code with its verifier. The refresh token is stored
+    /// redirect to `http://127.0.0.1:PORT/callback` with the `state` it sent (other requests to
+    /// the port are answered and ignored, each within a time limit), checks its `iss` (RFC 9207:
+    /// required when the metadata says `authorization_response_iss_parameter_supported`), and
+    /// exchanges the code with its verifier. The refresh token is stored
     /// in the refresh token storage; the access token is kept for the next calls.
     ///
     /// - Parameter timeout: How long the person has to approve.
@@ -32,7 +34,7 @@ extension OAuth2AuthenticationStorage {
         let challenge = Self.base64URL(Data(SHA256.hash(data: Data(verifier.utf8))))
         let state = Self.randomToken(bytes: 16)
         let settings = self.settings
-        let callback = try await LoopbackRedirect.receive(deadline: deadline) { redirectURI in
+        let callback = try await LoopbackRedirect.receive(state: state, deadline: deadline) { redirectURI in
             var components = URLComponents(url: authorization, resolvingAgainstBaseURL: false)
             var items = components?.queryItems ?? []
             items += [
@@ -51,6 +53,8 @@ extension OAuth2AuthenticationStorage {
         guard callback.parameters["state"] == state else {
             throw OAuth2Error(.invalidResponse, "the redirect's state is not the one sent (another login, or a forged redirect)")
         }
+        // RFC 9207: `iss` tells which server answered (a mix-up attack sends another's answer
+        // here); it is required when the metadata says the server sends it.
         if let issuer = callback.parameters["iss"], let configured = settings.issuer, !AuthorizationServer.sameIssuer(issuer, configured) {
             throw OAuth2Error(.invalidResponse, "the redirect names another issuer")
         }
@@ -60,6 +64,11 @@ extension OAuth2AuthenticationStorage {
         }
         guard let code = callback.parameters["code"], !code.isEmpty else {
             throw OAuth2Error(.invalidResponse, "the redirect carries no code")
+        }
+        // Before the code is exchanged (an error answer exchanges nothing, and some servers leave
+        // `iss` off it).
+        if endpoints.issuerInAuthorizationResponse, callback.parameters["iss"] == nil {
+            throw OAuth2Error(.invalidResponse, "the redirect carries no iss, though the server's metadata says it sends one (RFC 9207)")
         }
         let token = try await request(
             [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", callback.redirectURI), ("code_verifier", verifier)],
@@ -85,15 +94,27 @@ extension OAuth2AuthenticationStorage {
 }
 
 /// The one request a loopback redirect brings (RFC 8252 §7.3).
+///
+/// Anyone on the machine can connect to the port, so the listener trusts nothing it did not ask
+/// for: connections are served side by side, each within ``connectionTimeout`` and
+/// ``maximumRequestBytes`` (an idle one cannot hold the port); a request to another path is
+/// answered 404, and one to `/callback` without the `state` sent is answered 400; neither ends
+/// the login, which waits for the real redirect until its deadline.
 struct LoopbackRedirect: Sendable {
     /// `http://127.0.0.1:PORT/callback`, as sent in the authorization request.
     var redirectURI: String
     /// The redirect's query parameters.
     var parameters: [String: String]
 
+    /// How long one connection may take to bring its request.
+    static let connectionTimeout: Duration = .seconds(10)
+    /// The most bytes of request body read from one connection (a redirect has none).
+    static let maximumRequestBytes = 16 * 1024
+
     /// Listens on a free port of `127.0.0.1`, runs `ready` with the redirect URI, and returns the
-    /// first request to `/callback` (any other path is answered 404), by `deadline`.
+    /// first request to `/callback` whose `state` is `state`, by `deadline`.
     static func receive(
+        state: String,
         deadline: ContinuousClock.Instant,
         ready: @escaping @Sendable (String) async throws -> Void
     ) async throws(OAuth2Error) -> LoopbackRedirect {
@@ -114,19 +135,36 @@ struct LoopbackRedirect: Sendable {
             throw OAuth2Error(.configuration, "no loopback port could be opened for the redirect")
         }
         let redirectURI = "http://127.0.0.1:\(port)/callback"
+        // The first redirect with the right state, handed from its connection's task.
+        let (found, foundContinuation) = AsyncStream.makeStream(of: [String: String].self, bufferingPolicy: .bufferingNewest(1))
         do {
             return try await withThrowingTaskGroup(of: LoopbackRedirect?.self) { group in
                 group.addTask {
-                    try await server.executeThenClose { inbound in
-                        for try await connection in inbound {
-                            // A connection that fails (a browser's stray request reset) ends
-                            // only itself.
-                            if let parameters = try? await answer(connection) {
-                                return LoopbackRedirect(redirectURI: redirectURI, parameters: parameters)
+                    // Each connection in a task of its own, bounded: one that sends nothing, or
+                    // the wrong thing, neither holds the port nor ends the login.
+                    await withDiscardingTaskGroup { connections in
+                        do {
+                            try await server.executeThenClose { inbound in
+                                for try await connection in inbound {
+                                    connections.addTask {
+                                        if let parameters = await serve(connection, state: state) {
+                                            foundContinuation.yield(parameters)
+                                        }
+                                    }
+                                }
                             }
+                        } catch {
+                            // The listener was closed: the login is over either way.
                         }
-                        return nil
+                        connections.cancelAll()
                     }
+                    return nil
+                }
+                group.addTask {
+                    for await parameters in found {
+                        return LoopbackRedirect(redirectURI: redirectURI, parameters: parameters)
+                    }
+                    return nil
                 }
                 group.addTask {
                     do {
@@ -146,8 +184,12 @@ struct LoopbackRedirect: Sendable {
                     if Task.isCancelled { return nil }
                     throw OAuth2Error(.loginRequired, "the browser login was not approved in time")
                 }
+                defer {
+                    foundContinuation.finish()
+                }
                 while let result = try await group.next() {
                     if let redirect = result {
+                        try? await server.channel.close()
                         group.cancelAll()
                         return redirect
                     }
@@ -155,40 +197,68 @@ struct LoopbackRedirect: Sendable {
                 throw OAuth2Error(.loginRequired, "the browser login was not approved in time")
             }
         } catch let error as OAuth2Error {
+            foundContinuation.finish()
             try? await server.channel.close()
             throw error
         } catch {
+            foundContinuation.finish()
             try? await server.channel.close()
             throw OAuth2Error(.loginRequired, "the browser login was cancelled")
         }
     }
 
-    /// Answers one connection's requests: the query of a request to `/callback`, after a page
-    /// saying the window can be closed; `nil` for a connection that brought none.
-    private static func answer(_ connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>) async throws -> [String: String]? {
+    /// Serves one connection within ``connectionTimeout``: the redirect's parameters, or `nil`
+    /// when the connection brought none with the right state, timed out or failed.
+    private static func serve(_ connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, state: String) async -> [String: String]? {
+        await withTaskGroup(of: [String: String]?.self) { group in
+            group.addTask { (try? await answer(connection, state: state)) ?? nil }
+            group.addTask {
+                try? await Task.sleep(for: connectionTimeout)
+                // Whether it timed out or the answer came first, the connection is done with.
+                try? await connection.channel.close()
+                return nil
+            }
+            var result: [String: String]?
+            if let first = await group.next() { result = first }
+            group.cancelAll()
+            if result == nil, let second = await group.next() { result = second }
+            return result
+        }
+    }
+
+    /// Answers one connection's request: the query of a `GET /callback` with the expected
+    /// `state`, after a page saying the window can be closed; `nil` (after a 404 or 400) for
+    /// any other request, or a connection that brought none.
+    private static func answer(_ connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, state: String) async throws -> [String: String]? {
         try await connection.executeThenClose { inbound, outbound in
             var head: HTTPRequestHead?
+            var bodyBytes = 0
             for try await part in inbound {
                 switch part {
                 case .head(let requestHead): head = requestHead
-                case .body: continue
+                case .body(let buffer):
+                    bodyBytes += buffer.readableBytes
+                    guard bodyBytes <= maximumRequestBytes else { return nil }
                 case .end:
                     guard let request = head else { continue }
                     let components = URLComponents(string: request.uri)
-                    let isCallback = components?.path == "/callback" && request.method == .GET
-                    let text = isCallback ? "You can close this window and go back to the terminal.\n" : "Not found\n"
-                    var headers = HTTPHeaders([("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", "\(text.utf8.count)"), ("Connection", "close")])
-                    headers.add(name: "Cache-Control", value: "no-store")
-                    // The page is a courtesy: the redirect counts even when the browser has gone.
-                    try? await outbound.write(.head(HTTPResponseHead(version: .http1_1, status: isCallback ? .ok : .notFound, headers: headers)))
-                    try? await outbound.write(.body(.byteBuffer(ByteBuffer(string: text))))
-                    try? await outbound.write(.end(nil))
-                    guard isCallback else { return nil }
                     var parameters: [String: String] = [:]
                     for item in components?.queryItems ?? [] where parameters[item.name] == nil {
                         parameters[item.name] = item.value ?? ""
                     }
-                    return parameters
+                    let isCallback = components?.path == "/callback" && request.method == .GET
+                    let isExpected = isCallback && parameters["state"] == state
+                    let (status, text): (HTTPResponseStatus, String) =
+                        isExpected
+                        ? (.ok, "You can close this window and go back to the terminal.\n")
+                        : isCallback ? (.badRequest, "This is not the login this program is waiting for.\n") : (.notFound, "Not found\n")
+                    var headers = HTTPHeaders([("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", "\(text.utf8.count)"), ("Connection", "close")])
+                    headers.add(name: "Cache-Control", value: "no-store")
+                    // The page is a courtesy: the redirect counts even when the browser has gone.
+                    try? await outbound.write(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers)))
+                    try? await outbound.write(.body(.byteBuffer(ByteBuffer(string: text))))
+                    try? await outbound.write(.end(nil))
+                    return isExpected ? parameters : nil
                 }
             }
             return nil

@@ -3,8 +3,9 @@ import JWTKit
 import Resourceful
 
 /// Signs the client assertions of `private_key_jwt` (RFC 7523 §2.2): `iss` and `sub` the client
-/// ID, `aud` the token endpoint, a unique `jti`, issued now and valid for a minute; RS256 for an
-/// RSA key, ES256 for a P-256 one, read from a PEM file.
+/// ID, `aud` the token endpoint (whichever endpoint the assertion is sent to), a unique `jti`,
+/// `iat` now and `exp` a minute later in whole seconds (RFC 7519 NumericDate; some servers refuse
+/// fractions); RS256 for an RSA key, ES256 for a P-256 one, read from a PEM file.
 struct ClientAssertionSigner: Sendable {
     /// How long an assertion is valid.
     static let lifetime: TimeInterval = 60
@@ -17,23 +18,25 @@ struct ClientAssertionSigner: Sendable {
         var sub: SubjectClaim
         var aud: AudienceClaim
         var jti: IDClaim
-        var iat: IssuedAtClaim
-        var exp: ExpirationClaim
+        /// Whole seconds since 1970.
+        var iat: Int
+        /// Whole seconds since 1970.
+        var exp: Int
 
         func verify(using algorithm: some JWTAlgorithm) throws {
-            try exp.verifyNotExpired()
+            try ExpirationClaim(value: Date(timeIntervalSince1970: TimeInterval(exp))).verifyNotExpired()
         }
     }
 
-    /// Reads the key in `file`; the error names the file, never its content.
+    /// Reads the key in `file` as ssh reads one (``PrivateFile``): not through a symlink, opened
+    /// once and checked on its descriptor, yours and not open to group or others; the error names
+    /// the file and the `chmod 600` that fixes it, never its content.
     init(file: String, keyID: String?, clientID: String) async throws(OAuth2Error) {
-        // Read as the configuration's other files are: a FIFO would block the read for ever, and
-        // a device or a huge file never end it.
         let pem: String
         do {
-            pem = String(decoding: try readRegularFile(file, maximumBytes: Self.maximumPEMBytes), as: UTF8.self)
+            pem = String(decoding: try PrivateFile.contents(of: file, maximumBytes: Self.maximumPEMBytes), as: UTF8.self)
         } catch {
-            throw OAuth2Error(.configuration, "the private key file \(file) cannot be read (\(error.reason))")
+            throw OAuth2Error(.configuration, "the private key file \(file) cannot be used: it \(error.reason)")
         }
         try await self.init(pem: pem, keyID: keyID, clientID: clientID, source: "the private key file \(file)")
     }
@@ -62,14 +65,14 @@ struct ClientAssertionSigner: Sendable {
 
     /// A new assertion for `audience`, the token endpoint.
     func assertion(audience: String) async throws(OAuth2Error) -> String {
-        let now = Date()
+        let now = Int(Date().timeIntervalSince1970.rounded(.down))
         let claims = Claims(
             iss: IssuerClaim(value: clientID),
             sub: SubjectClaim(value: clientID),
             aud: AudienceClaim(value: [audience]),
             jti: IDClaim(value: UUID().uuidString),
-            iat: IssuedAtClaim(value: now),
-            exp: ExpirationClaim(value: now.addingTimeInterval(Self.lifetime))
+            iat: now,
+            exp: now + Int(Self.lifetime)
         )
         do {
             return try await keys.sign(claims, kid: keyID)

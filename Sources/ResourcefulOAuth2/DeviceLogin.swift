@@ -4,6 +4,12 @@ public import Resourceful
 
 /// What a person must do to approve a device login (RFC 8628 §3.2): open ``verificationURI``
 /// and enter ``userCode``. The device code itself is never shown.
+///
+/// What a server sends here is checked before anyone sees it: the addresses are `https` (or
+/// `http` to a loopback IP address) without user information, control characters or escapes
+/// that decode to them, and the user code is letters and digits in groups joined by `-`, at
+/// most 20 characters (RFC 8628 §6.1); anything else fails the login with
+/// ``OAuth2Error/Kind/invalidResponse`` and is not shown.
 public struct DeviceAuthorization: Sendable, Equatable {
     /// The code the person enters.
     public var userCode: String
@@ -11,7 +17,7 @@ public struct DeviceAuthorization: Sendable, Equatable {
     public var verificationURI: URL
     /// The same address with the code in it, when the server gives one.
     public var verificationURIComplete: URL?
-    /// How long the codes are valid.
+    /// How long the codes are valid: the server's `expires_in`, at most 30 minutes.
     public var expiresIn: Duration
 }
 
@@ -19,7 +25,9 @@ extension OAuth2AuthenticationStorage {
     /// Logs a person in with the device authorization grant (RFC 8628): asks the server for a
     /// device and user code, hands the user code and address to `prompt` (print them), then polls
     /// the token endpoint at the server's `interval` (5 seconds unless it says, 5 more after each
-    /// `slow_down`) until the person approves, denies or the codes expire. The refresh token is
+    /// `slow_down`) until the person approves, denies or the codes expire (at most 30 minutes,
+    /// whatever `expires_in` says); the address and code are checked before `prompt` sees them
+    /// (``DeviceAuthorization``). The refresh token is
     /// stored in the refresh token storage; the access token is kept for the next calls.
     ///
     /// - Throws: ``OAuth2Error`` with ``OAuth2Error/Kind/loginRequired`` when the person denied
@@ -147,15 +155,33 @@ struct DeviceGrant: Sendable {
         guard let wire = try? JSONDecoder().decode(Wire.self, from: json) else {
             throw OAuth2Error(.invalidResponse, "the device authorization response is not a JSON object")
         }
-        guard let deviceCode = wire.device_code, !deviceCode.isEmpty, let userCode = wire.user_code, userCode.utf8.count <= 64,
-            OAuth2Grammar.all(userCode, OAuth2Grammar.isPrintable)
-        else {
-            throw OAuth2Error(.invalidResponse, "the device authorization response lacks a device_code or a printable user_code")
+        guard let deviceCode = wire.device_code, !deviceCode.isEmpty else {
+            throw OAuth2Error(.invalidResponse, "the device authorization response lacks a device_code")
         }
-        guard let uri = Self.webURL(wire.verification_uri ?? wire.verification_url) else {
-            throw OAuth2Error(.invalidResponse, "the device authorization response's verification_uri is not an http or https URL")
+        // What a person is asked to do is shown only in a constrained form: a phishing server
+        // must not get free text, a misleading address or a terminal escape onto the screen.
+        guard let userCode = wire.user_code, Self.isUserCode(userCode) else {
+            throw OAuth2Error(
+                .invalidResponse,
+                "the device authorization response's user_code is not a code of letters and digits (groups joined by -, at most \(Self.maximumUserCodeCharacters) characters; RFC 8628 §6.1)"
+            )
         }
-        let complete = Self.webURL(wire.verification_uri_complete)
+        guard let uri = Self.verificationURL(wire.verification_uri ?? wire.verification_url) else {
+            throw OAuth2Error(
+                .invalidResponse,
+                "the device authorization response's verification_uri is not an https URL (http only on a loopback IP address) without user information or control characters"
+            )
+        }
+        var complete: URL?
+        if wire.verification_uri_complete != nil {
+            guard let url = Self.verificationURL(wire.verification_uri_complete) else {
+                throw OAuth2Error(
+                    .invalidResponse,
+                    "the device authorization response's verification_uri_complete is not an https URL (http only on a loopback IP address) without user information or control characters"
+                )
+            }
+            complete = url
+        }
         func seconds(_ field: TokenResponse.Field?, default value: Int, range: ClosedRange<Int>) throws(OAuth2Error) -> Int {
             switch field {
             case nil: return value
@@ -163,7 +189,8 @@ struct DeviceGrant: Sendable {
             default: throw OAuth2Error(.invalidResponse, "the device authorization response's expires_in or interval is out of range")
             }
         }
-        let expires = try seconds(wire.expires_in, default: 600, range: 1...86_400)
+        // A device login waits at most half an hour, whatever the server allows.
+        let expires = min(try seconds(wire.expires_in, default: 600, range: 1...86_400), Int(Self.maximumLifetime.components.seconds))
         // An interval of 0 would poll the token endpoint without pause until the codes expire.
         let interval = max(try seconds(wire.interval, default: 5, range: 0...600), Int(Self.minimumInterval.components.seconds))
         authorization = DeviceAuthorization(userCode: userCode, verificationURI: uri, verificationURIComplete: complete, expiresIn: .seconds(expires))
@@ -171,9 +198,46 @@ struct DeviceGrant: Sendable {
         self.interval = .seconds(interval)
     }
 
-    /// `text` as an `http` or `https` URL a person can open.
-    private static func webURL(_ text: String?) -> URL? {
-        guard let text, let url = URL(string: text), let scheme = url.scheme?.lowercased() else { return nil }
-        return scheme == "https" || scheme == "http" ? url : nil
+    /// The longest a device login waits for its approval, whatever `expires_in` says.
+    static let maximumLifetime: Duration = .seconds(1800)
+    /// The most characters of a user code, separators included.
+    static let maximumUserCodeCharacters = 20
+    /// The longest verification address shown.
+    static let maximumURLCharacters = 2048
+
+    /// Whether `code` is a user code as RFC 8628 §6.1 recommends: ASCII letters and digits
+    /// (base-20 letters, digits, or a server's own alphabet of both), in groups joined by single
+    /// `-`, 4 to ``maximumUserCodeCharacters`` characters.
+    static func isUserCode(_ code: String) -> Bool {
+        let bytes = Array(code.utf8)
+        guard (4...maximumUserCodeCharacters).contains(bytes.count), bytes.first != UInt8(ascii: "-"), bytes.last != UInt8(ascii: "-") else {
+            return false
+        }
+        var previous: UInt8 = 0
+        for byte in bytes {
+            let isAlphanumeric = (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
+            guard isAlphanumeric || (byte == UInt8(ascii: "-") && previous != UInt8(ascii: "-")) else { return false }
+            previous = byte
+        }
+        return true
+    }
+
+    /// `text` as an address a person may be asked to open: `https` (or `http` to a loopback IP
+    /// address), a host, no user information (`https://bank.example@evil.example/` reads as the
+    /// bank), printable ASCII without spaces, and nothing that decodes to a control character
+    /// (`%1B[2K` would be an escape sequence once a terminal or a browser shows it decoded).
+    static func verificationURL(_ text: String?) -> URL? {
+        guard let text, (1...maximumURLCharacters).contains(text.utf8.count), OAuth2Grammar.all(text, OAuth2Grammar.isVisible),
+            let url = URL(string: text), OAuth2Endpoints.isAllowed(url)
+        else { return nil }
+        // Every percent-escape decoded: no control character (C0, DEL, C1) nor a character that
+        // changes the direction or visibility of the text around it.
+        guard let decoded = text.removingPercentEncoding else { return nil }
+        for scalar in decoded.unicodeScalars {
+            let value = scalar.value
+            if value < 0x20 || (value >= 0x7F && value <= 0x9F) { return nil }
+            if scalar.properties.generalCategory == .format { return nil }
+        }
+        return url
     }
 }

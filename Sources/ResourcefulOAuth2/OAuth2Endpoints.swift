@@ -10,9 +10,15 @@ public struct OAuth2Endpoints: Sendable, Equatable {
     public var authorization: URL?
     /// The revocation endpoint, if the server has one.
     public var revocation: URL?
+    /// Whether the server's metadata says it puts `iss` on its authorization responses
+    /// (`authorization_response_iss_parameter_supported`, RFC 9207): a browser login's redirect
+    /// must then carry the issuer, and one without it is refused.
+    public var issuerInAuthorizationResponse: Bool = false
 
-    /// Whether `url` may receive a client's secrets: `https`, or `http` to a loopback address
-    /// (`127.0.0.0/8`, `::1`, `localhost`), with no user information or fragment.
+    /// Whether `url` may receive a client's secrets: `https`, or `http` to a loopback IP address
+    /// (`127.0.0.0/8`, `::1`), with no user information or fragment. The name `localhost` is not
+    /// taken for plain http: it is resolved like any name, and may not stay on the machine
+    /// (RFC 8252 §8.3 asks for an IP literal); write `127.0.0.1`.
     public static func isAllowed(_ url: URL) -> Bool {
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false), let host = components.host?.lowercased(),
             !host.isEmpty, components.user == nil, components.password == nil, components.fragment == nil
@@ -26,7 +32,7 @@ public struct OAuth2Endpoints: Sendable, Equatable {
 
     static func isLoopback(_ host: String) -> Bool {
         let host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        if host == "localhost" || host == "::1" { return true }
+        if host == "::1" { return true }
         let parts = host.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 4, parts[0] == "127" else { return false }
         for part in parts {

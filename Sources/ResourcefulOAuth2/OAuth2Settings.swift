@@ -154,14 +154,20 @@ public struct OAuth2Settings: Sendable, Equatable {
         refreshTokenStorage = try keys.nonEmptyString("refreshTokenStorage").map(APIConfig.StorageKind.init(rawValue:)) ?? .keyring
     }
 
-    /// A service that names a client or server of its own must name its own client secret and
-    /// private key: the top level's belong to another client, and a secret would be sent to this
-    /// service's server.
+    /// The endpoint keys: a service that sets any one of them talks to another server, or to
+    /// another part of one that the top level's client was not set up for.
+    static let endpointKeys = ["issuer", "tokenEndpoint", "deviceAuthorizationEndpoint", "authorizationEndpoint", "revocationEndpoint"]
+
+    /// A service that names a client or any endpoint of its own (``endpointKeys``) must name its
+    /// own client secret and private key: the top level's belong to another client, and would be
+    /// sent (or sign an assertion) to the service's endpoint. The client ID is inherited: it is
+    /// not a secret (RFC 6749 §2.2), and a default secret or key name made from an inherited
+    /// client ID names the top level's secret, so it is refused too.
     private static func refuseAnotherClientsCredentials(_ keys: ConfigurationKeys, settings: OAuth2Settings) throws(APIError) {
         let ownClient = keys.isSetByService("clientId")
-        let ownServer = keys.isSetByService("issuer") || keys.isSetByService("tokenEndpoint")
+        let ownServer = endpointKeys.contains { keys.isSetByService($0) }
         guard ownClient || ownServer else { return }
-        let where_ = "set under services.<name> with its clientId, issuer or tokenEndpoint (the top level's is another client's)"
+        let where_ = "set under services.<name> with its clientId or any of its endpoints (the top level's is another client's)"
         if settings.clientSecretName != nil, !keys.isSetByService("clientSecret.name") {
             throw keys.invalid("clientSecret.name", expected: "the name of the service's own client secret, \(where_)")
         }
@@ -173,16 +179,20 @@ public struct OAuth2Settings: Sendable, Equatable {
         if settings.privateKeyName != nil, !keys.isSetByService("privateKey.name") {
             throw keys.invalid("privateKey.name", expected: "the name of the service's own private key, \(where_)")
         }
+        // The same for the key: its default name comes from the client ID.
+        if settings.privateKeyName == nil, settings.privateKeyStorage != nil, !ownClient {
+            throw keys.invalid("privateKey.name", expected: "the name of the service's own private key, \(where_)")
+        }
         if settings.privateKeyFile != nil, !keys.isSetByService("privateKeyFile") {
             throw keys.invalid("privateKeyFile", expected: "the service's own private key file, \(where_)")
         }
     }
 
-    /// An endpoint key: `https`, or `http` on a loopback address only.
+    /// An endpoint key: `https`, or `http` on a loopback IP address only.
     private static func endpoint(_ keys: ConfigurationKeys, _ key: String) throws(APIError) -> URL? {
         guard let url = try keys.url(key) else { return nil }
         guard OAuth2Endpoints.isAllowed(url) else {
-            throw keys.invalid(key, expected: "an https URL (http only on a loopback address)")
+            throw keys.invalid(key, expected: "an https URL (http only on a loopback IP address such as 127.0.0.1 or [::1], not localhost: RFC 8252 §8.3)")
         }
         return url
     }

@@ -40,7 +40,7 @@ import Testing
         #expect((error?.underlying as? APIConfigError)?.key == bad.key)
     }
 
-    @Test(arguments: ["http://127.0.0.1:9/token", "http://localhost:9/token", "http://[::1]:9/token", "https://auth.example/token"])
+    @Test(arguments: ["http://127.0.0.1:9/token", "http://[::1]:9/token", "https://auth.example/token", "https://localhost:9/token"])
     func loopbackAndHTTPSEndpointsAreAccepted(_ endpoint: String) async throws {
         let config = try TestConfig { _ in
             #"{"baseURL": "https://api.example", "service": "s", "authentication": {"storages": ["oauth2"], "oauth2": {"clientId": "c", "tokenEndpoint": "\#(endpoint)"}}}"#
