@@ -21,7 +21,9 @@ import Darwin
 ///
 /// Create one per process (``APIDependencies/live(environment:configDirectory:environmentVariables:authenticationStorage:service:)``
 /// does) and call ``shutdown()`` when done. Redirects are not followed: a `3xx` reaches the ``API``
-/// as a response, so a credential is never sent on to another host.
+/// as a response, so a credential is never sent on to another host. A proxy (``APIConfig/HTTPSettings/proxy``
+/// or the environment's variables) never carries a loopback target (`localhost`, `127.0.0.0/8`,
+/// `::1`): what plain http sends there stays on the machine.
 public final class AsyncHTTPClientTransport: HTTPTransport {
     private let client: AsyncHTTPClient.HTTPClient
     /// Which requests go through a proxy, and the client for each proxy (one pool per proxy).
@@ -174,7 +176,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
 
     /// Creates a transport over a client the caller owns; ``shutdown()`` leaves it running.
     ///
-    /// The client's own TLS, proxy and pool settings hold. Its redirect setting does not: a `3xx`
+    /// The client's own TLS, proxy and pool settings hold (a proxy set on it carries loopback
+    /// targets too: give such a client no proxy, or use ``init(settings:proxyAuthorization:)``,
+    /// whose proxy never carries them). Its redirect setting does not: a `3xx`
     /// with a `Location` is taken from the client before it can follow it and reaches the ``API``
     /// as a response, so the redirect rules of ``RedirectMiddleware`` (no `https` to `http`, no credential or body
     /// sent on to another origin) hold here too. The `3xx`'s own body is dropped.
