@@ -26,11 +26,24 @@ extension Redactor {
         return result
     }
 
-    /// One `name=value` pair, its value replaced when its name is masked.
+    /// One `name=value` pair, its value replaced when its name is masked; a value that holds a
+    /// JSON object or array (`filter={"password":…}`, which a server may parse) masked as JSON,
+    /// or replaced when it looks like JSON but does not parse.
     private func maskedPair(_ pair: Substring) -> String {
         guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
         let name = String(pair[..<equals])
-        return isMasked(formName: name) ? name + "=" + Self.mask : String(pair)
+        if isMasked(formName: name) { return name + "=" + Self.mask }
+        let encodedValue = String(pair[pair.index(after: equals)...])
+        guard encodedValue.contains(where: { $0 == "{" || $0 == "[" || $0 == "%" }) else { return String(pair) }
+        let value = RequestTarget.QueryItem(encodedName: encodedValue, encodedValue: nil).name
+        let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (trimmed.hasPrefix("{") && trimmed.hasSuffix("}")) || (trimmed.hasPrefix("[") && trimmed.hasSuffix("]")) else {
+            return String(pair)
+        }
+        let json = Data(value.utf8)
+        guard let masked = maskedJSONDocument(json) else { return name + "=" + Self.mask }
+        guard masked != json else { return String(pair) }
+        return name + "=" + PercentEncoding.encode(String(decoding: masked, as: UTF8.self), allowing: .unreserved)
     }
 
     /// Query items as a query string, with the values of masked names replaced (split as
@@ -90,23 +103,32 @@ extension Redactor {
         return result
     }
 
-    /// `url` with the userinfo of its authority (after `scheme://` or a leading `//`) replaced
-    /// by `***`; the authority ends at the first `/`, `?` or `#`, and the userinfo at its last
-    /// `@`, so that whatever a parser could read as userinfo is masked.
+    /// `url` with the userinfo of every authority in it (after each `://`, and after a leading
+    /// `//`) replaced by `***`: the one of the URL, and those of URLs it carries (a quoted
+    /// `Refresh` target, a `?next=https://user:password@…`). An authority ends at the first `/`,
+    /// `?` or `#`, and its userinfo at its last `@`, so that whatever a parser could read as
+    /// userinfo is masked.
     package static func withoutUserinfo(_ url: String) -> String {
-        let authorityStart: String.Index
-        if url.hasPrefix("//") {
-            authorityStart = url.index(url.startIndex, offsetBy: 2)
-        } else if let separator = url.range(of: "://"),
-            url[..<separator.lowerBound].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
-        {
-            authorityStart = separator.upperBound
-        } else {
-            return url
+        guard url.contains("@") else { return url }
+        var result = ""
+        var rest = Substring(url)
+        func maskAuthority() {
+            let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
+            guard let at = rest[..<end].lastIndex(of: "@") else { return }
+            result += Self.mask
+            rest = rest[at...]
         }
-        let authorityEnd = url[authorityStart...].firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? url.endIndex
-        guard let at = url[authorityStart..<authorityEnd].lastIndex(of: "@") else { return url }
-        return String(url[..<authorityStart]) + Self.mask + String(url[at...])
+        if rest.hasPrefix("//") {
+            result += "//"
+            rest = rest.dropFirst(2)
+            maskAuthority()
+        }
+        while let separator = rest.range(of: "://") {
+            result += rest[..<separator.upperBound]
+            rest = rest[separator.upperBound...]
+            maskAuthority()
+        }
+        return result + rest
     }
 
     /// Whether a query or form name such as `user[password]` or `user%5Bpassword%5D` holds a

@@ -139,6 +139,12 @@ import Testing
         let semicolons = Self.redactor.maskedBody(Data("user=a;password=S14".utf8), contentType: form)
         #expect(semicolons.map { String(decoding: $0, as: UTF8.self) } == "user=a;password=***")
         #expect(Self.redactor.query("user=a;password=S14&b=2") == "user=a;password=***&b=2")
+        // JSON in a value, which a server may parse: masked as JSON, or replaced.
+        let json = Self.redactor.query(#"filter=%7B%22password%22%3A%22S15%22%2C%22n%22%3A1%7D&page=2"#)
+        #expect(!json.contains("S15") && json.hasSuffix("&page=2"), "\(json)")
+        #expect(json.removingPercentEncoding?.contains(#"{"password":"***","n":1}"#) == true, "\(json)")
+        #expect(Self.redactor.query("filter={password:S16}&page=2") == "filter=***&page=2")
+        #expect(Self.redactor.query("ids=[1,2]&q=%7Bok") == "ids=[1,2]&q=%7Bok")
     }
 
     @Test func logLinesLeaveOutWhatCannotBeMasked() async throws {
