@@ -94,14 +94,16 @@ import Glibc
                 let error = await #expect(throws: OAuth2Error.self) { _ = try await storage.authenticationHeader(for: service) }
                 let waited = ContinuousClock.now - started
                 #expect(error?.kind == .unreachable)
-                #expect(waited >= .milliseconds(500) && waited < .milliseconds(500) + RefreshLock.maximumPause + .seconds(1))
+                #expect(waited >= .milliseconds(500) && waited < .milliseconds(500) + RefreshLock.maximumPause + .seconds(2))
                 #expect(server.requests.isEmpty, "the refresh token was spent without the lock")
                 _ = consume lock
             default:
                 Issue.record("the lock could not be taken")
             }
-            // Released, the lock is had at once, and the refresh token spent.
-            #expect(try await storage.authenticationHeader(for: service) == "Bearer at")
+            // Released, the lock is had, and the refresh token spent (a storage whose requests
+            // may take as long as a loaded machine needs).
+            let patient = try await self.storage(server, transport, refreshTokens, timeout: .seconds(30))
+            #expect(try await patient.authenticationHeader(for: service) == "Bearer at")
         }
     }
 
