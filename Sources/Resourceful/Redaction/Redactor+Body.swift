@@ -47,8 +47,9 @@ extension Redactor {
         return cut(text)
     }
 
-    /// Whether bodies of the media type `essence` are masked field by field.
-    static func isMaskable(_ essence: String) -> Bool {
+    /// Whether bodies of the media type `essence` are masked field by field
+    /// (``maskedBody(_:contentType:)``), so that one that fails to mask is not what its type says.
+    package static func isMaskable(_ essence: String) -> Bool {
         MediaType.isJSON(essence) || MediaType.isForm(essence) || essence == "multipart/form-data" || essence == "text/event-stream"
             || essence == "application/jsonl" || essence == "application/x-ndjson"
     }

@@ -93,9 +93,18 @@ struct CassetteRedaction: Sendable {
         truncated: Bool = false
     ) -> (text: String?, encoding: String?, size: Int, comment: String?) {
         guard !body.isEmpty else { return ("", nil, 0, nil) }
+        let essence = contentType.map { String(MediaType.essence(of: $0)) } ?? ""
         let cutAndWhole = truncated && !Self.isMaskedLineByLine(contentType)
-        let masked =
-            redacted || cutAndWhole ? nil : redactor.maskedBody(body, contentType: contentType) ?? (keepsUnmaskableBodies ? body : nil)
+        let masked: Data?
+        if redacted {
+            masked = nil
+        } else if !Redactor.isMaskable(essence) {
+            // Kept only when asked, for types the rules cannot mask; a body of a type they mask
+            // that fails to mask (a multipart body cut short, a form that is JSON) never is.
+            masked = keepsUnmaskableBodies ? body : nil
+        } else {
+            masked = cutAndWhole ? nil : redactor.maskedBody(body, contentType: contentType)
+        }
         guard let masked else {
             let reason = redacted ? "the request redacts it" : cutAndWhole ? "only its first bytes were kept" : "it cannot be masked"
             return (nil, nil, body.count, Redactor.leftOut(body.count, contentType: contentType, reason: reason))

@@ -32,7 +32,8 @@ public final class RecordingTransport: HTTPTransport {
     ///
     /// - Parameter keepingBodiesThatCannotBeMasked: Whether bodies of media types the rules
     ///   cannot mask (binary downloads, plain text, XML) are kept as they are; only for services
-    ///   whose such bodies hold no secret.
+    ///   whose such bodies hold no secret. A body of a type the rules mask (JSON, form, multipart,
+    ///   event stream, JSON Lines) that cannot be masked is left out all the same.
     /// - Throws: ``CassetteError`` when `file` exists but is not a HAR file, or cannot be written.
     public init(
         _ transport: any HTTPTransport,

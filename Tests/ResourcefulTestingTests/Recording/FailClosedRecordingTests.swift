@@ -40,7 +40,9 @@ import Testing
         #expect(text.contains("left out: only its first bytes were kept"))
     }
 
-    @Test func bodiesThatCannotBeMaskedAndUserinfoNeverReachTheFile() async throws {
+    /// Asking to keep bodies the rules cannot mask keeps none of a type they mask.
+    @Test(arguments: [false, true])
+    func bodiesThatCannotBeMaskedAndUserinfoNeverReachTheFile(keepingOthers: Bool) async throws {
         let file = try CassetteFixture.scratchFile()
         try await MockServer.withRunning { server in
             server.stub(
@@ -66,7 +68,7 @@ import Testing
                 MockResponse(status: .noContent, headerFields: [.location: "https://user:S27@evil.example/cb?code=S27b&state=x"])
             )
             try await AsyncHTTPClientTransport.withTransport { live in
-                let recorder = try RecordingTransport(live, file: file)
+                let recorder = try RecordingTransport(live, file: file, keepingBodiesThatCannotBeMasked: keepingOthers)
                 for path in ["unclosed", "form", "semicolons", "moved"] {
                     let request = TransportRequest(
                         method: .get, url: server.baseURL.absoluteString + "/v1/" + path, deadline: .now + .seconds(10), maxResponseBytes: 1 << 20
