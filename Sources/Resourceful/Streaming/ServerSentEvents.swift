@@ -14,6 +14,8 @@ extension API {
     /// `reconnect`'s delay), growing with each connection that brings no event, with a little
     /// jitter, sending `Last-Event-ID` so that the server can go on where it stopped; at most
     /// `reconnect`'s ``EventStreamReconnection/maxAttempts`` times in a row without an event.
+    /// A request whose method is not idempotent (`POST`, `PATCH`) is not reconnected unless it
+    /// allows retries (``ResourceRequest/allowsRetries``).
     /// A `204 No Content` ends the sequence; a status outside 200–299 or a body that is not an
     /// event stream throws. Cancelling the reading task ends it at once.
     ///
@@ -193,7 +195,9 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
             body = nil
             if eventsThisConnection > 0 { failures = 0 }
             let attempts = sequence.reconnect.maxAttempts
-            guard failures < attempts, ContinuousClock.now < deadline else {
+            // A POST or PATCH stream is opened again only when the request allows retries: the
+            // server may have acted on it.
+            guard failures < attempts, ContinuousClock.now < deadline, method.isIdempotent || options.allowsRetries else {
                 finished = true
                 if let error { throw error }
                 return

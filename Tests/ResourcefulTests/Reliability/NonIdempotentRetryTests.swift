@@ -70,6 +70,35 @@ import Testing
         }
     }
 
+    /// An event stream opened by a POST (a chat completion, say) that breaks is not opened again:
+    /// that would send the POST again; a GET's is.
+    @Test func aPostEventStreamThatBreaksIsNotSentAgain() async throws {
+        struct Tick: Codable, Sendable, Equatable { var n: Int }
+        func stream() -> MockResponse {
+            let text = "id: 1\ndata: {\"n\":1}\n\ndata: {\"n\":"
+            var response = MockResponse(headerFields: [.contentType: "text/event-stream"], fault: .closeMidBody(bytes: text.utf8.count))
+            response.parts = [Data(text.utf8)]
+            return response
+        }
+        try await Harness.run { harness in
+            harness.server.stub(.post, "/v1/completions", stream(), stream(), .status(.noContent))
+            let fast = EventStreamReconnection(maxAttempts: 3, delay: .milliseconds(10), maxDelay: .milliseconds(20))
+            var received: [Int] = []
+            let error = await #expect(throws: APIError.self) {
+                for try await event in harness.api.events(AdHocRequest<Tick, [String: String]>(.create, "completions", parameters: ["q": "x"]), reconnect: fast) {
+                    received.append(event.data.n)
+                }
+            }
+            #expect(error?.kind == .transport)
+            #expect(received == [1])
+            #expect(harness.server.requests.count == 1)
+
+            harness.server.stub(.get, "/v1/ticks", stream(), .status(.noContent))
+            for try await event in harness.api.events(AdHocRequest<Tick, Empty>(.show, "ticks"), reconnect: fast) { received.append(event.data.n) }
+            #expect(harness.server.requests.count == 3)
+        }
+    }
+
     @Test func theDefaultFollowsTheMethodAndTheKey() {
         #expect(AdHocRequest<Empty, Empty>(.show, "x").allowsRetries)
         #expect(AdHocRequest<Empty, Empty>(.delete, "x").allowsRetries)
