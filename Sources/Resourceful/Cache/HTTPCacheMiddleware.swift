@@ -44,6 +44,9 @@ import Logging
 /// - **`Vary`:** an entry answers only requests with the same values of the fields it names; the
 ///   values of fields that can carry a credential (`Authorization`, `Cookie`…) are kept as
 ///   SHA-256 digests, never as they are.
+/// - **Nothing secret in a field:** response fields that can carry a credential (`Set-Cookie`,
+///   `X-Auth-Token`…, as the redaction rules say) are not stored, so that no storage holds them
+///   and no later call is given them again; the call that received them gets them.
 /// - **Unsafe methods** (`POST`, `PUT`, `PATCH`, `DELETE`…) that succeed remove the entries of
 ///   their URL and of their `Location`/`Content-Location` on the same origin, for their own
 ///   credential and for anonymous calls; answers stored for other credentials stay until they are
@@ -130,10 +133,10 @@ public struct HTTPCacheMiddleware: APIMiddleware {
                 guard let current, validator != nil, CachePolicy.validator(of: current.headerFields) == validator,
                     Self.varies(current, matching: request, redactor: redactor)
                 else { return nil }
-                return refreshed(current)
+                return Self.withoutCredentials(refreshed(current), redactor: redactor)
             }
             record("revalidated", context)
-            let entry = updated ?? refreshed(snapshot)
+            let entry = refreshed(updated ?? snapshot)
             return TransportResponse(status: entry.status, headerFields: entry.headerFields, body: entry.body)
         }
         record("miss", context)
@@ -143,7 +146,7 @@ public struct HTTPCacheMiddleware: APIMiddleware {
         {
             let names = CachePolicy.varyingNames(response.headerFields) ?? []
             let entry = HTTPCacheEntry(
-                status: response.status, headerFields: response.headerFields, body: body,
+                status: response.status, headerFields: Self.withoutCredentials(response.headerFields, redactor: redactor), body: body,
                 requestTime: sent, responseTime: received,
                 varyingFields: CachePolicy.values(of: names, in: request.headerFields, redactor: redactor)
             )
@@ -166,6 +169,18 @@ public struct HTTPCacheMiddleware: APIMiddleware {
     /// Whether `request` has the values of the fields `entry` varies on.
     private static func varies(_ entry: HTTPCacheEntry, matching request: TransportRequest, redactor: Redactor) -> Bool {
         entry.varyingFields == CachePolicy.values(of: Array(entry.varyingFields.keys), in: request.headerFields, redactor: redactor)
+    }
+
+    /// `fields` without those that can carry a credential (`Set-Cookie`, an `X-Auth-Token` the
+    /// server hands out): a storage never holds one, and a later call is not given it again.
+    private static func withoutCredentials(_ fields: HTTPFields, redactor: Redactor) -> HTTPFields {
+        fields.filter { !redactor.masksHeader($0.name.canonicalName) }
+    }
+
+    private static func withoutCredentials(_ entry: HTTPCacheEntry, redactor: Redactor) -> HTTPCacheEntry {
+        var entry = entry
+        entry.headerFields = withoutCredentials(entry.headerFields, redactor: redactor)
+        return entry
     }
 
     /// `entry` with what a `304` says of it now: its fields (but those describing a body) and

@@ -93,6 +93,29 @@ import Testing
         }
     }
 
+    @Test func fieldsThatCarryACredentialAreNotStored() async throws {
+        try await Harness.run(authorization: nil) { (harness: inout Harness) async throws in
+            var response = try Self.document("v1", cacheControl: "max-age=0")
+            response.headerFields[.setCookie] = "sid=cookie-SECRET-1"
+            response.headerFields[HTTPField.Name("X-Session-Token")!] = "token-SECRET-2"
+            harness.server.stub(.get, "/v1/doc", response)
+            let storage = InspectedStorage()
+            let api = API(dependencies: harness.dependencies, middlewares: API.defaultMiddlewares + [HTTPCacheMiddleware(storage: storage)])
+            let show = AdHocRequest<Document, Empty>(.show, "doc")
+            #expect(try await api.call(show).version == "v1")
+            var notModified = MockResponse.status(.notModified)
+            notModified.headerFields[.setCookie] = "sid=cookie-SECRET-3"
+            harness.server.stub(.get, "/v1/doc", notModified)
+            #expect(try await api.call(show).version == "v1")
+            let entries = storage.stored.withLock { $0 }
+            #expect(entries.count == 2)
+            for entry in entries {
+                for field in entry.headerFields { #expect(!field.value.contains("SECRET"), "\(field.name) was stored") }
+                #expect(entry.headerFields[.eTag] == "\"v1\"")
+            }
+        }
+    }
+
     @Test func theUserinfoOfAURLIsACredentialAndNeverPartOfAKey() {
         let redactor = Redactor(settings: APIConfig.LogSettings())
         let alice = CacheKey(target: RequestTarget(parsing: "https://alice:pw-SECRET-1@h.example/x"), headerFields: [:], redactor: redactor)
