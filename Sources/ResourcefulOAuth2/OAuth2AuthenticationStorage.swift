@@ -184,8 +184,8 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
             }
             // Read, spent and replaced under the lock the processes share: another process's
             // renewal or logout waits for this one, and this one for theirs.
-            return try await withRefreshLock(for: service, deadline: deadline, orElse: .fail) { _ async throws(OAuth2Error) -> Token in
-                try await renew(service: service, storage: refreshTokens, endpoints: endpoints, deadline: deadline, epoch: epoch)
+            return try await withRefreshLock(for: service, deadline: deadline, orElse: .fail) { held async throws(OAuth2Error) -> Token in
+                try await renew(service: service, storage: refreshTokens, endpoints: endpoints, deadline: deadline, epoch: epoch, holdingLock: held)
             }
         }
     }
@@ -207,14 +207,15 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
     }
 
     /// Spends `service`'s stored refresh token for a new access token (the lock held, when it
-    /// can be). A refusal (`invalid_grant`) of a token that another process replaced meanwhile
+    /// can be: `holdingLock`). A refusal (`invalid_grant`) of a token that another process replaced meanwhile
     /// is tried once more with the new one before the person is told to log in again.
     private func renew(
         service: String,
         storage: any WritableSecretStorage,
         endpoints: OAuth2Endpoints,
         deadline: ContinuousClock.Instant,
-        epoch: UInt64
+        epoch: UInt64,
+        holdingLock: Bool
     ) async throws(OAuth2Error) -> Token {
         guard var refreshToken = try await storedRefreshToken(of: service, in: storage) else {
             throw OAuth2Error(.loginRequired, "no refresh token is stored for '\(service)': log in with `resourceful login --service \(service)`")
@@ -224,7 +225,7 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
             do throws(OAuth2Error) {
                 return try await request(
                     [("grant_type", "refresh_token"), ("refresh_token", refreshToken)], endpoints: endpoints, deadline: deadline,
-                    storingRefreshTokenFor: service, unlessLoggedOutSince: epoch, spent: refreshToken
+                    storingRefreshTokenFor: service, unlessLoggedOutSince: epoch, spent: refreshToken, holdingLock: holdingLock
                 )
             } catch {
                 guard error.kind == .loginRequired, error.serverError != nil else { throw error }
@@ -244,6 +245,16 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
         }
     }
 
+    /// Stores `refreshToken` as `service`'s.
+    private func keep(_ refreshToken: String, for service: String, in storage: any WritableSecretStorage) async throws(OAuth2Error) {
+        do {
+            try await storage.storeSecret(refreshToken, named: Self.refreshTokenName(service: service))
+        } catch {
+            throw OAuth2Error(.unreachable, "the new refresh token of '\(service)' could not be stored: \(Self.describe(error))")
+        }
+        state.withLock { _ = $0.keptRefreshTokens.insert(service) }
+    }
+
     /// The error of a renewal whose login was ended (by a logout, in this process or another)
     /// while its request was out: its new refresh token was discarded.
     static func loggedOut(_ service: String) -> OAuth2Error {
@@ -254,7 +265,9 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
     /// refresh token in the answer is stored for `service` before the token is handed out,
     /// unless a logout came since `epoch`, or the storage no longer holds `spent` (the refresh
     /// token this request spends): then it is revoked and the request fails as logged out, or
-    /// (another login's token stored meanwhile) left out.
+    /// (another login's token stored meanwhile) left out. A login's (no `spent`) is stored under
+    /// the lock renewals take; a renewal's under the lock its caller holds (`holdingLock`), when
+    /// it could have it.
     func request(
         _ fields: [(String, String)],
         endpoints: OAuth2Endpoints,
@@ -262,7 +275,8 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
         storingRefreshTokenFor service: String? = nil,
         withoutScope: Bool = false,
         unlessLoggedOutSince epoch: UInt64? = nil,
-        spent: String? = nil
+        spent: String? = nil,
+        holdingLock: Bool = false
     ) async throws(OAuth2Error) -> Token {
         var fields = fields
         if !settings.scopes.isEmpty, !withoutScope, !fields.contains(where: { $0.0 == "device_code" }) {
@@ -283,31 +297,34 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
                     await discard(rotated, endpoints: endpoints, deadline: deadline)
                     throw Self.loggedOut(service)
                 }
-                var replaced = false
                 if let spent {
                     // The same check across processes: the stored item must still be the token
                     // spent. Gone is a logout; another token is another login's, which stays.
-                    let current: String?
+                    let current: String??
                     do {
                         current = try await refreshTokens.secret(named: name)
                     } catch {
-                        throw OAuth2Error(.unreachable, "the refresh token of '\(service)' could not be read again: \(Self.describe(error))")
+                        // Under the lock no logout can have come between: storing the new token
+                        // loses nothing (the spent one is spent). Without it, nothing is sure.
+                        guard holdingLock else {
+                            throw OAuth2Error(.unreachable, "the refresh token of '\(service)' could not be read again: \(Self.describe(error))")
+                        }
+                        current = .none
                     }
-                    guard let current, !current.isEmpty else {
-                        await discard(rotated, endpoints: endpoints, deadline: deadline)
-                        throw Self.loggedOut(service)
+                    if case .some(let stored) = current {
+                        guard let stored, !stored.isEmpty else {
+                            await discard(rotated, endpoints: endpoints, deadline: deadline)
+                            throw Self.loggedOut(service)
+                        }
+                        ownsStatus = stored == spent
                     }
-                    replaced = current != spent
-                }
-                if replaced {
-                    ownsStatus = false
+                    if ownsStatus { try await keep(rotated, for: service, in: refreshTokens) }
                 } else {
-                    do {
-                        try await refreshTokens.storeSecret(rotated, named: name)
-                    } catch {
-                        throw OAuth2Error(.unreachable, "the new refresh token of '\(service)' could not be stored: \(Self.describe(error))")
+                    // A login: stored under the lock renewals take, so that no renewal under way
+                    // elsewhere, which compared the stored token before this, writes over it.
+                    try await withRefreshLock(for: service, deadline: deadline, orElse: .proceed) { _ async throws(OAuth2Error) in
+                        try await keep(rotated, for: service, in: refreshTokens)
                     }
-                    state.withLock { _ = $0.keptRefreshTokens.insert(service) }
                 }
             } else if spent == nil {
                 // A login whose answer holds no refresh token: an earlier login's must not stay

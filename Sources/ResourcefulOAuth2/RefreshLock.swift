@@ -178,7 +178,7 @@ extension OAuth2AuthenticationStorage {
             }
             return try await body(false)
         case .cancelled:
-            throw OAuth2Error(.unreachable, "the token renewal of '\(service)' was cancelled while another process renewed it")
+            throw OAuth2Error(.unreachable, "'\(service)': cancelled while waiting for another process's token renewal")
         }
     }
 }

@@ -89,6 +89,40 @@ import Testing
         }
     }
 
+    /// Secrets whose reads fail after the first: a keyring that stops answering mid-renewal.
+    final class FailingAfterOneRead: WritableSecretStorage {
+        let secrets = InMemoryWritableSecrets()
+        private let reads = Locked(0)
+        struct Unreachable: Error {}
+        func secret(named name: String) async throws -> String? {
+            let count = reads.withLock { count in
+                count += 1
+                return count
+            }
+            if count > 1 { throw Unreachable() }
+            return try await secrets.secret(named: name)
+        }
+        func storeSecret(_ secret: String, named name: String) async throws { try await secrets.storeSecret(secret, named: name) }
+        func deleteSecret(named name: String) async throws -> Bool { try await secrets.deleteSecret(named: name) }
+    }
+
+    @Test func aRotatedRefreshTokenIsKeptWhenTheStorageCannotBeReadAgainUnderTheLock() async throws {
+        try await MockServer.withTransport { server, transport in
+            let refreshTokens = FailingAfterOneRead()
+            let service = "shared-\(UUID().uuidString)"
+            let name = OAuth2AuthenticationStorage.refreshTokenName(service: service)
+            try await refreshTokens.storeSecret("rt-1", named: name)
+            server.stub(.post, "/token", .json(raw: #"{"access_token": "at-2", "token_type": "Bearer", "expires_in": 3600, "refresh_token": "rt-2"}"#))
+            let settings = OAuth2Settings(
+                clientID: "cli", tokenEndpoint: server.baseURL.appendingPathComponent("token"), clientAuthentication: .none, grant: .refreshToken
+            )
+            let storage = try await OAuth2AuthenticationStorage(settings: settings, transport: transport, refreshTokens: refreshTokens)
+            // rt-1 is spent: losing rt-2 too would log the person out for a failed read.
+            #expect(try await storage.authenticationHeader(for: service) == "Bearer at-2")
+            #expect(try await refreshTokens.secrets.secret(named: name) == "rt-2")
+        }
+    }
+
     /// A device login against `server`, whose token answer is `answer`.
     func deviceLogin(answer: String, service: String, refreshTokens: InMemoryWritableSecrets) async throws -> Bool {
         try await MockServer.withTransport { server, transport in
