@@ -140,8 +140,15 @@ package struct LineSplitter {
             while let end = bytes[start...].firstIndex(of: separator) {
                 let piece = bytes[start..<end]
                 guard partial.count + piece.count <= maxBytes else { throw TooLong() }
-                partial.append(contentsOf: piece)
-                records.append(partial)
+                // Each record is a buffer of its own, sized to it: handing out `partial` itself
+                // and then emptying it would share its storage, so that the next line would get
+                // a fresh buffer as large as the longest line seen, and every record keep one.
+                var record = [UInt8]()
+                record.reserveCapacity(partial.count + piece.count)
+                record.append(contentsOf: partial)
+                record.append(contentsOf: piece)
+                records.append(record)
+                // Never shared, emptied in place: it keeps at most the longest line's capacity.
                 partial.removeAll(keepingCapacity: true)
                 start = end + 1
             }
@@ -153,7 +160,10 @@ package struct LineSplitter {
     /// The last record, which has no separator after it.
     package mutating func finish(into records: inout [[UInt8]]) throws {
         guard !partial.isEmpty else { return }
-        records.append(partial)
+        var record = [UInt8]()
+        record.reserveCapacity(partial.count)
+        record.append(contentsOf: partial)
+        records.append(record)
         partial = []
     }
 }

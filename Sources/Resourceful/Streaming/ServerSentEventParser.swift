@@ -91,8 +91,14 @@ package struct ServerSentEventParser {
                         try line(UnsafeRawBufferPointer(rebasing: bytes[lineStart..<index]), into: &events)
                     } else {
                         try append(UnsafeRawBufferPointer(rebasing: bytes[lineStart..<index]))
-                        let joined = partial
-                        partial.removeAll(keepingCapacity: true)
+                        // Moved out, read, emptied and moved back: one buffer, never shared, so
+                        // that no line allocates another as large as the longest one seen.
+                        var joined: [UInt8] = []
+                        swap(&joined, &partial)
+                        defer {
+                            joined.removeAll(keepingCapacity: true)
+                            partial = joined
+                        }
                         try joined.withUnsafeBytes { try line($0, into: &events) }
                     }
                     index += 1
