@@ -8,12 +8,16 @@ extension API {
     ///
     /// The body goes into a temporary file beside `destination`, is checked against its
     /// `Content-Length`, flushed to disk (`fsync`) and renamed into place only when complete:
-    /// `destination` never holds part of a body, and is replaced whole. When the connection
-    /// drops, the download resumes where it stopped — `Range` with `If-Range` (the server's
-    /// strong `ETag`, or its `Last-Modified`), a `206` continuing the file — and starts again from
-    /// the beginning when the server answers `200` instead, or named neither; at most
+    /// `destination` never holds part of a body, and is replaced whole; only a regular file (or
+    /// a symbolic link to one) is replaced, keeping its permission bits but never its
+    /// set-user-ID, set-group-ID or sticky bit. When the connection drops, the download resumes
+    /// where it stopped — `Range` with `If-Range` (the server's strong `ETag`, or a
+    /// `Last-Modified` at least a second before its `Date`), a `206` continuing the file to its
+    /// end — and starts again from the beginning when the server answers `200` instead, named
+    /// neither, or gave no `Content-Length` (as for a body decompressed on its way in: the
+    /// download asks for `Accept-Encoding: identity`); at most
     /// ``APIConfig/RetryPolicy/maxAttempts`` connections in all, none again when
-    /// ``ResourceRequest/allowsRetries`` is `false`.
+    /// ``ResourceRequest/allowsRetries`` is `false`, and no wait between them past the deadline.
     ///
     /// ```swift
     /// let result = try await api.download(ReleaseAsset(id: 42), to: URL(filePath: "release.tar.gz")) { progress in
@@ -26,10 +30,14 @@ extension API {
     ///
     /// - Parameter progress: Called as the file grows: after each head and each part written.
     /// - Throws: ``APIError``: as ``call(_:)`` for the request and its status;
-    ///   ``APIError/Kind/file`` when `destination` is a folder, its folder cannot be written or
-    ///   the disk is full; ``APIError/Kind/transport`` when the body ended early on the last
-    ///   connection allowed, or a `206` does not continue the file (another range, or another
-    ///   version: its `ETag` changed). The temporary file is removed whatever the error.
+    ///   ``APIError/Kind/file`` naming `destination` when it exists and is not a regular file
+    ///   (a folder, a device, a FIFO, a socket, a link to one), before anything is sent, or when
+    ///   its folder cannot be written or the disk is full; ``APIError/Kind/transport`` when the
+    ///   body ended early on the last connection allowed, runs past the end its
+    ///   `Content-Length` or `Content-Range` gave (at the first byte too many), or a `206` does
+    ///   not continue the file (another range, or another version: its `ETag` changed);
+    ///   ``APIError/Kind/timeout`` when ``RequestOptions/streamTimeout`` passes, waiting to
+    ///   resume included. The temporary file is removed whatever the error, cancellation too.
     public func download<Request: ResourceRequest>(
         _ request: Request,
         to destination: URL,
@@ -69,27 +77,35 @@ extension API {
         var connections = 1
         let maxConnections = options.allowsRetries ? max(options.retryPolicy.maxAttempts, 1) : 1
         while true {
-            var fields = HTTPFields()
-            if written > 0, let validator {
+            // The bytes as they are: a body the transport decompressed has offsets of its own,
+            // which a range of the encoded one would not continue.
+            var fields: HTTPFields = [.acceptEncoding: "identity"]
+            if written > 0, let validator, total != nil {
                 fields[.range] = "bytes=\(written)-"
                 fields[.ifRange] = validator
             } else if written > 0 {
-                // Nothing tells this body from a changed one: the whole body again.
+                // Nothing tells this body from a changed one, or its size is unknown (a body
+                // decoded on its way in has no Content-Length): the whole body again.
                 try await file.truncate(to: 0)
                 written = 0
             }
             let response = try await openStream(request, extraFields: fields, deadline: deadline)
+            /// Where this response's bytes must end: its range's end, or the whole body's size.
+            let end: Int?
             if response.status == .partialContent {
-                guard written > 0, let range = ContentRange(response.headerFields[.contentRange]), range.first == written,
-                    range.total == nil || total == nil || range.total == total
+                guard written > 0, let total, let range = ContentRange(response.headerFields[.contentRange]), range.first == written,
+                    range.last == total - 1, range.total == nil || range.total == total
                 else {
                     throw APIError(kind: .transport, status: response.status, detail: "the 206's Content-Range does not continue the file at byte \(written)")
+                }
+                if let length = response.body.expectedLength, length != range.last - range.first + 1 {
+                    throw APIError(kind: .transport, status: response.status, detail: "the 206's Content-Length does not match its Content-Range")
                 }
                 // A part of another version (a cache or proxy that ignored If-Range) is refused.
                 if let validator, validator.hasPrefix("\""), let tag = response.headerFields[.eTag], tag != validator {
                     throw APIError(kind: .transport, status: response.status, detail: "the 206 is of another version of the file (its ETag changed)")
                 }
-                total = range.total ?? total
+                end = range.last + 1
             } else {
                 if written > 0 {
                     // The server sent the whole body (it changed, or ignores ranges): from the start.
@@ -98,6 +114,7 @@ extension API {
                 }
                 total = response.body.expectedLength
                 validator = Self.rangeValidator(response.headerFields)
+                end = total
             }
             progress?(DownloadProgress(bytesWritten: written, totalBytes: total, connections: connections))
             // Parts are written to disk in pieces of up to 1 MiB: fewer trips to the thread pool
@@ -106,6 +123,11 @@ extension API {
             var piece = ByteBuffer()
             do {
                 for try await var chunk in response.body {
+                    // A body longer than it said fails at the first byte too many, before it is
+                    // written: a hostile 206 cannot fill the disk.
+                    if let end, chunk.readableBytes > end - written - piece.readableBytes {
+                        throw Overrun(end: end)
+                    }
                     piece.writeBuffer(&chunk)
                     if piece.readableBytes >= Self.writePiece {
                         try await file.write(piece, at: written)
@@ -129,14 +151,22 @@ extension API {
                     headerFields: response.headerFields,
                     connections: connections
                 )
+            } catch let overrun as Overrun {
+                throw APIError(kind: .transport, status: response.status, detail: "the body runs past byte \(overrun.end), where it said it ends")
             } catch let error as APIError where Self.resumable(error, deadline: deadline) && connections < maxConnections {
                 if piece.readableBytes > 0 {
                     try await file.write(piece, at: written)
                     written += piece.readableBytes
                 }
                 connections += 1
+                // The wait is within the download's deadline: one that would end past it fails
+                // now, as the deadline would.
+                let wake = ContinuousClock.now + RetryMiddleware.backoff(attempt: connections - 1, policy: options.retryPolicy)
+                guard wake < deadline else {
+                    throw APIError(kind: .timeout, detail: "the download's deadline comes before it could resume")
+                }
                 do {
-                    try await Task.sleep(for: RetryMiddleware.backoff(attempt: connections - 1, policy: options.retryPolicy))
+                    try await Task.sleep(until: wake, clock: .continuous)
                 } catch {
                     throw APIError(kind: .cancelled, detail: "while waiting to resume the download")
                 }
@@ -148,6 +178,11 @@ extension API {
         }
     }
 
+    /// A body went on past the byte where its `Content-Length` or `Content-Range` said it ends.
+    private struct Overrun: Error {
+        let end: Int
+    }
+
     /// The size of the pieces a download writes to disk.
     static let writePiece = 1 << 20
 
@@ -157,11 +192,17 @@ extension API {
         (error.kind == .transport || error.kind == .timeout) && ContinuousClock.now < deadline
     }
 
-    /// What `If-Range` may carry for these response fields: a strong `ETag` (a weak one cannot
-    /// be used with ranges), else `Last-Modified`; `nil` when neither.
+    /// What `If-Range` may carry for these response fields (RFC 9110 §13.1.5): a strong `ETag`
+    /// (a weak one cannot be used with ranges), else a `Last-Modified` that is a strong
+    /// validator, at least a second before the response's `Date` (§8.8.2.2: a file changed twice
+    /// within its second would keep its date); `nil` when neither.
     static func rangeValidator(_ fields: HTTPFields) -> String? {
         if let tag = fields[.eTag], tag.hasPrefix("\""), tag.count >= 2, tag.hasSuffix("\"") { return tag }
-        if let date = fields[.lastModified], HTTPDate.parse(date) != nil { return date }
+        if let text = fields[.lastModified], let modified = HTTPDate.parse(text),
+            let sent = fields[.date].flatMap(HTTPDate.parse), sent.timeIntervalSince(modified) >= 1
+        {
+            return text
+        }
         return nil
     }
 }
@@ -178,7 +219,7 @@ public struct DownloadProgress: Sendable, Hashable {
     /// The share done, 0 to 1, when the size is known.
     public var fractionCompleted: Double? {
         guard let totalBytes, totalBytes > 0 else { return nil }
-        return Double(bytesWritten) / Double(totalBytes)
+        return Swift.min(Swift.max(Double(bytesWritten) / Double(totalBytes), 0), 1)
     }
 }
 

@@ -29,9 +29,9 @@ final class PartialFile: Sendable {
         let folder = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
         guard !name.isEmpty, name != "/" else { throw APIError(kind: .file, detail: "\(path) names no file") }
-        var existing = stat()
-        if stat(path, &existing) == 0, (existing.st_mode & S_IFMT) == S_IFDIR {
-            throw APIError(kind: .file, detail: "\(path) is a folder")
+        // Checked before anything is sent, and again just before the rename.
+        if case .refused(let what) = Destination.check(path) {
+            throw APIError(kind: .file, detail: "\(path) is \(what), not a regular file: it is not replaced")
         }
         let temporary = folder + "/." + name + "." + String(UInt64.random(in: .min ... .max), radix: 36) + ".download"
         do {
@@ -96,9 +96,15 @@ final class PartialFile: Sendable {
         do {
             try await NIOThreadPool.singleton.runIfActive {
                 defer { close(descriptor) }
-                // The mode of the file it replaces, or a new file's (0666 less the umask).
-                var existing = stat()
-                let mode = stat(destination, &existing) == 0 ? existing.st_mode & 0o7777 : PartialFile.newFileMode()
+                // The permissions of the regular file it replaces, or a new file's (0666 less
+                // the umask); never the set-user-ID, set-group-ID or sticky bits, which would
+                // make the server's bytes a program that runs with another's rights.
+                let mode: mode_t
+                switch Destination.check(destination) {
+                case .refused(let what): throw Destination.Refused(what: what)
+                case .regularFile(let existing): mode = existing & 0o777
+                case .absent: mode = PartialFile.newFileMode()
+                }
                 guard fchmod(descriptor, mode) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
                 guard fsync(descriptor) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
                 guard rename(temporary, destination) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
@@ -108,6 +114,9 @@ final class PartialFile: Sendable {
                     close(folder)
                 }
             }
+        } catch let refused as Destination.Refused {
+            unlink(temporary)
+            throw APIError(kind: .file, detail: "\(destination) is \(refused.what), not a regular file: it is not replaced")
         } catch {
             unlink(temporary)
             throw APIError(kind: .file, detail: "\(destination) could not be written: \(Self.reason(error))", underlying: error)
@@ -130,6 +139,54 @@ final class PartialFile: Sendable {
             let mask = mode_t(line.dropFirst(6).trimmingCharacters(in: .whitespaces), radix: 8)
         else { return 0o644 }
         return 0o666 & ~mask
+    }
+
+    /// What is at a download's destination: what the download may replace.
+    enum Destination {
+        /// Nothing: the download creates the file.
+        case absent
+        /// A regular file (or a symbolic link to one, which the download replaces), with its mode.
+        case regularFile(mode: mode_t)
+        /// Anything else: a folder, a device, a FIFO, a socket, a link to one of them, or a
+        /// name that cannot be looked at; named in words.
+        case refused(String)
+
+        /// A destination refused just before the rename.
+        struct Refused: Error {
+            let what: String
+        }
+
+        /// Looks at `path` with `lstat` (and `stat` through a symbolic link), never opening it:
+        /// opening a device or a FIFO can block or act on it (a tape rewinds, a watchdog starts).
+        static func check(_ path: String) -> Destination {
+            var status = stat()
+            guard lstat(path, &status) == 0 else {
+                return errno == ENOENT ? .absent : .refused("a name that cannot be looked at (\(String(cString: strerror(errno))))")
+            }
+            if status.st_mode & S_IFMT == S_IFLNK {
+                var target = stat()
+                guard stat(path, &target) == 0 else {
+                    // A dangling link: the rename replaces the link itself.
+                    return errno == ENOENT ? .absent : .refused("a symbolic link that cannot be followed")
+                }
+                guard target.st_mode & S_IFMT == S_IFREG else { return .refused("a symbolic link to " + kind(target.st_mode)) }
+                return .regularFile(mode: target.st_mode)
+            }
+            guard status.st_mode & S_IFMT == S_IFREG else { return .refused(kind(status.st_mode)) }
+            return .regularFile(mode: status.st_mode)
+        }
+
+        private static func kind(_ mode: mode_t) -> String {
+            switch mode & S_IFMT {
+            case S_IFDIR: "a folder"
+            case S_IFCHR: "a character device"
+            case S_IFBLK: "a block device"
+            case S_IFIFO: "a FIFO"
+            case S_IFSOCK: "a socket"
+            case S_IFLNK: "a symbolic link"
+            default: "a file of an unknown kind"
+            }
+        }
     }
 
     /// An error as a download's detail names it: the system's message for an `errno`.
