@@ -30,7 +30,7 @@ struct MultipartBody {
                 writeHead(of: field, file: file, to: &pending)
                 segments.append(.bytes(pending))
                 pending = ByteBuffer()
-                segments.append(.file(path: url.path, length: try FileChunks.size(of: url.path)))
+                segments.append(.file(try FileChunks.open(url.path)))
                 pending.writeString("\r\n")
             } else {
                 write(field, to: &pending)
@@ -41,7 +41,7 @@ struct MultipartBody {
         let length = segments.reduce(0) { total, segment in
             switch segment {
             case .bytes(let bytes): total + bytes.readableBytes
-            case .file(_, let length): total + length
+            case .file(let file): total + file.length
             }
         }
         return TransportBody(length: length, replayable: { [segments] in SegmentedBody(segments: segments) })
@@ -95,7 +95,7 @@ struct MultipartBody {
 /// A piece of a streamed multipart body.
 enum Segment: Sendable {
     case bytes(ByteBuffer)
-    case file(path: String, length: Int)
+    case file(FileChunks)
 }
 
 /// A multipart body read piece by piece: heads as bytes, files from disk.
@@ -116,7 +116,7 @@ struct SegmentedBody: AsyncSequence, Sendable {
                 guard let segment = remaining.popFirst() else { return nil }
                 switch segment {
                 case .bytes(let bytes): return bytes
-                case .file(let path, let length): file = FileChunks(path: path, length: length).makeAsyncIterator()
+                case .file(let chunks): file = chunks.makeAsyncIterator()
                 }
             }
         }

@@ -55,14 +55,15 @@ public struct TransportBody: Sendable {
     }
 
     /// A body read from the regular file at `path` as it is sent, 64 KiB at a time, never whole;
-    /// its length is the file's size now. Each sending opens the file again.
+    /// its length is the file's size now. The file is opened once, here: each sending reads
+    /// that same file again from its start.
     ///
     /// - Throws: ``TransportError/invalidRequest(_:underlying:)`` when the file cannot be read or
     ///   is not a regular file. One that shrinks before it is sent fails the exchange with the
     ///   same kind.
     public init(contentsOfFile path: String) throws(TransportError) {
-        let length = try FileChunks.size(of: path)
-        self.init(length: length, replayable: { FileChunks(path: path, length: length) })
+        let file = try FileChunks.open(path)
+        self.init(length: file.length, replayable: { file })
     }
 
     /// Whether the body can be sent more than once: collected bytes, or a replayable stream.

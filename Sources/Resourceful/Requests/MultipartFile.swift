@@ -26,8 +26,10 @@ public struct MultipartFile: Encodable, Sendable, Hashable {
     }
 
     /// Creates a file part read from the file at `url` as the body is sent, in bounded memory
-    /// whatever its size: the body then streams, with its `Content-Length`, and a retry reads
-    /// the file again. `filename` defaults to the file's name.
+    /// whatever its size: the body then streams, with its `Content-Length`. The file is opened
+    /// once, when the call builds its body, and checked on that descriptor to be a regular file
+    /// (a FIFO or a device fails the call before anything is sent); a retry sends that same file
+    /// again, never another one put at its path since. `filename` defaults to the file's name.
     public init(contentsOf url: URL, filename: String? = nil, contentType: String = "application/octet-stream") {
         self.filename = filename ?? url.lastPathComponent
         self.contentType = contentType
@@ -69,7 +71,9 @@ public struct MultipartFile: Encodable, Sendable, Hashable {
 /// ```
 ///
 /// The body goes out with the file's size as its `Content-Length` and the given `Content-Type`;
-/// a retry, a refreshed credential or a `307` opens the file again. A file that cannot be read
+/// the file is opened once, when the call builds the body, and a retry, a refreshed credential
+/// or a `307` sends that same file again (never another one put at its path since). A file that
+/// cannot be read or is not a regular file (checked with `fstat` on the descriptor read from)
 /// fails the call with ``APIError/Kind/file`` before anything is sent.
 public struct FileUpload: Encodable, Sendable, Hashable {
     /// The file to send.

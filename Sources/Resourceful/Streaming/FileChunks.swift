@@ -10,9 +10,10 @@ import Musl
 import Darwin
 #endif
 
-/// The bytes of a file on disk as buffers of at most 64 KiB, read on NIO's thread pool as the
-/// reader asks for them: the file is opened by the first read and closed at its end (or when the
-/// reader drops it), so a second read of the sequence opens it again.
+/// The bytes of a regular file as buffers of at most 64 KiB, read on NIO's thread pool as the
+/// reader asks for them, from one descriptor opened (and checked with `fstat`) by
+/// ``open(_:)``: every read of the sequence — a retry, a refreshed credential, a `307` — sends
+/// the same file from its start, never another one put at its path since.
 ///
 /// The file must still hold `length` bytes: one that shrank fails the read rather than sending a
 /// body shorter than its `Content-Length`; one that grew is read to `length`.
@@ -20,79 +21,83 @@ struct FileChunks: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
     typealias Failure = any Error
 
-    let path: String
-    let length: Int
+    /// The opened file, closed when the last sequence reading it is gone.
+    let file: OpenedFile
     static let chunkSize = 64 * 1024
 
-    /// The size of the regular file at `path`.
-    ///
-    /// - Throws: ``TransportError/invalidRequest(_:underlying:)`` naming the file when it cannot
-    ///   be read or is not a regular file.
-    static func size(of path: String) throws(TransportError) -> Int {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            throw TransportError.invalidRequest("the file \(path) cannot be read", underlying: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO))
-        }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw TransportError.invalidRequest("\(path) is not a regular file") }
-        guard access(path, R_OK) == 0 else {
-            throw TransportError.invalidRequest("the file \(path) cannot be read", underlying: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EACCES))
-        }
-        return Int(info.st_size)
-    }
+    /// The file's size when it was opened: the body's length.
+    var length: Int { file.length }
 
-    final class AsyncIterator: AsyncIteratorProtocol {
-        private let path: String
-        private let length: Int
-        private var descriptor: Int32 = -1
-        private var offset = 0
+    /// A descriptor of a regular file, closed with the last reference to it.
+    final class OpenedFile: Sendable {
+        let path: String
+        let descriptor: Int32
+        let length: Int
 
-        init(path: String, length: Int) {
+        init(path: String, descriptor: Int32, length: Int) {
             self.path = path
+            self.descriptor = descriptor
             self.length = length
         }
 
         deinit {
-            if descriptor >= 0 { close(descriptor) }
+            close(descriptor)
+        }
+    }
+
+    /// Opens the regular file at `path`, once, as ``RegularFile`` does: a FIFO, a device or a
+    /// folder is refused, never read (nor waited on).
+    ///
+    /// - Throws: ``TransportError/invalidRequest(_:underlying:)`` naming the file when it cannot
+    ///   be read or is not a regular file.
+    static func open(_ path: String) throws(TransportError) -> FileChunks {
+        do {
+            let (descriptor, status) = try RegularFile.openForReading(path)
+            return FileChunks(file: OpenedFile(path: path, descriptor: descriptor, length: Int(status.st_size)))
+        } catch {
+            switch error.reason {
+            case .notRegularFile:
+                throw TransportError.invalidRequest("\(path) is not a regular file")
+            case .system(let code):
+                throw TransportError.invalidRequest("the file \(path) cannot be read", underlying: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO))
+            case .tooLarge, .changed:
+                throw TransportError.invalidRequest("the file \(path) cannot be read")
+            }
+        }
+    }
+
+    final class AsyncIterator: AsyncIteratorProtocol {
+        private let file: OpenedFile
+        private var offset = 0
+
+        init(file: OpenedFile) {
+            self.file = file
         }
 
         func next() async throws -> ByteBuffer? {
-            guard offset < length else {
-                closeFile()
-                return nil
-            }
-            if descriptor < 0 {
-                let path = self.path
-                descriptor = try await NIOThreadPool.singleton.runIfActive {
-                    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-                    guard descriptor >= 0 else {
-                        throw TransportError.invalidRequest("the file \(path) cannot be read", underlying: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO))
-                    }
-                    return descriptor
-                }
-            }
-            let (descriptor, offset, count, path) = (self.descriptor, self.offset, Swift.min(FileChunks.chunkSize, length - offset), self.path)
+            let (file, offset) = (self.file, self.offset)
+            guard offset < file.length else { return nil }
+            let count = Swift.min(FileChunks.chunkSize, file.length - offset)
             let chunk = try await NIOThreadPool.singleton.runIfActive { () throws -> ByteBuffer in
                 var buffer = ByteBuffer()
                 let read = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { bytes in
-                    // `bytes` holds at least `count` writable bytes: pread writes no more.
-                    let read = pread(descriptor, bytes.baseAddress, count, off_t(offset))
-                    guard read >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-                    return read
+                    while true {
+                        // `bytes` holds at least `count` writable bytes: pread writes no more.
+                        let read = pread(file.descriptor, bytes.baseAddress, count, off_t(offset))
+                        if read < 0, errno == EINTR { continue }
+                        guard read >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                        return read
+                    }
                 }
-                guard read > 0 else { throw TransportError.invalidRequest("the file \(path) shrank while it was sent") }
+                guard read > 0 else { throw TransportError.invalidRequest("the file \(file.path) shrank while it was sent") }
                 return buffer
             }
             self.offset += chunk.readableBytes
             return chunk
         }
-
-        private func closeFile() {
-            if descriptor >= 0 { close(descriptor) }
-            descriptor = -1
-        }
     }
 
     func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(path: path, length: length)
+        AsyncIterator(file: file)
     }
 }

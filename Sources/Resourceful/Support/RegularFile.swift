@@ -27,15 +27,36 @@ enum RegularFile {
         let reason: Reason
     }
 
-    /// The file's bytes and its status, as `fstat` gave it on the descriptor read from.
-    static func contents(of path: String, maximumBytes: Int) throws(Failure) -> (bytes: [UInt8], status: stat) {
+    /// Opens the regular file at `path` for reading: a descriptor the caller closes, and its
+    /// status as `fstat` gave it on that descriptor.
+    ///
+    /// A name that is plainly not a regular file is refused without being opened (opening a
+    /// device can act on it); the open does not block (a FIFO put there meanwhile would wait for
+    /// a writer for ever) and the descriptor's own `fstat` decides.
+    static func openForReading(_ path: String) throws(Failure) -> (descriptor: Int32, status: stat) {
+        var named = stat()
+        guard stat(path, &named) == 0 else { throw Failure(reason: .system(errno)) }
+        guard named.st_mode & S_IFMT == S_IFREG else { throw Failure(reason: .notRegularFile) }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard descriptor >= 0 else { throw Failure(reason: .system(errno)) }
-        defer { close(descriptor) }
         var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw Failure(reason: .system(errno)) }
-        guard status.st_mode & S_IFMT == S_IFREG else { throw Failure(reason: .notRegularFile) }
-        guard status.st_size >= 0, Int(status.st_size) <= maximumBytes else {
+        guard fstat(descriptor, &status) == 0 else {
+            let code = errno
+            close(descriptor)
+            throw Failure(reason: .system(code))
+        }
+        guard status.st_mode & S_IFMT == S_IFREG, status.st_size >= 0 else {
+            close(descriptor)
+            throw Failure(reason: .notRegularFile)
+        }
+        return (descriptor, status)
+    }
+
+    /// The file's bytes and its status, as `fstat` gave it on the descriptor read from.
+    static func contents(of path: String, maximumBytes: Int) throws(Failure) -> (bytes: [UInt8], status: stat) {
+        let (descriptor, status) = try openForReading(path)
+        defer { close(descriptor) }
+        guard Int(status.st_size) <= maximumBytes else {
             throw Failure(reason: .tooLarge(Int64(status.st_size)))
         }
         // One byte more than the file's size (and at most than the limit), to notice a file that

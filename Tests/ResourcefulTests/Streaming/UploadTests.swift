@@ -4,6 +4,10 @@ import Resourceful
 import ResourcefulTesting
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Request bodies read from files as they are sent (`FileUpload`, `MultipartFile(contentsOf:)`).
 @Suite struct UploadTests {
     struct Receipt: Codable, Sendable { var ok: Bool }
@@ -94,6 +98,69 @@ import Testing
             #expect(try normalised(sent[0]) == normalised(sent[1]))
             #expect(sent[0].headerFields[.contentLength] == String(sent[0].body.count))
             #expect(sent[0].body.range(of: bytes) != nil)
+        }
+    }
+
+    /// A route that answers 503 to the first request, after another file of the same size took
+    /// `url`'s name, and `ok` to the next.
+    static func swapThenRetry(_ server: MockServer, _ method: HTTPRequest.Method, _ path: String, file url: URL, size: Int) {
+        let calls = Locked(0)
+        server.route(method, path) { _ in
+            let number = calls.withLock { value in
+                defer { value += 1 }
+                return value
+            }
+            guard number == 0 else { return .json(raw: #"{"ok":true}"#) }
+            let other = url.appendingPathExtension("other")
+            try Data(repeating: 0x41, count: size).write(to: other)
+            guard rename(other.path, url.path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+            return .status(.serviceUnavailable)
+        }
+    }
+
+    @Test func aRetrySendsTheFileItOpenedNotOneSwappedInSince() async throws {
+        let url = try Self.file(200_000)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let original = try Data(contentsOf: url)
+        try await Harness.run { harness in
+            Self.swapThenRetry(harness.server, .put, "/v1/backups/1", file: url, size: 200_000)
+            let receipt = try await harness.api.call(PutBackup(file: url))
+            #expect(receipt.ok)
+            let sent = harness.server.requests
+            try #require(sent.count == 2)
+            #expect(sent.allSatisfy { $0.body == original })
+        }
+    }
+
+    @Test func aRetryOfAMultipartBodySendsTheFileItOpened() async throws {
+        let url = try Self.file(200_000)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let original = try Data(contentsOf: url)
+        try await Harness.run { harness in
+            Self.swapThenRetry(harness.server, .put, "/v1/attachments/1", file: url, size: 200_000)
+            var request = AdHocRequest<Receipt, Form>(.update, "attachments/1", parameters: Form(title: "report", attachment: MultipartFile(contentsOf: url)))
+            request.bodyEncoding = .multipart
+            _ = try await harness.api.call(request)
+            let sent = harness.server.requests
+            try #require(sent.count == 2)
+            #expect(sent.allSatisfy { $0.body.range(of: original) != nil })
+        }
+    }
+
+    @Test func aFIFOOrDeviceIsRefusedBeforeAnythingIsSent() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-upload-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fifo = folder.appendingPathComponent("pipe")
+        try #require(mkfifo(fifo.path, 0o600) == 0)
+        try await Harness.run { harness in
+            harness.server.stub(.put, "/v1/backups/1", .json(raw: #"{"ok":true}"#))
+            for path in [fifo, URL(fileURLWithPath: "/dev/zero")] {
+                let error = await #expect(throws: APIError.self) { _ = try await harness.api.call(PutBackup(file: path)) }
+                #expect(error?.kind == .file)
+                #expect(error?.detail?.contains("not a regular file") == true)
+            }
+            #expect(harness.server.requests.isEmpty)
         }
     }
 }
