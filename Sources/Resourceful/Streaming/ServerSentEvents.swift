@@ -14,6 +14,8 @@ extension API {
     /// `reconnect`'s delay), growing with each connection that brings no event, with a little
     /// jitter, sending `Last-Event-ID` so that the server can go on where it stopped; at most
     /// `reconnect`'s ``EventStreamReconnection/maxAttempts`` times in a row without an event.
+    /// Connections that each end within ``EventStreamReconnection/delay`` after one event at
+    /// most are reconnected to no faster than once per that delay, whatever `retry` says.
     /// A request whose method is not idempotent (`POST`, `PATCH`) is not reconnected unless it
     /// allows retries (``ResourceRequest/allowsRetries``).
     /// A `204 No Content` ends the sequence; a status outside 200–299 or a body that is not an
@@ -109,7 +111,12 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
         var body: ResponseBodyStream.AsyncIterator?
         /// Reconnections since the last event.
         var failures = 0
+        /// Connections in a row, this one included, that ended within the client's delay after
+        /// one event at most: past the first, each waits at least that delay.
+        var quickInARow = 0
         var eventsThisConnection = 0
+        /// When the current connection was opened.
+        var connectedAt = ContinuousClock.now
         var finished = false
 
         init(sequence: ServerSentEvents) {
@@ -161,6 +168,7 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
                 fields[name] = parser.lastEventID
             }
             eventsThisConnection = 0
+            connectedAt = .now
             parser.restart()
             let response: StreamedResponse
             do {
@@ -194,6 +202,11 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
         private mutating func connectionEnded(after error: APIError?) async throws {
             body = nil
             if eventsThisConnection > 0 { failures = 0 }
+            // A server answering each connection with one event (or none) and `retry: 0` would
+            // otherwise be reconnected to at once, for ever.
+            let floor = Swift.min(sequence.reconnect.delay, sequence.reconnect.maxDelay)
+            let quick = eventsThisConnection <= 1 && connectedAt.duration(to: .now) < floor
+            quickInARow = quick ? quickInARow + 1 : 0
             let attempts = sequence.reconnect.maxAttempts
             // A POST or PATCH stream is opened again only when the request allows retries: the
             // server may have acted on it.
@@ -204,7 +217,8 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
             }
             // The first reconnection after an event waits the server's time; each one after a
             // connection that brought none waits longer.
-            let wait = sequence.reconnect.wait(failures: failures, retry: parser.retry)
+            var wait = sequence.reconnect.wait(failures: failures, retry: parser.retry)
+            if quickInARow > 1 { wait = Swift.max(wait, floor) }
             failures += 1
             do {
                 // Never past the stream's own deadline.

@@ -106,4 +106,21 @@ import Testing
             #expect(harness.server.requests.count == 1)
         }
     }
+
+    @Test func oneEventPerConnectionWithRetryZeroIsThrottled() async throws {
+        try await Harness.run { harness in
+            harness.server.stub(.get, "/v1/ticks", Self.stream("retry: 0\ndata: {\"n\":1}\n\n"))
+            let delay = Duration.milliseconds(300)
+            let window = Duration.milliseconds(1500)
+            let start = ContinuousClock.now
+            let reconnect = EventStreamReconnection(maxAttempts: 5, delay: delay, maxDelay: .seconds(1))
+            for try await _ in harness.api.events(AdHocRequest<Tick, Empty>(.show, "ticks"), reconnect: reconnect) {
+                if ContinuousClock.now - start >= window { break }
+            }
+            // One reconnection at once, then at most one per delay: about six in the window;
+            // without a floor, one per round trip (hundreds).
+            let connections = harness.server.requests.count
+            #expect(connections <= Int(window / delay) + 3, "\(connections) connections")
+        }
+    }
 }
