@@ -41,7 +41,7 @@ struct CallOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Answer from this HAR file instead of the network.", valueName: "file.har"))
     var replay: String?
 
-    @Option(help: ArgumentHelp("Write the response body to this file, whole or not at all (resumed after a dropped connection); nothing is printed. A progress bar goes to standard error when it is a terminal.", valueName: "file"))
+    @Option(help: ArgumentHelp("Write the response body to this file, whole or not at all (resumed after a dropped connection); nothing is printed. Only a regular file is replaced (never a device, FIFO or socket); `-` writes the body to standard output instead. A progress bar goes to standard error when it is a terminal.", valueName: "file"))
     var output: String?
 
     @Flag(help: "Print each server-sent event's data, or each line of a streamed body, as it arrives, until the stream ends or you interrupt it.")

@@ -12,6 +12,7 @@ enum StreamOutput {
     /// Downloads `request`'s body to `path`, drawing a progress bar on standard error when it is
     /// a terminal.
     static func download(_ api: API, _ request: ToolRequest, to path: String) async -> Result<Void, APIError> {
+        if path == "-" { return await copy(api, request) }
         let bar = isatty(STDERR_FILENO) == 1 ? ProgressBar() : nil
         do throws(APIError) {
             _ = try await api.download(request, to: URL(fileURLWithPath: path)) { progress in bar?.draw(progress) }
@@ -19,6 +20,29 @@ enum StreamOutput {
             return .success(())
         } catch {
             bar?.finish()
+            return .failure(error)
+        }
+    }
+
+    /// `--output -`: the body's bytes on standard output, as they arrive, unchanged.
+    static func copy(_ api: API, _ request: ToolRequest) async -> Result<Void, APIError> {
+        guard isatty(STDOUT_FILENO) != 1 else {
+            // Raw bytes could drive the terminal (escape sequences): curl's rule.
+            return .failure(APIError(kind: .file, detail: "standard output is a terminal: --output - writes the body's raw bytes; redirect it, or use --stream"))
+        }
+        do throws(APIError) {
+            let response = try await api.stream(request)
+            do {
+                for try await chunk in response.body {
+                    FileHandle.standardOutput.write(Data(chunk.readableBytesView))
+                }
+            } catch let error as APIError {
+                throw error
+            } catch {
+                throw APIError(kind: .transport, underlying: error)
+            }
+            return .success(())
+        } catch {
             return .failure(error)
         }
     }
@@ -72,24 +96,32 @@ enum StreamOutput {
 
 /// A one-line progress bar redrawn on standard error.
 final class ProgressBar: Sendable {
+    /// The bar's width in characters.
+    static let width = 30
+
     func draw(_ progress: DownloadProgress) {
-        let done = Self.size(progress.bytesWritten)
-        let line: String
-        if let total = progress.totalBytes, let fraction = progress.fractionCompleted {
-            let filled = Int(fraction * 30)
-            line = "[" + String(repeating: "#", count: filled) + String(repeating: " ", count: 30 - filled) + "] \(Int(fraction * 100))% \(done) of \(Self.size(total))"
-        } else {
-            line = "\(done)"
-        }
-        FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
+        FileHandle.standardError.write(Data(("\r\u{1B}[K" + Self.line(bytesWritten: progress.bytesWritten, totalBytes: progress.totalBytes)).utf8))
+    }
+
+    /// The line drawn for a download at `bytesWritten` of `totalBytes`: every count clamped, so
+    /// that whatever a server's lengths say (more bytes than the total, a negative or absurd
+    /// total), it never traps.
+    static func line(bytesWritten: Int, totalBytes: Int?) -> String {
+        let done = size(bytesWritten)
+        guard let total = totalBytes, total > 0 else { return done }
+        let fraction = min(max(Double(bytesWritten) / Double(total), 0), 1)
+        let filled = min(max(Int(fraction * Double(width)), 0), width)
+        return "[" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled) + "] \(Int(fraction * 100))% \(done) of \(size(total))"
     }
 
     func finish() {
         FileHandle.standardError.write(Data("\n".utf8))
     }
 
-    private static func size(_ bytes: Int) -> String {
-        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+    /// `bytes` in B, KiB… for a person; a negative count shows as 0 B.
+    static func size(_ bytes: Int) -> String {
+        let bytes = max(bytes, 0)
+        let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
         var value = Double(bytes)
         var unit = 0
         while value >= 1024, unit < units.count - 1 {

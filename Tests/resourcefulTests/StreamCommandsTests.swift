@@ -5,6 +5,12 @@ import Resourceful
 import ResourcefulTesting
 import Testing
 
+@testable import resourceful
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `--output` and `--stream` on the verb commands.
 @Suite struct StreamCommandsTests {
     @Test func outputWritesTheBodyToAFileAndNothingElse() async throws {
@@ -56,6 +62,61 @@ import Testing
             let result = try await CLITool.run(server, ["index", "rows", "--stream"])
             #expect(result.status == 0)
             #expect(result.output == "{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n")
+        }
+    }
+
+    @Test func theProgressBarClampsEveryCount() {
+        let cases: [(Int, Int?)] = [
+            (10 << 20, 4 << 20), (-5, 100), (5, -100), (Int.max, 1), (Int.min, Int.max), (Int.max, Int.max), (0, 0), (-1, nil), (Int.max, nil),
+        ]
+        for (written, total) in cases {
+            let line = ProgressBar.line(bytesWritten: written, totalBytes: total)
+            #expect(!line.isEmpty)
+            if let total, total > 0 {
+                let bar = line.drop { $0 == "[" }.prefix { $0 != "]" }
+                #expect(bar.count == ProgressBar.width, "\(written) of \(total): \(line)")
+                let percent = line.split(separator: "]").last?.split(separator: "%").first.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+                #expect(percent.map { (0...100).contains($0) } == true, "\(written) of \(total): \(line)")
+            }
+        }
+        #expect(ProgressBar.line(bytesWritten: 10 << 20, totalBytes: 4 << 20).hasPrefix("[" + String(repeating: "#", count: ProgressBar.width) + "] 100%"))
+        #expect(ProgressBar.size(-3) == "0 B")
+    }
+
+    @Test func outputOntoAFIFOOrADeviceIsRefusedAndLeavesItAlone() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-cli-output-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fifo = folder.appendingPathComponent("pipe").path
+        try #require(mkfifo(fifo, 0o644) == 0)
+        let device = folder.appendingPathComponent("null").path
+        var targets = [fifo]
+        // A device of /dev/null's numbers when this may make one (root).
+        if mknod(device, S_IFCHR | 0o666, dev_t((1 << 8) | 3)) == 0 { targets.append(device) }
+        try await MockServer.withRunning { server in
+            server.stub(.get, "/v1/files/asset.bin", MockResponse(body: Data("payload".utf8)))
+            for target in targets {
+                let result = try await CLITool.run(server, ["show", "files/asset.bin", "--output", target])
+                #expect(result.status != 0)
+                #expect(result.output.contains(target), "\(result.output)")
+                #expect(result.output.contains("not a regular file"), "\(result.output)")
+            }
+            #expect(server.requests.isEmpty)
+        }
+        var status = stat()
+        #expect(lstat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)
+        if targets.count == 2 { #expect(lstat(device, &status) == 0 && status.st_mode & S_IFMT == S_IFCHR) }
+    }
+
+    @Test func outputDashWritesTheBodyToStandardOutput() async throws {
+        try await MockServer.withRunning { server in
+            var response = MockResponse(headerFields: [.contentType: "application/octet-stream"])
+            response.parts = [Data("first part, ".utf8), Data("second part".utf8)]
+            server.stub(.get, "/v1/files/asset.bin", response)
+            let result = try await CLITool.run(server, ["show", "files/asset.bin", "--output", "-"])
+            #expect(result.status == 0)
+            #expect(result.output == "first part, second part")
+            #expect(!FileManager.default.fileExists(atPath: "-"))
         }
     }
 }
