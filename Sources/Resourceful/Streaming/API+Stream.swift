@@ -46,10 +46,12 @@ extension API {
             for field in extraFields { built.request.headerFields[field.name] = field.value }
             let context = context(for: request, built: built, options: options)
             let response = try await send(built.request, context: context)
+            // The deadline and cap the steps before the transport left (``CallContext/options``).
+            let limits = response.collectionLimits
             guard response.status.kind == .successful else {
                 // An error's body is small and read whole, within the time of one silence.
-                let deadline = Swift.min(built.request.deadline, .now + options.timeout)
-                let body = try await collect(response.body, upTo: options.maxResponseBytes, deadline: deadline)
+                let deadline = Swift.min(limits?.deadline ?? built.request.deadline, .now + options.timeout)
+                let body = try await collect(response.body, upTo: limits?.maxBytes ?? options.maxResponseBytes, deadline: deadline)
                 _ = try ResponseValidator.validate(response, body: body, for: request, decoder: options.responseDecoder)
                 throw APIError(kind: .unacceptableStatus, status: response.status)
             }
@@ -60,7 +62,7 @@ extension API {
             return StreamedResponse(
                 status: response.status,
                 headerFields: response.headerFields,
-                body: ResponseBodyStream(body: response.body, expectedLength: expected, method: method, path: path, deadline: built.request.deadline)
+                body: ResponseBodyStream(body: response.body, expectedLength: expected, method: method, path: path, deadline: limits?.deadline ?? built.request.deadline)
             )
         } catch {
             throw error.with(method: method, path: path)

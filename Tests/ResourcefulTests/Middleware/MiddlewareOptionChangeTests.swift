@@ -61,6 +61,27 @@ import Testing
         }
     }
 
+    @Test func aStreamTimeOutSetByAMiddlewareEndsTheStreamAtItsDeadline() async throws {
+        try await Harness.run(configure: { $0.timeout = .seconds(30) }) { harness in
+            var drip = MockResponse(headerFields: [.contentType: "application/octet-stream"])
+            drip.parts = Array(repeating: Data(repeating: 0x61, count: 10), count: 8)
+            drip.partDelay = .milliseconds(500)
+            harness.server.stub(.get, "/v1/drip", drip)
+            let streamTimeout = Duration.seconds(1)
+            let api = API(dependencies: harness.dependencies, middlewares: [Adjust { $0.streamTimeout = streamTimeout }] + API.defaultMiddlewares)
+            let start = ContinuousClock.now
+            let error = await #expect(throws: APIError.self) {
+                let response = try await api.stream(AdHocRequest<Empty, Empty>(.show, "drip"))
+                for try await _ in response.body {}
+            }
+            let elapsed = ContinuousClock.now - start
+            #expect(error?.kind == .timeout)
+            // Over at the deadline the step set, well before the 4 s the whole body takes.
+            #expect(elapsed >= streamTimeout - .milliseconds(50), "\(elapsed)")
+            #expect(elapsed < streamTimeout + .milliseconds(1_500), "\(elapsed)")
+        }
+    }
+
     @Test func redactionTurnedOnByAMiddlewareKeepsBodiesOutOfLogsAndRecordings() async throws {
         let marker = "body-marker-\(UInt32.random(in: 0...UInt32.max))"
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-\(UUID().uuidString).har")
