@@ -74,7 +74,9 @@ package struct SensitiveNames: Sendable {
 
     /// Whether `name` holds a secret.
     package func contains(_ name: some StringProtocol) -> Bool {
-        if matchesNormalised(name) { return true }
+        let normalised = Self.normalise(name)
+        if matchesNormalised(normalised) { return true }
+        guard Self.mayHoldAWord(normalised) else { return false }
         let words = Self.words(of: name)
         guard let last = words.last else { return false }
         if words.contains(where: Self.anyWords.contains) { return true }
@@ -88,6 +90,7 @@ package struct SensitiveNames: Sendable {
     /// another origin.
     package func isSensitiveHeader(_ name: some StringProtocol) -> Bool {
         if contains(name) { return true }
+        guard Self.mayHoldAWord(Self.normalise(name)) else { return false }
         let words = Self.words(of: name)
         return words.indices.contains { Self.headerWords.contains(words[$0]) && !Self.isReadableKind(words, at: $0) }
     }
@@ -112,9 +115,23 @@ package struct SensitiveNames: Sendable {
         }
     }
 
+    /// The stems every word of ``lastWords``, ``anyWords`` and ``headerWords`` starts with.
+    private static let stems: [[UInt8]] = ["pass", "key", "auth", "bearer", "secret", "token", "pwd", "pin", "otp", "sig", "cookie", "credential", "jwt", "apikey", "session", "sid"].map {
+        Array($0.utf8)
+    }
+
+    /// Whether a normalised name holds one of the ``stems``: when it does not (`id`, `name`,
+    /// `created_at`), no word of it is a word for a secret, and it is not split into words.
+    private static func mayHoldAWord(_ normalised: [UInt8]) -> Bool {
+        stems.contains { stem in
+            normalised.count >= stem.count && (0...(normalised.count - stem.count)).contains { start in
+                normalised[start..<start + stem.count].elementsEqual(stem)
+            }
+        }
+    }
+
     /// Whether the normalised name ends with a listed name or is a short exact one.
-    private func matchesNormalised(_ name: some StringProtocol) -> Bool {
-        let normalised = Self.normalise(name)
+    private func matchesNormalised(_ normalised: [UInt8]) -> Bool {
         guard !normalised.isEmpty else { return false }
         if normalised.count <= 4, Self.exact.contains(String(decoding: normalised, as: UTF8.self)) { return true }
         for suffix in suffixes where normalised.count >= suffix.count {
