@@ -64,6 +64,9 @@ extension APIConfig {
         /// ``AuthenticationStorageFactory`` read their own (`authentication.<kind>.*`); `nil` for
         /// settings made in code. Not compared by `==`.
         public var keys: ConfigurationKeys?
+        /// The file the settings were loaded from by ``APIConfig/load(environment:configDirectory:environmentVariables:service:)``
+        /// and whether its folder was chosen; `nil` otherwise. Not compared by `==`.
+        package var origin: APIConfig.FileOrigin?
 
         /// Creates settings: no storage, files under `/run/secrets`, variables under
         /// `RESOURCEFUL_AUTH`, and `Bearer` tokens. The settings of kinds other modules bring
@@ -87,6 +90,7 @@ extension APIConfig {
             self.environmentScheme = environmentScheme
             self.headerName = headerName
             self.keys = nil
+            self.origin = nil
         }
 
         /// Whether the settings are the same, the keys they were read from aside.

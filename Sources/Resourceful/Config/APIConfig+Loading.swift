@@ -107,7 +107,40 @@ extension APIConfig {
     ) async throws(APIError) -> APIConfig {
         let variables = environmentVariables ?? ProcessInfo.processInfo.environment
         let file = Self.file(environment: environment, configDirectory: configDirectory, variables: variables)
-        return try await load(file: file, environmentVariables: variables, service: service)
+        var config = try await load(file: file, environmentVariables: variables, service: service)
+        config.authentication.origin = FileOrigin(
+            file: file, isChosen: configDirectory != nil || variables["\(environmentVariablePrefix)_CONFIG_DIR"] != nil
+        )
+        return config
+    }
+
+    /// Where a configuration file came from, as far as trusting it with credentials goes.
+    package struct FileOrigin: Sendable, Equatable {
+        /// The file read.
+        package var file: String
+        /// Whether its folder was chosen (a `configDirectory`, `RESOURCEFUL_CONFIG_DIR`, or the
+        /// file itself), rather than the working directory's `Configs` found by default.
+        package var isChosen: Bool
+    }
+
+    /// Refuses a configuration that names credential storages when it was found in the working
+    /// directory's `Configs` folder by default rather than chosen: a cloned repository's
+    /// `Configs/` would otherwise pick a secret (a variable, a file, a keyring item, an OAuth 2
+    /// client secret) and the host it is sent to. The command-line tool asks this before it makes
+    /// any storage. An app's own ``APIDependencies/live(environment:configDirectory:environmentVariables:authenticationStorage:storageFactories:service:)``
+    /// is not refused: the app chooses its folder (pass `configDirectory`, or run it where its
+    /// own `Configs` is).
+    ///
+    /// - Parameter howToChoose: What the user does to choose the folder, such as
+    ///   `pass --config-directory Configs or set RESOURCEFUL_CONFIG_DIR`.
+    /// - Throws: ``APIError/Kind/invalidConfiguration`` naming the file and `howToChoose`.
+    package func refuseCredentialsFromUnchosenFile(howToChoose: String) throws(APIError) {
+        guard let origin = authentication.origin, !origin.isChosen, !authentication.storages.isEmpty else { return }
+        let kinds = authentication.storages.map(\.rawValue).joined(separator: ", ")
+        throw APIConfigError(
+            kind: .unchosenFile, file: origin.file,
+            expected: "to be chosen before its credential storages (\(kinds)) send anything to \(baseURL.host ?? "the hosts it names"): \(howToChoose)"
+        ).apiError
     }
 
     /// The file `load(environment:configDirectory:…)` reads.
@@ -116,7 +149,8 @@ extension APIConfig {
         return URL(fileURLWithPath: directory).appendingPathComponent("\(environment).json").path
     }
 
-    /// Loads one JSON configuration file, with environment variables overriding its keys.
+    /// Loads one JSON configuration file, with environment variables overriding its keys. The
+    /// file is taken as chosen by the caller.
     ///
     /// - Parameter service: The name of a service under `services` in the file, or `nil` for the
     ///   top level (see ``load(environment:configDirectory:environmentVariables:service:)``).
@@ -346,8 +380,15 @@ struct ConfigKeyReader {
         return isPresent(key, in: service.reader)
     }
 
+    /// Whether `key`'s value comes from the configuration file the package opened, not from an
+    /// environment variable (set outside the file) nor an app's own reader.
+    func isReadFromFile(_ key: String) -> Bool {
+        guard let file else { return false }
+        return source(of: key) == file
+    }
+
     /// `key` as written where its value is: under the picked service, or at the top level.
-    private func qualified(_ key: String) -> String {
+    func qualified(_ key: String) -> String {
         guard let service, isPresent(key, in: service.reader) else { return key }
         return "services.\(service.name).\(key)"
     }

@@ -13,6 +13,10 @@ package struct APIConfigError: Error, Sendable, Hashable, CustomStringConvertibl
         case wrongType
         /// A key's value has the right type but is not allowed, such as a relative base URL.
         case invalidValue
+        /// The file was found in the working directory's `Configs` folder rather than chosen,
+        /// and names credentials to send: whoever wrote that folder (a cloned repository) would
+        /// choose both a secret and the host it goes to.
+        case unchosenFile
     }
 
     /// What went wrong.
@@ -45,6 +49,7 @@ package struct APIConfigError: Error, Sendable, Hashable, CustomStringConvertibl
         case .missingKey: text = "configuration key '\(key)' is missing from \(file.map { "\($0) and the environment" } ?? source)"
         case .wrongType: text = "configuration key '\(key)' has the wrong type in \(source)"
         case .invalidValue: text = "configuration key '\(key)' has an invalid value in \(source)"
+        case .unchosenFile: text = "configuration file \(source) was found in the working directory, not chosen, and names credentials to send"
         }
         if let expected { text += ": expected \(expected)" }
         return text

@@ -100,6 +100,19 @@ public struct ConfigurationKeys: Sendable {
         reader.isSetByService(full(key))
     }
 
+    /// Whether `key`'s value was read from a configuration file the package opened, rather than
+    /// from an environment variable (set outside the file) or an app's own reader.
+    package func isReadFromFile(_ key: String) -> Bool {
+        reader.isReadFromFile(full(key))
+    }
+
+    /// The name of the environment variable that overrides `key` where it is set (under the
+    /// picked service, or at the top level), such as
+    /// `RESOURCEFUL_AUTHENTICATION_ENVIRONMENT_PREFIX`.
+    package func environmentVariable(for key: String) -> String {
+        reader.environmentVariable(for: reader.qualified(full(key)))
+    }
+
     /// The error for a value of `key` that was read but is not allowed: it names the full key,
     /// where the value came from, and `expected`.
     public func invalid(_ key: String, expected: String) -> APIError {

@@ -28,6 +28,15 @@ extension APIConfig.AuthenticationSettings {
         let environment = keys.scoped(to: "environment")
         if let prefix = try environment.string("prefix") {
             guard !prefix.isEmpty else { throw environment.invalid("prefix", expected: "a non-empty prefix") }
+            // A file must not pick any variable of the process (`GITHUB` and a name `token` would
+            // send GITHUB_TOKEN to the host the file names): from a file, the prefix stays in
+            // the storage's own namespace; another is set outside it, by its variable.
+            if environment.isReadFromFile("prefix"), !Self.isOwnEnvironmentPrefix(prefix) {
+                throw environment.invalid(
+                    "prefix",
+                    expected: "\(Self.ownEnvironmentPrefix) or a prefix starting with \(Self.ownEnvironmentPrefix)_ (a configuration file cannot choose other variables; set \(environment.environmentVariable(for: "prefix")) outside it for another prefix)"
+                )
+            }
             environmentPrefix = prefix
         }
         environmentScheme = try environment.string("scheme") ?? environmentScheme
@@ -35,6 +44,15 @@ extension APIConfig.AuthenticationSettings {
             guard HeaderValidation.isValidName(name) else { throw keys.invalid("headerName", expected: "a valid header field name") }
             headerName = name
         }
+    }
+
+    /// The `environment` storage's own namespace: `RESOURCEFUL_AUTH`.
+    package static let ownEnvironmentPrefix = "RESOURCEFUL_AUTH"
+
+    /// Whether `prefix` keeps the `environment` storage to its own variables: `RESOURCEFUL_AUTH`
+    /// or `RESOURCEFUL_AUTH_<more>`.
+    package static func isOwnEnvironmentPrefix(_ prefix: String) -> Bool {
+        prefix == ownEnvironmentPrefix || prefix.hasPrefix(ownEnvironmentPrefix + "_")
     }
 
     /// Which kinds are known is up to the storage factories the dependencies are made with: only

@@ -1,0 +1,81 @@
+import Foundation
+@testable import Resourceful
+import Testing
+
+/// A configuration the user did not write cannot pick an arbitrary secret: the environment
+/// storage's prefix stays in its namespace unless set outside the file, and a file found in the
+/// working directory is marked as not chosen.
+@Suite struct ConfigurationTrustTests {
+    static func folder(_ json: String) throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trust-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data(json.utf8).write(to: folder.appendingPathComponent("x.json"))
+        return folder
+    }
+
+    static func environmentConfig(prefix: String) -> String {
+        #"{"baseURL": "https://api.example", "service": "s", "authentication": {"storages": ["environment"], "environment": {"prefix": "\#(prefix)"}}}"#
+    }
+
+    @Test(arguments: ["GITHUB", "AWS", "RESOURCEFUL", "RESOURCEFUL_AUTHX", "resourceful_auth"])
+    func aFileCannotPointTheEnvironmentStorageAtOtherVariables(_ prefix: String) async throws {
+        let folder = try Self.folder(Self.environmentConfig(prefix: prefix))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let error = await #expect(throws: APIError.self) {
+            _ = try await APIConfig.load(environment: "x", configDirectory: folder.path, environmentVariables: ["GITHUB_TOKEN": "ghp-victim-5e2"])
+        }
+        #expect((error?.underlying as? APIConfigError)?.key == "authentication.environment.prefix")
+        #expect(error.map { "\($0)" }?.contains("RESOURCEFUL_AUTHENTICATION_ENVIRONMENT_PREFIX") == true)
+        #expect(error.map { "\($0)" }?.contains("ghp-victim") == false)
+    }
+
+    @Test func aServiceCannotEither() async throws {
+        let folder = try Self.folder(
+            #"{"baseURL": "https://api.example", "service": "s", "authentication": {"storages": ["environment"]}, "services": {"gh": {"authentication": {"environment": {"prefix": "GITHUB"}}}}}"#
+        )
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let error = await #expect(throws: APIError.self) {
+            _ = try await APIConfig.load(environment: "x", configDirectory: folder.path, environmentVariables: [:], service: "gh")
+        }
+        #expect((error?.underlying as? APIConfigError)?.key == "services.gh.authentication.environment.prefix")
+    }
+
+    @Test(arguments: ["RESOURCEFUL_AUTH", "RESOURCEFUL_AUTH_STAGING"])
+    func aPrefixInItsOwnNamespaceIsTaken(_ prefix: String) async throws {
+        let folder = try Self.folder(Self.environmentConfig(prefix: prefix))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let config = try await APIConfig.load(environment: "x", configDirectory: folder.path, environmentVariables: [:])
+        #expect(config.authentication.environmentPrefix == prefix)
+    }
+
+    @Test func anotherPrefixIsTakenFromItsVariableSetOutsideTheFile() async throws {
+        let folder = try Self.folder(Self.environmentConfig(prefix: "GITHUB"))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let variables = ["RESOURCEFUL_AUTHENTICATION_ENVIRONMENT_PREFIX": "GITHUB", "GITHUB_S_TOKEN": "chosen-by-the-user"]
+        let dependencies = try await APIDependencies.live(environment: "x", configDirectory: folder.path, environmentVariables: variables)
+        try await dependencies.transport.shutdown()
+        #expect(try await dependencies.authenticationStorage.authenticationHeader(for: "s") == "Bearer chosen-by-the-user")
+    }
+
+    @Test func aFileFoundInTheWorkingDirectoryIsNotChosenAndOneNamedIs() async throws {
+        let folder = try Self.folder(Self.environmentConfig(prefix: "RESOURCEFUL_AUTH"))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let named = try await APIConfig.load(environment: "x", configDirectory: folder.path, environmentVariables: [:])
+        #expect(named.authentication.origin?.isChosen == true)
+        try named.refuseCredentialsFromUnchosenFile(howToChoose: "choose it")
+        let byVariable = try await APIConfig.load(environment: "x", environmentVariables: ["RESOURCEFUL_CONFIG_DIR": folder.path])
+        #expect(byVariable.authentication.origin?.isChosen == true)
+
+        // The working directory's Configs (the package's own, where the tests run).
+        guard FileManager.default.fileExists(atPath: "Configs/production.json") else { return }
+        let found = try await APIConfig.load(environment: "production", environmentVariables: [:])
+        #expect(found.authentication.origin?.isChosen == false)
+        let error = #expect(throws: APIError.self) { try found.refuseCredentialsFromUnchosenFile(howToChoose: "pass --config-directory Configs") }
+        #expect((error?.underlying as? APIConfigError)?.kind == .unchosenFile)
+        #expect(error.map { "\($0)" }?.contains("Configs/production.json") == true)
+        #expect(error.map { "\($0)" }?.contains("--config-directory Configs") == true)
+        // Made in code, or from a file named by the caller: chosen.
+        let file = try await APIConfig.load(file: "Configs/production.json", environmentVariables: [:])
+        try file.refuseCredentialsFromUnchosenFile(howToChoose: "")
+    }
+}
