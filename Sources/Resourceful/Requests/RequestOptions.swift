@@ -52,7 +52,9 @@ public struct RequestOptions: Sendable {
     /// Whether a `307`/`308` redirect to another origin may re-send the body
     /// (``ResourceRequest/sendsBodyAcrossOrigins``).
     public var sendsBodyAcrossOrigins: Bool
-    /// `PUT` or `PATCH` for ``ResourceVerb/update`` (``ResourceRequest/updateMethod``).
+    /// `PUT` or `PATCH` for ``ResourceVerb/update`` (``ResourceRequest/updateMethod``). The
+    /// default of ``allowsRetries`` follows the request's own ``ResourceRequest/updateMethod``:
+    /// a ``ResourceRequest/configure(_:)`` that picks `PATCH` here sets ``allowsRetries`` too.
     public var updateMethod: UpdateMethod
     /// How a body is encoded (``ResourceRequest/bodyEncoding``).
     public var bodyEncoding: BodyEncoding
