@@ -14,13 +14,20 @@ enum StreamOutput {
     static func download(_ api: API, _ request: ToolRequest, to path: String) async -> Result<Void, APIError> {
         if path == "-" { return await copy(api, request) }
         let bar = isatty(STDERR_FILENO) == 1 ? ProgressBar() : nil
-        do throws(APIError) {
+        let work = Task { () async throws -> Void in
             _ = try await api.download(request, to: URL(fileURLWithPath: path)) { progress in bar?.draw(progress) }
+        }
+        // Ctrl-C cancels the download, which removes its temporary file, rather than end the
+        // process with the file left behind.
+        let interrupts = Interrupts(cancelling: work)
+        defer { interrupts.stop() }
+        do {
+            try await work.value
             bar?.finish()
             return .success(())
         } catch {
             bar?.finish()
-            return .failure(error)
+            return .failure(error as? APIError ?? APIError(kind: .cancelled, underlying: error))
         }
     }
 
@@ -92,6 +99,34 @@ enum StreamOutput {
     }
 
     private static let toTerminal = isatty(STDOUT_FILENO) == 1
+}
+
+/// `SIGINT` and `SIGTERM` while a task runs: the first cancels it (and puts the signal's default
+/// back, so that a second one ends the process at once).
+final class Interrupts {
+    private var sources: [any DispatchSourceSignal] = []
+
+    init(cancelling task: Task<Void, any Error>) {
+        for number in [SIGINT, SIGTERM] {
+            // Delivered to the source below instead of ending the process.
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                signal(number, SIG_DFL)
+                task.cancel()
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    /// Stops listening: the signals end the process again.
+    func stop() {
+        for source in sources { source.cancel() }
+        sources = []
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
+    }
 }
 
 /// A one-line progress bar redrawn on standard error.

@@ -119,4 +119,34 @@ import Glibc
             #expect(!FileManager.default.fileExists(atPath: "-"))
         }
     }
+
+    @Test func anInterruptedDownloadLeavesNoTemporaryFile() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-cli-output-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await MockServer.withRunning { server in
+            // 200 KiB, a KiB every 50 ms: ten seconds, far longer than the test waits.
+            var response = MockResponse(headerFields: [.contentLength: String(200 * 1024)])
+            response.parts = Array(repeating: Data(repeating: 7, count: 1024), count: 200)
+            response.partDelay = .milliseconds(50)
+            server.stub(.get, "/v1/files/slow.bin", response)
+            let command = try RunningCommand(
+                resourcefulTool,
+                ["show", "files/slow.bin", "--output", folder.appendingPathComponent("slow.bin").path, "--env", "test", "--config-directory", try CLITool.configDirectory(for: server)]
+            )
+            // Poll until the body is arriving into the temporary file.
+            let giveUp = ContinuousClock.now + .seconds(60)
+            while ContinuousClock.now < giveUp {
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+                if server.bodyBytesSent > 0, names.contains(where: { $0.hasSuffix(".download") }) { break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            try #require(((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).contains { $0.hasSuffix(".download") })
+            command.interrupt()
+            let result = try await command.finish()
+            #expect(result.status != 0)
+            #expect(server.bodyBytesSent < 200 * 1024)
+            #expect((try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.isEmpty == true)
+        }
+    }
 }
