@@ -25,11 +25,11 @@ import Testing
         }
     }
 
-    /// Logs in with `resourceful login` (device flow, approved as the user would), its token
-    /// endpoint behind `relay`; a service name of its own, so that no other suite's lock is shared.
-    func logIn(_ server: OAuthServer, relay: PythonServer) async throws -> Login {
+    /// Logs in to `service` with `resourceful login` (device flow, approved as the user would),
+    /// its token endpoint behind `relay`, its refresh token kept under a new keyring account. Each
+    /// test names a service of its own, so that no other test shares its lock.
+    func logIn(_ server: OAuthServer, relay: PythonServer, service: String) async throws -> Login {
         let account = "xproc-\(UUID().uuidString)"
-        let service = "xproc-\(UUID().uuidString)"
         let config = try TestConfig { _ in
             """
             {"baseURL": "https://api.example", "service": "top-api",
@@ -58,7 +58,7 @@ import Testing
     @Test func twoCallsAtOnceSpendTheRefreshTokenOnce() async throws {
         let server = try #require(OAuthServer.current)
         let relay = try await PythonServer("slow_refresh_relay.py", ["--upstream-port", "\(server.server.port)", "--delay", "3"])
-        let login = try await logIn(server, relay: relay)
+        let login = try await logIn(server, relay: relay, service: "xproc-two-calls")
         defer { login.config.remove() }
         // Only what the login says about its refresh token: one was received and stored.
         #expect(login.output.contains("the refresh token is in the keyring"))
@@ -84,7 +84,7 @@ import Testing
     @Test func aLogoutWhileAnotherProcessRefreshesStaysALogout() async throws {
         let server = try #require(OAuthServer.current)
         let relay = try await PythonServer("slow_refresh_relay.py", ["--upstream-port", "\(server.server.port)", "--delay", "3"])
-        let login = try await logIn(server, relay: relay)
+        let login = try await logIn(server, relay: relay, service: "xproc-logout")
         defer { login.config.remove() }
         let before = refreshes(server).count
 

@@ -16,7 +16,7 @@ import Testing
                 .json(raw: #"{"device_code": "dc", "user_code": "WDJB-MJHT", "verification_uri": "\#(base)/verify", "expires_in": 60, "interval": 1}"#)
             )
             server.stub(.post, "/token", .json(raw: #"{"access_token": "at-1", "token_type": "Bearer", "expires_in": 3600}"#))
-            let service = "login-message-\(UUID().uuidString)"
+            let service = "login-message-test"
             let config = try TestConfig { _ in
                 """
                 {"baseURL": "\(base)/api", "service": "\(service)",

@@ -27,7 +27,7 @@ import Testing
     @Test func aRefreshTokenDeletedWhileItWasSpentIsNotStoredAgain() async throws {
         try await MockServer.withTransport { server, transport in
             let refreshTokens = InMemoryWritableSecrets()
-            let service = "shared-\(UUID().uuidString)"
+            let service = "shared-deleted-while-spent"
             let name = OAuth2AuthenticationStorage.refreshTokenName(service: service)
             try await refreshTokens.storeSecret("rt-1", named: name)
             // Another process logs out while the refresh is out (the server has rotated rt-1).
@@ -51,7 +51,7 @@ import Testing
     @Test func aRefusedRefreshTokenThatAnotherProcessRotatedIsRetriedWithTheNewOne() async throws {
         try await MockServer.withTransport { server, transport in
             let refreshTokens = InMemoryWritableSecrets()
-            let service = "shared-\(UUID().uuidString)"
+            let service = "shared-rotated-elsewhere"
             let name = OAuth2AuthenticationStorage.refreshTokenName(service: service)
             try await refreshTokens.storeSecret("rt-1", named: name)
             // Another process spent rt-1 first and stored rt-2: rt-1 is refused, rt-2 is good.
@@ -78,7 +78,7 @@ import Testing
     @Test func aRefusedRefreshTokenNobodyChangedStillSaysToLogInAgain() async throws {
         try await MockServer.withTransport { server, transport in
             let refreshTokens = InMemoryWritableSecrets()
-            let service = "shared-\(UUID().uuidString)"
+            let service = "shared-refused"
             try await refreshTokens.storeSecret("rt-1", named: OAuth2AuthenticationStorage.refreshTokenName(service: service))
             server.stub(.post, "/token", .json(raw: #"{"error": "invalid_grant"}"#, status: .badRequest))
             let storage = try await storage(server, transport, refreshTokens)
@@ -109,7 +109,7 @@ import Testing
     @Test func aRotatedRefreshTokenIsKeptWhenTheStorageCannotBeReadAgainUnderTheLock() async throws {
         try await MockServer.withTransport { server, transport in
             let refreshTokens = FailingAfterOneRead()
-            let service = "shared-\(UUID().uuidString)"
+            let service = "shared-read-fails"
             let name = OAuth2AuthenticationStorage.refreshTokenName(service: service)
             try await refreshTokens.storeSecret("rt-1", named: name)
             server.stub(.post, "/token", .json(raw: #"{"access_token": "at-2", "token_type": "Bearer", "expires_in": 3600, "refresh_token": "rt-2"}"#))
@@ -139,7 +139,7 @@ import Testing
 
     @Test func aLoginTellsWhetherItKeptARefreshToken() async throws {
         let refreshTokens = InMemoryWritableSecrets()
-        let service = "shared-\(UUID().uuidString)"
+        let service = "shared-login-message"
         let name = OAuth2AuthenticationStorage.refreshTokenName(service: service)
         let kept = try await deviceLogin(
             answer: #"{"access_token": "at-1", "token_type": "Bearer", "expires_in": 3600, "refresh_token": "rt-1"}"#, service: service,
