@@ -111,9 +111,10 @@ public struct API: Sendable {
         for middleware in middlewares.reversed() {
             let rest = next
             next = { request, context in
+                // A step's change to the options reaches the request the next step gets.
+                guard context.hasUnappliedOptions else { return try await middleware.intercept(request, context: context, next: rest) }
                 var request = request
                 var context = context
-                // A step's change to the options reaches the request the next step gets.
                 context.applyOptions(to: &request)
                 return try await middleware.intercept(request, context: context, next: rest)
             }

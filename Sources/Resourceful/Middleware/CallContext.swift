@@ -99,6 +99,12 @@ public struct CallContext: Sendable {
     /// When the call started: the time-outs of ``options`` count from here.
     package var start: ContinuousClock.Instant { box.fields.start }
 
+    /// Whether a step changed the time-out, byte cap or a redaction switch of ``options`` since
+    /// they were last written into a request of this call (``applyOptions(to:)``).
+    package var hasUnappliedOptions: Bool {
+        box.fields.options.transportSettings != box.fields.applied
+    }
+
     /// Brings the deadline, idle time-out, byte cap and redaction switches of `request` in line
     /// with ``options``, when a step changed them since they were last written into a request of
     /// this call: run by the ``API`` before each middleware and before the transport, so that a
