@@ -30,17 +30,24 @@ enum JSONMasking {
 
     /// Masks `bytes`, a whole JSON text (any value at the top, whitespace around it).
     static func mask(_ bytes: UnsafeBufferPointer<UInt8>, isMasked: (String) -> Bool) -> Outcome {
-        mask(bytes, embeddedDepth: 0, isMasked: isMasked)
+        mask(bytes, embeddedDepth: 0, depth: 0, isMasked: isMasked)
     }
 
-    /// ``mask(_:isMasked:)`` for a document found `embeddedDepth` strings deep.
-    private static func mask(_ bytes: UnsafeBufferPointer<UInt8>, embeddedDepth: Int, isMasked: (String) -> Bool) -> Outcome {
+    /// ``mask(_:isMasked:)`` for a document found `embeddedDepth` strings deep, in a string
+    /// `depth` containers deep: its containers count on from there towards ``maxDepth``, so that
+    /// documents in strings do not nest deeper than one document may.
+    private static func mask(
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        embeddedDepth: Int,
+        depth: Int,
+        isMasked: (String) -> Bool
+    ) -> Outcome {
         // The scanner lives only within this call.
         withoutActuallyEscaping(isMasked) { isMasked in
             var scanner = Scanner(bytes: bytes, isMasked: isMasked)
             scanner.embeddedDepth = embeddedDepth
             scanner.skipWhitespace()
-            guard scanner.value(depth: 0) else { return .invalid }
+            guard scanner.value(depth: depth) else { return .invalid }
             scanner.skipWhitespace()
             guard scanner.index == bytes.count else { return .invalid }
             guard scanner.masked else { return .unchanged }
@@ -80,7 +87,7 @@ enum JSONMasking {
             switch byte {
             case UInt8(ascii: "{"): return object(depth: depth + 1)
             case UInt8(ascii: "["): return array(depth: depth + 1)
-            case UInt8(ascii: "\""): return stringValue()
+            case UInt8(ascii: "\""): return stringValue(depth: depth)
             case UInt8(ascii: "t"): return literal("true")
             case UInt8(ascii: "f"): return literal("false")
             case UInt8(ascii: "n"): return literal("null")
@@ -145,7 +152,7 @@ enum JSONMasking {
         }
 
         /// Reads a string value; one that holds JSON is masked as a document of its own.
-        mutating func stringValue() -> Bool {
+        mutating func stringValue(depth: Int) -> Bool {
             let start = index
             let decodes = inMasked == 0 && mayStartJSON(after: start)
             guard let text = string(decoding: decodes) else { return false }
@@ -156,7 +163,7 @@ enum JSONMasking {
             let outcome =
                 embeddedDepth >= JSONMasking.maxEmbeddedDepth
                 ? .invalid
-                : Array(text.utf8).withUnsafeBufferPointer { JSONMasking.mask($0, embeddedDepth: embeddedDepth + 1, isMasked: isMasked) }
+                : Array(text.utf8).withUnsafeBufferPointer { JSONMasking.mask($0, embeddedDepth: embeddedDepth + 1, depth: depth, isMasked: isMasked) }
             switch outcome {
             case .unchanged: break
             case .masked(let inner): replace(start..<index, with: Self.quoted(inner))

@@ -79,6 +79,9 @@ import Testing
         #expect(!deep.contains("S-2"))
         // Looks like JSON but is not: replaced whole.
         #expect(try masked(#"{"note":"{password: S-3}"}"#) == #"{"note":"***"}"#)
+        // Documents in strings nest no deeper than one document may: past it, replaced.
+        let outer = String(repeating: "[", count: 100), inner = String(repeating: "[", count: 200) + String(repeating: "]", count: 200)
+        #expect(try masked(outer + "\"" + inner + "\"" + String(repeating: "]", count: 100)) == outer + #""***""# + String(repeating: "]", count: 100))
         // Ordinary text stays.
         #expect(try masked(#"{"note":"[INFO] {ok}","n":"{}"}"#) == #"{"note":"[INFO] {ok}","n":"{}"}"#)
     }
