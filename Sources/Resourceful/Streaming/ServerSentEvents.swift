@@ -45,7 +45,8 @@ public struct EventStreamReconnection: Sendable, Hashable {
     /// cleanly); `0` never reconnects.
     public var maxAttempts: Int
     /// The wait before reconnecting when the server did not set one with `retry` (3 seconds, as
-    /// browsers).
+    /// browsers); also the least wait, whatever `retry` says, after the second connection in a
+    /// row that ended within this time having brought one event at most.
     public var delay: Duration
     /// The longest wait, however many connections in a row brought no event.
     public var maxDelay: Duration
