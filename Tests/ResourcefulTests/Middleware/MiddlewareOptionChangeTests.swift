@@ -24,6 +24,33 @@ import Testing
         }
     }
 
+    /// Only an option that changed is written again: a field a step set on the request itself
+    /// (a tighter deadline) stays until the option behind it changes.
+    @Test func onlyTheSettingsThatChangedAreWrittenAgain() {
+        let config = APIConfig(baseURL: URL(string: "https://api.example.com")!, service: "svc")
+        let options = RequestOptions(config: config, requestEncoder: JSONEncoder(), responseDecoder: JSONDecoder())
+        let start = ContinuousClock.now
+        var context = CallContext(
+            requestID: "0123456789abcdef", verb: .show, target: RequestTarget(origin: "https://api.example.com", path: "x"),
+            pathTemplate: "x", options: options, logger: Logger(label: "test"), start: start
+        )
+        var request = TransportRequest(method: .get, url: "https://api.example.com/x", deadline: start + options.timeout, maxResponseBytes: options.maxResponseBytes)
+        #expect(!context.hasUnappliedOptions)
+        request.deadline = start + .seconds(2)
+        context.options.maxResponseBytes = 100
+        context.options.shouldRedactResponseBody = true
+        #expect(context.hasUnappliedOptions)
+        context.applyOptions(to: &request)
+        #expect(!context.hasUnappliedOptions)
+        #expect(request.maxResponseBytes == 100)
+        #expect(request.shouldRedactResponseBody)
+        #expect(!request.shouldRedactRequestBody)
+        #expect(request.deadline == start + .seconds(2))
+        context.options.timeout = .seconds(5)
+        context.applyOptions(to: &request)
+        #expect(request.deadline == start + .seconds(5))
+    }
+
     @Test func aByteCapSetByAMiddlewareRefusesALargerAnswer() async throws {
         try await Harness.run { harness in
             harness.server.stub(.get, "/v1/big", .json(raw: "\"" + String(repeating: "a", count: 4_998) + "\""))
