@@ -8,13 +8,16 @@ struct FileStorageFactory: AuthenticationStorageFactory {
         return FileAuthenticationStorage(
             directory: settings.fileDirectory,
             scheme: settings.fileScheme.isEmpty ? nil : settings.fileScheme,
-            refreshInterval: settings.fileRefreshInterval
+            refreshInterval: settings.fileRefreshInterval,
+            logger: context.logger
         )
     }
 
     func makeSecretStorage(_ context: AuthenticationStorageContext) async throws(APIError) -> (any SecretStorage)? {
         let settings = context.config.authentication
-        return FileAuthenticationStorage(directory: settings.fileDirectory, scheme: nil, refreshInterval: settings.fileRefreshInterval)
+        return FileAuthenticationStorage(
+            directory: settings.fileDirectory, scheme: nil, refreshInterval: settings.fileRefreshInterval, logger: context.logger
+        )
     }
 }
 
@@ -41,7 +44,7 @@ extension FileAuthenticationStorage: SecretStorage {
         guard !name.isEmpty, !name.contains("/"), !name.contains("\0"), name != ".", name != ".." else {
             throw AuthenticationStorageError(kind: .invalidValue, source: "secret \(name.debugDescription)", detail: "cannot name a file in \(directory)")
         }
-        return try CredentialFile.load(path(for: name), maximumBytes: maximumBytes, lineBreaksInside: true).value
+        return try load(path(for: name), lineBreaksInside: true).value
     }
 }
 

@@ -10,12 +10,16 @@ import Darwin
 /// trimmed and checked. Errors name the path, never the contents.
 enum CredentialFile {
     /// What changes when the file is replaced (by rename or by a symlink swap) or rewritten.
-    struct Identity: Equatable, Sendable {
+    struct Identity: Hashable, Sendable {
         var device: UInt64
         var inode: UInt64
         var size: Int64
         var modified: Int64
         var modifiedNanoseconds: Int64
+        /// The permission bits (`st_mode & 0o7777`): a `chmod` counts as a change.
+        var permissions: UInt32
+        /// The owner's user ID.
+        var owner: UInt32
 
         init(_ status: stat) {
             device = UInt64(status.st_dev)
@@ -23,7 +27,12 @@ enum CredentialFile {
             size = Int64(status.st_size)
             modified = Int64(status.st_mtim.tv_sec)
             modifiedNanoseconds = Int64(status.st_mtim.tv_nsec)
+            permissions = UInt32(status.st_mode & 0o7777)
+            owner = UInt32(status.st_uid)
         }
+
+        /// Whether group or others may read or write the file.
+        var isOpenToOthers: Bool { permissions & 0o077 != 0 }
     }
 
     /// The identity of the file at `path`, following symlinks.
@@ -34,7 +43,9 @@ enum CredentialFile {
     }
 
     /// The file's contents without trailing newlines, and its identity; line breaks inside are
-    /// refused unless `lineBreaksInside` (a PEM key), NUL always.
+    /// refused unless `lineBreaksInside` (a PEM key), NUL always. A file of another user (not
+    /// this one, not root) is refused, as ssh refuses such a key: its owner chooses the secret.
+    /// What is checked is the descriptor read from (`fstat`), never the name.
     static func load(
         _ path: String, maximumBytes: Int, lineBreaksInside: Bool = false
     ) throws(AuthenticationStorageError) -> (value: String, identity: Identity) {
@@ -57,6 +68,10 @@ enum CredentialFile {
                 // A writer is at work: this is not a whole version.
                 throw AuthenticationStorageError(kind: .unreadable, source: source, detail: "changed while it was read")
             }
+        }
+        let owner = status.st_uid
+        guard owner == geteuid() || owner == 0 else {
+            throw AuthenticationStorageError(kind: .unreadable, source: source, detail: "belongs to another user (uid \(owner)): a secret file must be yours or root's")
         }
         var count = bytes.count
         while count > 0 && (bytes[count - 1] == 0x0A || bytes[count - 1] == 0x0D) { count -= 1 }

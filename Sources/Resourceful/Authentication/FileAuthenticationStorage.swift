@@ -1,3 +1,4 @@
+package import Logging
 
 /// Credentials from files, one per service, under a directory: secrets mounted by the
 /// orchestrator, such as Kubernetes or Docker secrets under `/run/secrets`.
@@ -12,8 +13,12 @@
 /// file tells whether it changed; the file is read again only when it did. Replace the file
 /// atomically, so that a read never sees half of it.
 ///
-/// A missing, empty, unreadable or too large file (``maximumBytes``) is an
-/// ``AuthenticationStorageError`` naming the path, never the contents.
+/// A missing, empty, unreadable or too large file (``maximumBytes``), or one owned by another
+/// user than this one or root, is an ``AuthenticationStorageError`` naming the path, never the
+/// contents. A file that group or others may read is used, with a warning in the log once per
+/// version of it (`chmod 600` it): orchestrators mount secrets `0644` or `0444`, and through
+/// symlinks (which the storage follows, to see them rotated), so refusing them would refuse
+/// their own mounts.
 package final class FileAuthenticationStorage: AuthenticationStorage {
     private struct Entry {
         var header: String
@@ -30,15 +35,34 @@ package final class FileAuthenticationStorage: AuthenticationStorage {
     /// The largest file accepted.
     package let maximumBytes: Int
     private let entries = Locked<[String: Entry]>([:])
+    /// Where a file open to group or others is reported.
+    private let logger: Logger?
+    /// The versions of files already reported as open to others.
+    private let warned = Locked<Set<CredentialFile.Identity>>([])
 
-    /// Creates a storage over `directory`.
-    package init(directory: String, scheme: String? = "Bearer", refreshInterval: Duration = .seconds(1), maximumBytes: Int = 64 * 1024) {
+    /// Creates a storage over `directory`, warning through `logger` of files others may read.
+    package init(
+        directory: String, scheme: String? = "Bearer", refreshInterval: Duration = .seconds(1), maximumBytes: Int = 64 * 1024, logger: Logger? = nil
+    ) {
         var directory = directory
         while directory.count > 1 && directory.hasSuffix("/") { directory.removeLast() }
         self.directory = directory
         self.scheme = scheme
         self.refreshInterval = refreshInterval
         self.maximumBytes = maximumBytes
+        self.logger = logger
+    }
+
+    /// Reads `path` and warns, once per version of it, when group or others may read it.
+    func load(_ path: String, lineBreaksInside: Bool = false) throws(AuthenticationStorageError) -> (value: String, identity: CredentialFile.Identity) {
+        let file = try CredentialFile.load(path, maximumBytes: maximumBytes, lineBreaksInside: lineBreaksInside)
+        if file.identity.isOpenToOthers, let logger, warned.withLock({ $0.insert(file.identity).inserted }) {
+            logger.warning(
+                "Credential file is readable by group or others: chmod 600 it, unless an orchestrator mounts it so",
+                metadata: ["resourceful.file": .string(path), "resourceful.mode": .string("0" + String(file.identity.permissions, radix: 8))]
+            )
+        }
+        return file
     }
 
     /// The file that holds `service`'s credential.
@@ -66,7 +90,7 @@ package final class FileAuthenticationStorage: AuthenticationStorage {
         }
         let file: (value: String, identity: CredentialFile.Identity)
         do {
-            file = try CredentialFile.load(path, maximumBytes: maximumBytes)
+            file = try load(path)
         } catch {
             entries.withLock { $0[service] = nil }
             throw error

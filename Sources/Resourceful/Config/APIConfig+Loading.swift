@@ -123,7 +123,8 @@ extension APIConfig {
         package var isChosen: Bool
     }
 
-    /// Refuses a configuration that names credential storages when it was found in the working
+    /// Refuses a configuration that names credentials (storages, a TLS client key, a proxy
+    /// credential) when it was found in the working
     /// directory's `Configs` folder by default rather than chosen: a cloned repository's
     /// `Configs/` would otherwise pick a secret (a variable, a file, a keyring item, an OAuth 2
     /// client secret) and the host it is sent to. The command-line tool asks this before it makes
@@ -135,11 +136,16 @@ extension APIConfig {
     ///   `pass --config-directory Configs or set RESOURCEFUL_CONFIG_DIR`.
     /// - Throws: ``APIError/Kind/invalidConfiguration`` naming the file and `howToChoose`.
     package func refuseCredentialsFromUnchosenFile(howToChoose: String) throws(APIError) {
-        guard let origin = authentication.origin, !origin.isChosen, !authentication.storages.isEmpty else { return }
-        let kinds = authentication.storages.map(\.rawValue).joined(separator: ", ")
+        guard let origin = authentication.origin, !origin.isChosen else { return }
+        // Every way the file can make the program prove who it is: the credential storages, a
+        // TLS client key, the proxy's credential.
+        var kinds = authentication.storages.map(\.rawValue)
+        if http.tls.clientKeyFile != nil { kinds.append("http.tls.clientKeyFile") }
+        if http.proxyCredentialService != nil { kinds.append("http.proxyCredentialService") }
+        guard !kinds.isEmpty else { return }
         throw APIConfigError(
             kind: .unchosenFile, file: origin.file,
-            expected: "to be chosen before its credential storages (\(kinds)) send anything to \(baseURL.host ?? "the hosts it names"): \(howToChoose)"
+            expected: "to be chosen before its credentials (\(kinds.joined(separator: ", "))) send anything to \(baseURL.host ?? "the hosts it names"): \(howToChoose)"
         ).apiError
     }
 
