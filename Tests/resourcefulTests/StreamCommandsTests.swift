@@ -149,4 +149,24 @@ import Glibc
             #expect((try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.isEmpty == true)
         }
     }
+
+    @Test func streamAfterALongLineRunsInBoundedMemory() async throws {
+        // 8 MiB of one line, then 16 chunks of 16,384 short lines, to a tool allowed 4 GiB of
+        // address space: before, each short line reserved a buffer as large as the long one.
+        var longLine = Data("7".utf8)
+        longLine.append(Data(repeating: UInt8(ascii: " "), count: (8 << 20) - 1))
+        longLine.append(0x0A)
+        let chunk = Data(String(repeating: "1\n", count: 16384).utf8)
+        try await MockServer.withRunning { server in
+            var response = MockResponse(headerFields: [.contentType: "application/x-ndjson"])
+            response.parts = [longLine] + Array(repeating: chunk, count: 16)
+            server.stub(.get, "/v1/rows", response)
+            let result = try await Command.run(
+                "/usr/bin/prlimit",
+                ["--as=\(4 << 30)", resourcefulTool, "index", "rows", "--stream", "--env", "test", "--config-directory", try CLITool.configDirectory(for: server)]
+            )
+            #expect(result.status == 0, "\(result.output.suffix(500))")
+            #expect(result.output.split(separator: "\n").count == 1 + 16 * 16384)
+        }
+    }
 }

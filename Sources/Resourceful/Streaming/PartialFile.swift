@@ -123,6 +123,11 @@ final class PartialFile: Sendable {
         }
     }
 
+    /// A file neither committed nor discarded (a path that forgot to) is removed all the same.
+    deinit {
+        discard()
+    }
+
     /// Closes and removes the temporary file. Runs on the calling thread: it must happen even
     /// when the task is cancelled, and neither call blocks for long.
     func discard() {
