@@ -91,6 +91,7 @@ extension OAuth2AuthenticationStorage {
     ///
     /// - Throws: ``OAuth2Error`` when the storage cannot be read or written, or the server
     ///   refuses the revocation; the stored token is deleted all the same.
+    /// (``logOut(service:)`` calls it holding the lock renewals take.)
     @discardableResult
     func logOutHoldingLock(service: String) async throws(OAuth2Error) -> (revoked: Bool, deleted: Bool) {
         invalidate()

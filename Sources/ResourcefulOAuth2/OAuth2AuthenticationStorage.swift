@@ -185,7 +185,9 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
             // Read, spent and replaced under the lock the processes share: another process's
             // renewal or logout waits for this one, and this one for theirs.
             return try await withRefreshLock(for: service, deadline: deadline, orElse: .fail) { held async throws(OAuth2Error) -> Token in
-                try await renew(service: service, storage: refreshTokens, endpoints: endpoints, deadline: deadline, epoch: epoch, holdingLock: held)
+                try await renew(
+                    service: service, storage: refreshTokens, endpoints: endpoints, deadline: deadline, epoch: epoch, holdingLock: held
+                )
             }
         }
     }
@@ -207,8 +209,9 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
     }
 
     /// Spends `service`'s stored refresh token for a new access token (the lock held, when it
-    /// can be: `holdingLock`). A refusal (`invalid_grant`) of a token that another process replaced meanwhile
-    /// is tried once more with the new one before the person is told to log in again.
+    /// can be: `holdingLock`). A refusal (`invalid_grant`) of a token that another process
+    /// replaced meanwhile is tried once more with the new one before the person is told to log in
+    /// again.
     private func renew(
         service: String,
         storage: any WritableSecretStorage,
@@ -258,7 +261,9 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
     /// The error of a renewal whose login was ended (by a logout, in this process or another)
     /// while its request was out: its new refresh token was discarded.
     static func loggedOut(_ service: String) -> OAuth2Error {
-        OAuth2Error(.loginRequired, "'\(service)' was logged out while its token was renewed: log in again with `resourceful login --service \(service)`")
+        OAuth2Error(
+            .loginRequired, "'\(service)' was logged out while its token was renewed: log in again with `resourceful login --service \(service)`"
+        )
     }
 
     /// A token request with `fields` and the settings' scopes, audience and resource; a
@@ -307,7 +312,9 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
                         // Under the lock no logout can have come between: storing the new token
                         // loses nothing (the spent one is spent). Without it, nothing is sure.
                         guard holdingLock else {
-                            throw OAuth2Error(.unreachable, "the refresh token of '\(service)' could not be read again: \(Self.describe(error))")
+                            throw OAuth2Error(
+                                .unreachable, "the refresh token of '\(service)' could not be read again: \(Self.describe(error))"
+                            )
                         }
                         current = .none
                     }
@@ -386,9 +393,9 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
     /// the access tokens; whether a token was revoked, and whether one was deleted.
     ///
     /// It holds the lock other processes take to renew the token (the file lock this class's
-    /// documentation describes: it waits for a renewal under way at most the storage's `timeout`), so that no renewal begun before it
-    /// stores a new refresh token after it; a renewal in this process that was under way keeps
-    /// nothing either.
+    /// documentation describes; it waits for a renewal under way at most the storage's
+    /// `timeout`), so that no renewal begun before it stores a new refresh token after it; a
+    /// renewal in this process that was under way keeps nothing either.
     ///
     /// - Throws: ``OAuth2Error`` when the storage cannot be read or written, or the server
     ///   refuses the revocation (the stored token is deleted all the same); with
@@ -418,7 +425,8 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
     /// revocation endpoint; a failure changes nothing (the token is forgotten all the same).
     func discard(_ refreshToken: String, endpoints: OAuth2Endpoints, deadline: ContinuousClock.Instant) async {
         guard let endpoint = endpoints.revocation, ContinuousClock.now < deadline else { return }
-        _ = try? await server.post([("token", refreshToken), ("token_type_hint", "refresh_token")], to: endpoint, deadline: deadline, what: "revocation")
+        let fields = [("token", refreshToken), ("token_type_hint", "refresh_token")]
+        _ = try? await server.post(fields, to: endpoint, deadline: deadline, what: "revocation")
     }
 
     /// Whether the last token answer for `service` in this storage (a login's or a renewal's)

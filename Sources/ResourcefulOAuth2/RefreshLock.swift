@@ -3,14 +3,14 @@ import Foundation
 import Logging
 
 #if canImport(Glibc)
-// `struct stat`'s members are visible through the module that declares it first in this
-// target's module graph: Dispatch's C headers include it before Glibc does.
-import CDispatch
-import Glibc
+    // `struct stat`'s members are visible through the module that declares it first in this
+    // target's module graph: Dispatch's C headers include it before Glibc does.
+    import CDispatch
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The advisory file lock the processes of one user share around a service's refresh token: a
@@ -170,7 +170,10 @@ extension OAuth2AuthenticationStorage {
             _ = consume lock
             return try result.get()
         case .unavailable(let reason):
-            logger.warning("OAuth 2 refresh tokens are used without a lock shared with other processes", metadata: ["service": "\(service)", "reason": "\(reason)"])
+            logger.warning(
+                "OAuth 2 refresh tokens are used without a lock shared with other processes",
+                metadata: ["service": "\(service)", "reason": "\(reason)"]
+            )
             return try await body(false)
         case .timedOut:
             guard wait == .proceed else {

@@ -13,7 +13,10 @@ import Testing
             let base = server.baseURL.absoluteString
             server.stub(
                 .post, "/device",
-                .json(raw: #"{"device_code": "dc", "user_code": "WDJB-MJHT", "verification_uri": "\#(base)/verify", "expires_in": 60, "interval": 1}"#)
+                .json(
+                    raw:
+                        #"{"device_code": "dc", "user_code": "WDJB-MJHT", "verification_uri": "\#(base)/verify", "expires_in": 60, "interval": 1}"#
+                )
             )
             server.stub(.post, "/token", .json(raw: #"{"access_token": "at-1", "token_type": "Bearer", "expires_in": 3600}"#))
             let service = "login-message-test"
@@ -26,7 +29,8 @@ import Testing
             }
             defer { config.remove() }
             let login = try await Command.run(
-                resourcefulTool, ["login", "--service", service, "--env", "x", "--config-directory", config.directory.path], keepSessionBus: true
+                resourcefulTool, ["login", "--service", service, "--env", "x", "--config-directory", config.directory.path],
+                keepSessionBus: true
             )
             #expect(login.status == 0, "\(login.output)")
             #expect(login.output.contains("Logged in to \(service)"))

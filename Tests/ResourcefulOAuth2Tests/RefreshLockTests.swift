@@ -1,12 +1,13 @@
 import Foundation
 import HTTPTypes
 import Resourceful
-@testable import ResourcefulOAuth2
 import ResourcefulTesting
 import Testing
 
+@testable import ResourcefulOAuth2
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The file lock refresh tokens are spent under: its file private and never reached through a
@@ -70,19 +71,24 @@ import Glibc
     }
 
     /// A storage of the `refresh_token` grant on `server`, its token requests bounded by `timeout`.
-    func storage(_ server: MockServer, _ transport: any HTTPTransport, _ refreshTokens: InMemoryWritableSecrets, timeout: Duration) async throws
+    func storage(_ server: MockServer, _ transport: any HTTPTransport, _ refreshTokens: InMemoryWritableSecrets, timeout: Duration)
+        async throws
         -> OAuth2AuthenticationStorage
     {
         var settings = OAuth2Settings(
-            clientID: "cli", tokenEndpoint: server.baseURL.appendingPathComponent("token"), clientAuthentication: .none, grant: .refreshToken
+            clientID: "cli", tokenEndpoint: server.baseURL.appendingPathComponent("token"), clientAuthentication: .none,
+            grant: .refreshToken
         )
         settings.revocationEndpoint = server.baseURL.appendingPathComponent("revoke")
-        return try await OAuth2AuthenticationStorage(settings: settings, transport: transport, refreshTokens: refreshTokens, timeout: timeout)
+        return try await OAuth2AuthenticationStorage(
+            settings: settings, transport: transport, refreshTokens: refreshTokens, timeout: timeout)
     }
 
     @Test func aRenewalWaitsForAnotherHolderOnlyUntilItsDeadline() async throws {
         try await MockServer.withTransport { server, transport in
-            server.stub(.post, "/token", .json(raw: #"{"access_token": "at", "token_type": "Bearer", "expires_in": 3600, "refresh_token": "rt-2"}"#))
+            server.stub(
+                .post, "/token", .json(raw: #"{"access_token": "at", "token_type": "Bearer", "expires_in": 3600, "refresh_token": "rt-2"}"#)
+            )
             let service = "lock-test-renewal"
             let refreshTokens = InMemoryWritableSecrets()
             try await refreshTokens.storeSecret("rt-1", named: OAuth2AuthenticationStorage.refreshTokenName(service: service))

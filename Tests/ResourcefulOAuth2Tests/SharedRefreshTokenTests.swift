@@ -10,9 +10,12 @@ import Testing
 /// scripted server; and what a login reports of the refresh token it kept.
 @Suite struct SharedRefreshTokenTests {
     /// A storage of the `refresh_token` grant on `server`, its refresh tokens in `refreshTokens`.
-    func storage(_ server: MockServer, _ transport: any HTTPTransport, _ refreshTokens: InMemoryWritableSecrets) async throws -> OAuth2AuthenticationStorage {
+    func storage(_ server: MockServer, _ transport: any HTTPTransport, _ refreshTokens: InMemoryWritableSecrets) async throws
+        -> OAuth2AuthenticationStorage
+    {
         var settings = OAuth2Settings(
-            clientID: "cli", tokenEndpoint: server.baseURL.appendingPathComponent("token"), clientAuthentication: .none, grant: .refreshToken
+            clientID: "cli", tokenEndpoint: server.baseURL.appendingPathComponent("token"), clientAuthentication: .none,
+            grant: .refreshToken
         )
         settings.revocationEndpoint = server.baseURL.appendingPathComponent("revoke")
         settings.deviceAuthorizationEndpoint = server.baseURL.appendingPathComponent("device")
@@ -112,9 +115,12 @@ import Testing
             let service = "shared-read-fails"
             let name = OAuth2AuthenticationStorage.refreshTokenName(service: service)
             try await refreshTokens.storeSecret("rt-1", named: name)
-            server.stub(.post, "/token", .json(raw: #"{"access_token": "at-2", "token_type": "Bearer", "expires_in": 3600, "refresh_token": "rt-2"}"#))
+            server.stub(
+                .post, "/token",
+                .json(raw: #"{"access_token": "at-2", "token_type": "Bearer", "expires_in": 3600, "refresh_token": "rt-2"}"#))
             let settings = OAuth2Settings(
-                clientID: "cli", tokenEndpoint: server.baseURL.appendingPathComponent("token"), clientAuthentication: .none, grant: .refreshToken
+                clientID: "cli", tokenEndpoint: server.baseURL.appendingPathComponent("token"), clientAuthentication: .none,
+                grant: .refreshToken
             )
             let storage = try await OAuth2AuthenticationStorage(settings: settings, transport: transport, refreshTokens: refreshTokens)
             // rt-1 is spent: losing rt-2 too would log the person out for a failed read.
@@ -128,7 +134,10 @@ import Testing
         try await MockServer.withTransport { server, transport in
             server.stub(
                 .post, "/device",
-                .json(raw: #"{"device_code": "dc", "user_code": "WDJB-MJHT", "verification_uri": "\#(server.baseURL.absoluteString)/verify", "expires_in": 60, "interval": 1}"#)
+                .json(
+                    raw:
+                        #"{"device_code": "dc", "user_code": "WDJB-MJHT", "verification_uri": "\#(server.baseURL.absoluteString)/verify", "expires_in": 60, "interval": 1}"#
+                )
             )
             server.stub(.post, "/token", .json(raw: answer))
             let storage = try await storage(server, transport, refreshTokens)
