@@ -102,7 +102,7 @@ public struct API: Sendable {
             do {
                 var response = try await transport.send(request)
                 // The body is collected under the cap and deadline the steps before left.
-                response.collectionLimits = TransportResponse.CollectionLimits(maxBytes: request.maxResponseBytes, deadline: request.deadline)
+                response.collectionLimits = .init(maxBytes: request.maxResponseBytes, deadline: request.deadline)
                 return response
             } catch {
                 throw APIError.classifying(error, deadline: request.deadline)

@@ -51,7 +51,13 @@ import Testing
             let port = server.baseURL.port ?? 0
             let settings: [(environment: [String: String], setting: APIConfig.ProxySetting?)] = [
                 (["http_proxy": proxy.url], nil),
-                (["http_proxy": proxy.url, "https_proxy": proxy.url, "HTTPS_PROXY": proxy.url, "ALL_PROXY": proxy.url, "all_proxy": proxy.url], nil),
+                (
+                    [
+                        "http_proxy": proxy.url, "https_proxy": proxy.url, "HTTPS_PROXY": proxy.url, "ALL_PROXY": proxy.url,
+                        "all_proxy": proxy.url,
+                    ],
+                    nil
+                ),
                 (["http_proxy": proxy.url, "no_proxy": "other.test"], nil),
                 ([:], .url(URL(string: proxy.url)!)),
                 (["http_proxy": proxy.url], .url(URL(string: proxy.url)!)),
@@ -71,7 +77,9 @@ import Testing
             #expect(!proxy.requests.contains { $0.contains(":\(port)") }, "\(proxy.requests)")
             // Nor for other loopback forms, where nothing listens: the call fails on its own.
             let closed = try Nginx.freePort()
-            for url in ["http://127.0.0.2:\(closed)", "http://[::1]:\(closed)", "https://127.0.0.1:\(closed)", "http://localhost.:\(closed)", "http://127.1:\(closed)"] {
+            let others = ["http://127.0.0.2", "http://[::1]", "https://127.0.0.1", "http://localhost.", "http://127.1"]
+                .map { "\($0):\(closed)" }
+            for url in others {
                 _ = await call(url, environment: ["http_proxy": proxy.url, "https_proxy": proxy.url]) { $0.connectRetryBudget = .zero }
             }
             #expect(!proxy.requests.contains { $0.contains(":\(closed)") }, "\(proxy.requests)")
@@ -94,13 +102,16 @@ import Testing
             #expect(proxy.requests.filter { $0.contains(target) }.count == 1, "\(proxy.requests)")
             // Lower case, and a NO_PROXY that names the target (or a block holding it): direct.
             for noProxy in ["127.0.0.1", "localhost,127.0.0.0/8", "*"] {
-                #expect(await call(server.baseURL.absoluteString, environment: ["http_proxy": proxy.url, "no_proxy": noProxy], proxiesLoopback: true) == nil)
+                let environment = ["http_proxy": proxy.url, "no_proxy": noProxy]
+                #expect(await call(server.baseURL.absoluteString, environment: environment, proxiesLoopback: true) == nil)
             }
             #expect(proxy.requests.filter { $0.contains(target) }.count == 1)
             // `none` ignores the variables; a configured URL needs none.
-            #expect(await call(server.baseURL.absoluteString, environment: ["http_proxy": proxy.url], proxiesLoopback: true) { $0.proxy = .none } == nil)
+            let none = await call(server.baseURL.absoluteString, environment: ["http_proxy": proxy.url], proxiesLoopback: true) { $0.proxy = .none }
+            #expect(none == nil)
             #expect(proxy.requests.filter { $0.contains(target) }.count == 1)
-            #expect(await call(server.baseURL.absoluteString, environment: [:], proxiesLoopback: true) { $0.proxy = .url(URL(string: proxy.url)!) } == nil)
+            let configured = await call(server.baseURL.absoluteString, environment: [:], proxiesLoopback: true) { $0.proxy = .url(URL(string: proxy.url)!) }
+            #expect(configured == nil)
             #expect(proxy.requests.filter { $0.contains(target) }.count == 2)
             #expect(server.requests.count == 7)
         }
@@ -111,7 +122,8 @@ import Testing
         try await TestPKI.withScratchCA { pki in
             let nginx = try await Nginx.startTLS(pki: pki, server: "location / { return 204; }")
             let proxy = try await Tinyproxy.start()
-            let error = await call("https://localhost:\(nginx.port)", environment: ["HTTPS_PROXY": proxy.url, "NO_PROXY": "example.com"], proxiesLoopback: true) {
+            let environment = ["HTTPS_PROXY": proxy.url, "NO_PROXY": "example.com"]
+            let error = await call("https://localhost:\(nginx.port)", environment: environment, proxiesLoopback: true) {
                 $0.tls.caFile = pki.caFile
             }
             #expect(error == nil)
@@ -133,7 +145,10 @@ import Testing
             #expect(server.requests.isEmpty)
             // With the credential, the proxy carries the call.
             let basicValue = "Basic " + Data("app:\(secret)".utf8).base64EncodedString()
-            #expect(await call(server.baseURL.absoluteString + "/v1", environment: ["http_proxy": proxy.url], proxyAuthorization: basicValue, proxiesLoopback: true) == nil)
+            let carried = await call(
+                server.baseURL.absoluteString + "/v1", environment: ["http_proxy": proxy.url], proxyAuthorization: basicValue, proxiesLoopback: true
+            )
+            #expect(carried == nil)
             #expect(server.requests.count == 1)
             #expect(server.requests.first?.headerFields[.proxyAuthorization] == nil)
 

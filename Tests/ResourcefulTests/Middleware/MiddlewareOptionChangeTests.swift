@@ -34,7 +34,8 @@ import Testing
             requestID: "0123456789abcdef", verb: .show, target: RequestTarget(origin: "https://api.example.com", path: "x"),
             pathTemplate: "x", options: options, logger: Logger(label: "test"), start: start
         )
-        var request = TransportRequest(method: .get, url: "https://api.example.com/x", deadline: start + options.timeout, maxResponseBytes: options.maxResponseBytes)
+        var request = TransportRequest(
+            method: .get, url: "https://api.example.com/x", deadline: start + options.timeout, maxResponseBytes: options.maxResponseBytes)
         #expect(!context.hasUnappliedOptions)
         request.deadline = start + .seconds(2)
         context.options.maxResponseBytes = 100
@@ -66,7 +67,8 @@ import Testing
     @Test func aCapRaisedByAMiddlewareLetsALargerAnswerThrough() async throws {
         try await Harness.run(configure: { $0.maxResponseBytes = 100 }) { harness in
             harness.server.stub(.get, "/v1/big", .json(raw: "\"" + String(repeating: "a", count: 4_998) + "\""))
-            let api = API(dependencies: harness.dependencies, middlewares: [Adjust { $0.maxResponseBytes = 10_000 }] + API.defaultMiddlewares)
+            let api = API(
+                dependencies: harness.dependencies, middlewares: [Adjust { $0.maxResponseBytes = 10_000 }] + API.defaultMiddlewares)
             let whole = try await api.call(AdHocRequest<String, Empty>(.show, "big"))
             #expect(whole.count == 4_998)
             await #expect(throws: APIError.self) { _ = try await harness.api.call(AdHocRequest<String, Empty>(.show, "big")) }
@@ -95,7 +97,8 @@ import Testing
             drip.partDelay = .milliseconds(500)
             harness.server.stub(.get, "/v1/drip", drip)
             let streamTimeout = Duration.seconds(1)
-            let api = API(dependencies: harness.dependencies, middlewares: [Adjust { $0.streamTimeout = streamTimeout }] + API.defaultMiddlewares)
+            let api = API(
+                dependencies: harness.dependencies, middlewares: [Adjust { $0.streamTimeout = streamTimeout }] + API.defaultMiddlewares)
             let start = ContinuousClock.now
             let error = await #expect(throws: APIError.self) {
                 let response = try await api.stream(AdHocRequest<Empty, Empty>(.show, "drip"))

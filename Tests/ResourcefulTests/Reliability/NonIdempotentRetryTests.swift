@@ -31,7 +31,8 @@ import Testing
             harness.server.stub(.patch, "/v1/items/1", .closeConnection, .closeConnection, .status(.noContent))
             // The request's own default, as the CLI's `update --patch` makes it.
             let error = await #expect(throws: APIError.self) {
-                _ = try await harness.api.call(AdHocRequest<Empty, [String: String]>(.update, "items/1", parameters: ["name": "x"], updateMethod: .patch))
+                _ = try await harness.api.call(
+                    AdHocRequest<Empty, [String: String]>(.update, "items/1", parameters: ["name": "x"], updateMethod: .patch))
             }
             #expect(error?.kind == .transport)
             #expect(harness.server.requests.count == 1)
@@ -52,7 +53,8 @@ import Testing
         try await Harness.run(configure: Self.quickRetries) { harness in
             harness.server.stub(.patch, "/v1/items/1", .closeConnection, .closeConnection, .status(.noContent))
             _ = try await harness.api.call(
-                AdHocRequest<Empty, [String: String]>(.update, "items/1", parameters: ["name": "x"], headers: ["Idempotency-Key": "rename-1"], updateMethod: .patch)
+                AdHocRequest<Empty, [String: String]>(
+                    .update, "items/1", parameters: ["name": "x"], headers: ["Idempotency-Key": "rename-1"], updateMethod: .patch)
             )
             #expect(harness.server.requests.count == 3)
             #expect(harness.server.requests.allSatisfy { $0.headerFields[Self.key] == "rename-1" })
@@ -85,7 +87,9 @@ import Testing
             let fast = EventStreamReconnection(maxAttempts: 3, delay: .milliseconds(10), maxDelay: .milliseconds(20))
             var received: [Int] = []
             let error = await #expect(throws: APIError.self) {
-                for try await event in harness.api.events(AdHocRequest<Tick, [String: String]>(.create, "completions", parameters: ["q": "x"]), reconnect: fast) {
+                for try await event in harness.api.events(
+                    AdHocRequest<Tick, [String: String]>(.create, "completions", parameters: ["q": "x"]), reconnect: fast)
+                {
                     received.append(event.data.n)
                 }
             }
@@ -94,7 +98,9 @@ import Testing
             #expect(harness.server.requests.count == 1)
 
             harness.server.stub(.get, "/v1/ticks", stream(), .status(.noContent))
-            for try await event in harness.api.events(AdHocRequest<Tick, Empty>(.show, "ticks"), reconnect: fast) { received.append(event.data.n) }
+            for try await event in harness.api.events(AdHocRequest<Tick, Empty>(.show, "ticks"), reconnect: fast) {
+                received.append(event.data.n)
+            }
             #expect(harness.server.requests.count == 3)
         }
     }
