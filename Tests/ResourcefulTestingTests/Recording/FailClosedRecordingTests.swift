@@ -40,6 +40,18 @@ import Testing
         #expect(text.contains("left out: only its first bytes were kept"))
     }
 
+    @Test func aRequestMatchesItsMaskedRecordingWithSemicolonsAndJSONInItsQuery() async throws {
+        let file = try CassetteFixture.scratchFile()
+        let url = "http://127.0.0.1:9/search?user=a;password=S40&filter=%7B%22token%22%3A%22S41%22%7D&page=2"
+        let request = TransportRequest(method: .get, url: url, deadline: .now + .seconds(5), maxResponseBytes: 1 << 20)
+        let network = StubTransport { _ in TransportResponse(status: .ok, headerFields: [.contentType: "application/json"], body: ByteBuffer(string: "1")) }
+        _ = try await RecordingTransport(network, file: file).send(request)
+        let text = try String(contentsOf: file, encoding: .utf8)
+        for secret in ["S40", "S41"] { #expect(!text.contains(secret)) }
+        let replayed = try await ReplayingTransport(file: file).send(request)
+        #expect(String(buffer: replayed.body.bytes ?? ByteBuffer()) == "1")
+    }
+
     /// Asking to keep bodies the rules cannot mask keeps none of a type they mask.
     @Test(arguments: [false, true])
     func bodiesThatCannotBeMaskedAndUserinfoNeverReachTheFile(keepingOthers: Bool) async throws {
