@@ -105,6 +105,9 @@ extension API {
                 if let validator, validator.hasPrefix("\""), let tag = response.headerFields[.eTag], tag != validator {
                     throw APIError(kind: .transport, status: response.status, detail: "the 206 is of another version of the file (its ETag changed)")
                 }
+                if let validator, !validator.hasPrefix("\""), let date = response.headerFields[.lastModified], date != validator {
+                    throw APIError(kind: .transport, status: response.status, detail: "the 206 is of another version of the file (its Last-Modified changed)")
+                }
                 end = range.last + 1
             } else {
                 if written > 0 {

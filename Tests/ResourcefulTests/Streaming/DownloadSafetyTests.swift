@@ -268,6 +268,35 @@ import Glibc
         }
     }
 
+    @Test func a206OfAnotherDateFails() async throws {
+        let folder = try DownloadTests.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await Harness.run { harness in
+            let now = Date(timeIntervalSince1970: 1_800_000_000)
+            // A cache that ignores If-Range and serves a part of a newer version.
+            harness.server.route(.get, "/v1/asset") { request in
+                guard let range = request.headerFields[.range], let first = Int(range.dropFirst(6).dropLast()) else {
+                    var cut = MockResponse(
+                        headerFields: [.lastModified: HTTPDateText.format(now - 86400), .date: HTTPDateText.format(now), .contentLength: "2000"],
+                        fault: .closeMidBody(bytes: 1000)
+                    )
+                    cut.parts = [Data(repeating: 1, count: 2000)]
+                    return cut
+                }
+                return MockResponse(
+                    status: .partialContent,
+                    headerFields: [.contentRange: "bytes \(first)-1999/2000", .lastModified: HTTPDateText.format(now)],
+                    body: Data(repeating: 2, count: 2000 - first)
+                )
+            }
+            let error = await #expect(throws: APIError.self) {
+                _ = try await harness.api.download(Self.request, to: folder.appendingPathComponent("asset.bin"))
+            }
+            #expect(error?.detail?.contains("another version") == true)
+            #expect((try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.isEmpty == true)
+        }
+    }
+
     @Test func aLastModifiedWithinASecondOfDateIsWeakAndNotResumedOn() async throws {
         let folder = try DownloadTests.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
