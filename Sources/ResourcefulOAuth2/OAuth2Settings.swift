@@ -4,6 +4,14 @@ public import Resourceful
 /// An API's OAuth 2 client: where its authorization server is, who the client is, how it proves
 /// it, and which grant gets its tokens. Read from the `authentication.oauth2` keys (listed in the
 /// configuration guide of `Resourceful`'s documentation), or made in code.
+///
+/// A service under `services.<name>` that sets its own `clientId` or any endpoint (`issuer`,
+/// `tokenEndpoint`, `deviceAuthorizationEndpoint`, `authorizationEndpoint`,
+/// `revocationEndpoint`) talks to another server: it inherits the top level's client ID (not a
+/// secret) but no client secret or private key, and must name its own (`clientSecret.name`,
+/// `privateKey.name`, `privateKeyFile`); settings that would send the top level's are refused.
+/// Plain `http` endpoints are taken only on a loopback IP address (`127.0.0.1`, `[::1]`), not
+/// `localhost` (RFC 8252 §8.3).
 public struct OAuth2Settings: Sendable, Equatable {
     /// How tokens are obtained without a person.
     public enum Grant: String, Sendable, Equatable, CaseIterable {

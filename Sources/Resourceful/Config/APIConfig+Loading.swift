@@ -74,7 +74,15 @@ extension APIConfig {
     /// Loads `<configDirectory>/<environment>.json`, with environment variables overriding its keys.
     ///
     /// The directory is `configDirectory` if given, else the `RESOURCEFUL_CONFIG_DIR` environment
-    /// variable, else `Configs` in the current directory. A key such as `logging.level` is
+    /// variable, else `Configs` in the current directory.
+    ///
+    /// A configuration chooses secrets (a variable, a file, a keyring item, a client secret) and
+    /// the hosts they are sent to, so it must be one its user chose. The `resourceful` tool
+    /// refuses credentials from a file it found in the working directory's `Configs` by default
+    /// (a cloned repository's) until the user passes `--config-directory` or sets
+    /// `RESOURCEFUL_CONFIG_DIR`. An app is not refused: its `Configs` is its own, but pass
+    /// `configDirectory` (an absolute path, or one from the app's own settings) so that the app
+    /// does not read whatever `Configs` is where it happens to be started. A key such as `logging.level` is
     /// overridden by `RESOURCEFUL_LOGGING_LEVEL` (camel case split at word boundaries:
     /// `baseURL` → `RESOURCEFUL_BASE_URL`); lists are comma-separated. The keys are listed in
     /// <doc:Configuration>.
