@@ -26,7 +26,8 @@ struct CURLCommand {
         }
         var note: String?
         if let streamed = request.body, streamed.bytes == nil {
-            note = "# The body (\(streamed.length.map { "\($0) bytes" } ?? "size unknown")) is left out: it is streamed. Save it as request-body.bin."
+            note =
+                "# The body (\(streamed.length.map { "\($0) bytes" } ?? "size unknown")) is left out: it is streamed. Save it as request-body.bin."
             lines.append("--data-binary @request-body.bin")
         } else if let body = request.body?.bytes, body.readableBytes > 0 {
             let contentType = request.headerFields[.contentType]

@@ -205,7 +205,8 @@ public struct HTTPCacheMiddleware: APIMiddleware {
             guard let value = response.headerFields[name], let target = URL(string: value, relativeTo: base)?.absoluteURL,
                 Origin.same(target, base)
             else { continue }
-            let targetKey = CacheKey(target: RequestTarget(parsing: target.absoluteString), headerFields: request.headerFields, redactor: redactor)
+            let targetKey = CacheKey(
+                target: RequestTarget(parsing: target.absoluteString), headerFields: request.headerFields, redactor: redactor)
             await storage.removeEntry(forKey: targetKey.storageKey)
             await storage.removeEntry(forKey: targetKey.anonymousKey)
         }

@@ -163,7 +163,9 @@ enum JSONMasking {
             let outcome =
                 embeddedDepth >= JSONMasking.maxEmbeddedDepth
                 ? .invalid
-                : Array(text.utf8).withUnsafeBufferPointer { JSONMasking.mask($0, embeddedDepth: embeddedDepth + 1, depth: depth, isMasked: isMasked) }
+                : Array(text.utf8).withUnsafeBufferPointer {
+                    JSONMasking.mask($0, embeddedDepth: embeddedDepth + 1, depth: depth, isMasked: isMasked)
+                }
             switch outcome {
             case .unchanged: break
             case .masked(let inner): replace(start..<index, with: Self.quoted(inner))
@@ -324,7 +326,9 @@ enum JSONMasking {
         mutating func scalar(startingWith unit: UInt16) -> Unicode.Scalar? {
             switch unit {
             case 0xD800..<0xDC00:
-                guard bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else { return nil }
+                guard bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                    return nil
+                }
                 index += 2
                 guard let low = hexUnit(), (0xDC00..<0xE000).contains(low) else { return nil }
                 return Unicode.Scalar(0x10000 + (UInt32(unit) - 0xD800) << 10 + (UInt32(low) - 0xDC00))

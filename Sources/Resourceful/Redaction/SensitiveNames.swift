@@ -70,7 +70,9 @@ package struct SensitiveNames: Sendable {
         "start", "i18n", "locale", "template", "musical", "sharding", "bucket", "storage", "file", "resource",
     ]
     /// Kinds of passes that are not secrets: a last word `pass` after one of them stays readable.
-    static let readablePassKinds: Set<String> = ["boarding", "day", "season", "bus", "ski", "hall", "free", "backstage", "render", "first", "second"]
+    static let readablePassKinds: Set<String> = [
+        "boarding", "day", "season", "bus", "ski", "hall", "free", "backstage", "render", "first", "second",
+    ]
 
     /// Whether `name` holds a secret.
     package func contains(_ name: some StringProtocol) -> Bool {
@@ -116,7 +118,10 @@ package struct SensitiveNames: Sendable {
     }
 
     /// The stems every word of ``lastWords``, ``anyWords`` and ``headerWords`` starts with.
-    private static let stems: [[UInt8]] = ["pass", "key", "auth", "bearer", "secret", "token", "pwd", "pin", "otp", "sig", "cookie", "credential", "jwt", "apikey", "session", "sid"].map {
+    private static let stems: [[UInt8]] = [
+        "pass", "key", "auth", "bearer", "secret", "token", "pwd", "pin", "otp", "sig", "cookie", "credential", "jwt", "apikey", "session",
+        "sid",
+    ].map {
         Array($0.utf8)
     }
 
@@ -124,9 +129,10 @@ package struct SensitiveNames: Sendable {
     /// `created_at`), no word of it is a word for a secret, and it is not split into words.
     private static func mayHoldAWord(_ normalised: [UInt8]) -> Bool {
         stems.contains { stem in
-            normalised.count >= stem.count && (0...(normalised.count - stem.count)).contains { start in
-                normalised[start..<start + stem.count].elementsEqual(stem)
-            }
+            normalised.count >= stem.count
+                && (0...(normalised.count - stem.count)).contains { start in
+                    normalised[start..<start + stem.count].elementsEqual(stem)
+                }
         }
     }
 

@@ -33,7 +33,8 @@ struct CassetteRedaction: Sendable {
             startedDateTime: started.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)),
             time: milliseconds,
             request: harRequest(request),
-            response: harResponse(response, limit: request.maxResponseBytes, redacted: request.shouldRedactResponseBody, truncated: truncated),
+            response: harResponse(
+                response, limit: request.maxResponseBytes, redacted: request.shouldRedactResponseBody, truncated: truncated),
             timings: HARArchive.Timings(send: 0, wait: milliseconds, receive: 0)
         )
     }
@@ -45,8 +46,10 @@ struct CassetteRedaction: Sendable {
         result.queryString = Self.queryItems(of: url).map { HARArchive.NameValue(name: $0.name, value: $0.value) }
         if let body = request.body?.bytes, body.readableBytes > 0 {
             let contentType = request.headerFields[.contentType]
-            let kept = keptBody(Data(buffer: body, byteTransferStrategy: .noCopy), contentType: contentType, redacted: request.shouldRedactRequestBody)
-            result.postData = HARArchive.PostData(mimeType: contentType ?? "", text: kept.text, encoding: kept.encoding, comment: kept.comment)
+            let kept = keptBody(
+                Data(buffer: body, byteTransferStrategy: .noCopy), contentType: contentType, redacted: request.shouldRedactRequestBody)
+            result.postData = HARArchive.PostData(
+                mimeType: contentType ?? "", text: kept.text, encoding: kept.encoding, comment: kept.comment)
             result.bodySize = kept.size
         } else {
             result.bodySize = 0

@@ -1,6 +1,6 @@
 public import Foundation
-public import Resourceful
 import HTTPTypes
+public import Resourceful
 
 /// An ``HTTPTransport`` that sends through another one and appends each exchange to a HAR 1.2
 /// file, with every secret masked before it reaches the disk, so that the file can be committed.
@@ -66,7 +66,8 @@ public final class RecordingTransport: HTTPTransport {
                 // A body kept in part no longer has the length the server announced.
                 if cut { recorded.headerFields[.contentLength] = nil }
                 try recorder.append(
-                    redaction.entry(request: request, response: recorded, started: started, duration: ContinuousClock.now - start, truncated: cut)
+                    redaction.entry(
+                        request: request, response: recorded, started: started, duration: ContinuousClock.now - start, truncated: cut)
                 )
             }
             response.body = TransportBody(stream: RecordedStream(base: response.body, keeper: keeper), length: response.body.length)

@@ -26,7 +26,8 @@ import Testing
             try await AsyncHTTPClientTransport.withTransport { live in
                 let recorder = try RecordingTransport(live, file: file)
                 var request = TransportRequest(
-                    method: .get, url: server.baseURL.absoluteString + "/v1/export", deadline: .now + .seconds(20), maxResponseBytes: 8 << 20
+                    method: .get, url: server.baseURL.absoluteString + "/v1/export", deadline: .now + .seconds(20),
+                    maxResponseBytes: 8 << 20
                 )
                 request.streamsResponseBody = true
                 let response = try await recorder.send(request)
@@ -44,7 +45,9 @@ import Testing
         let file = try CassetteFixture.scratchFile()
         let url = "http://127.0.0.1:9/search?user=a;password=S40&filter=%7B%22token%22%3A%22S41%22%7D&page=2"
         let request = TransportRequest(method: .get, url: url, deadline: .now + .seconds(5), maxResponseBytes: 1 << 20)
-        let network = StubTransport { _ in TransportResponse(status: .ok, headerFields: [.contentType: "application/json"], body: ByteBuffer(string: "1")) }
+        let network = StubTransport { _ in
+            TransportResponse(status: .ok, headerFields: [.contentType: "application/json"], body: ByteBuffer(string: "1"))
+        }
         _ = try await RecordingTransport(network, file: file).send(request)
         let text = try String(contentsOf: file, encoding: .utf8)
         for secret in ["S40", "S41"] { #expect(!text.contains(secret)) }
@@ -73,7 +76,9 @@ import Testing
             )
             server.stub(
                 .get, "/v1/semicolons",
-                MockResponse(status: .ok, headerFields: [.contentType: "application/x-www-form-urlencoded"], body: Data("user=a;password=\(Self.secret)".utf8))
+                MockResponse(
+                    status: .ok, headerFields: [.contentType: "application/x-www-form-urlencoded"],
+                    body: Data("user=a;password=\(Self.secret)".utf8))
             )
             server.stub(
                 .get, "/v1/moved",
@@ -83,7 +88,8 @@ import Testing
                 let recorder = try RecordingTransport(live, file: file, keepingBodiesThatCannotBeMasked: keepingOthers)
                 for path in ["unclosed", "form", "semicolons", "moved"] {
                     let request = TransportRequest(
-                        method: .get, url: server.baseURL.absoluteString + "/v1/" + path, deadline: .now + .seconds(10), maxResponseBytes: 1 << 20
+                        method: .get, url: server.baseURL.absoluteString + "/v1/" + path, deadline: .now + .seconds(10),
+                        maxResponseBytes: 1 << 20
                     )
                     _ = try await recorder.send(request)
                 }

@@ -1,9 +1,10 @@
 import Foundation
 import HTTPTypes
 import NIOCore
-@testable import Resourceful
 import ResourcefulTesting
 import Testing
+
+@testable import Resourceful
 
 /// A cURL export, a log line or an error shows no URL's userinfo and no authorization code, and
 /// nothing in a cURL command is read by curl as a file or a pattern.
@@ -69,13 +70,15 @@ import Testing
             deadline: .now + .seconds(5), maxResponseBytes: 1024
         )
         #expect(Self.render(request).contains("curl --globoff 'https://api.example.com/v1/things?filter[name]=a&ids=[1,2]&q=a{b}'"))
-        let plain = TransportRequest(method: .get, url: "https://api.example.com/v1/things", deadline: .now + .seconds(5), maxResponseBytes: 1024)
+        let plain = TransportRequest(
+            method: .get, url: "https://api.example.com/v1/things", deadline: .now + .seconds(5), maxResponseBytes: 1024)
         #expect(!Self.render(plain).contains("--globoff"))
     }
 
     @Test func aMethodIsQuotedWhenItIsNotAPlainWord() throws {
         let method = try #require(HTTPRequest.Method("X|sh"))
-        let request = TransportRequest(method: method, url: "https://api.example.com/v1/x", deadline: .now + .seconds(5), maxResponseBytes: 1024)
+        let request = TransportRequest(
+            method: method, url: "https://api.example.com/v1/x", deadline: .now + .seconds(5), maxResponseBytes: 1024)
         #expect(Self.render(request).contains("--request 'X|sh'"))
     }
 
