@@ -75,6 +75,37 @@ import Testing
         try await api.shutdown()
     }
 
+    @Test func linesAfterALongOneFromUvicornStayInBoundedMemory() async throws {
+        let api = try Self.api()
+        let before = try StreamMemoryTests.peakVirtualBytes()
+        var count = 0
+        for try await value in api.lines(AdHocRequest<Int, [String: String]>(.index, "lines/long-then-short", parameters: ["long": String(8 << 20), "chunks": "16", "per_chunk": "16384"])) {
+            count += value == 1 ? 1 : 0
+        }
+        let after = try StreamMemoryTests.peakVirtualBytes()
+        #expect(count == 16 * 16384)
+        // Before, each short line reserved the long one's 8 MiB: 128 GiB per chunk.
+        #expect(after - before < 2 << 30, "the peak virtual size grew by \((after - before) >> 20) MiB")
+        try await api.shutdown()
+    }
+
+    @Test func eventsAfterALongOneFromUvicornStayInBoundedMemory() async throws {
+        let api = try Self.api()
+        let before = try StreamMemoryTests.peakVirtualBytes()
+        var count = 0
+        var longest = 0
+        let request = AdHocRequest<String, [String: String]>(.show, "events/long-then-short", parameters: ["long": String(8 << 20), "chunks": "16", "per_chunk": "4096"])
+        for try await event in api.events(request, reconnect: .never) {
+            count += 1
+            longest = max(longest, event.data.utf8.count)
+        }
+        let after = try StreamMemoryTests.peakVirtualBytes()
+        #expect(count == 1 + 16 * 4096)
+        #expect(longest == 8 << 20)
+        #expect(after - before < 2 << 30, "the peak virtual size grew by \((after - before) >> 20) MiB")
+        try await api.shutdown()
+    }
+
     @Test func aJSONTextSequenceArrivesAsTypedValues() async throws {
         let api = try Self.api()
         var values: [Tick] = []

@@ -157,6 +157,40 @@ async def lines_slow(
     return StreamingResponse(stream(), media_type=LINE_MEDIA_TYPES[kind])
 
 
+@app.get("/lines/long-then-short")
+async def lines_long_then_short(
+    long: int = Query(8 << 20, ge=1, le=64 << 20),
+    chunks: int = Query(16, ge=0, le=1024),
+    per_chunk: int = Query(16384, ge=1, le=1 << 20),
+):
+    """One value padded to `long` bytes (7 then spaces), then `chunks` chunks of `per_chunk` lines of 1."""
+
+    def stream():
+        yield b"7" + b" " * (long - 1) + b"\n"
+        for _ in range(chunks):
+            yield b"1\n" * per_chunk
+
+    return StreamingResponse(paced(stream()), media_type="application/x-ndjson")
+
+
+@app.get("/events/long-then-short")
+async def events_long_then_short(
+    long: int = Query(8 << 20, ge=1, le=64 << 20),
+    chunks: int = Query(16, ge=0, le=1024),
+    per_chunk: int = Query(4096, ge=1, le=1 << 20),
+):
+    """One event whose data is `long` x's, then `chunks` chunks of `per_chunk` events `1`, each
+    event's lines split across two chunks."""
+
+    def stream():
+        yield b"data: " + b"x" * long + b"\n\n"
+        for _ in range(chunks):
+            yield b"da" + b"ta: 1\n\nda" * (per_chunk - 1)
+            yield b"ta: 1\n\n"
+
+    return StreamingResponse(paced(stream()), media_type="text/event-stream")
+
+
 @app.get("/json-seq")
 async def json_seq(count: int = Query(3, ge=0)):
     """RFC 7464 JSON text sequence: RS (0x1E) + JSON text + LF per element."""
