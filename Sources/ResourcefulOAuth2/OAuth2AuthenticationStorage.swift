@@ -12,9 +12,11 @@ public import Resourceful
 ///
 /// Processes of one user that share a refresh token (two CLI runs, a CLI and an app) spend it one
 /// at a time: a renewal reads, spends and replaces it holding an advisory file lock per service
-/// (`flock(2)` on `oauth2-refresh-<digest>.lock` in `$XDG_RUNTIME_DIR/resourceful`, else
-/// `$XDG_CACHE_HOME/resourceful/locks`, else `~/.cache/resourceful/locks`: a folder of the user's
-/// that no one else may write to, the file 0600 and never reached through a symbolic link),
+/// (`flock(2)` on `oauth2-refresh-<digest>.lock` in `~/.cache/resourceful/locks`, `~` being the
+/// home folder the user database names, so that every process finds the same file whatever its
+/// environment; else `$XDG_RUNTIME_DIR/resourceful` or `$HOME/.cache/resourceful/locks`: a folder
+/// of the user's that no one else may write to, the file 0600 and never reached through a
+/// symbolic link),
 /// waiting for another process's renewal at most until its own deadline, and ``logOut(service:)``
 /// holds the same lock. A rotated refresh token is stored only while the one spent is still
 /// stored: after a logout elsewhere it is revoked and the call fails as logged out

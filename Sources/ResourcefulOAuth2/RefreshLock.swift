@@ -19,8 +19,10 @@ import Logging
 /// undone by a renewal that was already under way.
 ///
 /// The lock is `flock(2)` on a file per service, `oauth2-refresh-<digest of the service>.lock`, in
-/// the first folder of these that can be used: `$XDG_RUNTIME_DIR/resourceful`,
-/// `$XDG_CACHE_HOME/resourceful/locks`, `~/.cache/resourceful/locks`. The folder must be the
+/// the first folder of these that can be used: `.cache/resourceful/locks` in the home folder the
+/// user database gives the user (not `$HOME`: every process of the user must find the same file,
+/// whatever its environment), else `$XDG_RUNTIME_DIR/resourceful`, else
+/// `$HOME/.cache/resourceful/locks`. The folder must be the
 /// user's own and writable by no one else; the file is created with mode 0600, never through a
 /// symbolic link, and checked with `fstat` on its descriptor to be a regular file of the user's. It
 /// is never removed (removing a lock file lets two processes lock two files). Every account of a
@@ -98,18 +100,23 @@ struct RefreshLock: ~Copyable {
         return "oauth2-refresh-" + digest.prefix(16).map { String(format: "%02x", $0) }.joined() + ".lock"
     }
 
-    /// The folders a lock file may be in, in the order they are tried.
-    static func folders(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+    /// The folders a lock file may be in, in the order they are tried: first one that depends on
+    /// the user alone (`accountHome`, the home folder of the user database), then the environment's.
+    static func folders(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        accountHome: String? = FileManager.default.homeDirectory(forUser: NSUserName())?.path
+    ) -> [String] {
         var folders: [String] = []
+        if let home = accountHome, home.hasPrefix("/") { folders.append(home + "/.cache/resourceful/locks") }
         if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") { folders.append(runtime + "/resourceful") }
-        if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") { folders.append(cache + "/resourceful/locks") }
         if let home = environment["HOME"], home.hasPrefix("/") { folders.append(home + "/.cache/resourceful/locks") }
-        return folders
+        var seen = Set<String>()
+        return folders.filter { seen.insert($0).inserted }
     }
 
     /// A descriptor of `service`'s lock file, opened read-write in the first folder that can be used.
     private static func openFile(service: String) -> Result<Int32, Reason> {
-        var last = Reason(text: "no folder for lock files is known (neither XDG_RUNTIME_DIR, XDG_CACHE_HOME nor HOME is set)")
+        var last = Reason(text: "no folder for lock files is known (the user has no home folder, and neither XDG_RUNTIME_DIR nor HOME is set)")
         for folder in folders() {
             switch openFile(named: fileName(service: service), in: folder) {
             case .success(let descriptor): return .success(descriptor)

@@ -59,13 +59,18 @@ import Testing
         #expect(throws: RefreshLock.Reason.self) { try RefreshLock.openFile(named: "a.lock", in: folder + "/linked").get() }
     }
 
-    @Test func theFoldersFollowTheXDGVariables() {
+    @Test func theFolderDependsOnTheUserBeforeTheEnvironment() {
+        // Every process of the user finds the same file first, whatever its environment says.
         #expect(
-            RefreshLock.folders(environment: ["XDG_RUNTIME_DIR": "/run/user/1", "XDG_CACHE_HOME": "/c", "HOME": "/h"])
-                == ["/run/user/1/resourceful", "/c/resourceful/locks", "/h/.cache/resourceful/locks"]
+            RefreshLock.folders(environment: ["XDG_RUNTIME_DIR": "/run/user/1", "HOME": "/h"], accountHome: "/home/a")
+                == ["/home/a/.cache/resourceful/locks", "/run/user/1/resourceful", "/h/.cache/resourceful/locks"]
         )
+        #expect(RefreshLock.folders(environment: ["HOME": "/home/a"], accountHome: "/home/a") == ["/home/a/.cache/resourceful/locks"])
         // A relative path is something else's mistake, not a place for a lock.
-        #expect(RefreshLock.folders(environment: ["XDG_RUNTIME_DIR": "run", "HOME": "/h"]) == ["/h/.cache/resourceful/locks"])
+        #expect(RefreshLock.folders(environment: ["XDG_RUNTIME_DIR": "run", "HOME": "h"], accountHome: nil) == [])
+        // By default, the first folder is the same whatever HOME says.
+        #expect(RefreshLock.folders(environment: ["HOME": "/elsewhere"]).first == RefreshLock.folders(environment: ["HOME": "/other"]).first)
+        #expect(RefreshLock.folders(environment: ["HOME": "/elsewhere"]).first != "/elsewhere/.cache/resourceful/locks")
         #expect(RefreshLock.fileName(service: "a") != RefreshLock.fileName(service: "b"))
         #expect(!RefreshLock.fileName(service: "../x").contains("/"))
     }
