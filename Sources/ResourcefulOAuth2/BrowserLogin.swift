@@ -96,8 +96,8 @@ extension OAuth2AuthenticationStorage {
 /// The one request a loopback redirect brings (RFC 8252 §7.3).
 ///
 /// Anyone on the machine can connect to the port, so the listener trusts nothing it did not ask
-/// for: connections are served side by side, each within ``connectionTimeout`` and
-/// ``maximumRequestBytes`` (an idle one cannot hold the port); a request to another path is
+/// for: connections are served side by side (at most ``maximumConnections``), each within
+/// ``connectionTimeout`` and ``maximumRequestBytes`` (an idle one cannot hold the port); a request to another path is
 /// answered 404, and one to `/callback` without the `state` sent is answered 400; neither ends
 /// the login, which waits for the real redirect until its deadline.
 struct LoopbackRedirect: Sendable {
@@ -108,8 +108,11 @@ struct LoopbackRedirect: Sendable {
 
     /// How long one connection may take to bring its request.
     static let connectionTimeout: Duration = .seconds(10)
-    /// The most bytes of request body read from one connection (a redirect has none).
+    /// The most bytes of request body read from one connection (a redirect has none); NIO's
+    /// parser bounds the head.
     static let maximumRequestBytes = 16 * 1024
+    /// The most connections served at once; more are closed as they come.
+    static let maximumConnections = 32
 
     /// Listens on a free port of `127.0.0.1`, runs `ready` with the redirect URI, and returns the
     /// first request to `/callback` whose `state` is `state`, by `deadline`.
@@ -143,13 +146,26 @@ struct LoopbackRedirect: Sendable {
                     // Each connection in a task of its own, bounded: one that sends nothing, or
                     // the wrong thing, neither holds the port nor ends the login.
                     await withDiscardingTaskGroup { connections in
+                        let open = Locked(0)
                         do {
                             try await server.executeThenClose { inbound in
                                 for try await connection in inbound {
+                                    // A flood of connections is closed at once beyond the bound,
+                                    // so that it cannot exhaust the descriptors the real one needs.
+                                    let admitted = open.withLock { count in
+                                        guard count < maximumConnections else { return false }
+                                        count += 1
+                                        return true
+                                    }
+                                    guard admitted else {
+                                        try? await connection.channel.close()
+                                        continue
+                                    }
                                     connections.addTask {
                                         if let parameters = await serve(connection, state: state) {
                                             foundContinuation.yield(parameters)
                                         }
+                                        open.withLock { $0 -= 1 }
                                     }
                                 }
                             }
