@@ -148,7 +148,8 @@ public struct APIConfig: Sendable, Equatable {
         /// `clientSecret`; `secretKey`, `accessKey` and `signingKey` cover `secret_key`,
         /// `aws_secret_access_key` and `X-Signing-Key`; `jwt`, `pwd`, `passcode`, `assertion` and
         /// `codeVerifier` are masked too. `key`, `sig`, `otp`, `pin`, `pass` and `auth` are masked
-        /// when they are the whole name (as suffixes they would hide `sortKey` or `bypass`).
+        /// when they are the whole name (as suffixes they would hide `sortKey` or `bypass`), or
+        /// the last word of one (`db_pass`, `stripe_key`, `X-Auth`; not `sort_key`, `publicKey`).
         public static let alwaysMaskedNames: [String] = SensitiveNames.builtIn
 
         /// Header fields masked in logs and dropped before a redirect to another origin, besides
