@@ -169,4 +169,32 @@ import Glibc
             #expect(result.output.split(separator: "\n").count == 1 + 16 * 16384)
         }
     }
+
+    @Test func aHostile206OnATerminalFailsCleanlyAndLeavesNoFile() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-cli-output-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let size = 4 << 20
+        try await MockServer.withRunning { server in
+            // A 200 cut half-way, then a 206 for the rest that sends twice as much, chunked.
+            server.route(.get, "/v1/files/big.bin") { request in
+                guard let range = request.headerFields[.range], let first = Int(range.dropFirst(6).dropLast()) else {
+                    var cut = MockResponse(headerFields: [.eTag: "\"v1\"", .contentLength: String(size)], fault: .closeMidBody(bytes: size / 2))
+                    cut.parts = (0..<4).map { _ in Data(repeating: 1, count: size / 4) }
+                    return cut
+                }
+                var long = MockResponse(status: .partialContent, headerFields: [.contentRange: "bytes \(first)-\(size - 1)/\(size)", .eTag: "\"v1\""])
+                long.parts = (0..<32).map { _ in Data(repeating: 2, count: 256 << 10) }
+                return long
+            }
+            let arguments = ["show", "files/big.bin", "--output", folder.appendingPathComponent("big.bin").path, "--env", "test", "--config-directory", try CLITool.configDirectory(for: server)]
+            // Under script(1), standard error is a terminal: the progress bar is drawn.
+            let command = ([resourcefulTool] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+            let result = try await Command.run("/usr/bin/script", ["-qec", command, "/dev/null"])
+            #expect(result.status == 4, "\(result.output.suffix(300))")
+            #expect(result.output.contains("runs past"))
+            #expect(!result.output.contains("Fatal error"))
+            #expect((try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.isEmpty == true)
+        }
+    }
 }
