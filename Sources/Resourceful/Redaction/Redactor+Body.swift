@@ -32,11 +32,13 @@ extension Redactor {
     }
 
     /// A body as it may be logged: the masked form ``maskedBody(_:contentType:)`` gives (JSON,
-    /// form, multipart, event streams, JSON Lines), cut to the configured size; otherwise only its
-    /// size and type (another type, a body that is not what its type says, or not text).
+    /// form, event streams, JSON Lines), cut to the configured size; otherwise only its size and
+    /// type (another type, a body that is not what its type says, or not text). A multipart body
+    /// is logged as its size alone: its files (a key file, a document) are no log line's business.
     func body(_ buffer: ByteBuffer, contentType: String?) -> String {
         guard buffer.readableBytes > 0 else { return "" }
         let type = contentType.map { String(MediaType.essence(of: $0)) } ?? ""
+        guard type != "multipart/form-data" else { return "<\(buffer.readableBytes) bytes of \(type)>" }
         guard let masked = maskedBody(Data(buffer: buffer, byteTransferStrategy: .noCopy), contentType: contentType) else {
             guard Self.isMaskable(type) else { return "<\(buffer.readableBytes) bytes of \(type.isEmpty ? "unknown type" : type)>" }
             return Self.leftOut(buffer.readableBytes, contentType: contentType, reason: "it cannot be masked")
