@@ -113,6 +113,35 @@ import Glibc
         }
     }
 
+    @Test func aCancelledDownloadLeavesNoTemporaryFile() async throws {
+        let folder = try DownloadTests.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await Harness.run { harness in
+            // 200 KiB, a KiB every 50 ms: ten seconds.
+            var response = MockResponse(headerFields: [.contentLength: String(200 * 1024), .eTag: "\"v1\""])
+            response.parts = Array(repeating: Data(repeating: 7, count: 1024), count: 200)
+            response.partDelay = .milliseconds(50)
+            harness.server.stub(.get, "/v1/asset", response)
+            let api = harness.api
+            let destination = folder.appendingPathComponent("asset.bin")
+            let download = Task { try await api.download(Self.request, to: destination) }
+            // Poll until the body is arriving into the temporary file.
+            let giveUp = ContinuousClock.now + .seconds(60)
+            while ContinuousClock.now < giveUp, harness.server.bodyBytesSent == 0 {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            try #require(try FileManager.default.contentsOfDirectory(atPath: folder.path).contains { $0.hasSuffix(".download") })
+            download.cancel()
+            let result = await download.result
+            guard case .failure(let error) = result else {
+                Issue.record("the download ended without error")
+                return
+            }
+            #expect((error as? APIError)?.kind == .cancelled)
+            #expect((try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.isEmpty == true)
+        }
+    }
+
     // MARK: Hostile servers
 
     @Test func a206LongerThanItsRangeFailsAtTheFirstByteTooMany() async throws {
