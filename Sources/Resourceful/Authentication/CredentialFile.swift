@@ -85,6 +85,19 @@ enum CredentialFile {
         return (value, Identity(status))
     }
 
+    /// Whether `path` is a symbolic link whose target, all links resolved, is not inside
+    /// `directory` (resolved too).
+    static func isSymlinkLeaving(_ path: String, directory: String) -> Bool {
+        var status = stat()
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK else { return false }
+        guard let target = realpath(path, nil) else { return true }
+        defer { free(target) }
+        guard let folder = realpath(directory, nil) else { return true }
+        defer { free(folder) }
+        let resolvedFolder = String(cString: folder)
+        return !String(cString: target).hasPrefix(resolvedFolder == "/" ? "/" : resolvedFolder + "/")
+    }
+
     /// The error for a failed system call on `path`.
     static func failure(_ code: Int32, path: String) -> AuthenticationStorageError {
         let source = "file \(path)"

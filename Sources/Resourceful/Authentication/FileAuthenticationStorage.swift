@@ -53,13 +53,24 @@ package final class FileAuthenticationStorage: AuthenticationStorage {
         self.logger = logger
     }
 
-    /// Reads `path` and warns, once per version of it, when group or others may read it.
+    /// Reads `path` and warns, once per version of it, when group or others may read it, or
+    /// when it is a symlink to a file outside the directory (an orchestrator's own links stay
+    /// inside it).
     func load(_ path: String, lineBreaksInside: Bool = false) throws(AuthenticationStorageError) -> (value: String, identity: CredentialFile.Identity) {
         let file = try CredentialFile.load(path, maximumBytes: maximumBytes, lineBreaksInside: lineBreaksInside)
-        if file.identity.isOpenToOthers, let logger, warned.withLock({ $0.insert(file.identity).inserted }) {
+        guard let logger else { return file }
+        let leaves = CredentialFile.isSymlinkLeaving(path, directory: directory)
+        guard file.identity.isOpenToOthers || leaves, warned.withLock({ $0.insert(file.identity).inserted }) else { return file }
+        if file.identity.isOpenToOthers {
             logger.warning(
                 "Credential file is readable by group or others: chmod 600 it, unless an orchestrator mounts it so",
                 metadata: ["resourceful.file": .string(path), "resourceful.mode": .string("0" + String(file.identity.permissions, radix: 8))]
+            )
+        }
+        if leaves {
+            logger.warning(
+                "Credential file is a symbolic link to a file outside its directory: whoever can change the link chooses the credential",
+                metadata: ["resourceful.file": .string(path)]
             )
         }
         return file

@@ -35,6 +35,26 @@ import Glibc
         #expect(Self.warnings(logs).count == 1)
     }
 
+    @Test func aSymlinkOutOfTheDirectoryIsUsedWithAWarningAndAnOrchestratorsIsNot() async throws {
+        let secrets = try FileAuthenticationStorageTests.Secrets()
+        defer { secrets.remove() }
+        let outside = try FileAuthenticationStorageTests.Secrets()
+        defer { outside.remove() }
+        try outside.replace("elsewhere", with: "tok-out\n")
+        try FileManager.default.createDirectory(atPath: secrets.path("..data"), withIntermediateDirectories: true)
+        try Data("tok-in\n".utf8).write(to: URL(fileURLWithPath: secrets.path("..data/inside")))
+        #expect(chmod(outside.path("elsewhere"), 0o600) == 0 && chmod(secrets.path("..data/inside"), 0o600) == 0)
+        #expect(symlink(outside.path("elsewhere"), secrets.path("billing")) == 0)
+        #expect(symlink("..data/inside", secrets.path("ledger")) == 0)
+        let logs = InMemoryLogHandler()
+        let storage = FileAuthenticationStorage(directory: secrets.directory.path, logger: Logger(label: "test") { _ in logs })
+        #expect(try await storage.authenticationHeader(for: "ledger") == "Bearer tok-in")
+        #expect(Self.warnings(logs).isEmpty)
+        #expect(try await storage.authenticationHeader(for: "billing") == "Bearer tok-out")
+        #expect(Self.warnings(logs).count == 1)
+        #expect(Self.warnings(logs).first?.contains("symbolic link") == true)
+    }
+
     @Test func aFileOfAnotherUserIsRefused() async throws {
         // Only root can give a file away.
         guard geteuid() == 0 else { return }
