@@ -42,7 +42,7 @@ public struct OAuth2StorageFactory: AuthenticationStorageFactory {
                 timeout: context.config.timeout, logger: context.logger
             )
         } catch {
-            throw context.keys.invalid("privateKeyFile", expected: error.detail)
+            throw context.keys.invalid("privateKeyFile", expected: "a usable private key file (\(error.detail))")
         }
     }
 }
