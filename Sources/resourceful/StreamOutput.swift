@@ -62,7 +62,7 @@ enum StreamOutput {
             let type = response.headerFields[.contentType].map { $0.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? "" }
             do {
                 if type == "text/event-stream" {
-                    var parser = ServerSentEventParser(maxBytes: api.defaultOptions.maxResponseBytes)
+                    var parser = ServerSentEventParser(maxBytes: response.maxBytes)
                     var events: [ServerSentEventParser.Event] = []
                     for try await chunk in response.body {
                         try parser.feed(chunk, into: &events)
@@ -70,7 +70,7 @@ enum StreamOutput {
                         events.removeAll(keepingCapacity: true)
                     }
                 } else {
-                    var splitter = LineSplitter(maxBytes: api.defaultOptions.maxResponseBytes, separator: .lineFeed)
+                    var splitter = LineSplitter(maxBytes: response.maxBytes, separator: .lineFeed)
                     var lines: [[UInt8]] = []
                     for try await chunk in response.body {
                         try splitter.feed(chunk, into: &lines)
@@ -83,7 +83,7 @@ enum StreamOutput {
             } catch let error as APIError {
                 throw error
             } catch {
-                throw APIError(kind: .responseTooLarge, detail: "an event or line is longer than \(api.defaultOptions.maxResponseBytes) bytes")
+                throw APIError(kind: .responseTooLarge, detail: "an event or line is longer than \(response.maxBytes) bytes")
             }
             return .success(())
         } catch {

@@ -62,7 +62,8 @@ extension API {
             return StreamedResponse(
                 status: response.status,
                 headerFields: response.headerFields,
-                body: ResponseBodyStream(body: response.body, expectedLength: expected, method: method, path: path, deadline: limits?.deadline ?? built.request.deadline)
+                body: ResponseBodyStream(body: response.body, expectedLength: expected, method: method, path: path, deadline: limits?.deadline ?? built.request.deadline),
+                maxBytes: limits?.maxBytes ?? options.maxResponseBytes
             )
         } catch {
             throw error.with(method: method, path: path)
@@ -88,6 +89,10 @@ public struct StreamedResponse: Sendable {
     public let headerFields: HTTPFields
     /// The body, read once, as it arrives.
     public let body: ResponseBodyStream
+    /// The ``RequestOptions/maxResponseBytes`` the call's steps left (a middleware may change
+    /// it, ``CallContext/options``), or the call's own when no transport answered: the longest
+    /// line or event a reader of the body (``API/lines(_:)``, ``API/events(_:reconnect:)``) allows.
+    package let maxBytes: Int
 }
 
 /// The body of a ``StreamedResponse``: buffers as they arrive, read once.

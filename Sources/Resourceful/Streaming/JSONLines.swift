@@ -16,8 +16,8 @@ extension API {
     /// ```
     ///
     /// A line that is not a `ResourceType` fails the sequence with ``APIError/Kind/decodingFailed``
-    /// naming its number, never its text; one longer than ``RequestOptions/maxResponseBytes`` with
-    /// ``APIError/Kind/responseTooLarge``. ``RequestOptions/timeout`` bounds the wait for the head
+    /// naming its number, never its text; one longer than ``RequestOptions/maxResponseBytes`` (as
+    /// the middlewares left it, ``CallContext/options``) with ``APIError/Kind/responseTooLarge``. ``RequestOptions/timeout`` bounds the wait for the head
     /// and each silence of the server. The stream is not opened again when it ends.
     public func lines<Request: ResourceRequest>(_ request: Request) -> JSONLines<Request> {
         JSONLines(api: self, request: request)
@@ -51,6 +51,7 @@ public struct JSONLines<Request: ResourceRequest>: AsyncSequence, Sendable {
         init(sequence: JSONLines) {
             self.sequence = sequence
             options = sequence.api.defaultOptions.applying(sequence.request)
+            // Replaced once the stream is open, with the cap the middlewares left.
             splitter = LineSplitter(maxBytes: options.maxResponseBytes, separator: .lineFeed)
         }
 
@@ -60,7 +61,8 @@ public struct JSONLines<Request: ResourceRequest>: AsyncSequence, Sendable {
                 opened = true
                 let response = try await sequence.api.openStream(sequence.request, extraFields: [.accept: "application/jsonl, application/x-ndjson, application/json-seq;q=0.9"])
                 let type = response.headerFields[.contentType].map { String(MediaType.essence(of: $0)) }
-                if type == "application/json-seq" { splitter = LineSplitter(maxBytes: options.maxResponseBytes, separator: .recordSeparator) }
+                // The longest line is the cap the middlewares left (``CallContext/options``).
+                splitter = LineSplitter(maxBytes: response.maxBytes, separator: type == "application/json-seq" ? .recordSeparator : .lineFeed)
                 body = response.body.makeAsyncIterator()
             }
             while true {
@@ -83,7 +85,7 @@ public struct JSONLines<Request: ResourceRequest>: AsyncSequence, Sendable {
                         try splitter.finish(into: &pending)
                     }
                 } catch {
-                    throw APIError(kind: .responseTooLarge, detail: "line \(lineNumber + pending.count + 1) is longer than \(options.maxResponseBytes) bytes")
+                    throw APIError(kind: .responseTooLarge, detail: "line \(lineNumber + pending.count + 1) is longer than \(splitter.maxBytes) bytes")
                         .with(method: method, path: sequence.api.maskedPath(sequence.request.path))
                 }
             }

@@ -20,7 +20,9 @@ package struct ServerSentEventParser {
     /// A line or an event was longer than the limit.
     struct TooLong: Error {}
 
-    let maxBytes: Int
+    /// The longest line or event data; a new connection may set another
+    /// (``StreamedResponse/maxBytes``): it holds from the next byte fed.
+    var maxBytes: Int
     /// The last event ID, set when an event is dispatched and kept across events and
     /// connections: what `Last-Event-ID` sends.
     var lastEventID = ""

@@ -29,7 +29,8 @@ extension API {
     ///
     /// ``RequestOptions/timeout`` bounds each connection's wait for its head and each silence of
     /// the server (send comments to keep a quiet stream open);
-    /// ``RequestOptions/maxResponseBytes`` is the longest event.
+    /// ``RequestOptions/maxResponseBytes`` is the longest event (as the middlewares left it,
+    /// ``CallContext/options``, for each connection).
     public func events<Request: ResourceRequest>(
         _ request: Request,
         reconnect: EventStreamReconnection = EventStreamReconnection()
@@ -151,7 +152,7 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
                         finished = true
                         throw APIError(
                             kind: .responseTooLarge,
-                            detail: "an event or line of the stream is longer than \(options.maxResponseBytes) bytes"
+                            detail: "an event or line of the stream is longer than \(parser.maxBytes) bytes"
                         ).with(method: method, path: sequence.api.maskedPath(sequence.request.path))
                     }
                     eventsThisConnection += pending.count
@@ -195,6 +196,8 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
                     detail: "the body is \(type.flatMap { ResponseValidator.commonMediaType(String($0)) } ?? "of another media type"), not text/event-stream"
                 ).with(method: method, path: sequence.api.maskedPath(sequence.request.path))
             }
+            // The longest event is the cap the middlewares left for this connection.
+            parser.maxBytes = response.maxBytes
             body = response.body.makeAsyncIterator()
         }
 
