@@ -21,7 +21,10 @@ extension APIConfig {
         /// (`http.tls.clientCertificateFile`); set with ``clientKeyFile``.
         public var clientCertificateFile: String?
         /// The client certificate's private key, a PEM file whatever its name (`tls.key`)
-        /// (`http.tls.clientKeyFile`).
+        /// (`http.tls.clientKeyFile`). Read as ssh reads a key: a regular file of your own (or
+        /// root's), readable by you alone (`chmod 600`), not a symbolic link (except a link that
+        /// stays in its folder, as a Kubernetes Secret's `tls.key` → `..data/tls.key`); anything
+        /// else is ``APIError/Kind/invalidConfiguration`` saying what is wrong.
         public var clientKeyFile: String?
 
         /// Creates settings: the system's roots and TLS 1.2 or later.

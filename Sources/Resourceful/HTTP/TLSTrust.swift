@@ -120,13 +120,26 @@ enum TLSTrust {
         return certificates
     }
 
+    /// The largest client key file read: a PEM key is a few kilobytes.
+    static let maximumKeyBytes = 1 << 20
+
     /// The PEM private key at `path`, read as PEM whatever the file's name (NIOSSL would take a
     /// `.key` file for DER).
+    ///
+    /// Read as ssh reads a key (``PrivateFile``): a regular file of this user's (or root's),
+    /// neither readable nor writable by group or others, opened once and checked on the
+    /// descriptor. The one link followed is an orchestrator's that stays in the key's folder (a
+    /// Kubernetes Secret's `tls.key` → `..data/tls.key`): its target is read under the same rule.
     static func privateKey(inFile path: String) throws(APIError) -> NIOSSLPrivateKey {
         let key = "http.tls.clientKeyFile"
-        let data = try contents(of: path, key: key)
+        let bytes: [UInt8]
         do {
-            return try NIOSSLPrivateKey(bytes: Array(data), format: .pem)
+            bytes = try PrivateFile.contents(of: linkTargetInsideFolder(of: path) ?? path, maximumBytes: maximumKeyBytes)
+        } catch {
+            throw problem(key, path, error.reason)
+        }
+        do {
+            return try NIOSSLPrivateKey(bytes: bytes, format: .pem)
         } catch {
             // Not the error's text: it may quote the file.
             throw problem(key, path, "is not a PEM private key without a passphrase")
@@ -180,6 +193,22 @@ enum TLSTrust {
             case .changed: throw problem(key, path, "changed while it was read")
             }
         }
+    }
+
+    /// The target of `path`, all links resolved, when `path` is a symbolic link whose target
+    /// stays inside the folder `path` names (resolved too); `nil` otherwise, so that a link
+    /// elsewhere is refused as a link.
+    private static func linkTargetInsideFolder(of path: String) -> String? {
+        var status = stat()
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK else { return nil }
+        let folderPath = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        guard let target = realpath(path, nil) else { return nil }
+        defer { free(target) }
+        guard let folder = realpath(folderPath.isEmpty ? "/" : folderPath, nil) else { return nil }
+        defer { free(folder) }
+        let resolvedFolder = String(cString: folder)
+        let resolvedTarget = String(cString: target)
+        return resolvedTarget.hasPrefix(resolvedFolder == "/" ? "/" : resolvedFolder + "/") ? resolvedTarget : nil
     }
 
     private static func isRegularFile(_ path: String) -> Bool {
