@@ -23,8 +23,11 @@ import Logging
 /// user database gives the user (not `$HOME`: every process of the user must find the same file,
 /// whatever its environment), else `$XDG_RUNTIME_DIR/resourceful`, else
 /// `$HOME/.cache/resourceful/locks`. The folder must be the
-/// user's own and writable by no one else; the file is created with mode 0600, never through a
-/// symbolic link, and checked with `fstat` on its descriptor to be a regular file of the user's. It
+/// user's own and writable by no one else, and every folder above it the user's or root's and
+/// writable by no one else unless sticky (a folder another user could rename or replace is not
+/// used: the next one is tried); the file is created with mode 0600, never through a
+/// symbolic link, checked with `fstat` on its descriptor to be a regular file of the user's, and
+/// narrowed to 0600 when others could open it. It
 /// is never removed (removing a lock file lets two processes lock two files). Every account of a
 /// service shares the service's lock: a renewal for one account may wait for another's.
 ///
@@ -126,25 +129,121 @@ struct RefreshLock: ~Copyable {
         return .failure(last)
     }
 
-    /// Opens (creating it, 0600) the lock file `name` in `folder` (created 0700 when absent): the
-    /// folder the user's own and writable by no one else, the file a regular file of the user's,
-    /// no symbolic link followed at the last step of either.
+    /// Opens (creating it, 0600) the lock file `name` in `folder` (each missing folder created
+    /// 0700): the file a regular file of the user's, for the user alone (a mode that lets others
+    /// open it, as a `chmod -R` of the home folder leaves, is narrowed to 0600 on the descriptor),
+    /// never reached through a symbolic link; the folder and each folder above it checked as in
+    /// ``openFolder(_:)``.
     static func openFile(named name: String, in folder: String) -> Result<Int32, Reason> {
-        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let directory = open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard directory >= 0 else { return .failure(Reason(text: "the lock folder \(folder) cannot be opened (errno \(errno))")) }
-        defer { close(directory) }
-        var status = stat()
-        guard fstat(directory, &status) == 0, status.st_uid == geteuid(), status.st_mode & 0o022 == 0 else {
-            return .failure(Reason(text: "the lock folder \(folder) is not the user's own, or others may write to it"))
+        let directory: Int32
+        switch openFolder(folder) {
+        case .success(let opened): directory = opened
+        case .failure(let reason): return .failure(reason)
         }
+        defer { close(directory) }
         let descriptor = openat(directory, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { return .failure(Reason(text: "the lock file in \(folder) cannot be opened (errno \(errno))")) }
+        var status = stat()
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == geteuid() else {
             close(descriptor)
             return .failure(Reason(text: "the lock file in \(folder) is not a regular file of the user's"))
         }
+        // Anyone who can open the file can hold its lock, and so stop every renewal.
+        if status.st_mode & 0o077 != 0, fchmod(descriptor, 0o600) != 0 {
+            close(descriptor)
+            return .failure(Reason(text: "the lock file in \(folder) is open to other users and its mode cannot be narrowed (errno \(errno))"))
+        }
         return .success(descriptor)
+    }
+
+    /// A descriptor of `folder`, reached from `/` one folder at a time without a race (ssh's rule
+    /// for the files it trusts): every folder on the way owned by the user or by root and writable
+    /// by no one else unless it is sticky (as `/tmp` is), so that no other user can rename a folder
+    /// away or put one of theirs in its place; `folder` itself the user's own and writable by no
+    /// one else. A missing folder is created, 0700. A symbolic link on the way is followed only
+    /// when the user or root owns it.
+    static func openFolder(_ folder: String) -> Result<Int32, Reason> {
+        let refused = { (why: String) in Result<Int32, Reason>.failure(Reason(text: "the lock folder \(folder) cannot be used: \(why)")) }
+        guard folder.hasPrefix("/") else { return refused("it is not an absolute path") }
+        let user = geteuid()
+        var pending = folder.split(separator: "/").map(String.init)
+        var walked: [String] = []
+        var directory = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        var links = 0
+        var status = stat()
+        guard directory >= 0 else { return refused("/ cannot be opened (errno \(errno))") }
+        while true {
+            // The folder reached so far (`walked`), checked on its descriptor.
+            guard fstat(directory, &status) == 0 else {
+                close(directory)
+                return refused("errno \(errno)")
+            }
+            let place = "/" + walked.joined(separator: "/")
+            if pending.isEmpty {
+                guard status.st_uid == user, status.st_mode & 0o022 == 0 else {
+                    close(directory)
+                    return refused("it is not the user's own, or others may write to it")
+                }
+                return .success(directory)
+            }
+            let sticky = status.st_mode & S_ISVTX != 0
+            guard status.st_uid == user || status.st_uid == 0, status.st_mode & 0o022 == 0 || sticky else {
+                close(directory)
+                return refused("\(place) belongs to another user, or others may write to it")
+            }
+            let name = pending.removeFirst()
+            if name == "." { continue }
+            if name == ".." {
+                // The folders walked are real ones, so the one above is the previous step:
+                // start again from `/`, checking each.
+                _ = walked.popLast()
+                pending = walked + pending
+                walked = []
+                close(directory)
+                directory = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                guard directory >= 0 else { return refused("/ cannot be opened (errno \(errno))") }
+                continue
+            }
+            var next = openat(directory, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            if next < 0, errno == ENOENT {
+                if mkdirat(directory, name, 0o700) != 0, errno != EEXIST {
+                    let error = errno
+                    close(directory)
+                    return refused("\(place)/\(name) cannot be created (errno \(error))")
+                }
+                next = openat(directory, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            }
+            if next < 0, errno == ELOOP || errno == ENOTDIR {
+                // A symbolic link, followed only when the user or root made it (in a folder
+                // already checked, so no one else can replace it); read on the descriptor.
+                var link = stat()
+                var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+                let length = readlinkat(directory, name, &target, Int(PATH_MAX))
+                guard fstatat(directory, name, &link, AT_SYMLINK_NOFOLLOW) == 0, link.st_mode & S_IFMT == S_IFLNK,
+                    link.st_uid == user || link.st_uid == 0, length > 0, links < 16
+                else {
+                    close(directory)
+                    return refused("\(place)/\(name) is not a folder, or a symbolic link of another user's")
+                }
+                links += 1
+                let destination = String(decoding: target[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                let parts = destination.split(separator: "/").map(String.init)
+                pending = (destination.hasPrefix("/") ? parts : walked + parts) + pending
+                walked = []
+                close(directory)
+                directory = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                guard directory >= 0 else { return refused("/ cannot be opened (errno \(errno))") }
+                continue
+            }
+            guard next >= 0 else {
+                let error = errno
+                close(directory)
+                return refused("\(place)/\(name) cannot be opened (errno \(error))")
+            }
+            close(directory)
+            directory = next
+            walked.append(name)
+        }
     }
 }
 

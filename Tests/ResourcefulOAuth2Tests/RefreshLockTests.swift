@@ -59,6 +59,66 @@ import Testing
         #expect(throws: RefreshLock.Reason.self) { try RefreshLock.openFile(named: "a.lock", in: folder + "/linked").get() }
     }
 
+    @Test func aLockFileOthersCouldOpenIsNarrowedToTheUser() throws {
+        // After `chmod -R a+rX ~`, another user could open the file and hold its lock forever.
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(chmod(folder, 0o755) == 0)
+        let path = folder + "/a.lock"
+        #expect(FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o644]))
+        #expect(chmod(path, 0o644) == 0)
+        close(try RefreshLock.openFile(named: "a.lock", in: folder).get())
+        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        // Group-writable: narrowed too.
+        #expect(chmod(path, 0o660) == 0)
+        close(try RefreshLock.openFile(named: "a.lock", in: folder).get())
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o600)
+    }
+
+    @Test func everyFolderAboveTheLockFolderMustBeSafeFromOtherUsers() throws {
+        // HOME=/tmp: another user could make `/tmp/.cache`, or leave a folder on the way open to
+        // all, and rename the lock folder away (two processes then lock two files).
+        let base = try folder()
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let strangersUID: uid_t = 4242
+
+        // A folder on the way that belongs to another user, though the lock folder is the user's.
+        let theirs = base + "/theirs"
+        try FileManager.default.createDirectory(atPath: theirs + "/resourceful/locks", withIntermediateDirectories: true)
+        #expect(chmod(theirs, 0o755) == 0 && chown(theirs, strangersUID, getegid()) == 0)
+        #expect(throws: RefreshLock.Reason.self) { try RefreshLock.openFile(named: "a.lock", in: theirs + "/resourceful/locks").get() }
+        #expect(!FileManager.default.fileExists(atPath: theirs + "/resourceful/locks/a.lock"))
+
+        // A folder on the way anyone may write to, without the sticky bit.
+        let open = base + "/open"
+        try FileManager.default.createDirectory(atPath: open + "/locks", withIntermediateDirectories: true)
+        #expect(chmod(open, 0o777) == 0)
+        #expect(throws: RefreshLock.Reason.self) { try RefreshLock.openFile(named: "a.lock", in: open + "/locks").get() }
+        // The same, sticky (as /tmp): others cannot rename what is the user's in it.
+        #expect(chmod(open, 0o1777) == 0)
+        close(try RefreshLock.openFile(named: "a.lock", in: open + "/locks").get())
+
+        // A symbolic link on the way that another user made is not followed; the user's is.
+        let mine = base + "/mine"
+        try FileManager.default.createDirectory(atPath: mine, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        #expect(symlink(mine, base + "/their-link") == 0)
+        #expect(lchown(base + "/their-link", strangersUID, getegid()) == 0)
+        #expect(throws: RefreshLock.Reason.self) { try RefreshLock.openFile(named: "a.lock", in: base + "/their-link/locks").get() }
+        #expect(symlink(mine, base + "/my-link") == 0)
+        close(try RefreshLock.openFile(named: "a.lock", in: base + "/my-link/locks").get())
+        #expect(FileManager.default.fileExists(atPath: mine + "/locks/a.lock"))
+
+        // Every folder the lock makes is for the user alone.
+        close(try RefreshLock.openFile(named: "a.lock", in: base + "/made/by/the/lock").get())
+        for made in ["/made", "/made/by", "/made/by/the", "/made/by/the/lock"] {
+            #expect(try FileManager.default.attributesOfItem(atPath: base + made)[.posixPermissions] as? Int == 0o700, "\(made)")
+        }
+        // `..` and `.` are walked, not trusted.
+        close(try RefreshLock.openFile(named: "a.lock", in: base + "/made/./by/../by/the/lock").get())
+        #expect(throws: RefreshLock.Reason.self) { try RefreshLock.openFile(named: "a.lock", in: base + "/made/../theirs/resourceful/locks").get() }
+    }
+
     @Test func theFolderDependsOnTheUserBeforeTheEnvironment() {
         // Every process of the user finds the same file first, whatever its environment says.
         #expect(
