@@ -17,7 +17,7 @@ enum CommandCredentials {
 
     /// What a user does to choose the configuration's folder.
     static let howToChoose =
-        "choose it with --config-directory (such as --config-directory Configs) or RESOURCEFUL_CONFIG_DIR if you trust whoever wrote it"
+        "choose it with --config-directory (such as --config-directory Configs) or an absolute RESOURCEFUL_CONFIG_DIR if you trust whoever wrote it"
 
     /// Refuses a configuration found in the working directory's `Configs` by default that names
     /// credential storages: a cloned repository's `Configs/` must not choose both a secret and

@@ -176,6 +176,10 @@ enum CallRunner {
             fail("resourceful: \(error)\(error.underlying.map { " (\($0))" } ?? "")", CallExitCode.tls)
         case .redirectRefused:
             fail("resourceful: \(error)", CallExitCode.redirectRefused)
+        case .invalidConfiguration:
+            // A configuration refused (one not chosen, a storage's settings) is not a request
+            // that could not be built.
+            fail("resourceful: \(error)", CallExitCode.configuration)
         default:
             fail("resourceful: \(error)", CallExitCode.invalid)
         }

@@ -34,20 +34,40 @@ import Testing
             defer { try? FileManager.default.removeItem(at: directory) }
             let secret = ["RESOURCEFUL_AUTH_CLONED_TOKEN": "victim-token-8d1"]
             let refused = try await Self.run(in: directory, ["show", "me", "--env", "x"], environment: secret)
-            #expect(refused.status != 0)
+            #expect(refused.status == 5, "the configuration could not be loaded: \(refused.output)")
             #expect(refused.output.contains("Configs/x.json"), "\(refused.output)")
             #expect(refused.output.contains("--config-directory"), "\(refused.output)")
             #expect(!refused.output.contains("victim-token"))
             #expect(server.requests.isEmpty, "a request reached the host the configuration names")
 
-            // Chosen by the option, or by the variable: the call goes, with its credential.
+            // Chosen by the option (relative or not), or by an absolute variable: the call goes,
+            // with its credential.
             let chosen = try await Self.run(in: directory, ["show", "me", "--env", "x", "--config-directory", "Configs"], environment: secret)
             #expect(chosen.status == 0, "\(chosen.output)")
             var variables = secret
-            variables["RESOURCEFUL_CONFIG_DIR"] = "Configs"
+            variables["RESOURCEFUL_CONFIG_DIR"] = directory.appendingPathComponent("Configs").path
             let byVariable = try await Self.run(in: directory, ["show", "me", "--env", "x"], environment: variables)
             #expect(byVariable.status == 0, "\(byVariable.output)")
             #expect(server.requests.map { $0.headerFields[.authorization] } == ["Bearer victim-token-8d1", "Bearer victim-token-8d1"])
+        }
+    }
+
+    @Test(arguments: ["Configs", "./Configs", ""])
+    func aRelativeOrEmptyConfigDirectoryVariableDoesNotChooseTheWorkingDirectorysConfigs(_ variable: String) async throws {
+        try await MockServer.withRunning { server in
+            server.stub(.get, "/v1/me", .json(raw: #"{"ok": true}"#))
+            let directory = try Self.workingDirectory(server, authentication: #"{"storages": ["environment"]}"#)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            // Set once (`export RESOURCEFUL_CONFIG_DIR=Configs`), it lives on into every folder.
+            let variables = ["RESOURCEFUL_AUTH_CLONED_TOKEN": "victim-token-3b7", "RESOURCEFUL_CONFIG_DIR": variable]
+            for verb in ["show", "index", "delete"] {
+                let refused = try await Self.run(in: directory, [verb, "me", "--env", "x"], environment: variables)
+                #expect(refused.status == 5, "\(verb): \(refused.output)")
+                #expect(refused.output.contains("Configs/x.json"), "\(refused.output)")
+                #expect(refused.output.contains("--config-directory Configs") && refused.output.contains("absolute"), "\(refused.output)")
+                #expect(!refused.output.contains("victim-token"))
+            }
+            #expect(server.requests.isEmpty, "a request reached the host the configuration names")
         }
     }
 

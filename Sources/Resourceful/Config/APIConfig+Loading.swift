@@ -74,13 +74,15 @@ extension APIConfig {
     /// Loads `<configDirectory>/<environment>.json`, with environment variables overriding its keys.
     ///
     /// The directory is `configDirectory` if given, else the `RESOURCEFUL_CONFIG_DIR` environment
-    /// variable, else `Configs` in the current directory.
+    /// variable, else `Configs` in the current directory; an empty one counts as not given.
     ///
     /// A configuration chooses secrets (a variable, a file, a keyring item, a client secret) and
     /// the hosts they are sent to, so it must be one its user chose. The `resourceful` tool
     /// refuses credentials from a file it found in the working directory's `Configs` by default
     /// (a cloned repository's) until the user passes `--config-directory` or sets
-    /// `RESOURCEFUL_CONFIG_DIR`. An app is not refused: its `Configs` is its own, but pass
+    /// `RESOURCEFUL_CONFIG_DIR` to an absolute path. A relative `RESOURCEFUL_CONFIG_DIR` is read
+    /// but chooses nothing: a variable lives on across folders, so `Configs` would be whichever
+    /// folder of that name the working directory holds. An app is not refused: its `Configs` is its own, but pass
     /// `configDirectory` (an absolute path, or one from the app's own settings) so that the app
     /// does not read whatever `Configs` is where it happens to be started. A key such as `logging.level` is
     /// overridden by `RESOURCEFUL_LOGGING_LEVEL` (camel case split at word boundaries:
@@ -114,21 +116,44 @@ extension APIConfig {
         service: String? = nil
     ) async throws(APIError) -> APIConfig {
         let variables = environmentVariables ?? ProcessInfo.processInfo.environment
-        let file = Self.file(environment: environment, configDirectory: configDirectory, variables: variables)
+        let folder = directory(configDirectory: configDirectory, variables: variables)
+        let file = Self.file(environment: environment, in: folder.path)
         var config = try await load(file: file, environmentVariables: variables, service: service)
-        config.authentication.origin = FileOrigin(
-            file: file, isChosen: configDirectory != nil || variables["\(environmentVariablePrefix)_CONFIG_DIR"] != nil
-        )
+        config.authentication.origin = FileOrigin(file: file, isChosen: folder.isChosen, note: folder.note)
         return config
+    }
+
+    /// The name of the environment variable that names the configuration folder.
+    package static var directoryVariable: String { "\(environmentVariablePrefix)_CONFIG_DIR" }
+
+    /// The folder the configuration files are read from, whether the user chose it, and why not
+    /// when a variable was set but does not count as a choice.
+    ///
+    /// `configDirectory` (`--config-directory`) is a choice, relative or not: it is given for
+    /// this run, where it is run. `RESOURCEFUL_CONFIG_DIR` is one only when absolute: a variable
+    /// outlives the folder it was set in, so a relative one names whichever `Configs` the
+    /// working directory holds (a cloned repository's). Empty values count as unset.
+    package static func directory(configDirectory: String?, variables: [String: String]) -> (path: String, isChosen: Bool, note: String?) {
+        if let configDirectory, !configDirectory.isEmpty { return (configDirectory, true, nil) }
+        if let variable = variables[directoryVariable], !variable.isEmpty {
+            guard variable.hasPrefix("/") else {
+                return (variable, false, "\(directoryVariable) is a relative path, read from whichever folder the command runs in, so it chooses nothing: give it an absolute path")
+            }
+            return (variable, true, nil)
+        }
+        return ("Configs", false, nil)
     }
 
     /// Where a configuration file came from, as far as trusting it with credentials goes.
     package struct FileOrigin: Sendable, Equatable {
         /// The file read.
         package var file: String
-        /// Whether its folder was chosen (a `configDirectory`, `RESOURCEFUL_CONFIG_DIR`, or the
-        /// file itself), rather than the working directory's `Configs` found by default.
+        /// Whether its folder was chosen (a `configDirectory`, an absolute
+        /// `RESOURCEFUL_CONFIG_DIR`, or the file itself), rather than found in the working
+        /// directory (`Configs`, or a relative `RESOURCEFUL_CONFIG_DIR`).
         package var isChosen: Bool
+        /// Why a folder the user named does not count as chosen, if that is the case.
+        package var note: String? = nil
     }
 
     /// Refuses a configuration that names credentials (storages, a TLS client key, a proxy
@@ -141,7 +166,7 @@ extension APIConfig {
     /// own `Configs` is).
     ///
     /// - Parameter howToChoose: What the user does to choose the folder, such as
-    ///   `pass --config-directory Configs or set RESOURCEFUL_CONFIG_DIR`.
+    ///   `pass --config-directory Configs or set an absolute RESOURCEFUL_CONFIG_DIR`.
     /// - Throws: ``APIError/Kind/invalidConfiguration`` naming the file and `howToChoose`.
     package func refuseCredentialsFromUnchosenFile(howToChoose: String) throws(APIError) {
         guard let origin = authentication.origin, !origin.isChosen else { return }
@@ -153,14 +178,19 @@ extension APIConfig {
         guard !kinds.isEmpty else { return }
         throw APIConfigError(
             kind: .unchosenFile, file: origin.file,
-            expected: "to be chosen before its credentials (\(kinds.joined(separator: ", "))) send anything to \(baseURL.host ?? "the hosts it names"): \(howToChoose)"
+            expected: "to be chosen before its credentials (\(kinds.joined(separator: ", "))) send anything to \(baseURL.host ?? "the hosts it names"): "
+                + (origin.note.map { "\($0); " } ?? "") + howToChoose
         ).apiError
     }
 
     /// The file `load(environment:configDirectory:…)` reads.
     package static func file(environment: String, configDirectory: String?, variables: [String: String]) -> String {
-        let directory = configDirectory ?? variables["\(environmentVariablePrefix)_CONFIG_DIR"] ?? "Configs"
-        return URL(fileURLWithPath: directory).appendingPathComponent("\(environment).json").path
+        file(environment: environment, in: directory(configDirectory: configDirectory, variables: variables).path)
+    }
+
+    /// `<directory>/<environment>.json`.
+    private static func file(environment: String, in directory: String) -> String {
+        URL(fileURLWithPath: directory).appendingPathComponent("\(environment).json").path
     }
 
     /// Loads one JSON configuration file, with environment variables overriding its keys. The
@@ -217,7 +247,8 @@ extension APIConfig {
             reader: ConfigReader(providers: serviceProviders + [environment, fileProvider]),
             file: file,
             variables: variables,
-            service: (service, ConfigReader(providers: serviceProviders))
+            service: (service, ConfigReader(providers: serviceProviders)),
+            topLevel: ConfigReader(providers: [environment, fileProvider])
         ).apiConfig()
     }
 
@@ -249,6 +280,8 @@ struct ConfigKeyReader {
     /// The service picked from the file's `services`, and a reader of its own keys alone: a bad
     /// value found there is named by its full key, `services.<name>.<key>`.
     var service: (name: String, reader: ConfigReader)? = nil
+    /// The top level's keys alone, without the picked service's, when a service is picked.
+    var topLevel: ConfigReader? = nil
 
     func apiConfig() throws(APIConfigError) -> APIConfig {
         let baseURL = try url("baseURL")
@@ -392,6 +425,12 @@ struct ConfigKeyReader {
     func isSetByService(_ key: String) -> Bool {
         guard let service else { return false }
         return isPresent(key, in: service.reader)
+    }
+
+    /// The top level's string value of `key`, ignoring the picked service; `nil` when no service
+    /// is picked or the top level does not set it.
+    func topLevelString(_ key: String) -> String? {
+        topLevel?.string(forKey: ConfigKey(key))
     }
 
     /// Whether `key`'s value comes from the configuration file the package opened, not from an

@@ -78,4 +78,45 @@ import Testing
         let file = try await APIConfig.load(file: "Configs/production.json", environmentVariables: [:])
         try file.refuseCredentialsFromUnchosenFile(howToChoose: "")
     }
+
+    /// `folder` as a path relative to the working directory, whatever it is: enough `..` to
+    /// reach the root (where `..` stays), then the absolute path.
+    static func relative(_ folder: URL) -> String {
+        String(repeating: "../", count: 64) + folder.path.drop { $0 == "/" }
+    }
+
+    @Test func aRelativeConfigDirectoryVariableIsReadButChoosesNothing() async throws {
+        let folder = try Self.folder(Self.environmentConfig(prefix: "RESOURCEFUL_AUTH"))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // A variable outlives the folder it was set in: a relative one names whichever folder
+        // of that name the working directory holds, such as a cloned repository's Configs.
+        let relative = try await APIConfig.load(environment: "x", environmentVariables: ["RESOURCEFUL_CONFIG_DIR": Self.relative(folder)])
+        #expect(relative.service == "s")
+        #expect(relative.authentication.origin?.isChosen == false)
+        let error = #expect(throws: APIError.self) { try relative.refuseCredentialsFromUnchosenFile(howToChoose: "choose it") }
+        #expect((error?.underlying as? APIConfigError)?.kind == .unchosenFile)
+        #expect(error.map { "\($0)" }?.contains("RESOURCEFUL_CONFIG_DIR is a relative path") == true, "\(String(describing: error))")
+        #expect(error.map { "\($0)" }?.contains("absolute path") == true)
+        // The same path given for this run (--config-directory) is a choice.
+        let option = try await APIConfig.load(environment: "x", configDirectory: Self.relative(folder), environmentVariables: [:])
+        #expect(option.authentication.origin?.isChosen == true)
+    }
+
+    @Test func anEmptyConfigDirectoryIsUnset() async throws {
+        let folder = try Self.folder(Self.environmentConfig(prefix: "RESOURCEFUL_AUTH"))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // Empty is not a choice: the working directory's Configs is read, not chosen.
+        #expect(APIConfig.file(environment: "x", configDirectory: "", variables: [:]).hasSuffix("/Configs/x.json"))
+        #expect(APIConfig.file(environment: "x", configDirectory: nil, variables: ["RESOURCEFUL_CONFIG_DIR": ""]).hasSuffix("/Configs/x.json"))
+        #expect(APIConfig.directory(configDirectory: "", variables: ["RESOURCEFUL_CONFIG_DIR": ""]).isChosen == false)
+        #expect(APIConfig.directory(configDirectory: "", variables: ["RESOURCEFUL_CONFIG_DIR": folder.path]) == (folder.path, true, nil))
+        guard FileManager.default.fileExists(atPath: "Configs/production.json") else { return }
+        for (option, variable) in [("", nil), (nil, ""), ("", "")] as [(String?, String?)] {
+            let config = try await APIConfig.load(
+                environment: "production", configDirectory: option, environmentVariables: variable.map { ["RESOURCEFUL_CONFIG_DIR": $0] } ?? [:]
+            )
+            #expect(config.authentication.origin?.isChosen == false)
+            #expect(config.authentication.origin?.file.hasSuffix("Configs/production.json") == true)
+        }
+    }
 }
