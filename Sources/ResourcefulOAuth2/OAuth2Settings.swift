@@ -5,11 +5,13 @@ public import Resourceful
 /// it, and which grant gets its tokens. Read from the `authentication.oauth2` keys (listed in the
 /// configuration guide of `Resourceful`'s documentation), or made in code.
 ///
-/// A service under `services.<name>` that sets its own `clientId` or any endpoint (`issuer`,
-/// `tokenEndpoint`, `deviceAuthorizationEndpoint`, `authorizationEndpoint`,
-/// `revocationEndpoint`) talks to another server: it inherits the top level's client ID (not a
-/// secret) but no client secret or private key, and must name its own (`clientSecret.name`,
-/// `privateKey.name`, `privateKeyFile`); settings that would send the top level's are refused.
+/// A service under `services.<name>` that sets its own `clientId` (other than the top level's)
+/// or any endpoint (`issuer`, `tokenEndpoint`, `deviceAuthorizationEndpoint`,
+/// `authorizationEndpoint`, `revocationEndpoint`) talks to another server: it must set its own
+/// `service` (the key its login and refresh token are kept under), other than the top level's;
+/// it inherits the top level's client ID (not a secret) but no client secret or private key, and
+/// must name its own (`clientSecret.name`, `privateKey.name`, `privateKeyFile`); settings that
+/// would send the top level's are refused.
 /// Plain `http` endpoints are taken only on a loopback IP address (`127.0.0.1`, `[::1]`), not
 /// `localhost` (RFC 8252 §8.3).
 public struct OAuth2Settings: Sendable, Equatable {
@@ -166,29 +168,40 @@ public struct OAuth2Settings: Sendable, Equatable {
     /// another part of one that the top level's client was not set up for.
     static let endpointKeys = ["issuer", "tokenEndpoint", "deviceAuthorizationEndpoint", "authorizationEndpoint", "revocationEndpoint"]
 
-    /// A service that names a client or any endpoint of its own (``endpointKeys``) must name its
-    /// own client secret and private key: the top level's belong to another client, and would be
-    /// sent (or sign an assertion) to the service's endpoint. The client ID is inherited: it is
-    /// not a secret (RFC 6749 §2.2), and a default secret or key name made from an inherited
-    /// client ID names the top level's secret, so it is refused too.
+    /// A service that names a client of its own (a `clientId` other than the top level's) or any
+    /// endpoint of its own (``endpointKeys``) talks to another server, or as another client:
+    /// - it must set its own `service` key, other than the top level's, since the logins and
+    ///   refresh tokens kept are keyed by it (a shared one would spend the top level's refresh
+    ///   token at the service's server, and a logout of one would end the other's);
+    /// - it must name its own client secret and private key: the top level's belong to another
+    ///   client, and would be sent (or sign an assertion) to the service's endpoint. The client ID
+    ///   is inherited: it is not a secret (RFC 6749 §2.2), and a default secret or key name made
+    ///   from an inherited client ID, or one equal to the top level's, names the top level's
+    ///   secret, so it is refused too. A service with an endpoint of its own names them
+    ///   explicitly whatever its client ID.
     private static func refuseAnotherClientsCredentials(_ keys: ConfigurationKeys, settings: OAuth2Settings) throws(APIError) {
-        let ownClient = keys.isSetByService("clientId")
+        // Repeating the top level's client ID is keeping its client, not naming another.
+        let ownClient = keys.isSetByService("clientId") && settings.clientID != keys.topLevelString("clientId")
         let ownServer = endpointKeys.contains { keys.isSetByService($0) }
         guard ownClient || ownServer else { return }
+        try keys.requireOwnServiceKey(
+            because: "it sets an OAuth 2 \(ownServer ? "endpoint" : "client") of its own (\(keys.full(ownServer ? endpointKeys.first { keys.isSetByService($0) } ?? "tokenEndpoint" : "clientId")))"
+        )
         let where_ = "set under services.<name> with its clientId or any of its endpoints (the top level's is another client's)"
         if settings.clientSecretName != nil, !keys.isSetByService("clientSecret.name") {
             throw keys.invalid("clientSecret.name", expected: "the name of the service's own client secret, \(where_)")
         }
         // The default name comes from the client ID: an inherited one names the top level's
-        // secret, which must not go to the service's own server.
-        if settings.clientSecretName == nil, settings.clientSecretStorage != nil, !ownClient {
+        // secret, which must not go to the service's own server; a service with an endpoint of
+        // its own names its secret whatever its client ID.
+        if settings.clientSecretName == nil, settings.clientSecretStorage != nil, ownServer || !ownClient {
             throw keys.invalid("clientSecret.name", expected: "the name of the service's own client secret, \(where_)")
         }
         if settings.privateKeyName != nil, !keys.isSetByService("privateKey.name") {
             throw keys.invalid("privateKey.name", expected: "the name of the service's own private key, \(where_)")
         }
         // The same for the key: its default name comes from the client ID.
-        if settings.privateKeyName == nil, settings.privateKeyStorage != nil, !ownClient {
+        if settings.privateKeyName == nil, settings.privateKeyStorage != nil, ownServer || !ownClient {
             throw keys.invalid("privateKey.name", expected: "the name of the service's own private key, \(where_)")
         }
         if settings.privateKeyFile != nil, !keys.isSetByService("privateKeyFile") {

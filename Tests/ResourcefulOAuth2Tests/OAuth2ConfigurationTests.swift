@@ -60,7 +60,7 @@ import Testing
             """
             {"baseURL": "https://api.example", "service": "s",
              "authentication": {"storages": ["oauth2"], "oauth2": {"clientId": "top", "issuer": "https://auth.example", "scopes": ["read"]}},
-             "services": {"billing": {"authentication": {"oauth2": {"clientId": "billing-client"}}}}}
+             "services": {"billing": {"service": "billing-api", "authentication": {"oauth2": {"clientId": "billing-client"}}}}}
             """
         }
         defer { config.remove() }
@@ -114,7 +114,7 @@ import Testing
             {"baseURL": "https://api.example", "service": "s",
              "authentication": {"storages": ["oauth2"], "file": {"directory": "\(secrets)"},
                "oauth2": {"clientId": "internal", "tokenEndpoint": "https://auth.internal.example/token", \(client)}},
-             "services": {"partner": {"authentication": {"oauth2": {\(service)}}}}}
+             "services": {"partner": {"service": "partner-api", "authentication": {"oauth2": {\(service)}}}}}
             """
         }
     }

@@ -20,7 +20,7 @@ import Glibc
             {"baseURL": "https://api.example", "service": "s",
              "authentication": {"storages": ["oauth2"], "file": {"directory": "\(secrets)"},
                "oauth2": {"clientId": "top-client", "tokenEndpoint": "\(server.baseURL.appendingPathComponent("token").absoluteString)", \(topLevel)}},
-             "services": {"devsvc": {"authentication": {"oauth2": {\(service)}}}}}
+             "services": {"devsvc": {"service": "devsvc-api", "authentication": {"oauth2": {\(service)}}}}}
             """
         }
     }
@@ -104,6 +104,125 @@ import Glibc
             let chain = try #require(dependencies.authenticationStorage as? ChainedAuthenticationStorage)
             let storage = try #require(chain.links.first?.storage as? OAuth2AuthenticationStorage)
             #expect(storage.settings.privateKeyName == "partner-key")
+        }
+    }
+}
+
+/// A service that repeats the top level's client ID but has an endpoint of its own is still
+/// another server: the secret and key named after that client ID are the top level's.
+@Suite struct RepeatedClientIDTests {
+    @Test(arguments: [
+        (#""clientSecret": {"storage": "file"}"#, "authentication.oauth2.clientSecret.name"),
+        (#""privateKey": {"storage": "file"}"#, "authentication.oauth2.privateKey.name"),
+    ])
+    func aServiceRepeatingTheTopLevelsClientIDGetsNoDefaultSecret(_ topLevel: String, _ key: String) async throws {
+        try await MockServer.withRunning { server in
+            server.stub(.post, "/partner/token", .json(raw: #"{"access_token": "partner-token", "token_type": "Bearer", "expires_in": 60}"#))
+            let partner = server.baseURL.appendingPathComponent("partner/token").absoluteString
+            let config = try ServiceEndpointCredentialTests.config(server, topLevel: topLevel, service: #""clientId": "top-client", "tokenEndpoint": "\#(partner)""#)
+            defer { config.remove() }
+            var error: APIError?
+            do {
+                let dependencies = try await ServiceEndpointCredentialTests.dependencies(config)
+                _ = try? await dependencies.authenticationStorage.authenticationHeader(for: "devsvc-api")
+                try await dependencies.transport.shutdown()
+            } catch let refusal as APIError {
+                error = refusal
+            }
+            #expect(error?.kind == .invalidConfiguration, "\(String(describing: error))")
+            #expect((error?.underlying as? APIConfigError)?.key == key)
+            #expect(server.requests.isEmpty, "the top level's default-named secret reached the service's token endpoint")
+        }
+    }
+
+    @Test func aServiceRepeatingTheTopLevelsClientWithoutAnEndpointSharesIt() async throws {
+        try await MockServer.withRunning { server in
+            let config = try ServiceEndpointCredentialTests.config(server, topLevel: #""clientSecret": {"storage": "file"}"#, service: #""clientId": "top-client""#)
+            defer { config.remove() }
+            let dependencies = try await ServiceEndpointCredentialTests.dependencies(config)
+            try await dependencies.transport.shutdown()
+            let chain = try #require(dependencies.authenticationStorage as? ChainedAuthenticationStorage)
+            let storage = try #require(chain.links.first?.storage as? OAuth2AuthenticationStorage)
+            #expect(storage.settings.clientSecretName == nil)
+        }
+    }
+}
+
+/// A login kept for one authorization server is never sent to another: a service with an
+/// endpoint or a client of its own keeps its login under a `service` key of its own.
+@Suite struct ServiceLoginSeparationTests {
+    static let topLevelRefreshToken = "crm-refresh-token-5e1"
+
+    /// The reviewer's configuration: `crm` at the top level, `other` under `services` with its own
+    /// token and revocation endpoints, and `ownService` (JSON members) for `other`.
+    static func config(_ server: MockServer, account: String, ownService: String) throws -> TestConfig {
+        let url = server.baseURL.absoluteString
+        return try TestConfig { _ in
+            """
+            {"baseURL": "\(url)/v1", "service": "crm",
+             "authentication": {"storages": ["oauth2"], "keyring": {"account": "\(account)"},
+               "oauth2": {"clientId": "cli", "tokenEndpoint": "\(url)/crm/token", "revocationEndpoint": "\(url)/crm/revoke",
+                 "clientAuthentication": "none", "grant": "refresh_token"}},
+             "services": {"other": {"baseURL": "\(url)/other/v1", \(ownService)
+               "authentication": {"oauth2": {"tokenEndpoint": "\(url)/other/token", "revocationEndpoint": "\(url)/other/revoke"}}}}}
+            """
+        }
+    }
+
+    static func dependencies(_ config: TestConfig, account: String) async throws -> APIDependencies {
+        try await APIDependencies.live(
+            environment: "x", configDirectory: config.directory.path, environmentVariables: [:],
+            storageFactories: [OAuth2StorageFactory(), KeyringStorageFactory(account: account)], service: "other"
+        )
+    }
+
+    @Test(arguments: [("", APIConfigError.Kind.missingKey), (#""service": "crm","#, .invalidValue)])
+    func aServiceWithItsOwnServerMustKeepItsLoginApart(_ ownService: String, _ kind: APIConfigError.Kind) async throws {
+        try await MockServer.withRunning { server in
+            server.stub(.post, "/other/token", .json(raw: #"{"access_token": "other-token", "token_type": "Bearer", "expires_in": 60, "refresh_token": "other-rt"}"#))
+            let account = "login-separation-\(UUID().uuidString)"
+            let keyring = KeyringSecretStorage(account: account)
+            let name = OAuth2AuthenticationStorage.refreshTokenName(service: "crm")
+            try await keyring.storeSecret(Self.topLevelRefreshToken, named: name)
+            let config = try Self.config(server, account: account, ownService: ownService)
+            defer { config.remove() }
+            var error: APIError?
+            do {
+                let dependencies = try await Self.dependencies(config, account: account)
+                _ = try? await dependencies.authenticationStorage.authenticationHeader(for: dependencies.apiConfig.service)
+                try await dependencies.transport.shutdown()
+            } catch let refusal as APIError {
+                error = refusal
+            }
+            #expect(error?.kind == .invalidConfiguration, "\(String(describing: error))")
+            let underlying = error?.underlying as? APIConfigError
+            #expect(underlying?.key == "services.other.service")
+            #expect(underlying?.kind == kind)
+            #expect(error.map { "\($0)" }?.contains(Self.topLevelRefreshToken) == false)
+            #expect(server.requests.isEmpty, "crm's refresh token was sent to the other service's server")
+            #expect(try await keyring.secret(named: name) == Self.topLevelRefreshToken, "crm's login was spent or replaced")
+            _ = try? await keyring.deleteSecret(named: name)
+        }
+    }
+
+    @Test func aServiceWithItsOwnServiceKeyUsesItsOwnLogin() async throws {
+        try await MockServer.withRunning { server in
+            let account = "login-separation-\(UUID().uuidString)"
+            let keyring = KeyringSecretStorage(account: account)
+            let name = OAuth2AuthenticationStorage.refreshTokenName(service: "crm")
+            try await keyring.storeSecret(Self.topLevelRefreshToken, named: name)
+            let config = try Self.config(server, account: account, ownService: #""service": "other-api","#)
+            defer { config.remove() }
+            let dependencies = try await Self.dependencies(config, account: account)
+            #expect(dependencies.apiConfig.service == "other-api")
+            let error = await #expect(throws: (any Error).self) {
+                _ = try await dependencies.authenticationStorage.authenticationHeader(for: dependencies.apiConfig.service)
+            }
+            try await dependencies.transport.shutdown()
+            #expect("\(String(describing: error))".contains("other-api"))
+            #expect(server.requests.isEmpty, "no login is stored for other-api, so nothing is sent")
+            #expect(try await keyring.secret(named: name) == Self.topLevelRefreshToken)
+            _ = try? await keyring.deleteSecret(named: name)
         }
     }
 }

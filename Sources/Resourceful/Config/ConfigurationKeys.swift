@@ -100,6 +100,37 @@ public struct ConfigurationKeys: Sendable {
         reader.isSetByService(full(key))
     }
 
+    /// The name of the service under `services` the configuration was loaded for, or `nil`.
+    package var serviceName: String? {
+        reader.service?.name
+    }
+
+    /// The value the top level gives `key` (a string), ignoring the service the configuration
+    /// was loaded for; `nil` when it was loaded without a service or the top level does not set it.
+    package func topLevelString(_ key: String) -> String? {
+        reader.topLevelString(full(key))
+    }
+
+    /// Refuses a service that talks to another server (`reason` says why) unless it sets its own
+    /// top-level `service` key (`services.<name>.service`), different from the top level's: the
+    /// credential storages key what they keep (a login, a refresh token, a cached token) by that
+    /// value, so a shared one would send the top level's login to the service's server, and a
+    /// logout of one would end the other's. Nothing is checked for a configuration loaded without
+    /// a service.
+    ///
+    /// - Throws: ``APIError/Kind/invalidConfiguration`` naming `services.<name>.service`.
+    package func requireOwnServiceKey(because reason: String) throws(APIError) {
+        guard let name = serviceName else { return }
+        let root = ConfigurationKeys(reader: reader, scope: "")
+        let own = root.isSetByService("service") ? try root.string("service") : nil
+        guard let own, !own.isEmpty, own != reader.topLevelString("service") else {
+            throw APIConfigError(
+                kind: own == nil ? .missingKey : .invalidValue, file: reader.file, key: "services.\(name).service",
+                expected: "a service key of its own, different from the top level's, because \(reason): the login kept for the top level's service must not be sent to another server"
+            ).apiError
+        }
+    }
+
     /// Whether `key`'s value was read from a configuration file the package opened, rather than
     /// from an environment variable (set outside the file) or an app's own reader.
     package func isReadFromFile(_ key: String) -> Bool {
