@@ -1,6 +1,7 @@
 #if canImport(ResourcefulOpenAPI)
 import ArgumentParser
 import Foundation
+import Resourceful
 import ResourcefulOpenAPI
 
 /// The commands that need the OpenAPI generator (left out of a build without it).
@@ -15,7 +16,8 @@ struct GenerateCommand: ParsableCommand {
             Writes two files into the output folder: NAMESPACESchemas.swift and NAMESPACERequests.swift. \
             What the document holds that the generated code cannot express is printed as warnings, \
             with its JSON pointer. Exit status: 0 done, 1 the files are out of date (--check), \
-            2 the document or configuration cannot be read.
+            2 the document or configuration cannot be read, or a file cannot be written (only a \
+            regular file is replaced).
             """
     )
 
@@ -69,8 +71,19 @@ struct GenerateCommand: ParsableCommand {
             print("Up to date: \(generation.files.map(\.name).joined(separator: ", "))")
             return
         }
-        for file in generation.files {
-            try file.write(to: folder.appendingPathComponent(file.name))
+        // Each file replaced as a download is: only a regular file (or nothing) at its name,
+        // through a temporary file renamed into place, never keeping set-ID bits.
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            for file in generation.files {
+                try OutputFile.write(Data(file.contents.utf8), to: folder.appendingPathComponent(file.name).path)
+            }
+        } catch let error as OutputFileError {
+            Self.printError("resourceful: \(error)")
+            throw ExitCode(2)
+        } catch {
+            Self.printError("resourceful: \(output) cannot be made: \(error.localizedDescription)")
+            throw ExitCode(2)
         }
         let elapsed = (ContinuousClock.now - start).components
         let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18

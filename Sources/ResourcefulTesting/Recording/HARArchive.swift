@@ -114,7 +114,10 @@ extension HARArchive {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         do {
             try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try encoder.encode(self).write(to: file, options: .atomic)
+            // Only a regular file (or nothing) is replaced, never keeping set-ID bits.
+            try OutputFile.write(try encoder.encode(self), to: file.path)
+        } catch let error as OutputFileError {
+            throw CassetteError(.unwritableFile, detail: error.description)
         } catch {
             throw CassetteError(.unwritableFile, detail: "\(file.path) could not be written: \(error.localizedDescription)")
         }

@@ -19,23 +19,39 @@ final class HARRecorder: Sendable {
 
     /// Starts from what `file` holds when `appending` and it exists, else from nothing; the file
     /// is written at once, so that a `record` run leaves no older recordings behind.
+    ///
+    /// The file is replaced as a download's is (``OutputFile``): only a regular file (or nothing)
+    /// is, through a temporary file renamed into place, never keeping set-ID bits; entries are
+    /// then appended through the descriptor it was written with, never by opening the name again.
     init(file: URL, appending: Bool) throws(CassetteError) {
         self.file = file
+        // Before anything is read: reading a FIFO would wait for ever, a device never end.
+        do {
+            try OutputFile.check(file.path)
+        } catch {
+            throw CassetteError(.unwritableFile, detail: error.description)
+        }
         var existing: [HARArchive.Entry] = []
         if appending, FileManager.default.fileExists(atPath: file.path) {
             existing = try HARArchive.read(file).log.entries
         }
+        let document: Data
         do {
             try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-            var document = try Self.opening()
+            var opening = try Self.opening()
             for (index, entry) in existing.enumerated() {
-                document.append(try Self.encoded(entry, first: index == 0))
+                opening.append(try Self.encoded(entry, first: index == 0))
             }
-            document.append(Self.closing)
-            try document.write(to: file, options: .atomic)
-            state = Locked(State(handle: try FileHandle(forUpdating: file), entries: existing.count))
+            opening.append(Self.closing)
+            document = opening
         } catch {
             throw CassetteError(.unwritableFile, detail: "\(file.path) could not be written: \(error.localizedDescription)")
+        }
+        do {
+            let descriptor = try OutputFile.replace(file.path, with: document)
+            state = Locked(State(handle: FileHandle(fileDescriptor: descriptor, closeOnDealloc: true), entries: existing.count))
+        } catch {
+            throw CassetteError(.unwritableFile, detail: error.description)
         }
     }
 
