@@ -119,7 +119,7 @@ struct AuthorizationServer: Sendable {
         let grant = fields.first { $0.0 == "grant_type" }?.1 ?? "token"
         let answer = try await post(fields, to: endpoint, deadline: deadline, what: "token")
         guard answer.status == .ok else {
-            throw Self.refusal(answer, what: "the \(Self.grantName(grant)) request")
+            throw Self.refusal(answer, what: "the \(Self.grantName(grant)) request", logger: logger)
         }
         return try TokenResponse(json: answer.body)
     }
@@ -129,24 +129,53 @@ struct AuthorizationServer: Sendable {
         grant == "urn:ietf:params:oauth:grant-type:device_code" ? "device_code" : grant
     }
 
-    /// The error for a refused request: the server's error code and, when it holds nothing of the
-    /// request's secrets, its description (one line of printable ASCII, at most 200 characters).
-    static func refusal(_ answer: (status: HTTPResponse.Status, body: Data, secrets: [String]), what: String) -> OAuth2Error {
+    /// The error for a refused request: the server's error code, when it is one (``ErrorResponse/code``)
+    /// and holds nothing of the request's secrets, with a fixed sentence of ours for the codes RFC 6749,
+    /// 7009 and 8628 define. The server's `error_description` is free text a hostile server could use
+    /// to tell a person what to run or where to go, so it is never shown: it goes only to `logger` at
+    /// debug level, as metadata, without control or invisible characters, at most 200 characters,
+    /// and not when it holds part of a secret.
+    static func refusal(
+        _ answer: (status: HTTPResponse.Status, body: Data, secrets: [String]), what: String, logger: Logger? = nil
+    ) -> OAuth2Error {
         guard let error = try? JSONDecoder().decode(ErrorResponse.self, from: answer.body), let code = error.code,
             !echoes(code, answer.secrets)
         else {
             return OAuth2Error(.refused, "\(what) was answered with status \(answer.status.code)")
         }
-        var detail = "\(what) was refused"
-        if let description = error.errorDescription {
-            // What would be shown, checked as it would be shown: control characters between a
-            // secret's characters, or the cut at 200 characters, must not let part of one through.
-            let shown = String(OAuth2Grammar.printable(Substring(description)).prefix(200))
-            if !shown.isEmpty, !echoes(shown, answer.secrets) { detail += ": \(shown)" }
+        if let logger, let description = error.errorDescription {
+            // Checked as it would be logged: characters dropped between a secret's characters, or
+            // the cut at 200 characters, must not let part of one through.
+            var shown = ""
+            for scalar in description.unicodeScalars where !VerificationAddress.isHidden(scalar) { shown.unicodeScalars.append(scalar) }
+            shown = String(shown.prefix(200))
+            if !shown.isEmpty, !echoes(shown, answer.secrets) {
+                logger.debug(
+                    "OAuth 2 request refused", metadata: ["oauth2.error": .string(code), "oauth2.error_description": .string(shown), "oauth2.request": .string(what)]
+                )
+            }
         }
+        var detail = "\(what) was refused"
+        if let meaning = meanings[code] { detail += ": " + meaning }
         let kind: OAuth2Error.Kind = ["invalid_grant", "access_denied", "expired_token"].contains(code) ? .loginRequired : .refused
         return OAuth2Error(kind, detail, serverError: code)
     }
+
+    /// What the error codes of RFC 6749 §5.2 and §4.1.2.1, RFC 7009 §2.2.1 and RFC 8628 §3.5 mean,
+    /// in our words.
+    static let meanings: [String: String] = [
+        "invalid_request": "the server found the request malformed",
+        "invalid_client": "the client authentication failed (check the client ID and its secret or key)",
+        "invalid_grant": "the grant, code or refresh token is invalid, expired or revoked",
+        "unauthorized_client": "the client is not allowed to use this grant",
+        "unsupported_grant_type": "the server does not support this grant",
+        "invalid_scope": "the scopes asked for are not allowed",
+        "access_denied": "access was denied",
+        "expired_token": "the codes expired",
+        "unsupported_token_type": "the server does not revoke this kind of token",
+        "server_error": "the server failed",
+        "temporarily_unavailable": "the server is unavailable for now",
+    ]
 
     /// The length of the shortest run of a secret's characters taken for an echo of it.
     static let echoRun = 8
@@ -180,6 +209,14 @@ struct AuthorizationServer: Sendable {
     /// The server's endpoints from its metadata at `issuer` (RFC 8414, then OpenID Connect
     /// discovery), the settings' own endpoints taking precedence; the metadata's `issuer` must
     /// be the one configured.
+    ///
+    /// Metadata cannot send a secret elsewhere: under an `https` issuer every endpoint it names
+    /// must be `https` (plain `http` only when the issuer itself is `http` on a loopback IP
+    /// address), and an endpoint that receives a credential (token, device authorization,
+    /// revocation) must be on the issuer's host and port, unless the settings name that endpoint
+    /// themselves. The authorization address a person opens must pass ``VerificationAddress``.
+    /// A violation is an ``OAuth2Error/Kind/invalidResponse`` naming the metadata key, before
+    /// anything is sent to the endpoint.
     func discover(issuer: URL, deadline: ContinuousClock.Instant) async throws(OAuth2Error) -> OAuth2Endpoints {
         guard OAuth2Endpoints.isAllowed(issuer) else {
             throw OAuth2Error(.configuration, "the issuer is not https (http only on a loopback IP address such as 127.0.0.1)")
@@ -207,32 +244,61 @@ struct AuthorizationServer: Sendable {
             guard let named = metadata.issuer, Self.sameIssuer(named, issuer) else {
                 throw OAuth2Error(.invalidResponse, "the server metadata at \(url.path) names another issuer")
             }
-            func endpoint(_ text: String?, _ name: String) throws(OAuth2Error) -> URL? {
-                guard let text else { return nil }
-                guard let url = URL(string: text), OAuth2Endpoints.isAllowed(url) else {
-                    throw OAuth2Error(.invalidResponse, "the server metadata's \(name) is not an https URL")
-                }
-                return url
-            }
             let found = (
-                token: try endpoint(metadata.token_endpoint, "token_endpoint"),
-                device: try endpoint(metadata.device_authorization_endpoint, "device_authorization_endpoint"),
-                authorization: try endpoint(metadata.authorization_endpoint, "authorization_endpoint"),
-                revocation: try endpoint(metadata.revocation_endpoint, "revocation_endpoint")
+                token: try Self.discovered(metadata.token_endpoint, "token_endpoint", configured: settings.tokenEndpoint, key: "tokenEndpoint", issuer: issuer),
+                device: try Self.discovered(
+                    metadata.device_authorization_endpoint, "device_authorization_endpoint", configured: settings.deviceAuthorizationEndpoint,
+                    key: "deviceAuthorizationEndpoint", issuer: issuer
+                ),
+                authorization: try Self.discovered(
+                    metadata.authorization_endpoint, "authorization_endpoint", configured: settings.authorizationEndpoint, key: nil, issuer: issuer
+                ),
+                revocation: try Self.discovered(
+                    metadata.revocation_endpoint, "revocation_endpoint", configured: settings.revocationEndpoint, key: "revocationEndpoint", issuer: issuer
+                )
             )
-            guard let token = settings.tokenEndpoint ?? found.token else {
+            guard let token = found.token else {
                 throw OAuth2Error(.invalidResponse, "the server metadata has no token_endpoint")
             }
             discoveredTokenEndpoint.withLock { $0 = token }
             return OAuth2Endpoints(
                 token: token,
-                deviceAuthorization: settings.deviceAuthorizationEndpoint ?? found.device,
-                authorization: settings.authorizationEndpoint ?? found.authorization,
-                revocation: settings.revocationEndpoint ?? found.revocation,
+                deviceAuthorization: found.device,
+                authorization: found.authorization,
+                revocation: found.revocation,
                 issuerInAuthorizationResponse: metadata.authorization_response_iss_parameter_supported == true
             )
         }
         throw OAuth2Error(.unreachable, "no server metadata found for the issuer (\(statuses.joined(separator: ", ")))")
+    }
+
+    /// The endpoint to use for metadata key `name`: the settings' own (`configured`, the user's
+    /// choice) when they name one, else the metadata's `text`, checked against `issuer`. `key` is
+    /// the settings key of an endpoint that receives a credential, which must then be on the
+    /// issuer's host and port; `nil` for the authorization endpoint, which receives none but is
+    /// shown to a person.
+    static func discovered(_ text: String?, _ name: String, configured: URL?, key: String?, issuer: URL) throws(OAuth2Error) -> URL? {
+        if let configured { return configured }
+        guard let text else { return nil }
+        guard let url = URL(string: text), OAuth2Endpoints.isAllowed(url) else {
+            throw OAuth2Error(.invalidResponse, "the server metadata's \(name) is not an https URL (http only on a loopback IP address) without user information")
+        }
+        if issuer.scheme?.lowercased() == "https", url.scheme?.lowercased() != "https" {
+            throw OAuth2Error(.invalidResponse, "the server metadata's \(name) is plain http, though the issuer is https")
+        }
+        if let key {
+            guard let endpointOrigin = VerificationAddress.origin(url), let issuerOrigin = VerificationAddress.origin(issuer),
+                endpointOrigin.host == issuerOrigin.host, endpointOrigin.port == issuerOrigin.port
+            else {
+                throw OAuth2Error(
+                    .invalidResponse,
+                    "the server metadata's \(name) is on another host than the issuer, and would receive the client's credentials there; if that host is the server's own, set authentication.oauth2.\(key)"
+                )
+            }
+        } else {
+            try VerificationAddress.check(url, field: "server metadata's \(name)")
+        }
+        return url
     }
 
     /// Whether two issuer identifiers are the same, a trailing `/` aside.

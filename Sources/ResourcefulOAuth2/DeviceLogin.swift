@@ -5,9 +5,11 @@ public import Resourceful
 /// What a person must do to approve a device login (RFC 8628 §3.2): open ``verificationURI``
 /// and enter ``userCode``. The device code itself is never shown.
 ///
-/// What a server sends here is checked before anyone sees it: the addresses are `https` (or
-/// `http` to a loopback IP address) without user information, control characters or escapes
-/// that decode to them, and the user code is letters and digits in groups joined by `-`, at
+/// What a server sends here is checked before anyone sees it: the addresses pass
+/// ``VerificationAddress`` (`https`, or `http` to a loopback IP address; no user information; a
+/// host of letters, digits and hyphens or an IP address; no escape that decodes to a control,
+/// invisible or separator character), `verification_uri_complete` has the same origin as
+/// `verification_uri`, and the user code is letters and digits in groups joined by `-`, at
 /// most 20 characters (RFC 8628 §6.1); anything else fails the login with
 /// ``OAuth2Error/Kind/invalidResponse`` and is not shown.
 public struct DeviceAuthorization: Sendable, Equatable {
@@ -17,7 +19,8 @@ public struct DeviceAuthorization: Sendable, Equatable {
     public var verificationURI: URL
     /// The same address with the code in it, when the server gives one.
     public var verificationURIComplete: URL?
-    /// How long the codes are valid: the server's `expires_in`, at most 30 minutes.
+    /// How long the codes are valid: the server's `expires_in`, at most 30 minutes (a longer one
+    /// is cut to 30 minutes).
     public var expiresIn: Duration
 }
 
@@ -45,7 +48,7 @@ extension OAuth2AuthenticationStorage {
         var fields: [(String, String)] = []
         if !settings.scopes.isEmpty { fields.append(("scope", settings.scopes.joined(separator: " "))) }
         let answer = try await authorizationServer.post(fields, to: deviceEndpoint, deadline: requestDeadline, what: "device authorization")
-        guard answer.status == .ok else { throw AuthorizationServer.refusal(answer, what: "the device authorization request") }
+        guard answer.status == .ok else { throw AuthorizationServer.refusal(answer, what: "the device authorization request", logger: authorizationServer.logger) }
         let grant = try DeviceGrant(json: answer.body)
         await prompt(grant.authorization)
         let expires = ContinuousClock.now + grant.authorization.expiresIn
@@ -115,7 +118,7 @@ extension OAuth2AuthenticationStorage {
                 let answer = try await authorizationServer.post(
                     [("token", token), ("token_type_hint", "refresh_token")], to: endpoint, deadline: deadline, what: "revocation"
                 )
-                if answer.status == .ok { revoked = true } else { failure = AuthorizationServer.refusal(answer, what: "the revocation request") }
+                if answer.status == .ok { revoked = true } else { failure = AuthorizationServer.refusal(answer, what: "the revocation request", logger: authorizationServer.logger) }
             }
         } catch {
             failure = error
@@ -167,33 +170,42 @@ struct DeviceGrant: Sendable {
                 "the device authorization response's user_code is not a code of letters and digits (groups joined by -, at most \(Self.maximumUserCodeCharacters) characters; RFC 8628 §6.1)"
             )
         }
-        guard let uri = Self.verificationURL(wire.verification_uri ?? wire.verification_url) else {
-            throw OAuth2Error(
-                .invalidResponse,
-                "the device authorization response's verification_uri is not an https URL (http only on a loopback IP address) without user information or control characters"
-            )
-        }
+        let uri = try VerificationAddress.check(wire.verification_uri ?? wire.verification_url ?? "", field: "device authorization response's verification_uri")
         var complete: URL?
-        if wire.verification_uri_complete != nil {
-            guard let url = Self.verificationURL(wire.verification_uri_complete) else {
+        if let text = wire.verification_uri_complete {
+            let url = try VerificationAddress.check(text, field: "device authorization response's verification_uri_complete")
+            // The address with the code in it leads where the plain one does, or a person could be
+            // sent elsewhere with a code that works.
+            guard VerificationAddress.sameOrigin(url, uri) else {
                 throw OAuth2Error(
-                    .invalidResponse,
-                    "the device authorization response's verification_uri_complete is not an https URL (http only on a loopback IP address) without user information or control characters"
+                    .invalidResponse, "the device authorization response's verification_uri_complete is on another origin than its verification_uri, so it is not shown"
                 )
             }
             complete = url
         }
-        func seconds(_ field: TokenResponse.Field?, default value: Int, range: ClosedRange<Int>) throws(OAuth2Error) -> Int {
+        func seconds(_ field: TokenResponse.Field?, default value: Int, range: ClosedRange<Int>, name: String) throws(OAuth2Error) -> Int {
+            let number: Int?
             switch field {
             case nil: return value
-            case .integer(let number) where range.contains(number): return number
-            default: throw OAuth2Error(.invalidResponse, "the device authorization response's expires_in or interval is out of range")
+            case .integer(let integer): number = integer
+            case .string(let text) where (1...64).contains(text.utf8.count) && text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }):
+                number = Int(text) ?? range.upperBound
+            case .large: number = range.upperBound
+            default: number = nil
             }
+            // Beyond the range's top is cut to it; below its bottom, or not a number, is refused.
+            guard let number, number >= range.lowerBound else {
+                throw OAuth2Error(.invalidResponse, "the device authorization response's \(name) is not a number of seconds of at least \(range.lowerBound)")
+            }
+            return min(number, range.upperBound)
         }
         // A device login waits at most half an hour, whatever the server allows.
-        let expires = min(try seconds(wire.expires_in, default: 600, range: 1...86_400), Int(Self.maximumLifetime.components.seconds))
+        let expires = try seconds(wire.expires_in, default: 600, range: 1...Int(Self.maximumLifetime.components.seconds), name: "expires_in")
         // An interval of 0 would poll the token endpoint without pause until the codes expire.
-        let interval = max(try seconds(wire.interval, default: 5, range: 0...600), Int(Self.minimumInterval.components.seconds))
+        let interval = max(
+            try seconds(wire.interval, default: 5, range: 0...Int(Self.maximumInterval.components.seconds), name: "interval"),
+            Int(Self.minimumInterval.components.seconds)
+        )
         authorization = DeviceAuthorization(userCode: userCode, verificationURI: uri, verificationURIComplete: complete, expiresIn: .seconds(expires))
         self.deviceCode = deviceCode
         self.interval = .seconds(interval)
@@ -203,9 +215,6 @@ struct DeviceGrant: Sendable {
     static let maximumLifetime: Duration = .seconds(1800)
     /// The most characters of a user code, separators included.
     static let maximumUserCodeCharacters = 20
-    /// The longest verification address shown.
-    static let maximumURLCharacters = 2048
-
     /// Whether `code` is a user code as RFC 8628 §6.1 recommends: ASCII letters and digits
     /// (base-20 letters, digits, or a server's own alphabet of both), in groups joined by single
     /// `-`, 4 to ``maximumUserCodeCharacters`` characters.
@@ -221,24 +230,5 @@ struct DeviceGrant: Sendable {
             previous = byte
         }
         return true
-    }
-
-    /// `text` as an address a person may be asked to open: `https` (or `http` to a loopback IP
-    /// address), a host, no user information (`https://bank.example@evil.example/` reads as the
-    /// bank), printable ASCII without spaces, and nothing that decodes to a control character
-    /// (`%1B[2K` would be an escape sequence once a terminal or a browser shows it decoded).
-    static func verificationURL(_ text: String?) -> URL? {
-        guard let text, (1...maximumURLCharacters).contains(text.utf8.count), OAuth2Grammar.all(text, OAuth2Grammar.isVisible),
-            let url = URL(string: text), OAuth2Endpoints.isAllowed(url)
-        else { return nil }
-        // Every percent-escape decoded: no control character (C0, DEL, C1) nor a character that
-        // changes the direction or visibility of the text around it.
-        guard let decoded = text.removingPercentEncoding else { return nil }
-        for scalar in decoded.unicodeScalars {
-            let value = scalar.value
-            if value < 0x20 || (value >= 0x7F && value <= 0x9F) { return nil }
-            if scalar.properties.generalCategory == .format { return nil }
-        }
-        return url
     }
 }

@@ -31,6 +31,8 @@ struct TokenResponse: Sendable {
     enum Field: Decodable {
         case string(String)
         case integer(Int)
+        /// A whole positive number too large for `Int`, such as `1e30`.
+        case large
         case other
 
         init(from decoder: any Decoder) throws {
@@ -39,6 +41,8 @@ struct TokenResponse: Sendable {
                 self = .string(text)
             } else if let number = try? container.decode(Int.self) {
                 self = .integer(number)
+            } else if let number = try? container.decode(Double.self), number.isFinite, number >= Double(Int.max) {
+                self = .large
             } else {
                 self = .other
             }
@@ -111,9 +115,17 @@ struct ErrorResponse: Decodable {
         case error, errorDescription = "error_description"
     }
 
-    /// The error code when it is one RFC 6749 allows (`%x20-21 / %x23-5B / %x5D-7E`), at most 64 characters.
+    /// The error code when it is one RFC 6749 §5.2 allows (`%x20-21 / %x23-5B / %x5D-7E`) and
+    /// looks like a code, not a sentence: ASCII letters, digits, `_`, `-` and `.` (what every
+    /// registered code is made of), at most 64 characters. A code that is not shown this way is
+    /// left out, as free text a hostile server could address to a person.
     var code: String? {
-        guard error.utf8.count <= 64, OAuth2Grammar.all(error, OAuth2Grammar.isTokenByte) else { return nil }
+        guard error.utf8.count <= 64, OAuth2Grammar.all(error, OAuth2Grammar.isTokenByte),
+            error.utf8.allSatisfy({ byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+                    || byte == UInt8(ascii: ".")
+            })
+        else { return nil }
         return error
     }
 }

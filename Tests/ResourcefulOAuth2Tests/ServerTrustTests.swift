@@ -281,7 +281,7 @@ import Glibc
     @Test(arguments: [
         ("WDJB-MJHT", "https://auth.example/device", "https://auth.example/device?user_code=WDJB-MJHT"),
         ("0V4KQ2RM", "http://127.0.0.1:8000/o/device/", "http://127.0.0.1:8000/o/device/?user_code=0V4KQ2RM"),
-        ("bcdf-ghjk-lmnp", "http://[::1]:8000/device", "https://auth.example/d?c=bcdf%2Dghjk"),
+        ("bcdf-ghjk-lmnp", "http://[::1]:8000/device", "http://[::1]:8000/d?c=bcdf%2Dghjk"),
     ])
     func anOrdinaryAnswerIsShown(_ userCode: String, _ uri: String, _ complete: String) async throws {
         try await MockServer.withTransport { server, transport in
