@@ -65,6 +65,10 @@ struct OAuthSession {
             let credential: Credential
             if browser {
                 credential = try await storage.logInWithBrowser(service: service) { url in
+                    // Shown only in the form a device login's address must have: a configured or
+                    // discovered authorization endpoint must not put an escape or a misleading
+                    // host on the screen.
+                    try VerificationAddress.check(url, field: "authorization address")
                     FileHandle.standardOutput.write(Data("To log in to \(service), open this address in a browser: \(url)\n".utf8))
                 }
             } else {
