@@ -4,7 +4,7 @@ import Logging
 
 /// Tries failed attempts again, within the call's one deadline.
 ///
-/// An attempt is tried again when the request allows it (``ResourceRequest/allowsRetries``), the
+/// An attempt is tried again when the request allows it (``RequestOptions/allowsRetries``), the
 /// policy (``RequestOptions/retryPolicy``, or the step's own ``policy``) has attempts left, and it failed to connect or was cut
 /// off (``APIError/Kind/transport`` from a ``TransportError``: any other error a transport throws
 /// is not tried again), or answered with a status of
@@ -16,9 +16,10 @@ import Logging
 /// answer or error is returned instead. A body of collected bytes is sent again as it is; a
 /// request whose body is a stream is not tried again (the stream was read). TLS failures and
 /// refused redirects are never tried again. A request whose method is not idempotent (`POST`,
-/// `PATCH`, RFC 9110 §9.2.2) is tried again only when it allows it (by default, when it
-/// carries an `Idempotency-Key`), and is then sent with one `Idempotency-Key` (unless it sets its
-/// own) across its attempts.
+/// `PATCH`, RFC 9110 §9.2.2) — the method it is sent with, however it was chosen — is tried
+/// again only when it carries an `Idempotency-Key` or chose to allow retries, and is then sent
+/// with one `Idempotency-Key` across its attempts: a key already present (the request's own, or
+/// the one an event stream or download keeps across its connections) is kept.
 public struct RetryMiddleware: APIMiddleware {
     /// A policy for every call through this step, in place of each call's
     /// ``RequestOptions/retryPolicy``; `nil` (the default) keeps the call's.
@@ -36,12 +37,15 @@ public struct RetryMiddleware: APIMiddleware {
         next: (TransportRequest, CallContext) async throws -> TransportResponse
     ) async throws -> TransportResponse {
         // A streamed body is read once: it cannot be sent again.
-        guard context.options.allowsRetries, request.body?.canBeSentAgain ?? true else { return try await next(request, context) }
+        // Decided from the method sent, not the verb: an update sent as PATCH is no more
+        // idempotent than a create, whether it chose PATCH itself or in `configure`.
+        guard context.options.allowsRetries(of: request), request.body?.canBeSentAgain ?? true else {
+            return try await next(request, context)
+        }
         var request = request
         if !request.method.isIdempotent, request.headerFields[.idempotencyKey] == nil {
-            // A POST or PATCH that allows retries: one key for all the attempts, so that the
-            // server can tell a request sent again. Decided from the method, not the verb: an
-            // update sent as PATCH is no more idempotent than a create.
+            // A POST or PATCH that chose retries: one key for all the attempts, so that the
+            // server can tell a request sent again.
             request.headerFields[.idempotencyKey] = Self.makeIdempotencyKey()
         }
         let policy = self.policy ?? context.options.retryPolicy
@@ -85,6 +89,17 @@ public struct RetryMiddleware: APIMiddleware {
             }
             attempt += 1
         }
+    }
+
+    /// The `Idempotency-Key` that every connection of one event stream or download sends, made
+    /// once for all of them, so that the server sees one request however often it is opened
+    /// again: for a method that is not idempotent, when the request chose retries and carries no
+    /// key of its own (`headers`, the request's ``ResourceRequest/headers``); `nil` otherwise.
+    static func keyForConnections(method: HTTPRequest.Method, options: RequestOptions, headers: [String: String]) -> String? {
+        guard !method.isIdempotent, options.allowsRetries, !headers.keys.contains(where: { $0.lowercased() == "idempotency-key" }) else {
+            return nil
+        }
+        return makeIdempotencyKey()
     }
 
     /// A random (version 4) UUID in its usual upper-case form, for `Idempotency-Key`.

@@ -38,8 +38,45 @@ public struct RequestOptions: Sendable {
     /// `nil`, the default, for no limit. ``timeout`` then bounds the wait for the response head
     /// and each silence of the server between parts of the body.
     public var streamTimeout: Duration?
-    /// Whether failed attempts may be tried again (``ResourceRequest/allowsRetries``).
-    public var allowsRetries: Bool
+    /// Whether failed attempts may be tried again once the request may have reached the server
+    /// (``ResourceRequest/allowsRetries``): the attempts of ``RetryMiddleware``, the
+    /// reconnections of an event stream and the resumptions of a download.
+    ///
+    /// Unless the request or a step sets it, it follows the method the request is sent with:
+    /// `true` for an idempotent one (`GET`, `PUT`, `DELETE`), and for a `POST` or `PATCH` only
+    /// when the request carries its own `Idempotency-Key`. It reads ``updateMethod`` as it is
+    /// now, so that a `PATCH` chosen in ``ResourceRequest/configure(_:)`` is not retried
+    /// without a key. Setting it (`true` or `false`) is a choice that holds whatever the method.
+    public var allowsRetries: Bool {
+        get { retryChoice ?? defaultAllowsRetries }
+        set { retryChoice = newValue }
+    }
+    /// ``allowsRetries`` as the request or a step set it; `nil` while it follows the method.
+    private var retryChoice: Bool?
+    /// What the default of ``allowsRetries`` is decided from: the request's verb and whether its
+    /// own header fields carry an `Idempotency-Key`; `nil` before a request is applied.
+    private var retryBasis: RetryBasis?
+
+    /// The request facts the default of ``allowsRetries`` reads.
+    private struct RetryBasis: Sendable {
+        var verb: ResourceVerb
+        var carriesKey: Bool
+    }
+
+    /// The default of ``allowsRetries``: whether the method the request is sent with is
+    /// idempotent, or the request carries its own `Idempotency-Key`.
+    private var defaultAllowsRetries: Bool {
+        guard let retryBasis else { return true }
+        return retryBasis.verb.method(update: updateMethod).isIdempotent || retryBasis.carriesKey
+    }
+
+    /// Whether `request` may be sent again once the server may have received it: as the request
+    /// or a step chose (``allowsRetries`` set), else when its method is idempotent or it carries
+    /// an `Idempotency-Key` (its own, or one a step before added). Read by the steps that send a
+    /// request again, so that the method actually sent decides.
+    package func allowsRetries(of request: TransportRequest) -> Bool {
+        retryChoice ?? (request.method.isIdempotent || request.headerFields[.idempotencyKey] != nil)
+    }
     /// When and how often failed attempts are tried again (``APIConfig/retry``;
     /// ``ResourceRequest/retryPolicy``).
     public var retryPolicy: APIConfig.RetryPolicy
@@ -52,9 +89,7 @@ public struct RequestOptions: Sendable {
     /// Whether a `307`/`308` redirect to another origin may re-send the body
     /// (``ResourceRequest/sendsBodyAcrossOrigins``).
     public var sendsBodyAcrossOrigins: Bool
-    /// `PUT` or `PATCH` for ``ResourceVerb/update`` (``ResourceRequest/updateMethod``). The
-    /// default of ``allowsRetries`` follows the request's own ``ResourceRequest/updateMethod``:
-    /// a ``ResourceRequest/configure(_:)`` that picks `PATCH` here sets ``allowsRetries`` too.
+    /// `PUT` or `PATCH` for ``ResourceVerb/update`` (``ResourceRequest/updateMethod``).
     public var updateMethod: UpdateMethod
     /// How a body is encoded (``ResourceRequest/bodyEncoding``).
     public var bodyEncoding: BodyEncoding
@@ -92,7 +127,8 @@ public struct RequestOptions: Sendable {
         timeout = config.timeout
         maxResponseBytes = config.maxResponseBytes
         streamTimeout = nil
-        allowsRetries = true
+        retryChoice = nil
+        retryBasis = nil
         retryPolicy = config.retry
         shouldRedactRequestBody = false
         shouldRedactResponseBody = false
@@ -160,7 +196,15 @@ public struct RequestOptions: Sendable {
     package func applying<Request: ResourceRequest>(_ request: Request) -> RequestOptions {
         var options = self
         if let timeout = request.timeout { options.timeout = timeout }
-        options.allowsRetries = request.allowsRetries
+        // The request's own choice holds; its default is decided again from the final method,
+        // after `configure` (which may pick `PATCH`).
+        let defaultUsed = Locked(false)
+        let allowsRetries = RetryDefault.$probe.withValue(defaultUsed) { request.allowsRetries }
+        options.retryChoice = defaultUsed.value ? nil : allowsRetries
+        options.retryBasis = RetryBasis(
+            verb: request.verb,
+            carriesKey: request.headers.keys.contains { $0.lowercased() == "idempotency-key" }
+        )
         if let policy = request.retryPolicy { options.retryPolicy = policy }
         options.shouldRedactRequestBody = request.shouldRedactRequestBody
         options.shouldRedactResponseBody = request.shouldRedactResponseBody

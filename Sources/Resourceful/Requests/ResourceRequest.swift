@@ -53,10 +53,13 @@ public protocol ResourceRequest: Sendable {
     var responseDecoder: (any ResponseDecoder)? { get }
     /// Whether failed attempts may be tried again once the request may have reached the server:
     /// by default `true` when its method is idempotent (`GET`, `PUT`, `DELETE`), and for a `POST`
-    /// (``ResourceVerb/create``) or a `PATCH` (``updateMethod``) only when ``headers`` carry an
-    /// `Idempotency-Key`. A `POST` or `PATCH` that opts in without one is sent with an
-    /// `Idempotency-Key` that stays the same across its attempts. A connection refused before
-    /// anything was sent is tried again whatever this says.
+    /// (``ResourceVerb/create``) or a `PATCH` only when ``headers`` carry an `Idempotency-Key`.
+    /// The default is decided by the method the request is finally sent with, a `PATCH` chosen
+    /// in ``configure(_:)`` (``RequestOptions/updateMethod``) included. A `POST` or `PATCH` that
+    /// opts in (this property, or ``RequestOptions/allowsRetries`` set in ``configure(_:)``)
+    /// without a key of its own is sent with one `Idempotency-Key` across its attempts, the
+    /// reconnections of its event stream and the resumptions of its download. A connection
+    /// refused before anything was sent is tried again whatever this says.
     var allowsRetries: Bool { get }
     /// This request's own retry policy, replacing ``APIConfig/retry``; `nil` keeps it.
     var retryPolicy: APIConfig.RetryPolicy? { get }
@@ -91,10 +94,13 @@ extension ResourceRequest {
     /// The injected decoder.
     public var responseDecoder: (any ResponseDecoder)? { nil }
     /// `true` when the request's method is idempotent; for a `POST` or `PATCH`, whose side effect
-    /// a retry could repeat, only when ``headers`` carry an `Idempotency-Key`.
+    /// a retry could repeat, only when ``headers`` carry an `Idempotency-Key`. A call decides it
+    /// again from the method it finally sends (``RequestOptions/allowsRetries``), so that a
+    /// `PATCH` chosen in ``configure(_:)`` counts as one.
     public var allowsRetries: Bool {
-        verb.method(update: updateMethod).isIdempotent
-            || headers.keys.contains { $0.lowercased() == "idempotency-key" }
+        // Tells the call applying this request that the default answered, not a choice of its own.
+        RetryDefault.probe?.withLock { $0 = true }
+        return verb.method(update: updateMethod).isIdempotent || headers.keys.contains { $0.lowercased() == "idempotency-key" }
     }
     /// The configured policy.
     public var retryPolicy: APIConfig.RetryPolicy? { nil }
@@ -118,4 +124,11 @@ extension ResourceRequest where Parameters == Empty {
 extension ResourceRequest where Query == Empty {
     /// No query beyond the parameters.
     public var query: Empty { Empty() }
+}
+
+/// How ``RequestOptions/applying(_:)`` tells whether a request kept the default
+/// ``ResourceRequest/allowsRetries`` (decided again from the final method) or chose its own.
+enum RetryDefault {
+    /// Set by the default implementation while it is read inside ``RequestOptions/applying(_:)``.
+    @TaskLocal static var probe: Locked<Bool>?
 }

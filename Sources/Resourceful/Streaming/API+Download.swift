@@ -17,7 +17,9 @@ extension API {
     /// neither, or gave no `Content-Length` (as for a body decompressed on its way in: the
     /// download asks for `Accept-Encoding: identity`); at most
     /// ``APIConfig/RetryPolicy/maxAttempts`` connections in all, none again when
-    /// ``ResourceRequest/allowsRetries`` is `false`, and no wait between them past the deadline.
+    /// ``RequestOptions/allowsRetries`` is `false` (for a `POST` or `PATCH`, unless it carries an
+    /// `Idempotency-Key` or chose retries; all its connections then send the same key), and no
+    /// wait between them past the deadline.
     ///
     /// ```swift
     /// let result = try await api.download(ReleaseAsset(id: 42), to: URL(filePath: "release.tar.gz")) { progress in
@@ -76,10 +78,18 @@ extension API {
         var total: Int?
         var connections = 1
         let maxConnections = options.allowsRetries ? max(options.retryPolicy.maxAttempts, 1) : 1
+        // A POST that chose retries sends one key on every connection: a resumption is the same
+        // request sent again.
+        let idempotencyKey = RetryMiddleware.keyForConnections(
+            method: request.verb.method(update: options.updateMethod),
+            options: options,
+            headers: request.headers
+        )
         while true {
             // The bytes as they are: a body the transport decompressed has offsets of its own,
             // which a range of the encoded one would not continue.
             var fields: HTTPFields = [.acceptEncoding: "identity"]
+            if let idempotencyKey { fields[.idempotencyKey] = idempotencyKey }
             if written > 0, let validator, total != nil {
                 fields[.range] = "bytes=\(written)-"
                 fields[.ifRange] = validator

@@ -17,7 +17,9 @@ extension API {
     /// Connections that each end within ``EventStreamReconnection/delay`` after one event at
     /// most are reconnected to no faster than once per that delay, whatever `retry` says.
     /// A request whose method is not idempotent (`POST`, `PATCH`) is not reconnected unless it
-    /// allows retries (``ResourceRequest/allowsRetries``).
+    /// carries an `Idempotency-Key` or chose to allow retries (``RequestOptions/allowsRetries``);
+    /// every connection of such a stream then sends the same `Idempotency-Key` (its own, or
+    /// one made for the stream).
     /// A `204 No Content` ends the sequence; a status outside 200–299 or a body that is not an
     /// event stream throws. Cancelling the reading task ends it at once.
     ///
@@ -106,6 +108,8 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
         let sequence: ServerSentEvents
         let options: RequestOptions
         let deadline: ContinuousClock.Instant
+        /// The `Idempotency-Key` every connection sends, when one is made for the stream.
+        let idempotencyKey: String?
         var parser: ServerSentEventParser
         var pending: [ServerSentEventParser.Event] = []
         /// The next of `pending` to hand out.
@@ -126,6 +130,12 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
             options = sequence.api.defaultOptions.applying(sequence.request)
             deadline = API.streamDeadline(from: .now, options: options)
             parser = ServerSentEventParser(maxBytes: options.maxResponseBytes)
+            // One key for the whole stream: a reconnection is the same request sent again.
+            idempotencyKey = RetryMiddleware.keyForConnections(
+                method: sequence.request.verb.method(update: options.updateMethod),
+                options: options,
+                headers: sequence.request.headers
+            )
         }
 
         /// The next event, or `nil` when the stream ended for good.
@@ -169,6 +179,7 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
             if !parser.lastEventID.isEmpty, let name = HTTPField.Name("Last-Event-ID") {
                 fields[name] = parser.lastEventID
             }
+            if let idempotencyKey { fields[.idempotencyKey] = idempotencyKey }
             eventsThisConnection = 0
             connectedAt = .now
             parser.restart()

@@ -105,6 +105,100 @@ import Testing
         }
     }
 
+    /// The method a call finally sends decides the default, a `PATCH` chosen in `configure` too:
+    /// such a request is not sent again once the server may have received it, and no key is
+    /// added to it.
+    @Test func aPatchChosenInConfigureIsNotSentAgain() async throws {
+        try await Harness.run(configure: Self.quickRetries) { harness in
+            harness.server.stub(.patch, "/v1/items/1", .closeConnection, .closeConnection, .status(.noContent))
+            var request = AdHocRequest<Empty, [String: String]>(.update, "items/1", parameters: ["name": "x"])
+            request.configureOptions = { $0.updateMethod = .patch }
+            #expect(harness.api.defaultOptions.applying(request).allowsRetries == false)
+            let error = await #expect(throws: APIError.self) { _ = try await harness.api.call(request) }
+            #expect(error?.kind == .transport)
+            #expect(harness.server.requests.count == 1)
+            #expect(harness.server.requests.first?.method == .patch)
+            #expect(harness.server.requests.first?.headerFields[Self.key] == nil)
+        }
+    }
+
+    /// A choice made in `configure` holds whatever the method: opting in sends one key across
+    /// the attempts; a `PUT` chosen there over the request's own `PATCH` is idempotent again.
+    @Test func aChoiceInConfigureHoldsAndAPutChosenThereIsSentAgain() async throws {
+        try await Harness.run(configure: Self.quickRetries) { harness in
+            harness.server.stub(.patch, "/v1/items/1", .closeConnection, .closeConnection, .status(.noContent))
+            var optedIn = AdHocRequest<Empty, [String: String]>(.update, "items/1", parameters: ["name": "x"])
+            optedIn.configureOptions = { options in
+                options.updateMethod = .patch
+                options.allowsRetries = true
+            }
+            _ = try await harness.api.call(optedIn)
+            let keys = harness.server.requests.map { $0.headerFields[Self.key] }
+            #expect(keys.count == 3)
+            #expect(keys.allSatisfy { $0 != nil && $0 == keys.first })
+
+            harness.server.stub(.put, "/v1/items/2", .closeConnection, .status(.noContent))
+            var put = AdHocRequest<Empty, [String: String]>(.update, "items/2", parameters: ["name": "x"], updateMethod: .patch)
+            put.configureOptions = { $0.updateMethod = .put }
+            _ = try await harness.api.call(put)
+            #expect(harness.server.requests.count == 5)
+            #expect(harness.server.requests.suffix(2).allSatisfy { $0.method == .put && $0.headerFields[Self.key] == nil })
+        }
+    }
+
+    /// A request's own answer holds even when it equals the default for its own method: `Rename`
+    /// says `true` for a `PUT` explicitly, so a `PATCH` chosen in `configure` is retried with a key.
+    @Test func aRequestsOwnChoiceHoldsWhenConfigureChangesTheMethod() async throws {
+        struct Chosen: ResourceRequest {
+            typealias ResourceType = Empty
+            let verb = ResourceVerb.update
+            let path: ResourcePath = "items/1"
+            let parameters = ["name": "x"]
+            var allowsRetries: Bool { true }
+            func configure(_ options: inout RequestOptions) { options.updateMethod = .patch }
+        }
+        try await Harness.run { harness in
+            #expect(harness.api.defaultOptions.applying(Chosen()).allowsRetries)
+        }
+    }
+
+    /// An event stream whose `PATCH` was chosen in `configure` is not opened again, nor is a
+    /// download of one resumed.
+    @Test func aStreamOrDownloadWhosePatchWasChosenInConfigureIsNotOpenedAgain() async throws {
+        try await Harness.run { harness in
+            let text = "data: one\n\ndata: tw"
+            var cut = MockResponse(headerFields: [.contentType: "text/event-stream"], fault: .closeMidBody(bytes: text.utf8.count))
+            cut.parts = [Data(text.utf8)]
+            harness.server.stub(.patch, "/v1/feed", cut, cut, .status(.noContent))
+            var request = AdHocRequest<String, [String: String]>(.update, "feed", parameters: ["q": "x"])
+            request.configureOptions = { $0.updateMethod = .patch }
+            var received: [String] = []
+            let error = await #expect(throws: APIError.self) {
+                for try await event in harness.api.events(request, reconnect: .init(maxAttempts: 3, delay: .milliseconds(10), maxDelay: .milliseconds(20))) {
+                    received.append(event.data)
+                }
+            }
+            #expect(error?.kind == .transport)
+            #expect(received == ["one"])
+            #expect(harness.server.requests.count == 1)
+
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-patch-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            var body = MockResponse(headerFields: [.eTag: "\"v1\"", .contentLength: "2000"], fault: .closeMidBody(bytes: 1000))
+            body.parts = [Data(repeating: 0x61, count: 2000)]
+            harness.server.stub(.patch, "/v1/asset", body, body, .status(.noContent))
+            var download = AdHocRequest<Empty, [String: String]>(.update, "asset", parameters: ["q": "x"])
+            download.configureOptions = { $0.updateMethod = .patch }
+            let failed = await #expect(throws: APIError.self) {
+                _ = try await harness.api.download(download, to: folder.appendingPathComponent("asset.bin"))
+            }
+            #expect(failed?.kind == .transport)
+            #expect(harness.server.requests.count == 2)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+        }
+    }
+
     @Test func theDefaultFollowsTheMethodAndTheKey() {
         #expect(AdHocRequest<Empty, Empty>(.show, "x").allowsRetries)
         #expect(AdHocRequest<Empty, Empty>(.delete, "x").allowsRetries)
