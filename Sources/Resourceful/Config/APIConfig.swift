@@ -12,6 +12,7 @@ public struct APIConfig: Sendable, Equatable {
     /// The name the ``AuthenticationStorage`` is asked for when a request needs credentials.
     public var service: String
     /// Header fields sent with every request; a request's own ``ResourceRequest/headers`` win.
+    /// They belong to the API's origin: none is sent on after a redirect to another origin.
     public var baseHeaders: [String: String]
     /// Query items sent with every request, such as `api-version` or `key`, first in the query
     /// string; an item of the same name in a request's ``ResourceRequest/query`` or query

@@ -11,8 +11,10 @@ import NIOCore
 /// and body. When the next URL has another origin (scheme, host or port), every header field that
 /// can carry a credential is dropped and never sent again in that call: every one whose name the
 /// redaction rules mask, the rule the logs follow (`Authorization`, `Proxy-Authorization`,
-/// `Cookie`, `X-Api-Key`, any `…-Token`, the configured masked headers), the credential's field
-/// and ``RequestOptions/sensitiveRedirectHeaders``. A `307`/`308` that
+/// `Cookie`, `X-Api-Key`, any `…-Token`, the configured masked headers), the credential's field,
+/// ``RequestOptions/sensitiveRedirectHeaders`` and every configured base header
+/// (``APIConfig/baseHeaders``: they belong to the API's origin, whatever their names, so that a
+/// key in a field such as `X-JFrog-Art-Api` stays there). A `307`/`308` that
 /// would re-send a body to another origin is refused unless the request opts in
 /// (``RequestOptions/sendsBodyAcrossOrigins``). A redirect from `https` to `http` or to another
 /// scheme is refused (``APIError/Kind/redirectRefused``); a loop or more than the limit of hops

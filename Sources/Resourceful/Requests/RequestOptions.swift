@@ -146,27 +146,33 @@ public struct RequestOptions: Sendable {
         redaction = config.redaction
         redactor = Redactor(settings: redaction)
         redirectOnlySecrets = SensitiveNames(extra: sensitiveRedirectHeaders + [credentialField.canonicalName])
+        baseHeaderNames = Set(config.baseHeaders.keys.map { $0.lowercased() })
     }
 
     /// The header fields a request sent to another origin than its call's may not carry: every
     /// one whose name the redaction rules mask (``redactor``, the rule the logs follow, so that
-    /// the two stay one), the credential's field and ``sensitiveRedirectHeaders``.
+    /// the two stay one), the credential's field, ``sensitiveRedirectHeaders`` and every
+    /// configured base header (``APIConfig/baseHeaders``, which belong to the API's origin
+    /// whatever their names).
     package var crossOriginSecrets: CrossOriginSecrets {
-        CrossOriginSecrets(redactor: redactor, extra: redirectOnlySecrets)
+        CrossOriginSecrets(redactor: redactor, extra: redirectOnlySecrets, baseHeaders: baseHeaderNames)
     }
 
     /// Header names dropped before another origin beyond what ``redactor`` masks, made once.
     private let redirectOnlySecrets: SensitiveNames
+    /// The names of the configured base header fields, lower-cased.
+    private let baseHeaderNames: Set<String>
 
     /// Whether a header field may not go to another origin than its call's
     /// (``crossOriginSecrets``).
     package struct CrossOriginSecrets: Sendable {
         let redactor: Redactor
         let extra: SensitiveNames
+        let baseHeaders: Set<String>
 
         /// Whether the field named `name` is dropped before another origin.
         package func contains(_ name: String) -> Bool {
-            redactor.masksHeader(name) || extra.contains(name)
+            redactor.masksHeader(name) || extra.contains(name) || (!baseHeaders.isEmpty && baseHeaders.contains(name.lowercased()))
         }
     }
 

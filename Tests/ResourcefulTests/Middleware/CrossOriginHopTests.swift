@@ -192,6 +192,35 @@ import Testing
         }
     }
 
+    /// Configured base headers belong to the API's origin, whatever their names: none follows a
+    /// redirect to another origin, whether the redirect step carries it or a step after it sets
+    /// it again; they stay on a redirect within the origin.
+    @Test func configuredBaseHeadersStayWithTheAPIsOrigin() async throws {
+        let artifactKey = HTTPField.Name("X-JFrog-Art-Api")!
+        let tenant = HTTPField.Name("X-Tenant")!
+        try await Harness.run(configure: { $0.baseHeaders = ["X-JFrog-Art-Api": "JF1-SECRET-3b", "X-Tenant": "acme"] }) { harness in
+            try await MockServer.withRunning { other in
+                other.stub(.get, "/elsewhere", .status(.noContent))
+                harness.server.stub(.get, "/v1/x", MockResponse(status: .found, headerFields: [.location: "/v1/y"]))
+                harness.server.stub(.get, "/v1/y", MockResponse(status: .found, headerFields: [.location: other.baseURL.absoluteString + "/elsewhere"]))
+                _ = try await harness.api.call(AdHocRequest<Empty, Empty>(.show, "x"))
+                #expect(harness.server.requests.count == 2)
+                #expect(harness.server.requests.allSatisfy { $0.headerFields[artifactKey] != nil && $0.headerFields[tenant] == "acme" })
+                let arrived = try #require(other.requests.first)
+                // Checked without printing the values, should they arrive.
+                #expect(arrived.headerFields[artifactKey] == nil ? true : false)
+                #expect(arrived.headerFields[tenant] == nil)
+
+                harness.server.stub(.get, "/v1/z", MockResponse(status: .found, headerFields: [.location: other.baseURL.absoluteString + "/elsewhere"]))
+                let api = API(dependencies: harness.dependencies, middlewares: API.defaultMiddlewares + [AddFields(names: ["X-JFrog-Art-Api"])])
+                _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "z"))
+                let again = try #require(other.requests.last)
+                #expect(other.requests.count == 2)
+                #expect(again.headerFields[artifactKey] == nil ? true : false)
+            }
+        }
+    }
+
     @Test func aCreateRedirectedToAnUnauthorizedAnswerIsNotRefreshedAndSentAgain() async throws {
         try await Harness.run { harness in
             try await MockServer.withRunning { other in
