@@ -32,7 +32,7 @@ import Darwin
 ///
 /// A loopback target never goes through a proxy, whatever the variables or `http.proxy` say
 /// (curl's rule): `localhost` and names under it, `127.0.0.0/8` (in any form the resolver
-/// takes, such as `127.1`), `::1` and `::ffff:127.0.0.0/104`. Plain `http` is allowed to such a
+/// takes, such as `127.1`), `::1` (with a zone too, `[::1%25lo]`) and `::ffff:127.0.0.0/104`. Plain `http` is allowed to such a
 /// target only because its traffic stays on the machine; a proxy would carry it, credentials
 /// included, elsewhere.
 struct ProxyRoute: Sendable, Equatable {
@@ -185,6 +185,9 @@ struct ProxyRoute: Sendable, Equatable {
         init?(_ url: URL) {
             guard var host = url.host?.lowercased(), !host.isEmpty else { return nil }
             if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            // A scoped IPv6 address (`[::1%25lo]`, RFC 6874) is its address on an interface:
+            // the zone is left out, so that `::1%lo` is loopback and matches `NO_PROXY` as `::1`.
+            if host.contains(":"), let percent = host.firstIndex(of: "%") { host = String(host[..<percent]) }
             let scheme = url.scheme?.lowercased()
             port = url.port ?? (scheme == "https" ? 443 : 80)
             address = ProxyRoute.address(host)

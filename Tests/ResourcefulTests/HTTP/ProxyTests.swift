@@ -297,6 +297,20 @@ import Testing
         #expect(ProxyRoute(.url(proxy), environment: [:]).proxy(for: url) == nil, "\(target)")
     }
 
+    /// A scoped IPv6 address (RFC 6874, `%25` then the zone) is its address on an interface: a
+    /// loopback one goes direct, and a `NO_PROXY` entry matches it without the zone.
+    @Test(arguments: [
+        ("http://[::1%25lo]:8080/x", true), ("https://[::1%25lo]/x", true), ("http://[0:0:0:0:0:0:0:1%25eth0]/x", true),
+        ("http://[::1%251]/x", true), ("http://[fe80::1%25lo]/x", false), ("http://[::2%25lo]/x", false),
+    ])
+    func scopedAddresses(target: String, loopback: Bool) throws {
+        let url = try #require(URL(string: target))
+        #expect((ProxyRoute(.url(proxy), environment: [:]).proxy(for: url) == nil) == loopback, "\(target)")
+        var route = ProxyRoute(.environment, environment: ["https_proxy": proxy.absoluteString, "http_proxy": proxy.absoluteString, "no_proxy": "::1, fe80::/10"])
+        route.loopbackGoesDirect = false
+        #expect((route.proxy(for: url) == nil) == !target.contains("::2"), "\(target)")
+    }
+
     @Test(arguments: [
         "http://localhost.example.com/x", "http://notlocalhost/x", "http://localhostx/x", "http://127.0.0.1.example.com/x",
         "http://128.0.0.1/x", "http://10.0.0.1/x", "http://[::2]/x", "http://[::ffff:10.0.0.1]/x", "https://api.example.com/x",
