@@ -38,6 +38,9 @@ struct CacheKey: Hashable {
             material.append("u " + origin[separator.upperBound..<at])
         }
         anonymousKey = redactor.maskedURL(target)
+        // Whatever else masking hides (a path parameter, a URL inside a query value, JSON in one)
+        // tells two callers apart too.
+        if anonymousKey != target.url { material.append("t " + target.url) }
         guard !material.isEmpty else {
             storageKey = anonymousKey
             return

@@ -6,10 +6,12 @@
 /// never shown as it is. Keys are compared decoded (`"pass\u0077ord"` is `password`).
 ///
 /// A string value that holds a JSON object or array (`{"payload":"{\"password\":…}"}`, as a
-/// server that parses it would read it) is masked as a document of its own and written back as a
+/// server that parses it would read it), after spaces or a byte order mark too, or a JSON string
+/// that holds one (JSON encoded twice), is masked as a document of its own and written back as a
 /// string; one that looks like JSON (braces or brackets at both ends) but does not parse, or that
 /// nests more than ``maxEmbeddedDepth`` such strings, is replaced whole, since it cannot be
-/// masked with certainty.
+/// masked with certainty. Any other string value is shown as `maskText` gives it (URLs without
+/// userinfo, forms masked, or replaced whole: ``Redactor/maskedText(_:)``).
 enum JSONMasking {
     /// The deepest nesting read; deeper documents are not masked (nor shown).
     static let maxDepth = 256
@@ -29,8 +31,12 @@ enum JSONMasking {
     }
 
     /// Masks `bytes`, a whole JSON text (any value at the top, whitespace around it).
-    static func mask(_ bytes: UnsafeBufferPointer<UInt8>, isMasked: (String) -> Bool) -> Outcome {
-        mask(bytes, embeddedDepth: 0, depth: 0, isMasked: isMasked)
+    static func mask(
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        isMasked: (String) -> Bool,
+        maskText: (String) -> String = { $0 }
+    ) -> Outcome {
+        mask(bytes, embeddedDepth: 0, depth: 0, isMasked: isMasked, maskText: maskText)
     }
 
     /// ``mask(_:isMasked:)`` for a document found `embeddedDepth` strings deep, in a string
@@ -40,11 +46,13 @@ enum JSONMasking {
         _ bytes: UnsafeBufferPointer<UInt8>,
         embeddedDepth: Int,
         depth: Int,
-        isMasked: (String) -> Bool
+        isMasked: (String) -> Bool,
+        maskText: (String) -> String
     ) -> Outcome {
         // The scanner lives only within this call.
         withoutActuallyEscaping(isMasked) { isMasked in
-            var scanner = Scanner(bytes: bytes, isMasked: isMasked)
+          withoutActuallyEscaping(maskText) { maskText in
+            var scanner = Scanner(bytes: bytes, isMasked: isMasked, maskText: maskText)
             scanner.embeddedDepth = embeddedDepth
             scanner.skipWhitespace()
             guard scanner.value(depth: depth) else { return .invalid }
@@ -53,12 +61,14 @@ enum JSONMasking {
             guard scanner.masked else { return .unchanged }
             scanner.output.append(contentsOf: bytes[scanner.copied...])
             return .masked(scanner.output)
+          }
         }
     }
 
     private struct Scanner {
         let bytes: UnsafeBufferPointer<UInt8>
         let isMasked: (String) -> Bool
+        let maskText: (String) -> String
         var index = 0
         /// The masked document so far, up to ``copied``; empty while nothing was masked.
         var output: [UInt8] = []
@@ -71,9 +81,10 @@ enum JSONMasking {
         /// How many strings deep the document is.
         var embeddedDepth = 0
 
-        init(bytes: UnsafeBufferPointer<UInt8>, isMasked: @escaping (String) -> Bool) {
+        init(bytes: UnsafeBufferPointer<UInt8>, isMasked: @escaping (String) -> Bool, maskText: @escaping (String) -> String) {
             self.bytes = bytes
             self.isMasked = isMasked
+            self.maskText = maskText
         }
 
         var current: UInt8? { index < bytes.count ? bytes[index] : nil }
@@ -151,48 +162,42 @@ enum JSONMasking {
             }
         }
 
-        /// Reads a string value; one that holds JSON is masked as a document of its own.
+        /// Reads a string value; one that holds JSON (after spaces or a byte order mark, or as a
+        /// JSON string of its own) is masked as a document of its own, any other as ``maskText``
+        /// shows it.
         mutating func stringValue(depth: Int) -> Bool {
             let start = index
-            let decodes = inMasked == 0 && mayStartJSON(after: start)
+            let decodes = inMasked == 0
             guard let text = string(decoding: decodes) else { return false }
-            guard decodes, let first = text.utf8.first(where: { !Self.isWhitespace($0) }),
-                let last = text.utf8.last(where: { !Self.isWhitespace($0) }),
-                (first == UInt8(ascii: "{") && last == UInt8(ascii: "}")) || (first == UInt8(ascii: "[") && last == UInt8(ascii: "]"))
-            else { return true }
-            let outcome =
-                embeddedDepth >= JSONMasking.maxEmbeddedDepth
-                ? .invalid
-                : Array(text.utf8).withUnsafeBufferPointer {
-                    JSONMasking.mask($0, embeddedDepth: embeddedDepth + 1, depth: depth, isMasked: isMasked)
-                }
-            switch outcome {
-            case .unchanged: break
-            case .masked(let inner): replace(start..<index, with: Self.quoted(inner))
-            case .invalid: replace(start..<index)
-            }
-            return true
-        }
-
-        /// Whether the string opening at `start` may hold JSON: after spaces (raw or escaped), a
-        /// `{`, a `[` or a `\u` escape that may stand for one.
-        func mayStartJSON(after start: Int) -> Bool {
-            var position = start + 1
-            while position < bytes.count {
-                switch bytes[position] {
-                case 0x20, 0x09: position += 1
-                case UInt8(ascii: "{"), UInt8(ascii: "["): return true
-                case UInt8(ascii: "\\"):
-                    guard position + 1 < bytes.count else { return false }
-                    switch bytes[position + 1] {
-                    case UInt8(ascii: "u"): return true
-                    case UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"): position += 2
-                    default: return false
+            guard decodes else { return true }
+            var document = Array(text.utf8)[...]
+            while let first = document.first, Self.isWhitespace(first) { document = document.dropFirst() }
+            if document.starts(with: [0xEF, 0xBB, 0xBF]) { document = document.dropFirst(3) }
+            while let last = document.last, Self.isWhitespace(last) { document = document.dropLast() }
+            let first = document.first, last = document.last
+            let isContainer = (first == UInt8(ascii: "{") && last == UInt8(ascii: "}")) || (first == UInt8(ascii: "[") && last == UInt8(ascii: "]"))
+            let isString = document.count >= 2 && first == UInt8(ascii: "\"") && last == UInt8(ascii: "\"")
+            if isContainer || isString {
+                let outcome =
+                    embeddedDepth >= JSONMasking.maxEmbeddedDepth
+                    ? .invalid
+                    : Array(document).withUnsafeBufferPointer {
+                        JSONMasking.mask($0, embeddedDepth: embeddedDepth + 1, depth: depth, isMasked: isMasked, maskText: maskText)
                     }
-                default: return false
+                switch outcome {
+                case .unchanged: return true
+                case .masked(let inner):
+                    replace(start..<index, with: Self.quoted(inner))
+                    return true
+                case .invalid where isContainer:
+                    replace(start..<index)
+                    return true
+                case .invalid: break  // Quotes around text: read as text.
                 }
             }
-            return false
+            let shown = maskText(text)
+            if shown != text { replace(start..<index, with: Self.quoted(Array(shown.utf8))) }
+            return true
         }
 
         static func isWhitespace(_ byte: UInt8) -> Bool {

@@ -20,9 +20,41 @@ extension Redactor {
         if essence == "text/event-stream" { return maskedEventStream(body) }
         if essence == "application/jsonl" || essence == "application/x-ndjson" { return maskedJSONLines(body) }
         if essence == "multipart/form-data", let boundary = MultipartMasking.boundary(of: contentType) {
-            return MultipartMasking.mask(body, boundary: boundary) { isMasked(formName: $0) }
+            return MultipartMasking.mask(
+                body, boundary: boundary, isMasked: { isMasked(formName: $0) },
+                maskContent: { maskedPartContent($0, contentType: $1, isFile: $2) })
         }
         return nil
+    }
+
+    /// A multipart part's content, masked by its own `Content-Type`: JSON, forms, event streams,
+    /// JSON Lines and multipart as whole bodies are; plain text (`text/plain`, the type of a part
+    /// that names none) as a text value (``maskedText(_:)``), or as JSON when it looks like JSON;
+    /// `nil` when it cannot be masked with certainty: another type, unless the part is a file
+    /// (`filename=`), which is kept as it is (a document, an image: logs never show multipart
+    /// bodies, recordings and cURL exports keep the files they send).
+    func maskedPartContent(_ content: Data, contentType: String?, isFile: Bool) -> Data? {
+        let essence = contentType.map { String(MediaType.essence(of: $0)) } ?? "text/plain"
+        if Self.isMaskable(essence) {
+            guard essence != "multipart/form-data" else { return nil }
+            return maskedBody(content, contentType: contentType)
+        }
+        if essence == "text/plain" {
+            guard let text = String(validating: content, as: UTF8.self) else { return isFile ? content : nil }
+            var trimmed = Substring(text)
+            while let first = trimmed.unicodeScalars.first, first.properties.isWhitespace || first == "\u{FEFF}" {
+                trimmed = Substring(trimmed.unicodeScalars.dropFirst())
+            }
+            if trimmed.first == "{" || trimmed.first == "[" || trimmed.first == "\"" {
+                let document = Data(trimmed.utf8)
+                if let masked = maskedJSON(document) { return masked == document ? content : masked }
+                // Quotes around text are text; braces or brackets that are not JSON cannot be masked.
+                guard trimmed.first == "\"" else { return nil }
+            }
+            let shown = maskedText(text)
+            return shown == text ? content : Data(shown.utf8)
+        }
+        return isFile ? content : nil
     }
 
     /// What stands for a body that is not shown: its size and media type.
@@ -73,7 +105,7 @@ extension Redactor {
 
     private func maskedJSON(_ data: Data) -> Data? {
         let outcome = data.withUnsafeBytes { raw in
-            JSONMasking.mask(raw.bindMemory(to: UInt8.self)) { names.contains($0) }
+            JSONMasking.mask(raw.bindMemory(to: UInt8.self), isMasked: { names.contains($0) }, maskText: { maskedText($0) })
         }
         switch outcome {
         case .unchanged: return data

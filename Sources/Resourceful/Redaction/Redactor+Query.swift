@@ -28,17 +28,21 @@ extension Redactor {
 
     /// One `name=value` pair, its value replaced when its name is masked; a value that holds a
     /// JSON object or array (`filter={"password":…}`, which a server may parse) masked as JSON,
-    /// or replaced when it looks like JSON but does not parse.
+    /// or replaced when it looks like JSON but does not parse; a value that holds a URL, once
+    /// decoded (`next=https%3A%2F%2Fu%3Ap%40h%2F`), masked as a URL.
     private func maskedPair(_ pair: Substring) -> String {
         guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
         let name = String(pair[..<equals])
         if isMasked(formName: name) { return name + "=" + Self.mask }
         let encodedValue = String(pair[pair.index(after: equals)...])
-        guard encodedValue.contains(where: { $0 == "{" || $0 == "[" || $0 == "%" }) else { return String(pair) }
+        guard encodedValue.contains(where: { "{[%@?#\\".contains($0) }) else { return String(pair) }
         let value = RequestTarget.QueryItem(encodedName: encodedValue, encodedValue: nil).name
         let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (trimmed.hasPrefix("{") && trimmed.hasSuffix("}")) || (trimmed.hasPrefix("[") && trimmed.hasSuffix("]")) else {
-            return String(pair)
+            // Each step reads a shorter text (after `?` and `=`, decoded), so this ends.
+            let masked = maskedURL(value)
+            guard masked != value else { return String(pair) }
+            return name + "=" + PercentEncoding.encode(masked, allowing: .unreserved)
         }
         let json = Data(value.utf8)
         guard let masked = maskedJSONDocument(json) else { return name + "=" + Self.mask }
@@ -76,26 +80,29 @@ extension Redactor {
         }
     }
 
-    /// `target`'s URL without its userinfo and with the values of masked query names replaced.
+    /// `target`'s URL without its userinfo, with the values of masked query names and path
+    /// parameters (`;jsessionid=…`) replaced.
     package func maskedURL(_ target: RequestTarget) -> String {
         var masked = target
         masked.query = []
-        let url = Self.withoutUserinfo(masked.url)
+        let url = maskedPathParameters(Self.withoutUserinfo(masked.url))
         return target.query.isEmpty ? url : url + "?" + query(target.query)
     }
 
-    /// `url` without its userinfo (`https://user:pass@host/` → `https://***@host/`), with the
-    /// values of masked keys replaced in its query and in a fragment of `name=value` pairs (the
-    /// `#access_token=…` of an implicit grant).
+    /// `url` without its userinfo (`https://user:pass@host/` → `https://***@host/`, as
+    /// ``withoutUserinfo(_:)`` reads it), with the values of masked keys replaced in its path
+    /// parameters (`/cart;jsessionid=…`), its query (values that hold URLs, once decoded, masked
+    /// as URLs) and a fragment of `name=value` pairs (the `#access_token=…` of an implicit grant).
     package func maskedURL(_ url: String) -> String {
         let url = Self.withoutUserinfo(url)
         let fragment = url.firstIndex(of: "#")
         let beforeFragment = url[..<(fragment ?? url.endIndex)]
         var result: String
         if let question = beforeFragment.firstIndex(of: "?") {
-            result = String(url[...question]) + query(String(beforeFragment[beforeFragment.index(after: question)...]))
+            result = maskedPathParameters(String(url[..<question])) + "?"
+                + query(String(beforeFragment[beforeFragment.index(after: question)...]))
         } else {
-            result = String(beforeFragment)
+            result = maskedPathParameters(String(beforeFragment))
         }
         if let fragment {
             result += "#" + query(String(url[url.index(after: fragment)...]))
@@ -103,32 +110,90 @@ extension Redactor {
         return result
     }
 
-    /// `url` with the userinfo of every authority in it (after each `://`, and after a leading
-    /// `//`) replaced by `***`: the one of the URL, and those of URLs it carries (a quoted
-    /// `Refresh` target, a `?next=https://user:password@…`). An authority ends at the first `/`,
-    /// `?` or `#`, and its userinfo at its last `@`, so that whatever a parser could read as
-    /// userinfo is masked.
-    package static func withoutUserinfo(_ url: String) -> String {
-        guard url.contains("@") else { return url }
+    /// `path` with the value of each masked path parameter replaced (`/cart;jsessionid=…`, the
+    /// `;name=value` a servlet container reads from a path segment).
+    func maskedPathParameters(_ path: String) -> String {
+        guard path.contains(";") else { return path }
         var result = ""
-        var rest = Substring(url)
-        func maskAuthority() {
-            let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
-            guard let at = rest[..<end].lastIndex(of: "@") else { return }
-            result += Self.mask
-            rest = rest[at...]
-        }
-        if rest.hasPrefix("//") {
-            result += "//"
-            rest = rest.dropFirst(2)
-            maskAuthority()
-        }
-        while let separator = rest.range(of: "://") {
-            result += rest[..<separator.upperBound]
-            rest = rest[separator.upperBound...]
-            maskAuthority()
+        var rest = Substring(path)
+        while let semicolon = rest.firstIndex(of: ";") {
+            result += rest[...semicolon]
+            rest = rest[rest.index(after: semicolon)...]
+            let end = rest.firstIndex(where: { $0 == "/" || $0 == ";" }) ?? rest.endIndex
+            let parameter = rest[..<end]
+            if let equals = parameter.firstIndex(of: "="), isMasked(formName: String(parameter[..<equals])) {
+                result += parameter[...equals] + Self.mask
+                rest = rest[end...]
+            }
         }
         return result + rest
+    }
+
+    /// Schemes a WHATWG URL parser reads an authority after whatever slashes follow (`https:h`,
+    /// `https:\\\\h`, `https:///h` all name the host `h`).
+    private static let specialSchemes: Set<String> = ["http", "https", "ws", "wss", "ftp", "file"]
+
+    /// `url` with the userinfo of every authority in it replaced by `***`: the one of the URL,
+    /// and those of URLs it carries (a quoted `Refresh` target, a `?next=https://user:password@…`,
+    /// a `postgres://app:password@db/prod`). An authority is read as a WHATWG URL parser reads
+    /// one: after a special scheme (`http`, `https`, `ws`, `wss`, `ftp`, `file`), its colon and
+    /// any number of `/` or `\` (none too: `https:user:pass@host`); after any other scheme, `//`;
+    /// after a leading `//`. It ends at the first `/`, `?` or `#`, and its userinfo at its last
+    /// `@`, so that whatever a parser could read as userinfo is masked.
+    package static func withoutUserinfo(_ url: String) -> String {
+        guard url.contains("@") else { return url }
+        let scalars = Array(url.unicodeScalars)
+        var result = String.UnicodeScalarView()
+        var copied = 0
+        /// Masks the userinfo of the authority starting at `start`, if it has one; where to go on.
+        func maskAuthority(at start: Int) -> Int {
+            var end = start
+            var at: Int?
+            while end < scalars.count, scalars[end] != "/", scalars[end] != "?", scalars[end] != "#" {
+                if scalars[end] == "@" { at = end }
+                end += 1
+            }
+            guard let at else { return start }
+            result.append(contentsOf: scalars[copied..<start])
+            result.append(contentsOf: mask.unicodeScalars)
+            copied = at
+            return at + 1
+        }
+        var index = 0
+        if scalars.count >= 2, scalars[0] == "/", scalars[1] == "/" { index = maskAuthority(at: 2) }
+        while index < scalars.count {
+            guard scalars[index] == ":" else {
+                index += 1
+                continue
+            }
+            let colon = index
+            index += 1
+            // The scheme: a letter, then letters, digits, `+`, `-` or `.`.
+            var start = colon
+            while start > 0, isSchemeScalar(scalars[start - 1]) { start -= 1 }
+            while start < colon, !isASCIILetter(scalars[start]) { start += 1 }
+            guard start < colon else { continue }
+            let scheme = String(String.UnicodeScalarView(scalars[start..<colon])).lowercased()
+            if specialSchemes.contains(scheme) {
+                var authority = index
+                while authority < scalars.count, scalars[authority] == "/" || scalars[authority] == "\\" { authority += 1 }
+                index = maskAuthority(at: authority)
+            } else if index + 1 < scalars.count, scalars[index] == "/", scalars[index + 1] == "/" {
+                index = maskAuthority(at: index + 2)
+            }
+        }
+        guard copied > 0 else { return url }
+        result.append(contentsOf: scalars[copied...])
+        return String(result)
+    }
+
+    private static func isASCIILetter(_ scalar: Unicode.Scalar) -> Bool {
+        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
+    }
+
+    /// RFC 3986's scheme characters.
+    private static func isSchemeScalar(_ scalar: Unicode.Scalar) -> Bool {
+        isASCIILetter(scalar) || ("0"..."9").contains(scalar) || scalar == "+" || scalar == "-" || scalar == "."
     }
 
     /// Whether a query or form name such as `user[password]` or `user%5Bpassword%5D` holds a

@@ -33,35 +33,39 @@ package struct Redactor: Sendable {
         return metadata
     }
 
-    /// A header field's value as it may be shown: `***` for a masked field; in a field that holds
-    /// URLs (`Location`, `Content-Location`, `Link`, `Refresh`), each URL without its userinfo and
-    /// with its masked query values replaced (``maskedURL(_:)-(String)``).
+    /// A header field's value as it may be shown: `***` for a masked field; in any other, every
+    /// URL it is or holds (`Location`, `Link` targets and `anchor`s, `Refresh` with or without
+    /// `url=`, `Referer`, `Origin`, an `X-Callback-Url`) without its userinfo and with its masked
+    /// query values and path parameters replaced (``maskedURLs(in:)``).
     package func headerValue(_ name: HTTPField.Name, _ value: String) -> String {
         if masksHeader(name.canonicalName) { return Self.mask }
-        switch name {
-        case .location, .contentLocation:
-            return maskedURL(value)
-        case .link:
-            return maskedLinks(value)
-        case .refresh:
-            // `5; url=https://…`: the part after `url=` is a URL.
-            guard let range = value.range(of: "url=", options: .caseInsensitive) else { return value }
-            return String(value[..<range.upperBound]) + maskedURL(String(value[range.upperBound...]))
-        default:
-            return value
-        }
+        return maskedURLs(in: value)
     }
 
-    /// Each `<…>` URL of a `Link` value with its masked query values replaced.
-    private func maskedLinks(_ value: String) -> String {
+    /// `text` with every URL in it masked: the userinfo of each authority replaced
+    /// (``withoutUserinfo(_:)``), and in each word that holds a query, a fragment or a path
+    /// parameter (words end at spaces, quotes and angle brackets: `<…>`, `url='…'`,
+    /// `anchor="…"`), the values of masked names replaced (``maskedURL(_:)-(String)``).
+    package func maskedURLs(in text: String) -> String {
+        let text = Self.withoutUserinfo(text)
+        guard text.contains(where: { $0 == "?" || $0 == "#" || $0 == ";" }) else { return text }
         var result = ""
-        var rest = Substring(value)
-        while let open = rest.firstIndex(of: "<"), let close = rest[open...].firstIndex(of: ">") {
-            result += rest[...open]
-            result += maskedURL(String(rest[rest.index(after: open)..<close]))
-            rest = rest[close...]
+        result.reserveCapacity(text.utf8.count)
+        var word = ""
+        func flush() {
+            result += word.contains(where: { $0 == "?" || $0 == "#" || $0 == ";" }) ? maskedURL(word) : word
+            word = ""
         }
-        return result + rest
+        for character in text {
+            if character.isWhitespace || character == "\"" || character == "'" || character == "<" || character == ">" {
+                flush()
+                result.append(character)
+            } else {
+                word.append(character)
+            }
+        }
+        flush()
+        return result
     }
 
     /// Whether a header field's value is masked: ``SensitiveNames/isSensitiveHeader(_:)``, with

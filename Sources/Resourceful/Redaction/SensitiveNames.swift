@@ -14,7 +14,17 @@
 ///   `user pass`, `APIKey` is `api key`). It is sensitive when its last word is a word for a
 ///   secret (`pass`, `key`, `auth`, `bearer`, `secret`, `token`, `pwd`, `pin`, `otp`, `sig`…), so
 ///   `db_pass`, `smtp_pass`, `userPass`, `stripe_key`, `X-Auth` and `X-Key` are masked, or when any
-///   word is `password`, `passwd` or `passphrase` (`password_confirmation`).
+///   word is `password`, `passwd` or `passphrase` (`password_confirmation`). Words that only say
+///   what form a secret takes (``valueWords``: `value`, `data`, `pem`, `base`, `material`,
+///   `string`, `binary`, `header`, `hint`…, and numbers) do not count as the last word:
+///   `token_value`, `SecretString`, `SECRET_KEY_BASE`, `privateKeyPem`, `key_material` and
+///   `SENDGRID_API_KEY_2` are masked. A last word `code` after a word for a secret or a one-time
+///   code (``codeWords``: `otp_code`, `mfa_code`, `pin_code`) is masked; `country_code`,
+///   `error_code` and `keyCode` stay readable.
+///
+/// An identifier is not a secret: `key_id`, `private_key_id` and `SECRET_KEY_ID` stay readable.
+/// `connection_string` (it holds the database password) and `webhook_url` (a Slack or Discord
+/// webhook's address is its own credential) are masked whole.
 ///
 /// Words only count whole: `keyboard`, `monkey`, `passenger`, `passport`, `bypass`, `author` and
 /// `tokenizer` stay readable. A last word `key` or `pass` after a word that names an ordinary kind
@@ -33,6 +43,7 @@ package struct SensitiveNames: Sendable {
         "privateKey", "secretKey", "signingKey", "accessKey", "encryptionKey", "masterKey", "clientKey", "session",
         "sessionId", "credential", "credentials", "signature", "jwt", "assertion", "codeVerifier",
         "authentication", "authKey", "subscriptionKey", "functionsKey", "deviceCode", "userCode", "authorizationCode", "authCode",
+        "connectionString", "webhookUrl",
     ]
     /// Short names matched only whole, since as suffixes they would hide ordinary fields
     /// (`pass` ends `bypass` and `compass`; `key` ends `sortKey` and `primaryKey`).
@@ -56,6 +67,18 @@ package struct SensitiveNames: Sendable {
     static let lastWords: Set<String> = [
         "pass", "key", "auth", "bearer", "secret", "token", "pwd", "pin", "otp", "sig", "password", "passwd", "passphrase",
         "passcode", "cookie", "credential", "credentials", "signature", "jwt", "apikey", "authorization", "authentication",
+        "pw", "creds", "totp", "hotp",
+    ]
+    /// Words that say what form a secret takes: after a word for a secret they leave it the last
+    /// word that counts (`token_value`, `SecretString`, `privateKeyPem`).
+    static let valueWords: Set<String> = [
+        "value", "values", "data", "pem", "der", "base", "material", "string", "binary", "header", "hint", "b64", "base64",
+        "hex", "bytes", "raw", "text", "str", "blob",
+    ]
+    /// Words that make a last word `code` a secret (`mfa_code`, `verification_code`), besides the
+    /// words for a secret other than `key` (`keyCode` is a key on a keyboard).
+    static let codeWords: Set<String> = [
+        "mfa", "2fa", "sms", "verification", "recovery", "backup", "security", "access", "login", "reset", "activation",
     ]
     /// Words that make a name sensitive wherever they stand (`password_confirmation`).
     static let anyWords: Set<String> = ["password", "passwd", "passphrase"]
@@ -80,9 +103,22 @@ package struct SensitiveNames: Sendable {
         if matchesNormalised(normalised) { return true }
         guard Self.mayHoldAWord(normalised) else { return false }
         let words = Self.words(of: name)
-        guard let last = words.last else { return false }
+        guard !words.isEmpty else { return false }
         if words.contains(where: Self.anyWords.contains) { return true }
-        return Self.lastWords.contains(last) && !Self.isReadableKind(words, at: words.count - 1)
+        // The last word that says more than the form the value takes.
+        var last = words.count - 1
+        while last > 0, Self.isValueWord(words[last]) { last -= 1 }
+        if Self.lastWords.contains(words[last]) && !Self.isReadableKind(words, at: last) { return true }
+        if words[last] == "code", last > 0 {
+            let before = words[last - 1]
+            return Self.codeWords.contains(before) || (Self.lastWords.contains(before) && before != "key")
+        }
+        return false
+    }
+
+    /// Whether `word` only says what form a value takes (``valueWords``) or is a number.
+    private static func isValueWord(_ word: String) -> Bool {
+        valueWords.contains(word) || word.allSatisfy(\.isNumber)
     }
 
     /// Whether a header field named `name` may carry a credential: what ``contains(_:)`` says, or
@@ -120,7 +156,7 @@ package struct SensitiveNames: Sendable {
     /// The stems every word of ``lastWords``, ``anyWords`` and ``headerWords`` starts with.
     private static let stems: [[UInt8]] = [
         "pass", "key", "auth", "bearer", "secret", "token", "pwd", "pin", "otp", "sig", "cookie", "credential", "jwt", "apikey", "session",
-        "sid",
+        "sid", "pw", "cred", "code", "connection", "webhook",
     ].map {
         Array($0.utf8)
     }

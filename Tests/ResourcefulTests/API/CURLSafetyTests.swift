@@ -28,6 +28,17 @@ import Testing
         ("'https://u:S33@h.example/'", "'https://***@h.example/'"),
         ("/login?next=https://u:S34@h.example/x", "/login?next=https://***@h.example/x"),
         ("https://h.example/a@b", "https://h.example/a@b"),
+        // Special schemes are read as WHATWG parsers read them: any slashes or backslashes, or none.
+        ("https:user:S35@127.0.0.1/x", "https:***@127.0.0.1/x"),
+        (#"https:\\u:S35@h.example/"#, #"https:\\***@h.example/"#),
+        ("HTTPS:///u:S35@h.example/", "HTTPS:///***@h.example/"),
+        ("postgres://app:S35@db/prod", "postgres://***@db/prod"),
+        // URLs inside query values, once decoded; path parameters.
+        ("/login?next=https%3A%2F%2Fu%3AS36%40h.example%2F", "/login?next=https%3A%2F%2F%2A%2A%2A%40h.example%2F"),
+        ("/login?next=%2F%2Fu%3AS36%40h.example%2F&a=1", "/login?next=%2F%2F%2A%2A%2A%40h.example%2F&a=1"),
+        ("/login?next=https%3A%2F%2Fh.example%2F%3Faccess_token%3DS36", "/login?next=https%3A%2F%2Fh.example%2F%3Faccess_token%3D%2A%2A%2A"),
+        ("https://h.example/cart;jsessionid=S37?x=1", "https://h.example/cart;jsessionid=***?x=1"),
+        ("https://h.example/a;jsessionid=S37/b;v=1", "https://h.example/a;jsessionid=***/b;v=1"),
     ])
     func urlsLoseTheirUserinfo(url: String, shown: String) {
         #expect(Self.redactor.maskedURL(url) == shown)
@@ -44,6 +55,50 @@ import Testing
         #expect(exported.contains("https://***@api.example.com/v1/things?code=***"))
         #expect(Self.redactor.headerValue(.location, "https://u:S29@evil.example/x?code=S29b") == "https://***@evil.example/x?code=***")
         #expect(Self.redactor.headerValue(HTTPField.Name("Refresh")!, "0; url=https://u:S30@e.example/") == "0; url=https://***@e.example/")
+    }
+
+    /// Every URL a header value is or holds, whatever the header and wherever in the value.
+    @Test(arguments: [
+        ("Refresh", "0; https://user:S38@evil.example/?access_token=S38b", "0; https://***@evil.example/?access_token=***"),
+        ("Refresh", "0;url = https://user:S38@evil.example/?access_token=S38b", "0;url = https://***@evil.example/?access_token=***"),
+        ("Refresh", "0; URL='https://user:S38@evil.example/?access_token=S38b'", "0; URL='https://***@evil.example/?access_token=***'"),
+        (
+            "Link", #"<https://a.example/next?token=S39b>; rel="next"; anchor="https://user:S39@evil.example/?token=S39b""#,
+            #"<https://a.example/next?token=***>; rel="next"; anchor="https://***@evil.example/?token=***""#
+        ),
+        ("Referer", "https://u:S40@h.example/page?session=S40b", "https://***@h.example/page?session=***"),
+        ("Origin", "https://u:S40@h.example", "https://***@h.example"),
+        ("X-Callback-Url", "https://user:S41@evil.example/?access_token=S41b", "https://***@evil.example/?access_token=***"),
+        ("Content-Location", "https:user:S41@evil.example/?x=1", "https:***@evil.example/?x=1"),
+        ("Content-Type", "text/html; charset=utf-8", "text/html; charset=utf-8"),
+        ("X-Pw", "S42", "***"),
+    ])
+    func headerValuesLoseTheSecretsOfTheirURLs(name: String, value: String, shown: String) throws {
+        let field = try #require(HTTPField.Name(name))
+        #expect(Self.redactor.headerValue(field, value) == shown)
+        let request = TransportRequest(
+            method: .get, url: "https://api.example.com/v1/x", headerFields: [field: value], deadline: .now + .seconds(5),
+            maxResponseBytes: 1024
+        )
+        let exported = Self.render(request)
+        for secret in ["S38", "S39", "S40", "S41", "S42"] { #expect(!exported.contains(secret), "\(exported)") }
+    }
+
+    /// What masking hides in a URL (a path parameter, a URL in a query value) still tells two
+    /// callers' cached answers apart.
+    @Test func urlsThatDifferOnlyInWhatIsMaskedHaveTheirOwnCacheKeys() {
+        let pairs = [
+            ("https://h.example/cart;jsessionid=S43a", "https://h.example/cart;jsessionid=S43b"),
+            ("https://h.example/x?next=https%3A%2F%2Fu%3AS43a%40h%2F", "https://h.example/x?next=https%3A%2F%2Fu%3AS43b%40h%2F"),
+        ]
+        for (first, second) in pairs {
+            let one = CacheKey(target: RequestTarget(parsing: first), headerFields: [:], redactor: Self.redactor)
+            let other = CacheKey(target: RequestTarget(parsing: second), headerFields: [:], redactor: Self.redactor)
+            #expect(one.storageKey != other.storageKey)
+            #expect(!one.storageKey.contains("S43"))
+        }
+        let plain = CacheKey(target: RequestTarget(parsing: "https://h.example/x?page=2"), headerFields: [:], redactor: Self.redactor)
+        #expect(!plain.isCredentialed)
     }
 
     @Test func aBodyStartingWithAnAtSignIsNotAFileName() {

@@ -84,7 +84,67 @@ import Testing
                 "--b0undary\r\nContent-Disposition: form-data; name=\"files\"\r\nContent-Type: multipart/mixed; boundary=in\r\n\r\n--in\r\n\r\n\(secret)\r\n--in--\r\n--b0undary--\r\n",
             masks: false
         ),
+        // A part's content is masked by its own type.
+        MultipartCase(
+            label: "a JSON part",
+            body:
+                "--b0undary\r\nContent-Disposition: form-data; name=\"metadata\"\r\nContent-Type: application/json\r\n\r\n{\"client_secret\":\"\(secret)\",\"n\":1}\r\n--b0undary--\r\n",
+            masks: true
+        ),
+        MultipartCase(
+            label: "a form part",
+            body:
+                "--b0undary\r\nContent-Disposition: form-data; name=\"form\"\r\nContent-Type: application/x-www-form-urlencoded\r\n\r\npassword=\(secret)\r\n--b0undary--\r\n",
+            masks: true
+        ),
+        MultipartCase(
+            label: "a plain part that is JSON",
+            body: "--b0undary\r\nContent-Disposition: form-data; name=\"meta\"\r\n\r\n {\"password\":\"\(secret)\"}\r\n--b0undary--\r\n", masks: true
+        ),
+        MultipartCase(
+            label: "a plain part holding a URL's userinfo",
+            body: "--b0undary\r\nContent-Disposition: form-data; name=\"db\"\r\n\r\npostgres://app:\(secret)@db/prod\r\n--b0undary--\r\n", masks: true
+        ),
+        MultipartCase(
+            label: "a JSON part that is not JSON",
+            body:
+                "--b0undary\r\nContent-Disposition: form-data; name=\"metadata\"\r\nContent-Type: application/json\r\n\r\n{client_secret: \(secret)}\r\n--b0undary--\r\n",
+            masks: false
+        ),
+        MultipartCase(
+            label: "a part of a type the rules cannot mask",
+            body:
+                "--b0undary\r\nContent-Disposition: form-data; name=\"blob\"\r\nContent-Type: application/octet-stream\r\n\r\nclient_secret \(secret)\r\n--b0undary--\r\n",
+            masks: false
+        ),
+        // RFC 2231 continuations, read as Django and Python read them.
+        MultipartCase(
+            label: "name*0 and name*1",
+            body: "--b0undary\r\nContent-Disposition: form-data; name*0=\"pass\"; name*1=\"word\"\r\n\r\n\(secret)\r\n--b0undary--\r\n", masks: true
+        ),
+        MultipartCase(
+            label: "encoded continuations",
+            body: "--b0undary\r\nContent-Disposition: form-data; name*0*=UTF-8''pass; name*1*=%77ord\r\n\r\n\(secret)\r\n--b0undary--\r\n", masks: true
+        ),
+        MultipartCase(
+            label: "a continuation missing",
+            body: "--b0undary\r\nContent-Disposition: form-data; name=\"a\"; name*0=\"pass\"; name*2=\"word\"\r\n\r\n\(secret)\r\n--b0undary--\r\n",
+            masks: false
+        ),
+        MultipartCase(
+            label: "a name* parameter that cannot be read",
+            body: "--b0undary\r\nContent-Disposition: form-data; name=\"a\"; name*x=\"password\"\r\n\r\n\(secret)\r\n--b0undary--\r\n", masks: false
+        ),
     ]
+
+    @Test func aFilePartIsKeptAndItsTypeMasked() throws {
+        let png = "--b0undary\r\nContent-Disposition: form-data; name=\"avatar\"; filename=\"a.png\"\r\nContent-Type: image/png\r\n\r\nPNGDATA\r\n--b0undary--\r\n"
+        let kept = try #require(Self.redactor.maskedBody(Data(png.utf8), contentType: "multipart/form-data; boundary=b0undary"))
+        #expect(String(decoding: kept, as: UTF8.self) == png)
+        let key = "--b0undary\r\nContent-Disposition: form-data; name=\"upload\"; filename=\"sa.json\"\r\nContent-Type: application/json\r\n\r\n{\"private_key\":\"\(Self.secret)\"}\r\n--b0undary--\r\n"
+        let masked = try #require(Self.redactor.maskedBody(Data(key.utf8), contentType: "multipart/form-data; boundary=b0undary"))
+        #expect(String(decoding: masked, as: UTF8.self).contains(#"{"private_key":"***"}"#))
+    }
 
     @Test(arguments: multipartCases)
     func multipartBodiesAreMaskedOrLeftOut(_ item: MultipartCase) async throws {

@@ -83,7 +83,7 @@ import Testing
                 failures.append("\(extra): not masked")
                 continue
             }
-            let expected = NSDictionary(dictionary: ["v": mask(original["v"]!, names: SensitiveNames(extra: extra))])
+            let expected = NSDictionary(dictionary: ["v": mask(original["v"]!, names: SensitiveNames(extra: extra), redactor: redactor)])
             let parsed = NSDictionary(dictionary: ["v": try JSONSerialization.jsonObject(with: masked)])
             if parsed != expected { failures.append("\(extra): not what masking the tree gives") }
             if expected == original, masked != data { failures.append("\(extra): nothing to mask, yet bytes changed") }
@@ -92,13 +92,16 @@ import Testing
         return failures
     }
 
-    private static func mask(_ value: Any, names: SensitiveNames) -> Any {
+    /// The tree masked: values of masked keys replaced, other strings shown as the redactor shows
+    /// text (a URL's masked query values, a form's masked fields).
+    private static func mask(_ value: Any, names: SensitiveNames, redactor: Redactor) -> Any {
         switch value {
         case let dictionary as [String: Any]:
             dictionary.reduce(into: [String: Any]()) { result, entry in
-                result[entry.key] = names.contains(entry.key) ? "***" : mask(entry.value, names: names)
+                result[entry.key] = names.contains(entry.key) ? "***" : mask(entry.value, names: names, redactor: redactor)
             }
-        case let array as [Any]: array.map { mask($0, names: names) }
+        case let array as [Any]: array.map { mask($0, names: names, redactor: redactor) }
+        case let string as String: redactor.maskedText(string)
         default: value
         }
     }

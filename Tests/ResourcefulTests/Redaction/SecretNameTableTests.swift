@@ -26,6 +26,11 @@ import Testing
         "db_pass", "smtp_pass", "userPass", "DB_PASS", "mysql-pass", "stripe_key", "STRIPE_KEY", "sendgridKey", "bearer",
         "X-Bearer", "X-Auth", "X-Key", "basic_auth", "proxyAuth", "vault.secret", "MY_SECRET", "auth_code", "authCode",
         "password_confirmation", "passwordConfirmation", "new_passwd_again", "s3Key", "user[pass]",
+        // `pw`, `creds`, one-time codes, and a word for a secret followed by words for the form it takes
+        "pw", "db_pw", "userPw", "creds", "SecretString", "SecretBinary", "SECRET_KEY_BASE", "token_value", "api_key_value",
+        "client_secret_value", "auth_token_value", "otp_code", "mfa_code", "totp", "privateKeyPem", "key_material",
+        "keyData", "connection_string", "ConnectionString", "webhook_url", "SENDGRID_API_KEY_2", "apiKeyHeader",
+        "auth_header", "id_token_hint", "verification_code", "pin_code",
     ]
 
     static let ordinary = [
@@ -36,16 +41,21 @@ import Testing
         "sort_key", "partition_key", "cache_key", "foreign_key", "PrimaryKey", "key_id", "keyId", "token_type", "tokenCount",
         "expires_in", "session_count", "author_id", "passenger_count", "keyboard_layout", "boarding_pass", "bypass_cache",
         "authority_url", "LastEvaluatedKey", "ExclusiveStartKey", "hotkey", "turnkey", "oauth", "oauth_provider",
+        // An identifier is not a secret; codes that are not one-time codes; the form of an ordinary key
+        "private_key_id", "SECRET_KEY_ID", "country_code", "error_code", "keyCode", "status_code", "zip_code",
+        "publicKeyPem", "sort_key_value", "passwordless", "data", "value", "base_url", "pwned",
     ]
 
     /// Header names that can carry a credential wherever the word stands, and ordinary ones.
     static let secretHeaders = [
         "X-Auth", "X-Key", "X-Auth-User", "X-Api-Key-Id", "X-Session-Id", "X-Bearer-Token", "X-Upstream-Secret-Name",
-        "Authorization", "Proxy-Authorization", "Cookie", "X-Signature-Ed25519", "X-Password-Hint",
+        "Authorization", "Proxy-Authorization", "Cookie", "X-Signature-Ed25519", "X-Password-Hint", "X-Pw",
     ]
     static let ordinaryHeaders = [
         "Accept", "Keep-Alive", "Content-Type", "WWW-Authenticate", "X-Request-Id", "Idempotency-Key", "Cache-Control",
         "X-Amz-Date", "X-RateLimit-Remaining", "Location", "ETag", "Sort-Key",
+        // Secrets by configuration, not by name: a team's key, an access level
+        "X-Honeycomb-Team", "X-Access", "Access-Control-Allow-Origin",
     ]
 
     @Test(arguments: secretHeaders)
@@ -84,6 +94,26 @@ import Testing
         #expect(try masked(outer + "\"" + inner + "\"" + String(repeating: "]", count: 100)) == outer + #""***""# + String(repeating: "]", count: 100))
         // Ordinary text stays.
         #expect(try masked(#"{"note":"[INFO] {ok}","n":"{}"}"#) == #"{"note":"[INFO] {ok}","n":"{}"}"#)
+    }
+
+    /// String values that hold a secret another way: a URL's userinfo (any scheme), a form, JSON
+    /// after a byte order mark or after text, JSON encoded twice.
+    @Test(arguments: [
+        (#"{"DATABASE_URL":"postgres://app:S-1@db.internal:5432/prod"}"#, #"{"DATABASE_URL":"postgres://***@db.internal:5432/prod"}"#),
+        (#"{"REDIS_URL":"redis://:S-2@r:6379"}"#, #"{"REDIS_URL":"redis://***@r:6379"}"#),
+        (#"{"dsn":"https:u:S-3@h.example/x"}"#, #"{"dsn":"https:***@h.example/x"}"#),
+        (#"{"next":"https://h.example/cb?access_token=S-4&page=2"}"#, #"{"next":"https://h.example/cb?access_token=***&page=2"}"#),
+        (#"{"p3":"password=S-5&a=1"}"#, #"{"p3":"password=***&a=1"}"#),
+        (#"{"p2":"\ufeff{\"password\":\"S-6\"}"}"#, #"{"p2":"{\"password\":\"***\"}"}"#),
+        (#"{"p":"\"{\\\"password\\\":\\\"S-7\\\"}\""}"#, #"{"p":"\"{\\\"password\\\":\\\"***\\\"}\""}"#),
+        (#"{"payload":"prefix {\"password\":\"S-8\"}"}"#, #"{"payload":"***"}"#),
+        (#"{"log":"user=ada password=S-9"}"#, #"{"log":"***"}"#),
+        (#"{"note":"mail ada@example.com","msg":"invalid token: expired","q":"a=1&b=2"}"#, #"{"note":"mail ada@example.com","msg":"invalid token: expired","q":"a=1&b=2"}"#),
+    ])
+    func stringValuesLoseTheSecretsTheyHold(json: String, shown: String) throws {
+        let redactor = Redactor(settings: APIConfig.LogSettings())
+        let masked = try #require(redactor.maskedBody(Data(json.utf8), contentType: "application/json"))
+        #expect(String(decoding: masked, as: UTF8.self) == shown)
     }
 
     @Test(arguments: secrets)
