@@ -11,7 +11,7 @@ import Glibc
 /// Every file the tool writes (`--record`'s HAR, `generate`'s Swift files) replaces only a regular
 /// file or nothing, leaves no temporary file, and never carries set-ID bits over.
 @Suite struct OutputFileCommandTests {
-    private func temporaryFolder() throws -> URL {
+    fileprivate func temporaryFolder() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appending(path: "resourceful-output-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder
@@ -25,7 +25,7 @@ import Glibc
 
     /// Ends a read that waits on `fifo` (the defect this suite pins) once `bound` has passed, so
     /// that it fails the test instead of hanging it.
-    private func unblocking(_ fifo: String, after bound: Duration) -> Task<Void, Never> {
+    fileprivate func unblocking(_ fifo: String, after bound: Duration) -> Task<Void, Never> {
         Task.detached {
             try? await Task.sleep(for: bound)
             guard !Task.isCancelled else { return }
@@ -105,5 +105,23 @@ import Glibc
             #expect(try String(contentsOfFile: path, encoding: .utf8).contains("Users"))
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == names)
+    }
+}
+
+extension OutputFileCommandTests {
+    @Test func replayFromAFIFOIsRefusedWithoutReadingIt() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fifo = folder.appending(path: "capture.har").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        try await MockServer.withRunning { server in
+            let bound = Duration.seconds(30)
+            let guardTask = unblocking(fifo, after: bound)
+            defer { guardTask.cancel() }
+            let result = try await CLITool.run(server, ["show", "users/7", "--replay", fifo])
+            #expect(result.duration < bound, "the FIFO was read")
+            #expect(result.status != 0)
+            #expect(result.output.contains("not a regular file"), "\(result.output)")
+        }
     }
 }

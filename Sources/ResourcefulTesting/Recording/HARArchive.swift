@@ -93,13 +93,18 @@ struct HARArchive: Codable, Sendable {
 }
 
 extension HARArchive {
+    /// The largest HAR file read: a recording of thousands of exchanges is a few hundred MB.
+    static let maximumFileBytes = 1 << 30
+
     /// Reads the archive in `file`.
     static func read(_ file: URL) throws(CassetteError) -> HARArchive {
         let data: Data
         do {
-            data = try Data(contentsOf: file)
+            // A regular file checked on the descriptor it is read from: a FIFO would wait for
+            // ever, a device never end.
+            data = Data(try readRegularFile(file.path, maximumBytes: maximumFileBytes))
         } catch {
-            throw CassetteError(.unreadableFile, detail: "\(file.path) could not be read: \(error.localizedDescription)")
+            throw CassetteError(.unreadableFile, detail: "\(file.path) could not be read: \(error.reason)")
         }
         do {
             return try JSONDecoder().decode(HARArchive.self, from: data)
