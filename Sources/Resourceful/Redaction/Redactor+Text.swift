@@ -50,7 +50,8 @@ extension Redactor {
             position += 1
             while position < scalars.count, " \t\"'".unicodeScalars.contains(scalars[position]) { position += 1 }
             let value = scalars[position...]
-            guard value.isEmpty || value.starts(with: Self.mask.unicodeScalars) || "&;,}]".unicodeScalars.contains(value[value.startIndex])
+            // No value (or base64 padding: `…Token==`) is nothing to hide.
+            guard value.isEmpty || value.starts(with: Self.mask.unicodeScalars) || "&;,}]=".unicodeScalars.contains(value[value.startIndex])
             else { return true }
         }
         return false

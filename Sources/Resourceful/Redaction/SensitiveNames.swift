@@ -35,7 +35,10 @@
 ///
 /// Header names are read more widely (``isSensitiveHeader(_:)``): any word for a secret anywhere
 /// in the name (`X-Auth-User`, `X-Api-Key-Id`, `X-Session-Id`), since a header carrying one must
-/// not reach another origin.
+/// not reach another origin. `X-Pw` is masked (`pw` is a word for a password); a name that only
+/// a service gives a secret's meaning (`X-Honeycomb-Team`, `X-Access`) is not, since
+/// `Access-Control-Allow-Origin` and the like must stay: configure such names
+/// (`logging.maskedHeaders`, `http.redirects.sensitiveHeaders`).
 package struct SensitiveNames: Sendable {
     /// Matched as suffixes whatever the configuration says.
     static let builtIn = [

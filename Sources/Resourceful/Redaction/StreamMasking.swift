@@ -2,7 +2,7 @@ import Foundation
 
 extension Redactor {
     /// An event stream (`text/event-stream`) with the masked keys of each `data` line's JSON
-    /// replaced and comments emptied, its lines read as the event stream rules read them (CR, LF
+    /// replaced, `event` and `id` values masked as text (``maskedText(_:)``) and comments emptied, its lines read as the event stream rules read them (CR, LF
     /// or CRLF, one leading BOM) and written with LF; `nil` when a line is anything but a blank
     /// line, a comment, `event`, `id`, a `retry` of digits or `data` holding JSON, so that it is
     /// never kept as it is.
@@ -36,7 +36,10 @@ extension Redactor {
         if value.first == UInt8(ascii: " ") { value = value.dropFirst() }
         switch name {
         case "event", "id":
-            return line
+            // Text: a URL in it loses its userinfo, a form its masked values.
+            guard let text = String(validating: value, as: UTF8.self) else { return nil }
+            let shown = maskedText(text)
+            return shown == text ? line : Data("\(name): \(shown)".utf8)
         case "retry":
             return value.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } ? line : nil
         case "data":

@@ -117,6 +117,12 @@ import Testing
                 "--b0undary\r\nContent-Disposition: form-data; name=\"blob\"\r\nContent-Type: application/octet-stream\r\n\r\nclient_secret \(secret)\r\n--b0undary--\r\n",
             masks: false
         ),
+        MultipartCase(
+            label: "a URL with userinfo in a part's field",
+            body:
+                "--b0undary\r\nContent-Disposition: form-data; name=\"f\"; filename=\"https://u:\(secret)@h/x\"\r\n\r\nx\r\n--b0undary--\r\n",
+            masks: false
+        ),
         // RFC 2231 continuations, read as Django and Python read them.
         MultipartCase(
             label: "name*0 and name*1",

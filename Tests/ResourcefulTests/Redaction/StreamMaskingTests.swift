@@ -17,6 +17,11 @@ import Testing
         #expect(result == "id: 1\nevent: tick\nretry: 50\n:\ndata: {\"password\":\"***\",\"n\":1}\n\n")
     }
 
+    @Test func idAndEventValuesAreMaskedAsText() {
+        let text = "id: https://u:hunter2@h.example/?n=1\nevent: password=hunter2\ndata: {}\n\n"
+        #expect(masked(text, "text/event-stream") == "id: https://***@h.example/?n=1\nevent: password=***\ndata: {}\n\n")
+    }
+
     /// A body, named in test output by what it shows rather than by its text (which holds a
     /// fake secret).
     struct Body: CustomTestStringConvertible, Sendable {
