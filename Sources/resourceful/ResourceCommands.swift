@@ -29,7 +29,7 @@ struct CallOptions: ParsableArguments {
     @Option(help: "The keyring account whose stored token (see `login`) authorizes the call; without it, the configured storages (authentication.storages) are asked.")
     var account: String?
 
-    @Flag(help: "Write the redacted request and response log to standard error.")
+    @Flag(help: "Write the redacted request and response log to standard error (without it, only warnings, such as a credential file others can read, are written there).")
     var verbose = false
 
     @Flag(help: "Print the request as a curl command, secrets masked, instead of sending it.")
@@ -87,7 +87,9 @@ enum CallRunner {
             handler.logLevel = .debug
             return handler
         }
-        logger.logLevel = options.verbose ? .debug : .critical
+        // Warnings (a credential file others can read, a renewal without the lock other processes
+        // share) reach the person without --verbose.
+        logger.logLevel = options.verbose ? .debug : .warning
         CommandCredentials.configure(&config, account: options.account)
         let deferred = DeferredTransport()
         let storage: any AuthenticationStorage

@@ -101,13 +101,14 @@ enum StreamOutput {
     private static let toTerminal = isatty(STDOUT_FILENO) == 1
 }
 
-/// `SIGINT` and `SIGTERM` while a task runs: the first cancels it (and puts the signal's default
-/// back, so that a second one ends the process at once).
+/// `SIGINT`, `SIGTERM`, `SIGHUP` (the terminal closed) and `SIGQUIT` while a task runs: the first
+/// cancels it, so that it removes what it wrote (and puts the signal's default back, so that a
+/// second one ends the process at once).
 final class Interrupts {
     private var sources: [any DispatchSourceSignal] = []
 
     init(cancelling task: Task<Void, any Error>) {
-        for number in [SIGINT, SIGTERM] {
+        for number in Self.signals {
             // Delivered to the source below instead of ending the process.
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -124,9 +125,11 @@ final class Interrupts {
     func stop() {
         for source in sources { source.cancel() }
         sources = []
-        signal(SIGINT, SIG_DFL)
-        signal(SIGTERM, SIG_DFL)
+        for number in Self.signals { signal(number, SIG_DFL) }
     }
+
+    /// The signals that cancel the task instead of ending the process at once.
+    static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
 }
 
 /// A one-line progress bar redrawn on standard error.

@@ -120,7 +120,9 @@ import Glibc
         }
     }
 
-    @Test func anInterruptedDownloadLeavesNoTemporaryFile() async throws {
+    /// Ctrl-C, `kill`, a closed terminal and `SIGQUIT` alike.
+    @Test(arguments: [SIGINT, SIGTERM, SIGHUP, SIGQUIT])
+    func anInterruptedDownloadLeavesNoTemporaryFile(signal: Int32) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-cli-output-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -142,7 +144,7 @@ import Glibc
                 try await Task.sleep(for: .milliseconds(20))
             }
             try #require(((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).contains { $0.hasSuffix(".download") })
-            command.interrupt()
+            command.send(signal: signal)
             let result = try await command.finish()
             #expect(result.status != 0)
             #expect(server.bodyBytesSent < 200 * 1024)

@@ -53,6 +53,9 @@ public final class RunningCommand: Sendable {
     /// Sends the command `SIGINT`, as Ctrl-C in a terminal does.
     public func interrupt() { process.interrupt() }
 
+    /// Sends the command the signal `number` (`SIGHUP`, as a closed terminal does, say).
+    public func send(signal number: Int32) { kill(process.processIdentifier, number) }
+
     /// Reads the rest of the output and waits for the command to exit.
     public func finish() async throws -> Command.Result {
         let rest = try await onOwnThread { [self] () -> Data in
