@@ -306,7 +306,10 @@ import Testing
     func scopedAddresses(target: String, loopback: Bool) throws {
         let url = try #require(URL(string: target))
         #expect((ProxyRoute(.url(proxy), environment: [:]).proxy(for: url) == nil) == loopback, "\(target)")
-        var route = ProxyRoute(.environment, environment: ["https_proxy": proxy.absoluteString, "http_proxy": proxy.absoluteString, "no_proxy": "::1, fe80::/10"])
+        var route = ProxyRoute(
+            .environment,
+            environment: ["https_proxy": proxy.absoluteString, "http_proxy": proxy.absoluteString, "no_proxy": "::1, fe80::/10"]
+        )
         route.loopbackGoesDirect = false
         #expect((route.proxy(for: url) == nil) == !target.contains("::2"), "\(target)")
     }

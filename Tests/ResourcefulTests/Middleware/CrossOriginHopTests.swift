@@ -202,7 +202,8 @@ import Testing
             try await MockServer.withRunning { other in
                 other.stub(.get, "/elsewhere", .status(.noContent))
                 harness.server.stub(.get, "/v1/x", MockResponse(status: .found, headerFields: [.location: "/v1/y"]))
-                harness.server.stub(.get, "/v1/y", MockResponse(status: .found, headerFields: [.location: other.baseURL.absoluteString + "/elsewhere"]))
+                let elsewhere = other.baseURL.absoluteString + "/elsewhere"
+                harness.server.stub(.get, "/v1/y", MockResponse(status: .found, headerFields: [.location: elsewhere]))
                 _ = try await harness.api.call(AdHocRequest<Empty, Empty>(.show, "x"))
                 #expect(harness.server.requests.count == 2)
                 #expect(harness.server.requests.allSatisfy { $0.headerFields[artifactKey] != nil && $0.headerFields[tenant] == "acme" })
@@ -211,8 +212,9 @@ import Testing
                 #expect(arrived.headerFields[artifactKey] == nil ? true : false)
                 #expect(arrived.headerFields[tenant] == nil)
 
-                harness.server.stub(.get, "/v1/z", MockResponse(status: .found, headerFields: [.location: other.baseURL.absoluteString + "/elsewhere"]))
-                let api = API(dependencies: harness.dependencies, middlewares: API.defaultMiddlewares + [AddFields(names: ["X-JFrog-Art-Api"])])
+                harness.server.stub(.get, "/v1/z", MockResponse(status: .found, headerFields: [.location: elsewhere]))
+                let adding = AddFields(names: ["X-JFrog-Art-Api"])
+                let api = API(dependencies: harness.dependencies, middlewares: API.defaultMiddlewares + [adding])
                 _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "z"))
                 let again = try #require(other.requests.last)
                 #expect(other.requests.count == 2)

@@ -174,7 +174,8 @@ import Testing
             request.configureOptions = { $0.updateMethod = .patch }
             var received: [String] = []
             let error = await #expect(throws: APIError.self) {
-                for try await event in harness.api.events(request, reconnect: .init(maxAttempts: 3, delay: .milliseconds(10), maxDelay: .milliseconds(20))) {
+                let fast = EventStreamReconnection(maxAttempts: 3, delay: .milliseconds(10), maxDelay: .milliseconds(20))
+                for try await event in harness.api.events(request, reconnect: fast) {
                     received.append(event.data)
                 }
             }

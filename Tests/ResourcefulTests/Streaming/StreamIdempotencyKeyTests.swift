@@ -32,7 +32,8 @@ import Testing
 
     @Test func everyReconnectionOfAnEventStreamSendsTheSameKey() async throws {
         try await Harness.run { harness in
-            harness.server.stub(.post, "/v1/completions", Self.brokenStream(1), Self.brokenStream(2), Self.brokenStream(3), .status(.noContent))
+            harness.server.stub(
+                .post, "/v1/completions", Self.brokenStream(1), Self.brokenStream(2), Self.brokenStream(3), .status(.noContent))
             var received: [String] = []
             for try await event in harness.api.events(Completion(path: "completions"), reconnect: Self.fast) {
                 received.append(event.data)
@@ -55,7 +56,8 @@ import Testing
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let content = Data((0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
-        try await Harness.run(configure: { $0.retry = .init(maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: .milliseconds(20)) }) { harness in
+        let quick = APIConfig.RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: .milliseconds(20))
+        try await Harness.run(configure: { $0.retry = quick }) { harness in
             let served = Locked(0)
             harness.server.route(.post, "/v1/export") { request in
                 let number = served.withLock { value in
@@ -65,7 +67,9 @@ import Testing
                 var fields: HTTPFields = [.contentType: "application/octet-stream", .eTag: "\"v1\""]
                 var start = 0
                 var status = HTTPResponse.Status.ok
-                if let range = request.headerFields[.range], request.headerFields[.ifRange] == "\"v1\"", let first = Int(range.dropFirst(6).dropLast()) {
+                if let range = request.headerFields[.range], request.headerFields[.ifRange] == "\"v1\"",
+                    let first = Int(range.dropFirst(6).dropLast())
+                {
                     start = first
                     status = .partialContent
                     fields[.contentRange] = "bytes \(first)-\(content.count - 1)/\(content.count)"
