@@ -116,7 +116,13 @@ enum JSONMasking {
             }
             while true {
                 skipWhitespace()
+                let keyStart = index
                 guard current == UInt8(ascii: "\""), let key = string(decoding: inMasked == 0) else { return false }
+                // A key is text too (`{"https://user:pass@h/": 1}`).
+                if inMasked == 0 {
+                    let shown = maskText(key)
+                    if shown != key { replace(keyStart..<index, with: Self.quoted(Array(shown.utf8))) }
+                }
                 skipWhitespace()
                 guard current == UInt8(ascii: ":") else { return false }
                 index += 1

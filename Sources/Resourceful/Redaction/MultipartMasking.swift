@@ -11,7 +11,7 @@ package import Foundation
 /// at), every part has one `Content-Disposition` with a name (parameters read as servers read
 /// them: case-insensitive, quoted or not, `name*=` and RFC 2231 continuations `name*0`, `name*1*`…
 /// decoded), none nests another multipart body, no part has a header field that can carry a
-/// credential or a URL with userinfo, and the content of each part can be masked by its type (``Redactor/maskedPartContent(_:contentType:isFile:)``:
+/// credential or a URL with userinfo, none is encoded (`Content-Transfer-Encoding: base64`), and the content of each part can be masked by its type (``Redactor/maskedPartContent(_:contentType:isFile:)``:
 /// a part of a type the rules cannot mask is kept only when it is a file, `filename=`). Anything
 /// else (a body cut short, a boundary that does not match the `Content-Type`, a `name*…`
 /// parameter that cannot be read) gives `nil`: the body is left out, never shown as it is.
@@ -102,6 +102,9 @@ package enum MultipartMasking {
             case "content-disposition": dispositions.append(value)
             case "content-type" where value.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("multipart/"): return nil
             case "content-type": contentTypes.append(value.trimmingCharacters(in: .whitespaces))
+            // Content some parsers decode (base64, quoted-printable) is not what the masker reads.
+            case "content-transfer-encoding" where !["7bit", "8bit", "binary"].contains(value.trimmingCharacters(in: .whitespaces).lowercased()):
+                return nil
             // A part's own credential field (`Authorization` in a part) is not shown either.
             case _ where SensitiveNames.isSensitiveHeader(name): return nil
             default: break

@@ -41,8 +41,17 @@ extension Redactor {
         guard (trimmed.hasPrefix("{") && trimmed.hasSuffix("}")) || (trimmed.hasPrefix("[") && trimmed.hasSuffix("]")) else {
             // Each step reads a shorter text (after `?` and `=`, decoded), so this ends.
             let masked = maskedURL(value)
-            guard masked != value else { return String(pair) }
-            return name + "=" + PercentEncoding.encode(masked, allowing: .unreserved)
+            if masked != value { return name + "=" + PercentEncoding.encode(masked, allowing: .unreserved) }
+            // A URL encoded more than once (`https%253A%252F%252Fu%253Ap%2540h`), as a chain of
+            // redirects decodes it: replaced whole.
+            var level = value
+            for _ in 0..<Self.maxDecodings {
+                let decoded = PercentEncoding.decode(level)
+                guard decoded != level else { break }
+                level = decoded
+                if maskedURL(level) != level { return name + "=" + Self.mask }
+            }
+            return String(pair)
         }
         let json = Data(value.utf8)
         guard let masked = maskedJSONDocument(json) else { return name + "=" + Self.mask }
@@ -129,6 +138,9 @@ extension Redactor {
         return result + rest
     }
 
+    /// How many times a query value is decoded when looking for a URL in it.
+    static let maxDecodings = 4
+
     /// Schemes a WHATWG URL parser reads an authority after whatever slashes follow (`https:h`,
     /// `https:\\\\h`, `https:///h` all name the host `h`).
     private static let specialSchemes: Set<String> = ["http", "https", "ws", "wss", "ftp", "file"]
@@ -140,9 +152,22 @@ extension Redactor {
     /// any number of `/` or `\` (none too: `https:user:pass@host`); after any other scheme, `//`;
     /// after a leading `//`. It ends at the first `/`, `?` or `#`, and its userinfo at its last
     /// `@`, so that whatever a parser could read as userinfo is masked.
+    ///
+    /// A WHATWG parser drops every tab, CR and LF of a URL first (`ht\ttps:/\t/user:pass@h`):
+    /// when text without them has userinfo to mask, that text is returned, masked.
     package static func withoutUserinfo(_ url: String) -> String {
         guard url.contains("@") else { return url }
-        let scalars = Array(url.unicodeScalars)
+        let masked = withoutUserinfo(unicodeScalars: Array(url.unicodeScalars))
+        guard url.unicodeScalars.contains(where: { $0 == "\t" || $0 == "\r" || $0 == "\n" }) else { return masked ?? url }
+        let compact = url.unicodeScalars.filter { $0 != "\t" && $0 != "\r" && $0 != "\n" }
+        guard let compactMasked = withoutUserinfo(unicodeScalars: Array(compact)),
+            compactMasked != masked.map({ String($0.unicodeScalars.filter { $0 != "\t" && $0 != "\r" && $0 != "\n" }) })
+        else { return masked ?? url }
+        return compactMasked
+    }
+
+    /// ``withoutUserinfo(_:)`` of `scalars`; `nil` when there is no userinfo to mask.
+    private static func withoutUserinfo(unicodeScalars scalars: [Unicode.Scalar]) -> String? {
         var result = String.UnicodeScalarView()
         var copied = 0
         /// Masks the userinfo of the authority starting at `start`, if it has one; where to go on.
@@ -182,7 +207,7 @@ extension Redactor {
                 index = maskAuthority(at: index + 2)
             }
         }
-        guard copied > 0 else { return url }
+        guard copied > 0 else { return nil }
         result.append(contentsOf: scalars[copied...])
         return String(result)
     }

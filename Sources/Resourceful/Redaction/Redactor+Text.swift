@@ -6,8 +6,8 @@ extension Redactor {
     /// when it still gives a masked name a value in a way these rules do not mask field by field
     /// (`prefix {"password":"…"}`, `a=1 password=…`), so that it is never shown as it is.
     ///
-    /// A name counts when it is followed by `=`, or is quoted and followed by `:` (as in JSON or
-    /// YAML); prose such as `invalid token: expired` stays readable.
+    /// A name counts when it is followed by `=`, or by `:` when it is quoted (as in JSON) or starts
+    /// a line (a header line, YAML); prose such as `invalid token: expired` stays readable.
     package func maskedText(_ text: String) -> String {
         guard text.contains(where: { $0 == "@" || $0 == "=" || $0 == ":" || $0 == "?" || $0 == "#" || $0 == ";" }) else {
             return text
@@ -43,7 +43,12 @@ extension Redactor {
             let assigns: Bool
             switch scalars[position] {
             case "=": assigns = isMasked(formName: name)
-            case ":": assigns = quoted && names.contains(name)
+            case ":":
+                // `"password": …` as in JSON, or a line of its own: `Authorization: Bearer …`,
+                // `password: …` as in YAML.
+                let startsALine = scalars[..<(quoted ? start - 1 : start)].reversed().prefix { $0 != "\n" }
+                    .allSatisfy { $0 == " " || $0 == "\t" || $0 == "-" || $0 == "\r" }
+                assigns = (quoted && names.contains(name)) || (startsALine && names.isSensitiveHeader(name))
             default: assigns = false
             }
             guard assigns else { continue }

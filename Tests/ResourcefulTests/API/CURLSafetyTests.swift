@@ -37,6 +37,8 @@ import Testing
         ("/login?next=https%3A%2F%2Fu%3AS36%40h.example%2F", "/login?next=https%3A%2F%2F%2A%2A%2A%40h.example%2F"),
         ("/login?next=%2F%2Fu%3AS36%40h.example%2F&a=1", "/login?next=%2F%2F%2A%2A%2A%40h.example%2F&a=1"),
         ("/login?next=https%3A%2F%2Fh.example%2F%3Faccess_token%3DS36", "/login?next=https%3A%2F%2Fh.example%2F%3Faccess_token%3D%2A%2A%2A"),
+        ("ht\ttps:/\t/u:S35@h.example/", "https://***@h.example/"),
+        ("/login?next=https%253A%252F%252Fu%253AS36%2540h.example%252F&a=1", "/login?next=***&a=1"),
         ("https://h.example/cart;jsessionid=S37?x=1", "https://h.example/cart;jsessionid=***?x=1"),
         ("https://h.example/a;jsessionid=S37/b;v=1", "https://h.example/a;jsessionid=***/b;v=1"),
     ])

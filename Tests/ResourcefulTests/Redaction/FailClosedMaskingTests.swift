@@ -123,6 +123,12 @@ import Testing
                 "--b0undary\r\nContent-Disposition: form-data; name=\"f\"; filename=\"https://u:\(secret)@h/x\"\r\n\r\nx\r\n--b0undary--\r\n",
             masks: false
         ),
+        MultipartCase(
+            label: "a part in base64",
+            body:
+                "--b0undary\r\nContent-Disposition: form-data; name=\"form\"\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Transfer-Encoding: base64\r\n\r\ncGFzc3dvcmQ9UzNDUjNULVZBTFVF\r\n--b0undary--\r\n",
+            masks: false
+        ),
         // RFC 2231 continuations, read as Django and Python read them.
         MultipartCase(
             label: "name*0 and name*1",

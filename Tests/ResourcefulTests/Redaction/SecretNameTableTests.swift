@@ -108,6 +108,9 @@ import Testing
         (#"{"p":"\"{\\\"password\\\":\\\"S-7\\\"}\""}"#, #"{"p":"\"{\\\"password\\\":\\\"***\\\"}\""}"#),
         (#"{"payload":"prefix {\"password\":\"S-8\"}"}"#, #"{"payload":"***"}"#),
         (#"{"log":"user=ada password=S-9"}"#, #"{"log":"***"}"#),
+        (#"{"headers":["Accept: */*","Authorization: Bearer S-10"]}"#, #"{"headers":["Accept: */*","***"]}"#),
+        (#"{"config":"user: ada\npassword: S-11"}"#, #"{"config":"***"}"#),
+        (#"{"https://u:S-12@h.example/":1}"#, #"{"https://***@h.example/":1}"#),
         (#"{"note":"mail ada@example.com","msg":"invalid token: expired","q":"a=1&b=2"}"#, #"{"note":"mail ada@example.com","msg":"invalid token: expired","q":"a=1&b=2"}"#),
     ])
     func stringValuesLoseTheSecretsTheyHold(json: String, shown: String) throws {
