@@ -102,7 +102,13 @@ public struct API: Sendable {
             do {
                 var response = try await transport.send(request)
                 // The body is collected under the cap and deadline the steps before left.
-                response.collectionLimits = .init(maxBytes: request.maxResponseBytes, deadline: request.deadline)
+                // The redaction switches in force here reach the logging step before.
+                response.collectionLimits = .init(
+                    maxBytes: request.maxResponseBytes,
+                    deadline: request.deadline,
+                    redactsRequestBody: request.shouldRedactRequestBody,
+                    redactsResponseBody: request.shouldRedactResponseBody
+                )
                 return response
             } catch {
                 throw APIError.classifying(error, deadline: request.deadline)

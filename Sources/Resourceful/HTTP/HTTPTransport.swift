@@ -189,16 +189,20 @@ public struct TransportResponse: Sendable {
     /// none was followed. Set by ``RedirectMiddleware``: a step before it that sees a response
     /// with redirects knows it answers another URL than the request's.
     public var redirects: [RequestTarget] = []
-    /// The byte cap and deadline of the request the transport answered, as the steps before it
+    /// The byte cap, deadline and redaction switches of the request the transport answered, as the steps before it
     /// left them (``CallContext/options``), set by the ``API``: the call collects the body under
     /// them. `nil` for a response a step made without the transport (a cached one): the call's
     /// own options hold.
     package var collectionLimits: CollectionLimits?
 
-    /// How a response body is collected: at most ``maxBytes``, by ``deadline``.
+    /// How a response body is collected: at most ``maxBytes``, by ``deadline``; and whether the
+    /// request and response bodies were to be redacted when the transport answered (the
+    /// switches a step after the logging step may have set).
     package struct CollectionLimits: Sendable {
         var maxBytes: Int
         var deadline: ContinuousClock.Instant
+        var redactsRequestBody = false
+        var redactsResponseBody = false
     }
 
     /// Creates a response.

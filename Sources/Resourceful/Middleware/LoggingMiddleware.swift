@@ -10,7 +10,14 @@ import Foundation
 /// and the details as metadata under `resourceful.`: `request-id`, `method`, `path`, `query`,
 /// `status`, `duration-ms`, `request.headers`, `response.headers`, `request.body`,
 /// `response.body`, `error`. Masking is described in <doc:Logging>. Which header fields and bodies
-/// are written is the step's to choose; what is written is masked all the same:
+/// are written is the step's to choose; what is written is masked all the same.
+///
+/// A request body of collected bytes is written on the line after the answer ("Received
+/// response"), so that a step after this one that redacts it
+/// (``CallContext/options``, ``RequestOptions/shouldRedactRequestBody``) is honoured: a body
+/// either switch redacts shows only its size, and so does the body of a request that failed
+/// without an answer. A streamed body, or one redacted already, shows its size on the
+/// "Sending request" line. Response bodies follow the same two switches:
 ///
 /// ```swift
 /// let logging = LoggingMiddleware(level: .info, headers: .only(["Content-Type", "X-Request-Id"]), logsResponseBody: false)
@@ -62,10 +69,18 @@ public struct LoggingMiddleware: APIMiddleware {
         if !request.target.query.isEmpty { metadata["resourceful.query"] = .string(redactor.query(request.target.query)) }
         var requestMetadata = metadata
         if headers != .none { requestMetadata["resourceful.request.headers"] = .dictionary(redactor.headers(selected(request.headerFields))) }
+        // A step after this one may still redact the body: one of collected bytes is written
+        // with the answer, under the switches in force at the transport; before it only when
+        // its size alone is shown (a stream, or a body redacted already).
+        var deferredBody: ByteBuffer?
         if logsRequestBody, let body = request.body {
-            requestMetadata["resourceful.request.body"] = .string(
-                Self.text(of: body, redacted: context.options.shouldRedactRequestBody, contentType: request.headerFields[.contentType], redactor: redactor)
-            )
+            if let bytes = body.bytes, !context.options.shouldRedactRequestBody {
+                deferredBody = bytes
+            } else {
+                requestMetadata["resourceful.request.body"] = .string(
+                    Self.text(of: body, redacted: context.options.shouldRedactRequestBody, contentType: request.headerFields[.contentType], redactor: redactor)
+                )
+            }
         }
         logger.log(level: level, "Sending request", metadata: requestMetadata)
 
@@ -75,9 +90,19 @@ public struct LoggingMiddleware: APIMiddleware {
             metadata["resourceful.status"] = .stringConvertible(response.status.code)
             metadata["resourceful.duration-ms"] = .string(Self.milliseconds(since: start))
             if headers != .none { metadata["resourceful.response.headers"] = .dictionary(redactor.headers(selected(response.headerFields))) }
+            // The switches a step after this one set reach the transport and come back with its
+            // answer; a switch set here or there redacts.
+            let limits = response.collectionLimits
+            if let deferredBody {
+                let redacted = context.options.shouldRedactRequestBody || limits?.redactsRequestBody == true
+                metadata["resourceful.request.body"] = .string(
+                    Self.text(of: TransportBody(deferredBody), redacted: redacted, contentType: request.headerFields[.contentType], redactor: redactor)
+                )
+            }
             if logsResponseBody, !response.body.isEmpty {
+                let redacted = context.options.shouldRedactResponseBody || limits?.redactsResponseBody == true
                 metadata["resourceful.response.body"] = .string(
-                    Self.text(of: response.body, redacted: context.options.shouldRedactResponseBody, contentType: response.headerFields[.contentType], redactor: redactor)
+                    Self.text(of: response.body, redacted: redacted, contentType: response.headerFields[.contentType], redactor: redactor)
                 )
             }
             logger.log(level: level, "Received response", metadata: metadata)
@@ -85,6 +110,7 @@ public struct LoggingMiddleware: APIMiddleware {
             // A stream: its size and time are known at its end, its bytes are never logged.
             let (level, deadline) = (self.level, request.deadline)
             var base = metadata
+            base["resourceful.request.body"] = nil
             base["resourceful.response.body"] = nil
             base["resourceful.response.headers"] = nil
             let ended = base
@@ -104,6 +130,12 @@ public struct LoggingMiddleware: APIMiddleware {
         } catch {
             metadata["resourceful.duration-ms"] = .string(Self.milliseconds(since: start))
             metadata["resourceful.error"] = .string(APIError.kindName(of: error))
+            if let deferredBody {
+                // No answer tells which switches a step after this one set: its size only.
+                metadata["resourceful.request.body"] = .string(
+                    Self.text(of: TransportBody(deferredBody), redacted: true, contentType: nil, redactor: redactor)
+                )
+            }
             logger.log(level: level, "Request failed", metadata: metadata)
             throw error
         }

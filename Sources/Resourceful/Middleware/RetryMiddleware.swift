@@ -13,7 +13,10 @@ import Logging
 /// with full jitter. A request whose connection closed before any of the answer arrived (a pooled
 /// keep-alive connection the server had just closed) is sent again at once, without a wait, the
 /// first time in a call. A wait that would pass the call's deadline is not started: the last
-/// answer or error is returned instead. A body of collected bytes is sent again as it is; a
+/// answer or error is returned instead. For a stream or download (a body read as it arrives),
+/// that deadline is its head's: ``RequestOptions/timeout`` from the start of the call, so that a
+/// `Retry-After` of a year returns the `503` at once rather than waiting within a stream's
+/// unbounded ``RequestOptions/streamTimeout``. A body of collected bytes is sent again as it is; a
 /// request whose body is a stream is not tried again (the stream was read). TLS failures and
 /// refused redirects are never tried again. A request whose method is not idempotent (`POST`,
 /// `PATCH`, RFC 9110 §9.2.2) — the method it is sent with, however it was chosen — is tried
@@ -52,6 +55,7 @@ public struct RetryMiddleware: APIMiddleware {
         guard policy.maxAttempts > 1 else { return try await next(request, context) }
         var attempt = 1
         var resentAtOnce = false
+        let deadline = Self.headDeadline(of: request, context: context)
         while true {
             var attemptContext = context
             if attemptContext.attempt != attempt { attemptContext.attempt = attempt }
@@ -60,7 +64,7 @@ public struct RetryMiddleware: APIMiddleware {
                 let response = try await next(request, attemptContext)
                 guard attempt < policy.maxAttempts, policy.retryableStatuses.contains(response.status.code) else { return response }
                 wait = RetryAfter.delay(response.headerFields[.retryAfter]) ?? Self.backoff(attempt: attempt, policy: policy)
-                guard ContinuousClock.now + wait < request.deadline else { return response }
+                guard ContinuousClock.now + wait < deadline else { return response }
                 Self.log(context, attempt: attempt, wait: wait, reason: String(response.status.code))
             } catch {
                 // `next` throws what the pipeline classified; a middleware's own error is not retried.
@@ -79,7 +83,7 @@ public struct RetryMiddleware: APIMiddleware {
                 } else {
                     wait = Self.backoff(attempt: attempt, policy: policy)
                 }
-                guard ContinuousClock.now + wait < request.deadline else { throw error }
+                guard ContinuousClock.now + wait < deadline else { throw error }
                 Self.log(context, attempt: attempt, wait: wait, reason: failure.kind.description)
             }
             do {
@@ -89,6 +93,16 @@ public struct RetryMiddleware: APIMiddleware {
             }
             attempt += 1
         }
+    }
+
+    /// When the last attempt must have started: the request's deadline for a collected call; for
+    /// a streamed one (``TransportRequest/streamsResponseBody``), whose deadline is the whole
+    /// stream's (``RequestOptions/streamTimeout``, far off by default), the time its head is
+    /// awaited, ``TransportRequest/idleTimeout`` (``RequestOptions/timeout``) from the start of
+    /// the call, when that comes first.
+    static func headDeadline(of request: TransportRequest, context: CallContext) -> ContinuousClock.Instant {
+        guard request.streamsResponseBody, let timeout = request.idleTimeout else { return request.deadline }
+        return Swift.min(request.deadline, context.start + Swift.min(Swift.max(timeout, .zero), API.unboundedStream))
     }
 
     /// The `Idempotency-Key` that every connection of one event stream or download sends, made

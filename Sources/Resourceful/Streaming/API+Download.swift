@@ -37,7 +37,8 @@ extension API {
     ///   its folder cannot be written or the disk is full; ``APIError/Kind/transport`` when the
     ///   body ended early on the last connection allowed, runs past the end its
     ///   `Content-Length` or `Content-Range` gave (at the first byte too many), or a `206` does
-    ///   not continue the file (another range, or another version: its `ETag` changed);
+    ///   not continue the file (another range, or another version: its `ETag` or `Last-Modified`
+    ///   changed, or it lacks the one `If-Range` sent);
     ///   ``APIError/Kind/timeout`` when ``RequestOptions/streamTimeout`` passes, waiting to
     ///   resume included. The temporary file is removed whatever the error, cancellation too.
     public func download<Request: ResourceRequest>(
@@ -77,6 +78,10 @@ extension API {
         var validator: String?
         var total: Int?
         var connections = 1
+        // The first connection lets the middlewares set the download's deadline
+        // (``RequestOptions/streamTimeout``); the later ones keep it.
+        var deadline = deadline
+        var deadlineFromSteps = false
         let maxConnections = options.allowsRetries ? max(options.retryPolicy.maxAttempts, 1) : 1
         // A POST that chose retries sends one key on every connection: a resumption is the same
         // request sent again.
@@ -99,7 +104,11 @@ extension API {
                 try await file.truncate(to: 0)
                 written = 0
             }
-            let response = try await openStream(request, extraFields: fields, deadline: deadline)
+            let response = try await openStream(request, extraFields: fields, deadline: deadlineFromSteps ? deadline : nil)
+            if !deadlineFromSteps {
+                deadline = response.deadline
+                deadlineFromSteps = true
+            }
             /// Where this response's bytes must end: its range's end, or the whole body's size.
             let end: Int?
             if response.status == .partialContent {
@@ -111,12 +120,14 @@ extension API {
                 if let length = response.body.expectedLength, length != range.last - range.first + 1 {
                     throw APIError(kind: .transport, status: response.status, detail: "the 206's Content-Length does not match its Content-Range")
                 }
-                // A part of another version (a cache or proxy that ignored If-Range) is refused.
-                if let validator, validator.hasPrefix("\""), let tag = response.headerFields[.eTag], tag != validator {
-                    throw APIError(kind: .transport, status: response.status, detail: "the 206 is of another version of the file (its ETag changed)")
+                // A part of another version (a cache or proxy that ignored If-Range) is refused,
+                // and so is one that does not name the version it is of (RFC 9110 §15.3.7: a 206
+                // to an If-Range carries the validator it was asked for).
+                if let validator, validator.hasPrefix("\""), response.headerFields[.eTag] != validator {
+                    throw APIError(kind: .transport, status: response.status, detail: "the 206 is of another version of the file (its ETag changed or is missing)")
                 }
-                if let validator, !validator.hasPrefix("\""), let date = response.headerFields[.lastModified], date != validator {
-                    throw APIError(kind: .transport, status: response.status, detail: "the 206 is of another version of the file (its Last-Modified changed)")
+                if let validator, !validator.hasPrefix("\""), response.headerFields[.lastModified] != validator {
+                    throw APIError(kind: .transport, status: response.status, detail: "the 206 is of another version of the file (its Last-Modified changed or is missing)")
                 }
                 end = range.last + 1
             } else {

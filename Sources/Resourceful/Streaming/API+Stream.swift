@@ -63,7 +63,8 @@ extension API {
                 status: response.status,
                 headerFields: response.headerFields,
                 body: ResponseBodyStream(body: response.body, expectedLength: expected, method: method, path: path, deadline: limits?.deadline ?? built.request.deadline),
-                maxBytes: limits?.maxBytes ?? options.maxResponseBytes
+                maxBytes: limits?.maxBytes ?? options.maxResponseBytes,
+                deadline: limits?.deadline ?? built.request.deadline
             )
         } catch {
             throw error.with(method: method, path: path)
@@ -93,6 +94,9 @@ public struct StreamedResponse: Sendable {
     /// it, ``CallContext/options``), or the call's own when no transport answered: the longest
     /// line or event a reader of the body (``API/lines(_:)``, ``API/events(_:reconnect:)``) allows.
     package let maxBytes: Int
+    /// When the stream must be over, as the call's steps left it (``RequestOptions/streamTimeout``,
+    /// which a middleware may change), or the call's own when no transport answered.
+    package let deadline: ContinuousClock.Instant
 }
 
 /// The body of a ``StreamedResponse``: buffers as they arrive, read once.

@@ -4,7 +4,8 @@ package import NIOCore
 /// lines end at CR, LF or CRLF (a CRLF split between two buffers is one line end), one leading
 /// BOM is skipped, `:` starts a comment, a line without a colon is a field with an empty value,
 /// one space after the colon is dropped, `data` lines are joined with LF, `id` becomes the last
-/// event ID when its event is dispatched, and persists (one holding NUL is ignored), `retry` takes ASCII digits only, a blank line
+/// event ID when its event is dispatched, and persists (one holding NUL, or longer than 1 KiB,
+/// is ignored), `retry` takes ASCII digits only, a blank line
 /// dispatches the event when it has data, and an event not ended by a blank line is dropped.
 ///
 /// Works on bytes, one pass: a line is copied only when it spans two buffers. A line or an
@@ -16,6 +17,9 @@ package struct ServerSentEventParser {
         package var data: String
         package var lastEventID: String
     }
+
+    /// The longest `id` kept, in bytes: a longer one is ignored, as one holding NUL is.
+    static let maxEventIDBytes = 1024
 
     /// A line or an event was longer than the limit.
     struct TooLong: Error {}
@@ -145,7 +149,9 @@ package struct ServerSentEventParser {
         } else if name.elementsEqual("event".utf8) {
             eventType = String(decoding: value, as: UTF8.self)
         } else if name.elementsEqual("id".utf8) {
-            if !value.contains(0) { idBuffer = String(decoding: value, as: UTF8.self) }
+            // An id holding NUL, or longer than `maxEventIDBytes`, is ignored (the last good one
+            // stays): it is sent back as `Last-Event-ID` on every reconnection.
+            if !value.contains(0), value.count <= Self.maxEventIDBytes { idBuffer = String(decoding: value, as: UTF8.self) }
         } else if name.elementsEqual("retry".utf8) {
             if !value.isEmpty, value.count <= 18, value.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
                 retry = value.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }

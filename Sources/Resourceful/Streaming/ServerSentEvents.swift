@@ -14,14 +14,18 @@ extension API {
     /// `reconnect`'s delay), growing with each connection that brings no event, with a little
     /// jitter, sending `Last-Event-ID` so that the server can go on where it stopped; at most
     /// `reconnect`'s ``EventStreamReconnection/maxAttempts`` times in a row without an event.
-    /// Connections that each end within ``EventStreamReconnection/delay`` after one event at
-    /// most are reconnected to no faster than once per that delay, whatever `retry` says.
+    /// A connection that ended within ``EventStreamReconnection/delay`` of its start, whatever
+    /// events it brought, is followed by that delay at least, whatever `retry` says, doubled for
+    /// each such connection in a row (up to ``EventStreamReconnection/maxDelay``).
     /// A request whose method is not idempotent (`POST`, `PATCH`) is not reconnected unless it
     /// carries an `Idempotency-Key` or chose to allow retries (``RequestOptions/allowsRetries``);
     /// every connection of such a stream then sends the same `Idempotency-Key` (its own, or
     /// one made for the stream).
-    /// A `204 No Content` ends the sequence; a status outside 200–299 or a body that is not an
-    /// event stream throws. Cancelling the reading task ends it at once.
+    /// A `204 No Content` ends the sequence; a status outside 200–299, a body that is not an
+    /// event stream, or an event longer than its cap (``APIError/Kind/responseTooLarge``) throws
+    /// and ends it: only a connection that broke or fell silent is opened again. An event whose
+    /// data does not decode throws ``APIError/Kind/decodingFailed``; reading on goes to the next
+    /// event. Cancelling the reading task ends it at once.
     ///
     /// ```swift
     /// for try await event in api.events(WatchDeployments(app: "web")) {
@@ -32,7 +36,8 @@ extension API {
     /// ``RequestOptions/timeout`` bounds each connection's wait for its head and each silence of
     /// the server (send comments to keep a quiet stream open);
     /// ``RequestOptions/maxResponseBytes`` is the longest event (as the middlewares left it,
-    /// ``CallContext/options``, for each connection).
+    /// ``CallContext/options``, for each connection); ``RequestOptions/streamTimeout`` bounds the
+    /// whole stream, reconnections included, as the middlewares left it for the first connection.
     public func events<Request: ResourceRequest>(
         _ request: Request,
         reconnect: EventStreamReconnection = EventStreamReconnection()
@@ -48,8 +53,8 @@ public struct EventStreamReconnection: Sendable, Hashable {
     /// cleanly); `0` never reconnects.
     public var maxAttempts: Int
     /// The wait before reconnecting when the server did not set one with `retry` (3 seconds, as
-    /// browsers); also the least wait, whatever `retry` says, after the second connection in a
-    /// row that ended within this time having brought one event at most.
+    /// browsers); also the least wait, whatever `retry` says, after a connection that ended
+    /// within this time (doubled for each such connection in a row).
     public var delay: Duration
     /// The longest wait, however many connections in a row brought no event.
     public var maxDelay: Duration
@@ -107,7 +112,11 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
     public struct AsyncIterator: AsyncIteratorProtocol {
         let sequence: ServerSentEvents
         let options: RequestOptions
-        let deadline: ContinuousClock.Instant
+        /// When the whole stream must be over: the call's ``RequestOptions/streamTimeout`` until
+        /// the first connection answers, then the one the steps before the transport left.
+        var deadline: ContinuousClock.Instant
+        /// Whether ``deadline`` is the one the steps left (the first connection answered).
+        var deadlineFromSteps = false
         /// The `Idempotency-Key` every connection sends, when one is made for the stream.
         let idempotencyKey: String?
         var parser: ServerSentEventParser
@@ -117,8 +126,8 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
         var body: ResponseBodyStream.AsyncIterator?
         /// Reconnections since the last event.
         var failures = 0
-        /// Connections in a row, this one included, that ended within the client's delay after
-        /// one event at most: past the first, each waits at least that delay.
+        /// Connections in a row, this one included, that ended within the client's delay: each
+        /// is followed by at least that delay, doubled for each one before it in the row.
         var quickInARow = 0
         var eventsThisConnection = 0
         /// When the current connection was opened.
@@ -151,24 +160,34 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
                     try await connect()
                     continue
                 }
+                let chunk: ByteBuffer?
                 do {
-                    guard let chunk = try await body?.next() else {
-                        try await connectionEnded(after: nil)
-                        continue
-                    }
-                    do {
-                        try parser.feed(chunk, into: &pending)
-                    } catch {
-                        finished = true
-                        throw APIError(
-                            kind: .responseTooLarge,
-                            detail: "an event or line of the stream is longer than \(parser.maxBytes) bytes"
-                        ).with(method: method, path: sequence.api.maskedPath(sequence.request.path))
-                    }
-                    eventsThisConnection += pending.count
-                } catch let error as APIError {
+                    chunk = try await body?.next()
+                } catch let error as APIError where error.kind == .transport || error.kind == .timeout {
+                    // Only a broken or silent connection is opened again.
                     try await connectionEnded(after: error)
+                    continue
+                } catch {
+                    finished = true
+                    throw error
                 }
+                guard let chunk else {
+                    try await connectionEnded(after: nil)
+                    continue
+                }
+                do {
+                    try parser.feed(chunk, into: &pending)
+                } catch {
+                    // The stream itself is at fault, not the connection: reconnecting would
+                    // bring the same event again.
+                    finished = true
+                    body = nil
+                    throw APIError(
+                        kind: .responseTooLarge,
+                        detail: "an event or line of the stream is longer than \(parser.maxBytes) bytes"
+                    ).with(method: method, path: sequence.api.maskedPath(sequence.request.path))
+                }
+                eventsThisConnection += pending.count
             }
             return nil
         }
@@ -185,7 +204,9 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
             parser.restart()
             let response: StreamedResponse
             do {
-                response = try await sequence.api.openStream(sequence.request, extraFields: fields, deadline: deadline)
+                // The first connection lets the middlewares set the stream's deadline
+                // (``RequestOptions/streamTimeout``); the later ones keep it.
+                response = try await sequence.api.openStream(sequence.request, extraFields: fields, deadline: deadlineFromSteps ? deadline : nil)
             } catch where error.kind == .transport || error.kind == .timeout {
                 try await connectionEnded(after: error)
                 return
@@ -209,6 +230,10 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
             }
             // The longest event is the cap the middlewares left for this connection.
             parser.maxBytes = response.maxBytes
+            if !deadlineFromSteps {
+                deadline = response.deadline
+                deadlineFromSteps = true
+            }
             body = response.body.makeAsyncIterator()
         }
 
@@ -217,10 +242,12 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
         private mutating func connectionEnded(after error: APIError?) async throws {
             body = nil
             if eventsThisConnection > 0 { failures = 0 }
-            // A server answering each connection with one event (or none) and `retry: 0` would
-            // otherwise be reconnected to at once, for ever.
+            // A server answering each connection with a few events and `retry: 0` would
+            // otherwise be reconnected to at once, for ever: a connection shorter than the
+            // client's delay, whatever it brought, is followed by that delay at least, doubled
+            // for each such connection in a row.
             let floor = Swift.min(sequence.reconnect.delay, sequence.reconnect.maxDelay)
-            let quick = eventsThisConnection <= 1 && connectedAt.duration(to: .now) < floor
+            let quick = connectedAt.duration(to: .now) < floor
             quickInARow = quick ? quickInARow + 1 : 0
             let attempts = sequence.reconnect.maxAttempts
             // A POST or PATCH stream is opened again only when the request allows retries: the
@@ -233,7 +260,11 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
             // The first reconnection after an event waits the server's time; each one after a
             // connection that brought none waits longer.
             var wait = sequence.reconnect.wait(failures: failures, retry: parser.retry)
-            if quickInARow > 1 { wait = Swift.max(wait, floor) }
+            if quickInARow > 0 {
+                var least = floor
+                for _ in 1..<Swift.min(quickInARow, 16) where least < sequence.reconnect.maxDelay { least *= 2 }
+                wait = Swift.max(wait, Swift.min(least, sequence.reconnect.maxDelay))
+            }
             failures += 1
             do {
                 // Never past the stream's own deadline.
