@@ -96,8 +96,10 @@ extension OAuth2AuthenticationStorage {
 /// The one request a loopback redirect brings (RFC 8252 §7.3).
 ///
 /// Anyone on the machine can connect to the port, so the listener trusts nothing it did not ask
-/// for: connections are served side by side (at most ``maximumConnections``), each within
-/// ``connectionTimeout`` and ``maximumRequestBytes`` (an idle one cannot hold the port); a request to another path is
+/// for: connections are served side by side (at most ``maximumConnections``: when more come, the
+/// oldest one still waiting for its request is closed, never the new one, so that connections held
+/// open cannot keep the browser out), each bringing its request head within ``headTimeout`` and
+/// its whole request within ``connectionTimeout`` and ``maximumRequestBytes``; a request to another path is
 /// answered 404, and one to `/callback` without the `state` sent is answered 400; neither ends
 /// the login, which waits for the real redirect until its deadline.
 struct LoopbackRedirect: Sendable {
@@ -108,11 +110,46 @@ struct LoopbackRedirect: Sendable {
 
     /// How long one connection may take to bring its request.
     static let connectionTimeout: Duration = .seconds(10)
+    /// How long one connection may take to bring its request head (a browser sends it at once).
+    static let headTimeout: Duration = .seconds(2)
     /// The most bytes of request body read from one connection (a redirect has none); NIO's
     /// parser bounds the head.
     static let maximumRequestBytes = 16 * 1024
-    /// The most connections served at once; more are closed as they come.
+    /// The most connections served at once; beyond it, the oldest one whose request has not
+    /// come whole is closed to make room.
     static let maximumConnections = 32
+
+    /// The connections being served, oldest first.
+    struct Connections {
+        struct Entry {
+            var id: Int
+            var channel: any Channel
+            /// Whether its request came whole (it is only being answered).
+            var complete = false
+        }
+        var entries: [Entry] = []
+        var lastID = 0
+
+        /// Admits `channel`: its id, and the connection closed to make room, if any (the oldest
+        /// whose request has not come whole; else the oldest, which is only being answered).
+        mutating func admit(_ channel: any Channel) -> (id: Int, evicted: (any Channel)?) {
+            var evicted: (any Channel)?
+            if entries.count >= maximumConnections, let index = entries.firstIndex(where: { !$0.complete }) ?? entries.indices.first {
+                evicted = entries.remove(at: index).channel
+            }
+            lastID += 1
+            entries.append(Entry(id: lastID, channel: channel))
+            return (lastID, evicted)
+        }
+
+        mutating func complete(_ id: Int) {
+            if let index = entries.firstIndex(where: { $0.id == id }) { entries[index].complete = true }
+        }
+
+        mutating func remove(_ id: Int) {
+            entries.removeAll { $0.id == id }
+        }
+    }
 
     /// Listens on a free port of `127.0.0.1`, runs `ready` with the redirect URI, and returns the
     /// first request to `/callback` whose `state` is `state`, by `deadline`.
@@ -121,13 +158,17 @@ struct LoopbackRedirect: Sendable {
         deadline: ContinuousClock.Instant,
         ready: @escaping @Sendable (String) async throws -> Void
     ) async throws(OAuth2Error) -> LoopbackRedirect {
-        let server: NIOAsyncChannel<NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, Never>
+        // Connections are handed over as plain channels, not reading until they are served: one
+        // accepted as the listener closes is then simply dropped (an asynchronous channel must
+        // be closed by its owner).
+        let server: NIOAsyncChannel<any Channel, Never>
         do {
             server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .childChannelOption(ChannelOptions.autoRead, value: false)
                 .bind(host: "127.0.0.1", port: 0) { child in
                     child.eventLoop.makeCompletedFuture {
                         try child.pipeline.syncOperations.configureHTTPServerPipeline()
-                        return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(wrappingChannelSynchronously: child)
+                        return child as any Channel
                     }
                 }
         } catch {
@@ -146,26 +187,25 @@ struct LoopbackRedirect: Sendable {
                     // Each connection in a task of its own, bounded: one that sends nothing, or
                     // the wrong thing, neither holds the port nor ends the login.
                     await withDiscardingTaskGroup { connections in
-                        let open = Locked(0)
+                        let table = Locked(Connections())
                         do {
                             try await server.executeThenClose { inbound in
                                 for try await connection in inbound {
-                                    // A flood of connections is closed at once beyond the bound,
-                                    // so that it cannot exhaust the descriptors the real one needs.
-                                    let admitted = open.withLock { count in
-                                        guard count < maximumConnections else { return false }
-                                        count += 1
-                                        return true
-                                    }
-                                    guard admitted else {
-                                        try? await connection.channel.close()
-                                        continue
-                                    }
+                                    // Beyond the bound (so that a flood cannot exhaust the
+                                    // descriptors the real one needs), the oldest connection
+                                    // still waiting for its request makes room: connections held
+                                    // open lose their place to a browser, which sends its request
+                                    // at once.
+                                    let (id, evicted) = table.withLock { $0.admit(connection) }
+                                    evicted?.close(promise: nil)
                                     connections.addTask {
-                                        if let parameters = await serve(connection, state: state) {
+                                        let parameters = await serve(connection, state: state) {
+                                            table.withLock { $0.complete(id) }
+                                        }
+                                        if let parameters {
                                             foundContinuation.yield(parameters)
                                         }
-                                        open.withLock { $0 -= 1 }
+                                        table.withLock { $0.remove(id) }
                                     }
                                 }
                             }
@@ -223,15 +263,46 @@ struct LoopbackRedirect: Sendable {
         }
     }
 
-    /// Serves one connection within ``connectionTimeout``: the redirect's parameters, or `nil`
-    /// when the connection brought none with the right state, timed out or failed.
-    private static func serve(_ connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, state: String) async -> [String: String]? {
-        await withTaskGroup(of: [String: String]?.self) { group in
-            group.addTask { (try? await answer(connection, state: state)) ?? nil }
+    /// Serves one connection, its request head within ``headTimeout`` and the whole request
+    /// within ``connectionTimeout`` (`complete` is called when it has come whole): the redirect's
+    /// parameters, or `nil` when the connection brought none with the right state, timed out or
+    /// failed.
+    private static func serve(
+        _ channel: any Channel,
+        state: String,
+        complete: @escaping @Sendable () -> Void
+    ) async -> [String: String]? {
+        let connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
+        do {
+            connection = try await channel.eventLoop.submit {
+                try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(wrappingChannelSynchronously: channel)
+            }.get()
+        } catch {
+            // Closed already (made room for another), or never opened.
+            try? await channel.close()
+            return nil
+        }
+        // Reading starts now that the request has somewhere to go (a channel closed meanwhile
+        // ends its inbound stream, which is then served as empty).
+        try? await channel.setOption(ChannelOptions.autoRead, value: true).get()
+        let headCame = Locked(false)
+        return await withTaskGroup(of: [String: String]?.self) { group in
             group.addTask {
-                try? await Task.sleep(for: connectionTimeout)
+                let progress = { @Sendable (whole: Bool) in
+                    if whole { complete() } else { headCame.withLock { $0 = true } }
+                }
+                return (try? await answer(connection, state: state, progress: progress)) ?? nil
+            }
+            group.addTask {
                 // Whether it timed out or the answer came first, the connection is done with.
-                try? await connection.channel.close()
+                defer { connection.channel.close(promise: nil) }
+                do {
+                    try await Task.sleep(for: headTimeout)
+                } catch {
+                    return nil
+                }
+                if !headCame.withLock({ $0 }) { return nil }
+                try? await Task.sleep(for: connectionTimeout - headTimeout)
                 return nil
             }
             var result: [String: String]?
@@ -244,19 +315,27 @@ struct LoopbackRedirect: Sendable {
 
     /// Answers one connection's request: the query of a `GET /callback` with the expected
     /// `state`, after a page saying the window can be closed; `nil` (after a 404 or 400) for
-    /// any other request, or a connection that brought none.
-    private static func answer(_ connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, state: String) async throws -> [String: String]? {
+    /// any other request, or a connection that brought none. `progress` is told when the head
+    /// came (`false`) and when the whole request did (`true`).
+    private static func answer(
+        _ connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>,
+        state: String,
+        progress: @Sendable (_ whole: Bool) -> Void
+    ) async throws -> [String: String]? {
         try await connection.executeThenClose { inbound, outbound in
             var head: HTTPRequestHead?
             var bodyBytes = 0
             for try await part in inbound {
                 switch part {
-                case .head(let requestHead): head = requestHead
+                case .head(let requestHead):
+                    head = requestHead
+                    progress(false)
                 case .body(let buffer):
                     bodyBytes += buffer.readableBytes
                     guard bodyBytes <= maximumRequestBytes else { return nil }
                 case .end:
                     guard let request = head else { continue }
+                    progress(true)
                     let components = URLComponents(string: request.uri)
                     var parameters: [String: String] = [:]
                     for item in components?.queryItems ?? [] where parameters[item.name] == nil {
