@@ -44,7 +44,7 @@ extension FileAuthenticationStorage: SecretStorage {
         guard !name.isEmpty, !name.contains("/"), !name.contains("\0"), name != ".", name != ".." else {
             throw AuthenticationStorageError(kind: .invalidValue, source: "secret \(name.debugDescription)", detail: "cannot name a file in \(directory)")
         }
-        return try load(path(for: name), lineBreaksInside: true).value
+        return try await secretFile(at: path(for: name))
     }
 }
 

@@ -10,6 +10,11 @@ import Darwin
 /// reading would otherwise wait for a writer for ever), checked with `fstat` on that descriptor to
 /// be a regular file of bounded size, then read from it. What is checked is what is read: a file
 /// swapped for a FIFO, a device or another file between a check and an open cannot slip through.
+///
+/// Every call here blocks its thread for as long as the file system does not answer (a hung NFS
+/// or FUSE mount): code on a call's path runs it on a thread of its own, never on the
+/// cooperative pool, and waits for it no longer than the call's deadline, as
+/// ``FileAuthenticationStorage`` does (``CredentialFileReads``).
 enum RegularFile {
     /// Why a file was not read. Holds no byte of the file.
     struct Failure: Error, Equatable {
