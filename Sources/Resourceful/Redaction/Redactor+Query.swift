@@ -9,6 +9,11 @@ extension Redactor {
     /// A query string with the values of masked keys replaced. Pairs are split at `&` and at `;`,
     /// as servers that accept both separators read them (`user=a;password=…`).
     package func query(_ query: String) -> String {
+        self.query(query, depth: 0)
+    }
+
+    /// ``query(_:)-(String)`` for a query found `depth` URLs deep in a query value.
+    private func query(_ query: String, depth: Int) -> String {
         guard !query.isEmpty else { return query }
         var result = ""
         result.reserveCapacity(query.utf8.count)
@@ -16,7 +21,7 @@ extension Redactor {
         var index = query.startIndex
         while true {
             if index == query.endIndex || query[index] == "&" || query[index] == ";" {
-                result += maskedPair(query[pairStart..<index])
+                result += maskedPair(query[pairStart..<index], depth: depth)
                 guard index < query.endIndex else { break }
                 result.append(query[index])
                 pairStart = query.index(after: index)
@@ -30,7 +35,7 @@ extension Redactor {
     /// JSON object or array (`filter={"password":…}`, which a server may parse) masked as JSON,
     /// or replaced when it looks like JSON but does not parse; a value that holds a URL, once
     /// decoded (`next=https%3A%2F%2Fu%3Ap%40h%2F`), masked as a URL.
-    private func maskedPair(_ pair: Substring) -> String {
+    private func maskedPair(_ pair: Substring, depth: Int) -> String {
         guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
         let name = String(pair[..<equals])
         if isMasked(formName: name) { return name + "=" + Self.mask }
@@ -39,8 +44,10 @@ extension Redactor {
         let value = RequestTarget.QueryItem(encodedName: encodedValue, encodedValue: nil).name
         let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (trimmed.hasPrefix("{") && trimmed.hasSuffix("}")) || (trimmed.hasPrefix("[") && trimmed.hasSuffix("]")) else {
-            // Each step reads a shorter text (after `?` and `=`, decoded), so this ends.
-            let masked = maskedURL(value)
+            // URLs in values in URLs…: past a few, a value that may hold one is replaced, so that
+            // hostile nesting costs no more than a few passes.
+            guard depth < Self.maxDecodings else { return name + "=" + Self.mask }
+            let masked = maskedURL(value, depth: depth + 1)
             if masked != value { return name + "=" + PercentEncoding.encode(masked, allowing: .unreserved) }
             // A URL encoded more than once (`https%253A%252F%252Fu%253Ap%2540h`), as a chain of
             // redirects decodes it: replaced whole.
@@ -49,7 +56,7 @@ extension Redactor {
                 let decoded = PercentEncoding.decode(level)
                 guard decoded != level else { break }
                 level = decoded
-                if maskedURL(level) != level { return name + "=" + Self.mask }
+                if maskedURL(level, depth: depth + 1) != level { return name + "=" + Self.mask }
             }
             return String(pair)
         }
@@ -103,18 +110,23 @@ extension Redactor {
     /// parameters (`/cart;jsessionid=…`), its query (values that hold URLs, once decoded, masked
     /// as URLs) and a fragment of `name=value` pairs (the `#access_token=…` of an implicit grant).
     package func maskedURL(_ url: String) -> String {
+        maskedURL(url, depth: 0)
+    }
+
+    /// ``maskedURL(_:)-(String)`` for a URL found `depth` URLs deep in a query value.
+    private func maskedURL(_ url: String, depth: Int) -> String {
         let url = Self.withoutUserinfo(url)
         let fragment = url.firstIndex(of: "#")
         let beforeFragment = url[..<(fragment ?? url.endIndex)]
         var result: String
         if let question = beforeFragment.firstIndex(of: "?") {
             result = maskedPathParameters(String(url[..<question])) + "?"
-                + query(String(beforeFragment[beforeFragment.index(after: question)...]))
+                + query(String(beforeFragment[beforeFragment.index(after: question)...]), depth: depth)
         } else {
             result = maskedPathParameters(String(beforeFragment))
         }
         if let fragment {
-            result += "#" + query(String(url[url.index(after: fragment)...]))
+            result += "#" + query(String(url[url.index(after: fragment)...]), depth: depth)
         }
         return result
     }
@@ -170,15 +182,22 @@ extension Redactor {
     private static func withoutUserinfo(unicodeScalars scalars: [Unicode.Scalar]) -> String? {
         var result = String.UnicodeScalarView()
         var copied = 0
+        // The end of the last authority read and its last `@`: authorities start further on each
+        // time, so one that starts before that end ends there too, and each scalar is read once.
+        var knownEnd = -1
+        var knownLastAt: Int?
         /// Masks the userinfo of the authority starting at `start`, if it has one; where to go on.
         func maskAuthority(at start: Int) -> Int {
-            var end = start
-            var at: Int?
-            while end < scalars.count, scalars[end] != "/", scalars[end] != "?", scalars[end] != "#" {
-                if scalars[end] == "@" { at = end }
-                end += 1
+            if start > knownEnd {
+                var end = start
+                knownLastAt = nil
+                while end < scalars.count, scalars[end] != "/", scalars[end] != "?", scalars[end] != "#" {
+                    if scalars[end] == "@" { knownLastAt = end }
+                    end += 1
+                }
+                knownEnd = end
             }
-            guard let at else { return start }
+            guard let at = knownLastAt, at >= start, start >= copied else { return start }
             result.append(contentsOf: scalars[copied..<start])
             result.append(contentsOf: mask.unicodeScalars)
             copied = at

@@ -17,17 +17,25 @@ extension Redactor {
         return givesAMaskedNameAValue(masked) ? Self.mask : masked
     }
 
-    /// Whether `text` holds a masked name followed by `=` (or quoted and followed by `:`) and a
-    /// value other than `***`.
+    /// Whether `text` holds a masked name followed by `=` (or by `:`, quoted or at the start of a
+    /// line) and a value other than `***`; in one pass.
     private func givesAMaskedNameAValue(_ text: String) -> Bool {
         let scalars = Array(text.unicodeScalars)
         var index = 0
+        // Where the current line's first character other than a space is.
+        var lineContent: Int?
         while index < scalars.count {
             guard Self.isNameScalar(scalars[index]) else {
+                switch scalars[index] {
+                case "\n": lineContent = nil
+                case " ", "\t", "\r": break
+                default: lineContent = lineContent ?? index
+                }
                 index += 1
                 continue
             }
             let start = index
+            lineContent = lineContent ?? start
             while index < scalars.count, Self.isNameScalar(scalars[index]) { index += 1 }
             let name = String(String.UnicodeScalarView(scalars[start..<index]))
             var position = index
@@ -46,8 +54,7 @@ extension Redactor {
             case ":":
                 // `"password": …` as in JSON, or a line of its own: `Authorization: Bearer …`,
                 // `password: …` as in YAML.
-                let startsALine = scalars[..<(quoted ? start - 1 : start)].reversed().prefix { $0 != "\n" }
-                    .allSatisfy { $0 == " " || $0 == "\t" || $0 == "-" || $0 == "\r" }
+                let startsALine = lineContent == (quoted ? start - 1 : start)
                 assigns = (quoted && names.contains(name)) || (startsALine && names.isSensitiveHeader(name))
             default: assigns = false
             }

@@ -9,7 +9,7 @@
 ///   `accessToken`, `Access-Token` and `access.token` are one name. It is sensitive when it ends
 ///   with a listed name (`token` covers `accessToken`, `X-Auth-Token` and `refresh_token`; `apiKey`
 ///   covers `X-Api-Key` and `api_key`), or equals one of a few short names matched exactly (`key`,
-///   `sig`, `otp`, `pin`, `pass`, `auth`).
+///   `sig`, `otp`, `pin`, `pass`, `auth`, `pat`: a personal access token).
 /// - **As words:** split at `_`, `-`, `.`, spaces, brackets and camel-case humps (`userPass` is
 ///   `user pass`, `APIKey` is `api key`). It is sensitive when its last word is a word for a
 ///   secret (`pass`, `key`, `auth`, `bearer`, `secret`, `token`, `pwd`, `pin`, `otp`, `sig`…), so
@@ -50,7 +50,7 @@ package struct SensitiveNames: Sendable {
     ]
     /// Short names matched only whole, since as suffixes they would hide ordinary fields
     /// (`pass` ends `bypass` and `compass`; `key` ends `sortKey` and `primaryKey`).
-    static let exact: Set<String> = ["key", "sig", "otp", "pin", "pass", "auth"]
+    static let exact: Set<String> = ["key", "sig", "otp", "pin", "pass", "auth", "pat"]
 
     private let suffixes: [[UInt8]]
 

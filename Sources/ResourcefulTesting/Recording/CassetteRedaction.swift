@@ -5,9 +5,10 @@ import NIOFoundationCompat
 import Resourceful
 
 /// Turns an exchange into a HAR entry with every secret masked by the API's redaction rules
-/// (``APIConfig/redaction``): header values, the URLs of `Location`, `Link` and the like, query
-/// values, JSON fields at any depth, form and multipart fields, in the request and in the
-/// response. A body that cannot be masked (not JSON, form or multipart, or not what its type
+/// (``APIConfig/redaction``): header values, every URL in any header value (`Location`, `Link`,
+/// `Refresh`, `Referer`, an `X-Callback-Url`), query values and path parameters, JSON fields at
+/// any depth and the URLs and forms inside JSON strings, form fields, and multipart parts by name
+/// and by their own type, in the request and in the response. A body that cannot be masked (not JSON, form or multipart, or not what its type
 /// says), or that its request redacts, is left out, with a comment giving its size and type. So
 /// is a response body kept only in part (a stream cut at the recording's limit), unless it is
 /// made of lines masked one by one (event streams, JSON Lines). URLs lose their userinfo.

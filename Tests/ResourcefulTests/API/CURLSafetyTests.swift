@@ -38,6 +38,7 @@ import Testing
         ("/login?next=%2F%2Fu%3AS36%40h.example%2F&a=1", "/login?next=%2F%2F%2A%2A%2A%40h.example%2F&a=1"),
         ("/login?next=https%3A%2F%2Fh.example%2F%3Faccess_token%3DS36", "/login?next=https%3A%2F%2Fh.example%2F%3Faccess_token%3D%2A%2A%2A"),
         ("ht\ttps:/\t/u:S35@h.example/", "https://***@h.example/"),
+        ("https:x http://u:S35@h.example/", "https:x http://***@h.example/"),
         ("/login?next=https%253A%252F%252Fu%253AS36%2540h.example%252F&a=1", "/login?next=***&a=1"),
         ("https://h.example/cart;jsessionid=S37?x=1", "https://h.example/cart;jsessionid=***?x=1"),
         ("https://h.example/a;jsessionid=S37/b;v=1", "https://h.example/a;jsessionid=***/b;v=1"),
@@ -57,6 +58,20 @@ import Testing
         #expect(exported.contains("https://***@api.example.com/v1/things?code=***"))
         #expect(Self.redactor.headerValue(.location, "https://u:S29@evil.example/x?code=S29b") == "https://***@evil.example/x?code=***")
         #expect(Self.redactor.headerValue(HTTPField.Name("Refresh")!, "0; url=https://u:S30@e.example/") == "0; url=https://***@e.example/")
+    }
+
+    /// What a hostile server can nest (URLs in query values in URLs, schemes without hosts, names
+    /// with colons) is masked in a few passes, not one per level.
+    @Test func hostileNestingIsMaskedInAFewPasses() throws {
+        let budget = Duration.seconds(10)
+        let started = ContinuousClock.now
+        let nested = Self.redactor.maskedURL("/x?" + String(repeating: "a=?", count: 30_000) + "token=S44")
+        #expect(!nested.contains("S44"))
+        let schemes = Redactor.withoutUserinfo(String(repeating: "http:x", count: 50_000) + "@h")
+        #expect(schemes.hasSuffix("***@h"))
+        let json = #"{"a":""# + String(repeating: "a: ", count: 50_000) + #""}"#
+        _ = try #require(Self.redactor.maskedBody(Data(json.utf8), contentType: "application/json"))
+        #expect(ContinuousClock.now - started < budget)
     }
 
     /// Every URL a header value is or holds, whatever the header and wherever in the value.

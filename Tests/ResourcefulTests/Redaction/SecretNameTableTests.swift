@@ -30,7 +30,7 @@ import Testing
         "pw", "db_pw", "userPw", "creds", "SecretString", "SecretBinary", "SECRET_KEY_BASE", "token_value", "api_key_value",
         "client_secret_value", "auth_token_value", "otp_code", "mfa_code", "totp", "privateKeyPem", "key_material",
         "keyData", "connection_string", "ConnectionString", "webhook_url", "SENDGRID_API_KEY_2", "apiKeyHeader",
-        "auth_header", "id_token_hint", "verification_code", "pin_code",
+        "auth_header", "id_token_hint", "verification_code", "pin_code", "pat",
     ]
 
     static let ordinary = [
@@ -43,7 +43,7 @@ import Testing
         "authority_url", "LastEvaluatedKey", "ExclusiveStartKey", "hotkey", "turnkey", "oauth", "oauth_provider",
         // An identifier is not a secret; codes that are not one-time codes; the form of an ordinary key
         "private_key_id", "SECRET_KEY_ID", "country_code", "error_code", "keyCode", "status_code", "zip_code",
-        "publicKeyPem", "sort_key_value", "passwordless", "data", "value", "base_url", "pwned",
+        "publicKeyPem", "sort_key_value", "passwordless", "data", "value", "base_url", "pwned", "path", "pattern", "refresh",
     ]
 
     /// Header names that can carry a credential wherever the word stands, and ordinary ones.
