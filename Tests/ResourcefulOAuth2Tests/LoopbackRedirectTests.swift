@@ -77,4 +77,44 @@ import Testing
         holding.cancel()
         await holding.value
     }
+
+    @Test func aConnectionThatSendsNoRequestHeadIsClosedSoon() async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        let (addresses, address) = AsyncStream.makeStream(of: String.self)
+        async let received = LoopbackRedirect.receive(state: "s", deadline: deadline) { redirectURI in
+            address.yield(redirectURI)
+            address.finish()
+        }
+        var iterator = addresses.makeAsyncIterator()
+        let redirectURI = try #require(await iterator.next())
+        let port = try #require(URLComponents(string: redirectURI)?.port)
+        // One idle, one with half a request line: neither sends a whole head.
+        let idle = try #require(LoopbackSocket.connectWithoutWaiting(to: port))
+        let partial = try #require(LoopbackSocket.connectWithoutWaiting(to: port))
+        defer {
+            close(idle)
+            close(partial)
+        }
+        let start = ContinuousClock.now
+        let head = Array("GET /callback?st".utf8)
+        var sent = false
+        var open: Set<Int32> = [idle, partial]
+        while !open.isEmpty, ContinuousClock.now < start + LoopbackRedirect.connectionTimeout {
+            if !sent { sent = send(partial, head, head.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) == head.count }
+            for descriptor in open {
+                var byte: UInt8 = 0
+                let read = recv(descriptor, &byte, 1, Int32(MSG_DONTWAIT))
+                if !(read < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOTCONN)) { open.remove(descriptor) }
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let held = ContinuousClock.now - start
+        #expect(open.isEmpty, "a connection without a request head was held")
+        // Closed after the head's limit, well before the whole request's.
+        #expect(held < LoopbackRedirect.headTimeout + (LoopbackRedirect.connectionTimeout - LoopbackRedirect.headTimeout) / 2)
+        // The login goes on: the real redirect still counts.
+        let answer = try? await Command.run("/usr/bin/curl", ["-sS", "--max-time", "8", "-o", "/dev/null", "-w", "%{http_code}", "\(redirectURI)?state=s&code=real"])
+        #expect(answer?.output == "200")
+        #expect(try await received.parameters["code"] == "real")
+    }
 }
