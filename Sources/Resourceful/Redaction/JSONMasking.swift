@@ -51,17 +51,17 @@ enum JSONMasking {
     ) -> Outcome {
         // The scanner lives only within this call.
         withoutActuallyEscaping(isMasked) { isMasked in
-          withoutActuallyEscaping(maskText) { maskText in
-            var scanner = Scanner(bytes: bytes, isMasked: isMasked, maskText: maskText)
-            scanner.embeddedDepth = embeddedDepth
-            scanner.skipWhitespace()
-            guard scanner.value(depth: depth) else { return .invalid }
-            scanner.skipWhitespace()
-            guard scanner.index == bytes.count else { return .invalid }
-            guard scanner.masked else { return .unchanged }
-            scanner.output.append(contentsOf: bytes[scanner.copied...])
-            return .masked(scanner.output)
-          }
+            withoutActuallyEscaping(maskText) { maskText in
+                var scanner = Scanner(bytes: bytes, isMasked: isMasked, maskText: maskText)
+                scanner.embeddedDepth = embeddedDepth
+                scanner.skipWhitespace()
+                guard scanner.value(depth: depth) else { return .invalid }
+                scanner.skipWhitespace()
+                guard scanner.index == bytes.count else { return .invalid }
+                guard scanner.masked else { return .unchanged }
+                scanner.output.append(contentsOf: bytes[scanner.copied...])
+                return .masked(scanner.output)
+            }
         }
     }
 
@@ -181,7 +181,8 @@ enum JSONMasking {
             if document.starts(with: [0xEF, 0xBB, 0xBF]) { document = document.dropFirst(3) }
             while let last = document.last, Self.isWhitespace(last) { document = document.dropLast() }
             let first = document.first, last = document.last
-            let isContainer = (first == UInt8(ascii: "{") && last == UInt8(ascii: "}")) || (first == UInt8(ascii: "[") && last == UInt8(ascii: "]"))
+            let isContainer =
+                (first == UInt8(ascii: "{") && last == UInt8(ascii: "}")) || (first == UInt8(ascii: "[") && last == UInt8(ascii: "]"))
             let isString = document.count >= 2 && first == UInt8(ascii: "\"") && last == UInt8(ascii: "\"")
             if isContainer || isString {
                 let outcome =

@@ -103,7 +103,8 @@ package enum MultipartMasking {
             case "content-type" where value.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("multipart/"): return nil
             case "content-type": contentTypes.append(value.trimmingCharacters(in: .whitespaces))
             // Content some parsers decode (base64, quoted-printable) is not what the masker reads.
-            case "content-transfer-encoding" where !["7bit", "8bit", "binary"].contains(value.trimmingCharacters(in: .whitespaces).lowercased()):
+            case "content-transfer-encoding"
+            where !["7bit", "8bit", "binary"].contains(value.trimmingCharacters(in: .whitespaces).lowercased()):
                 return nil
             // A part's own credential field (`Authorization` in a part) is not shown either.
             case _ where SensitiveNames.isSensitiveHeader(name): return nil

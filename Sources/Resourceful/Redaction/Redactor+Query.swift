@@ -120,7 +120,8 @@ extension Redactor {
         let beforeFragment = url[..<(fragment ?? url.endIndex)]
         var result: String
         if let question = beforeFragment.firstIndex(of: "?") {
-            result = maskedPathParameters(String(url[..<question])) + "?"
+            result =
+                maskedPathParameters(String(url[..<question])) + "?"
                 + query(String(beforeFragment[beforeFragment.index(after: question)...]), depth: depth)
         } else {
             result = maskedPathParameters(String(beforeFragment))
