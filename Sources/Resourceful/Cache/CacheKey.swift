@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import HTTPTypes
 
@@ -8,9 +7,10 @@ import HTTPTypes
 /// credential: masked header fields (`Authorization`, `Cookie`, `Proxy-Authorization`, the
 /// configured credential field, `X-Api-Key`, any configured masked header) and masked query items
 /// (`api_key=`, `access_token=`…). A request that carries any is credentialed, and its answers
-/// are filed under a SHA-256 digest of them, so that they are never served to another credential
-/// or to an anonymous call; so is the userinfo of the URL. The key holds the URL without its
-/// userinfo and with masked query values replaced, never a secret.
+/// are filed under a keyed digest of them (HMAC-SHA256 with an ``HTTPCacheDigestKey``), so that
+/// they are never served to another credential or to an anonymous call; so is the userinfo of
+/// the URL. The key holds the URL without its userinfo and with masked query values replaced,
+/// never a secret, and no digest a dictionary could be tried against without the key.
 struct CacheKey: Hashable {
     /// The storage key: the masked URL, then the credential's digest when there is one.
     let storageKey: String
@@ -19,11 +19,11 @@ struct CacheKey: Hashable {
     /// Whether the request carries a credential.
     var isCredentialed: Bool { storageKey != anonymousKey }
 
-    init(_ request: TransportRequest, redactor: Redactor) {
-        self.init(target: request.target, headerFields: request.headerFields, redactor: redactor)
+    init(_ request: TransportRequest, redactor: Redactor, digestKey: HTTPCacheDigestKey = .processWide) {
+        self.init(target: request.target, headerFields: request.headerFields, redactor: redactor, digestKey: digestKey)
     }
 
-    init(target: RequestTarget, headerFields: HTTPFields, redactor: Redactor) {
+    init(target: RequestTarget, headerFields: HTTPFields, redactor: Redactor, digestKey: HTTPCacheDigestKey = .processWide) {
         var material: [String] = []
         for field in headerFields where redactor.masksHeader(field.name.canonicalName) {
             material.append("h " + field.name.canonicalName + ": " + field.value)
@@ -47,27 +47,7 @@ struct CacheKey: Hashable {
         }
         // Sorted, so that the order of fields does not make another credential; each part
         // prefixed by its length, so that no two lists of parts give the same bytes.
-        var hasher = SHA256()
-        for part in material.sorted() {
-            hasher.update(data: Data("\(part.utf8.count):".utf8))
-            hasher.update(data: Data(part.utf8))
-        }
         // A space never appears in a URL, so no URL can spell another's credentialed key.
-        storageKey = anonymousKey + " credential:sha256:" + Self.hex(hasher.finalize())
-    }
-
-    /// The SHA-256 digest of `text`'s UTF-8 bytes, in 64 lower-case hex digits.
-    static func digest(_ text: String) -> String {
-        hex(SHA256.hash(data: Data(text.utf8)))
-    }
-
-    private static func hex(_ digest: SHA256.Digest) -> String {
-        digest.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to length: Int) -> String {
-        count >= length ? self : String(repeating: "0", count: length - count) + self
+        storageKey = anonymousKey + " credential:hmac-sha256:" + digestKey.digest(material.sorted())
     }
 }

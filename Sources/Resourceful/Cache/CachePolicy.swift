@@ -58,12 +58,15 @@ enum CachePolicy {
     }
 
     /// The request's values of `names`; the value of a field that can carry a credential (one
-    /// `redactor` masks) as its digest (``CacheKey/digest(_:)``), never as it is.
-    static func values(of names: [String], in fields: HTTPFields, redactor: Redactor) -> [String: String] {
+    /// `redactor` masks) as its keyed digest (`hmac-sha256:` and 64 hex digits, with
+    /// `digestKey`), never as it is.
+    static func values(
+        of names: [String], in fields: HTTPFields, redactor: Redactor, digestKey: HTTPCacheDigestKey = .processWide
+    ) -> [String: String] {
         var values: [String: String] = [:]
         for name in names {
             let value = HTTPField.Name(name).map { fields[values: $0].joined(separator: ", ") } ?? ""
-            values[name] = redactor.masksHeader(name) ? "sha256:" + CacheKey.digest(value) : value
+            values[name] = redactor.masksHeader(name) ? "hmac-sha256:" + digestKey.digest(value) : value
         }
         return values
     }

@@ -19,8 +19,8 @@ import Logging
 /// - **Per credential:** every part of a request that the redaction rules call a secret
 ///   (``APIConfig/redaction``: `Authorization`, `Cookie`, the configured credential field,
 ///   `X-Api-Key` and other masked header fields, masked query items such as `api_key=`) is its
-///   credential. An answer to a credentialed request is filed under a SHA-256 digest of that
-///   credential and answers only requests with the very same credential: never another user's,
+///   credential. An answer to a credentialed request is filed under a keyed digest of that
+///   credential (HMAC-SHA256 with ``HTTPCacheDigestKey``) and answers only requests with the very same credential: never another user's,
 ///   never an anonymous call, never a call made after the storage's credential changed or was
 ///   removed. Keys hold the URL with masked query values replaced, never a secret.
 /// - **Stored:** answers to `GET` with a status that may be stored (200, 203, 204, 300, 301, 308,
@@ -43,7 +43,7 @@ import Logging
 ///   answer older than the stored one (by its `Date`) never replaces it.
 /// - **`Vary`:** an entry answers only requests with the same values of the fields it names; the
 ///   values of fields that can carry a credential (`Authorization`, `Cookie`…) are kept as
-///   SHA-256 digests, never as they are.
+///   keyed digests, never as they are.
 /// - **Nothing secret in a field:** response fields that can carry a credential (`Set-Cookie`,
 ///   `X-Auth-Token`…, as the redaction rules say) are not stored, so that no storage holds them
 ///   and no later call is given them again; the call that received them gets them.
@@ -54,6 +54,12 @@ import Logging
 /// - **Redirects:** an answer reached through a redirect never creates, refreshes (a `304`) or
 ///   invalidates an entry.
 ///
+/// - **A storage that does not answer** (a database that hangs) never holds a call: a lookup
+///   is waited for at most ``storageTimeout``, and at most half the time the call has left (the
+///   other half is the network's), and is a miss when it does not answer by then; a store, refresh
+///   or removal is waited for as long, and is skipped when it does not answer by then. Each is
+///   logged at debug level (`resourceful.cache`: `storage-timeout`).
+///
 /// Each lookup is logged at debug level (`resourceful.cache`: `hit`, `miss`, `revalidated`,
 /// `bypass`) and counted in `resourceful.cache` with the dimension `result`.
 public struct HTTPCacheMiddleware: APIMiddleware {
@@ -63,18 +69,43 @@ public struct HTTPCacheMiddleware: APIMiddleware {
     private let storage: any HTTPCacheStorage
     private let factory: (any MetricsFactory)?
     private let now: @Sendable () -> Date
+    /// The key of the digests credentials are filed under.
+    private let digestKey: HTTPCacheDigestKey
+    /// The longest wait for one answer of the storage (never more than half the time the call
+    /// has left): a lookup that takes longer is a miss, a store is skipped.
+    public let storageTimeout: Duration
 
     /// A cache keeping its entries in `storage`.
-    public init(storage: any HTTPCacheStorage = InMemoryHTTPCacheStorage()) {
-        self.init(storage: storage, factory: nil, now: { Date() })
+    ///
+    /// - Parameters:
+    ///   - storage: where entries are kept.
+    ///   - digestKey: the key of the digests credentials are filed under: this process's own
+    ///     random key by default, so that entries stored by another process are misses; the same
+    ///     secret key on every instance of a fleet that shares a persistent storage.
+    ///   - storageTimeout: the longest wait for one answer of the storage, after which a lookup
+    ///     is a miss and a store is skipped (never more than half the time the call has left).
+    public init(
+        storage: any HTTPCacheStorage = InMemoryHTTPCacheStorage(),
+        digestKey: HTTPCacheDigestKey = .processWide,
+        storageTimeout: Duration = .seconds(1)
+    ) {
+        self.init(storage: storage, factory: nil, now: { Date() }, digestKey: digestKey, storageTimeout: storageTimeout)
     }
 
     /// A cache recording through `factory` (the bootstrapped one when `nil`), with the time from
     /// `now`.
-    package init(storage: any HTTPCacheStorage, factory: (any MetricsFactory)?, now: @escaping @Sendable () -> Date) {
+    package init(
+        storage: any HTTPCacheStorage,
+        factory: (any MetricsFactory)?,
+        now: @escaping @Sendable () -> Date,
+        digestKey: HTTPCacheDigestKey = .processWide,
+        storageTimeout: Duration = .seconds(1)
+    ) {
         self.storage = storage
         self.factory = factory
         self.now = now
+        self.digestKey = digestKey
+        self.storageTimeout = storageTimeout
     }
 
     /// Answers `request` from the cache, revalidates it, or passes it on and keeps the answer.
@@ -84,11 +115,12 @@ public struct HTTPCacheMiddleware: APIMiddleware {
         next: (TransportRequest, CallContext) async throws -> TransportResponse
     ) async throws -> TransportResponse {
         let redactor = context.options.redactor
-        let key = CacheKey(request, redactor: redactor)
+        let digestKey = digestKey
+        let key = CacheKey(request, redactor: redactor, digestKey: digestKey)
         guard CachePolicy.isCacheable(request.method) else {
             let response = try await next(request, context)
             if CachePolicy.isUnsafe(request.method), (200..<400).contains(response.status.code), response.redirects.isEmpty {
-                await invalidate(key, request: request, response: response, redactor: redactor)
+                try await invalidate(key, request: request, response: response, context: context)
             }
             return response
         }
@@ -100,8 +132,11 @@ public struct HTTPCacheMiddleware: APIMiddleware {
             record("bypass", context)
             return try await next(request, context)
         }
-        var stored = await storage.entry(forKey: key.storageKey)
-        if let entry = stored, !Self.varies(entry, matching: request, redactor: redactor) {
+        let found = try await bounded("lookup", request: request, context: context) { storage in
+            await storage.entry(forKey: key.storageKey)
+        }
+        var stored = found ?? nil
+        if let entry = stored, !Self.varies(entry, matching: request, redactor: redactor, digestKey: digestKey) {
             stored = nil
         }
         if let entry = stored, CachePolicy.isFresh(entry, for: request, now: now()) {
@@ -128,15 +163,17 @@ public struct HTTPCacheMiddleware: APIMiddleware {
             // it sent, when it names none), as stored now: a newer response stored while it was
             // on its way stays. The caller gets the response it revalidated.
             let validator = CachePolicy.validator(of: response.headerFields) ?? CachePolicy.validator(of: snapshot.headerFields)
-            let refreshed = { (entry: HTTPCacheEntry) in Self.refreshed(entry, by: response, sent: sent, received: received) }
-            let updated = await storage.updateEntry(forKey: key.storageKey) { current in
-                guard let current, validator != nil, CachePolicy.validator(of: current.headerFields) == validator,
-                    Self.varies(current, matching: request, redactor: redactor)
-                else { return nil }
-                return Self.withoutCredentials(refreshed(current), redactor: redactor)
+            let refreshed = { @Sendable (entry: HTTPCacheEntry) in Self.refreshed(entry, by: response, sent: sent, received: received) }
+            let updated = try await bounded("refresh", request: request, context: context) { storage in
+                await storage.updateEntry(forKey: key.storageKey) { current in
+                    guard let current, validator != nil, CachePolicy.validator(of: current.headerFields) == validator,
+                        Self.varies(current, matching: request, redactor: redactor, digestKey: digestKey)
+                    else { return nil }
+                    return Self.withoutCredentials(refreshed(current), redactor: redactor)
+                }
             }
             record("revalidated", context)
-            let entry = refreshed(updated ?? snapshot)
+            let entry = refreshed((updated ?? nil) ?? snapshot)
             return TransportResponse(status: entry.status, headerFields: entry.headerFields, body: entry.body)
         }
         record("miss", context)
@@ -148,27 +185,32 @@ public struct HTTPCacheMiddleware: APIMiddleware {
             let entry = HTTPCacheEntry(
                 status: response.status, headerFields: Self.withoutCredentials(response.headerFields, redactor: redactor), body: body,
                 requestTime: sent, responseTime: received,
-                varyingFields: CachePolicy.values(of: names, in: request.headerFields, redactor: redactor)
+                varyingFields: CachePolicy.values(of: names, in: request.headerFields, redactor: redactor, digestKey: digestKey)
             )
             // A late answer older than the stored one (by the server's `Date`) does not replace
             // it: RFC 9111 §4 uses the most recent response.
-            _ = await storage.updateEntry(forKey: key.storageKey) { current in
-                if let current, let stored = current.headerFields[.date].flatMap(HTTPDate.parse),
-                    let arrived = entry.headerFields[.date].flatMap(HTTPDate.parse), arrived < stored
-                {
-                    return nil
+            _ = try await bounded("store", request: request, context: context) { storage in
+                await storage.updateEntry(forKey: key.storageKey) { current in
+                    if let current, let stored = current.headerFields[.date].flatMap(HTTPDate.parse),
+                        let arrived = entry.headerFields[.date].flatMap(HTTPDate.parse), arrived < stored
+                    {
+                        return nil
+                    }
+                    return entry
                 }
-                return entry
             }
         } else if response.status.code < 500 {
-            await storage.removeEntry(forKey: key.storageKey)
+            try await bounded("remove", request: request, context: context) { storage in await storage.removeEntry(forKey: key.storageKey) }
         }
         return response
     }
 
     /// Whether `request` has the values of the fields `entry` varies on.
-    private static func varies(_ entry: HTTPCacheEntry, matching request: TransportRequest, redactor: Redactor) -> Bool {
-        entry.varyingFields == CachePolicy.values(of: Array(entry.varyingFields.keys), in: request.headerFields, redactor: redactor)
+    private static func varies(
+        _ entry: HTTPCacheEntry, matching request: TransportRequest, redactor: Redactor, digestKey: HTTPCacheDigestKey
+    ) -> Bool {
+        entry.varyingFields
+            == CachePolicy.values(of: Array(entry.varyingFields.keys), in: request.headerFields, redactor: redactor, digestKey: digestKey)
     }
 
     /// `fields` without those that can carry a credential (`Set-Cookie`, an `X-Auth-Token` the
@@ -197,18 +239,56 @@ public struct HTTPCacheMiddleware: APIMiddleware {
 
     /// Removes the entries of `key` (for its credential and for anonymous calls), and those of
     /// the `Location` and `Content-Location` of `response` on its origin.
-    private func invalidate(_ key: CacheKey, request: TransportRequest, response: TransportResponse, redactor: Redactor) async {
-        await storage.removeEntry(forKey: key.storageKey)
-        await storage.removeEntry(forKey: key.anonymousKey)
-        guard let base = URL(string: request.url) else { return }
-        for name in [HTTPField.Name.location, .contentLocation] {
-            guard let value = response.headerFields[name], let target = URL(string: value, relativeTo: base)?.absoluteURL,
-                Origin.same(target, base)
-            else { continue }
-            let targetKey = CacheKey(
-                target: RequestTarget(parsing: target.absoluteString), headerFields: request.headerFields, redactor: redactor)
-            await storage.removeEntry(forKey: targetKey.storageKey)
-            await storage.removeEntry(forKey: targetKey.anonymousKey)
+    private func invalidate(_ key: CacheKey, request: TransportRequest, response: TransportResponse, context: CallContext) async throws {
+        var keys = [key.storageKey, key.anonymousKey]
+        if let base = URL(string: request.url) {
+            for name in [HTTPField.Name.location, .contentLocation] {
+                guard let value = response.headerFields[name], let target = URL(string: value, relativeTo: base)?.absoluteURL,
+                    Origin.same(target, base)
+                else { continue }
+                let targetKey = CacheKey(
+                    target: RequestTarget(parsing: target.absoluteString), headerFields: request.headerFields,
+                    redactor: context.options.redactor, digestKey: digestKey
+                )
+                keys += [targetKey.storageKey, targetKey.anonymousKey]
+            }
+        }
+        try await bounded("remove", request: request, context: context) { [keys] storage in
+            for key in keys { await storage.removeEntry(forKey: key) }
+        }
+    }
+
+    /// What `body` gets from the storage, or `nil` when the storage does not answer within
+    /// ``storageTimeout`` or half the time the call has left, whichever ends first: the call
+    /// goes on without it (a miss, a skipped store), and a debug line says so. The storage of this package answers from memory
+    /// and is asked directly; any other is asked in a task of its own, left to end on its own
+    /// when it does not answer in time.
+    ///
+    /// - Throws: ``APIError/Kind/cancelled`` when the call is cancelled while it waits.
+    @discardableResult
+    private func bounded<T: Sendable>(
+        _ operation: String,
+        request: TransportRequest,
+        context: CallContext,
+        _ body: @escaping @Sendable (any HTTPCacheStorage) async -> T
+    ) async throws -> T? {
+        let storage = storage
+        if storage is InMemoryHTTPCacheStorage { return await body(storage) }
+        let now = ContinuousClock.now
+        let limit = min(now + storageTimeout, now + (request.deadline - now) / 2)
+        do {
+            return try await Deadline.run(until: limit) { await body(storage) }
+        } catch let error as APIError where error.kind == .timeout {
+            context.logger.debug(
+                "HTTP cache storage did not answer in time",
+                metadata: [
+                    "resourceful.request-id": .string(context.requestID),
+                    "resourceful.path": .string("/" + context.target.path),
+                    "resourceful.cache": .string("storage-timeout"),
+                    "resourceful.cache-operation": .string(operation),
+                ]
+            )
+            return nil
         }
     }
 

@@ -5,7 +5,8 @@ public import NIOCore
 /// Where ``HTTPCacheMiddleware`` keeps responses: ``InMemoryHTTPCacheStorage``, or a store the
 /// app already runs. One entry per key: a key is an absolute URL (masked query values replaced by
 /// `***`), followed, for an answer to a credentialed request, by a space and a digest of the
-/// credential (`… credential:sha256:…`). Keys never hold a secret.
+/// credential (`… credential:hmac-sha256:…`, see ``HTTPCacheDigestKey``). Keys never hold a
+/// secret.
 public protocol HTTPCacheStorage: Sendable {
     /// The entry stored for `key`, if any; a storage that evicts by use counts this as a use.
     func entry(forKey key: String) async -> HTTPCacheEntry?
@@ -48,7 +49,8 @@ public struct HTTPCacheEntry: Sendable {
     /// The request's values of the fields the response's `Vary` names, by lower-cased name
     /// (`""` for a field the request did not have). The value of a field that can carry a
     /// credential (`Authorization`, `Cookie`, any field the redaction rules mask) is kept only as
-    /// its SHA-256 digest (`sha256:` and 64 hex digits), so that no storage holds a secret.
+    /// its keyed digest (`hmac-sha256:` and 64 hex digits, see ``HTTPCacheDigestKey``), so that no
+    /// storage holds a secret, nor a digest that a dictionary could be tried against.
     public var varyingFields: [String: String]
 
     /// Creates an entry.

@@ -76,7 +76,8 @@ import Darwin
         file.release(afterSeconds: 30)
         try await Harness.run { harness in
             harness.dependencies.authenticationStorage = FileAuthenticationStorage(
-                directory: file.directory.path, scheme: "Bearer", refreshInterval: .zero, maximumBytes: 1024, logger: nil, access: file.access
+                directory: file.directory.path, scheme: "Bearer", refreshInterval: .zero, maximumBytes: 1024, logger: nil,
+                access: file.access
             )
             let timeout = Duration.seconds(2)
             harness.dependencies.apiConfig.timeout = timeout

@@ -150,7 +150,7 @@ import Testing
             for entry in entries {
                 let value = try #require(entry.varyingFields[field.lowercased()])
                 #expect(!value.contains("SECRET"))
-                #expect(value.hasPrefix("sha256:") && value.utf8.count == 7 + 64)
+                #expect(value.hasPrefix("hmac-sha256:") && value.utf8.count == 12 + 64)
             }
         }
     }
