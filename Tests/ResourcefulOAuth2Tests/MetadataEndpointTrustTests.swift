@@ -1,9 +1,10 @@
 import Foundation
 import HTTPTypes
 import Resourceful
-@testable import ResourcefulOAuth2
 import ResourcefulTesting
 import Testing
+
+@testable import ResourcefulOAuth2
 
 #if canImport(Glibc)
 import Glibc

@@ -4,9 +4,10 @@ import InMemoryLogging
 import Logging
 import ProcessTestSupport
 import Resourceful
-@testable import ResourcefulOAuth2
 import ResourcefulTesting
 import Testing
+
+@testable import ResourcefulOAuth2
 
 /// What an authorization server writes for a person (`error_description`, an odd `error`) is
 /// never shown: the error says the code, checked, and a sentence of ours.
