@@ -150,8 +150,9 @@ struct RefreshLock: ~Copyable {
         }
         // Anyone who can open the file can hold its lock, and so stop every renewal.
         if status.st_mode & 0o077 != 0, fchmod(descriptor, 0o600) != 0 {
+            let error = errno
             close(descriptor)
-            return .failure(Reason(text: "the lock file in \(folder) is open to other users and its mode cannot be narrowed (errno \(errno))"))
+            return .failure(Reason(text: "the lock file in \(folder) is open to other users and cannot be narrowed (errno \(error))"))
         }
         return .success(descriptor)
     }

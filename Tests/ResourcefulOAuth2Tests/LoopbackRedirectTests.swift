@@ -113,7 +113,9 @@ import Testing
         // Closed after the head's limit, well before the whole request's.
         #expect(held < LoopbackRedirect.headTimeout + (LoopbackRedirect.connectionTimeout - LoopbackRedirect.headTimeout) / 2)
         // The login goes on: the real redirect still counts.
-        let answer = try? await Command.run("/usr/bin/curl", ["-sS", "--max-time", "8", "-o", "/dev/null", "-w", "%{http_code}", "\(redirectURI)?state=s&code=real"])
+        let answer = try? await Command.run(
+            "/usr/bin/curl", ["-sS", "--max-time", "8", "-o", "/dev/null", "-w", "%{http_code}", "\(redirectURI)?state=s&code=real"]
+        )
         #expect(answer?.output == "200")
         #expect(try await received.parameters["code"] == "real")
     }

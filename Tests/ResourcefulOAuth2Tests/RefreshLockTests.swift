@@ -116,7 +116,9 @@ import Testing
         }
         // `..` and `.` are walked, not trusted.
         close(try RefreshLock.openFile(named: "a.lock", in: base + "/made/./by/../by/the/lock").get())
-        #expect(throws: RefreshLock.Reason.self) { try RefreshLock.openFile(named: "a.lock", in: base + "/made/../theirs/resourceful/locks").get() }
+        #expect(throws: RefreshLock.Reason.self) {
+            try RefreshLock.openFile(named: "a.lock", in: base + "/made/../theirs/resourceful/locks").get()
+        }
     }
 
     @Test func theFolderDependsOnTheUserBeforeTheEnvironment() {
