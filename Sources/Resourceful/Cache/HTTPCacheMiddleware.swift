@@ -20,9 +20,11 @@ import Logging
 ///   (``APIConfig/redaction``: `Authorization`, `Cookie`, the configured credential field,
 ///   `X-Api-Key` and other masked header fields, masked query items such as `api_key=`) is its
 ///   credential. An answer to a credentialed request is filed under a keyed digest of that
-///   credential (HMAC-SHA256 with ``HTTPCacheDigestKey``) and answers only requests with the very same credential: never another user's,
-///   never an anonymous call, never a call made after the storage's credential changed or was
-///   removed. Keys hold the URL with masked query values replaced, never a secret.
+///   credential (HMAC-SHA256 with ``HTTPCacheDigestKey``) and answers only requests with the
+///   very same credential: never another user's, never an anonymous call, never a call made
+///   after the storage's credential changed or was removed. Keys hold the URL with masked query
+///   values replaced, never a secret. With the default key, this process's own, entries stored
+///   by another process (in a shared storage) are misses.
 /// - **Stored:** answers to `GET` with a status that may be stored (200, 203, 204, 300, 301, 308,
 ///   404, 405, 410, 414, 501) that say how long they stay fresh (`Cache-Control: max-age`,
 ///   `Expires`) or how to revalidate them (`ETag`, `Last-Modified`). Not `no-store` (of the request
