@@ -14,9 +14,10 @@ extension API {
     /// `reconnect`'s delay), growing with each connection that brings no event, with a little
     /// jitter, sending `Last-Event-ID` so that the server can go on where it stopped; at most
     /// `reconnect`'s ``EventStreamReconnection/maxAttempts`` times in a row without an event.
-    /// A connection that ended within ``EventStreamReconnection/delay`` of its start, whatever
-    /// events it brought, is followed by that delay at least, whatever `retry` says, doubled for
-    /// each such connection in a row (up to ``EventStreamReconnection/maxDelay``).
+    /// Connections that end within ``EventStreamReconnection/delay`` of their start, whatever
+    /// events they brought, are throttled by time: past three such connections in a row, each is
+    /// followed by that delay at least, whatever `retry` says, doubled for each further one (up
+    /// to ``EventStreamReconnection/maxDelay``).
     /// A request whose method is not idempotent (`POST`, `PATCH`) is not reconnected unless it
     /// carries an `Idempotency-Key` or chose to allow retries (``RequestOptions/allowsRetries``);
     /// every connection of such a stream then sends the same `Idempotency-Key` (its own, or
@@ -53,8 +54,8 @@ public struct EventStreamReconnection: Sendable, Hashable {
     /// cleanly); `0` never reconnects.
     public var maxAttempts: Int
     /// The wait before reconnecting when the server did not set one with `retry` (3 seconds, as
-    /// browsers); also the least wait, whatever `retry` says, after a connection that ended
-    /// within this time (doubled for each such connection in a row).
+    /// browsers); also the least wait, whatever `retry` says, after the fourth connection in a
+    /// row that ended within this time (doubled for each such connection after it).
     public var delay: Duration
     /// The longest wait, however many connections in a row brought no event.
     public var maxDelay: Duration
@@ -126,13 +127,18 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
         var body: ResponseBodyStream.AsyncIterator?
         /// Reconnections since the last event.
         var failures = 0
-        /// Connections in a row, this one included, that ended within the client's delay: each
-        /// is followed by at least that delay, doubled for each one before it in the row.
+        /// Connections in a row, this one included, that ended within the client's delay: past
+        /// ``quickBurst`` of them, each is followed by at least that delay, doubled for each
+        /// further one.
         var quickInARow = 0
+        /// How many short connections in a row follow the server's `retry` as it is.
+        static var quickBurst: Int { 3 }
         var eventsThisConnection = 0
         /// When the current connection was opened.
         var connectedAt = ContinuousClock.now
         var finished = false
+        /// What ends the sequence once the events before it are handed out.
+        var failure: APIError?
 
         init(sequence: ServerSentEvents) {
             self.sequence = sequence
@@ -156,6 +162,10 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
                 }
                 pending.removeAll(keepingCapacity: true)
                 next = 0
+                if let failure {
+                    finished = true
+                    throw failure
+                }
                 if body == nil {
                     try await connect()
                     continue
@@ -179,10 +189,9 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
                     try parser.feed(chunk, into: &pending)
                 } catch {
                     // The stream itself is at fault, not the connection: reconnecting would
-                    // bring the same event again.
-                    finished = true
+                    // bring the same event again. The events before it are handed out first.
                     body = nil
-                    throw APIError(
+                    failure = APIError(
                         kind: .responseTooLarge,
                         detail: "an event or line of the stream is longer than \(parser.maxBytes) bytes"
                     ).with(method: method, path: sequence.api.maskedPath(sequence.request.path))
@@ -260,9 +269,9 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
             // The first reconnection after an event waits the server's time; each one after a
             // connection that brought none waits longer.
             var wait = sequence.reconnect.wait(failures: failures, retry: parser.retry)
-            if quickInARow > 0 {
+            if quickInARow > Self.quickBurst {
                 var least = floor
-                for _ in 1..<Swift.min(quickInARow, 16) where least < sequence.reconnect.maxDelay { least *= 2 }
+                for _ in 0..<Swift.min(quickInARow - Self.quickBurst - 1, 16) where least < sequence.reconnect.maxDelay { least *= 2 }
                 wait = Swift.max(wait, Swift.min(least, sequence.reconnect.maxDelay))
             }
             failures += 1
