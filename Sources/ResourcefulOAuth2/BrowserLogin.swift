@@ -162,12 +162,21 @@ struct LoopbackRedirect: Sendable {
         // accepted as the listener closes is then simply dropped (an asynchronous channel must
         // be closed by its owner).
         let server: NIOAsyncChannel<any Channel, Never>
+        // Every connection still open, so that those never served (accepted as the listener
+        // closed) are closed when the login ends.
+        let accepted = Locked<[ObjectIdentifier: any Channel]>([:])
+        defer {
+            for channel in accepted.withLock({ Array($0.values) }) { channel.close(promise: nil) }
+        }
         do {
             server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .childChannelOption(ChannelOptions.autoRead, value: false)
                 .bind(host: "127.0.0.1", port: 0) { child in
                     child.eventLoop.makeCompletedFuture {
                         try child.pipeline.syncOperations.configureHTTPServerPipeline()
+                        let key = ObjectIdentifier(child)
+                        accepted.withLock { $0[key] = child }
+                        child.closeFuture.whenComplete { _ in accepted.withLock { $0[key] = nil } }
                         return child as any Channel
                     }
                 }
