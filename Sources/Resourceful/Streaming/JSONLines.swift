@@ -46,6 +46,8 @@ public struct JSONLines<Request: ResourceRequest>: AsyncSequence, Sendable {
         var next = 0
         var opened = false
         var ended = false
+        /// What ends the sequence once the lines before it are handed out.
+        var failure: APIError?
         var lineNumber = 0
 
         init(sequence: JSONLines) {
@@ -75,6 +77,12 @@ public struct JSONLines<Request: ResourceRequest>: AsyncSequence, Sendable {
                 }
                 pending.removeAll(keepingCapacity: true)
                 next = 0
+                if let failure {
+                    // Once, after the lines before it: the sequence ends with it.
+                    self.failure = nil
+                    ended = true
+                    throw failure
+                }
                 if ended { return nil }
                 let chunk = try await body?.next()
                 if chunk == nil { ended = true }
@@ -85,7 +93,10 @@ public struct JSONLines<Request: ResourceRequest>: AsyncSequence, Sendable {
                         try splitter.finish(into: &pending)
                     }
                 } catch {
-                    throw APIError(kind: .responseTooLarge, detail: "line \(lineNumber + pending.count + 1) is longer than \(splitter.maxBytes) bytes")
+                    // The lines before the long one are handed out first; no more is read.
+                    body = nil
+                    ended = true
+                    failure = APIError(kind: .responseTooLarge, detail: "line \(lineNumber + pending.count + 1) is longer than \(splitter.maxBytes) bytes")
                         .with(method: method, path: sequence.api.maskedPath(sequence.request.path))
                 }
             }

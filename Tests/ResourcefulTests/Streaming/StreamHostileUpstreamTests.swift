@@ -229,3 +229,18 @@ import Testing
         }
     }
 }
+
+extension StreamHostileUpstreamTests {
+    @Test func aLineLongerThanTheCapIsThrownAfterTheLinesBeforeIt() async throws {
+        try await Harness.run(configure: { $0.maxResponseBytes = 1024 }) { harness in
+            let body = "{\"n\":1}\n{\"n\":2}\n\"" + String(repeating: "x", count: 4096) + "\"\n{\"n\":3}\n"
+            harness.server.stub(.get, "/v1/ticks", MockResponse(headerFields: [.contentType: "application/x-ndjson"], body: Data(body.utf8)))
+            var received: [Int] = []
+            let error = await #expect(throws: APIError.self) {
+                for try await tick in harness.api.lines(AdHocRequest<Tick, Empty>(.show, "ticks")) { received.append(tick.n) }
+            }
+            #expect(error?.kind == .responseTooLarge)
+            #expect(received == [1, 2])
+        }
+    }
+}
