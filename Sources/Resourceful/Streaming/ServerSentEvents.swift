@@ -282,6 +282,12 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
                 finished = true
                 throw APIError(kind: .cancelled, detail: "while waiting to reconnect").with(method: method, path: sequence.api.maskedPath(sequence.request.path))
             }
+            // A wait cut short by the stream's deadline sends nothing more.
+            guard ContinuousClock.now < deadline else {
+                finished = true
+                throw APIError(kind: .timeout, detail: "the stream's deadline passed while waiting to reconnect")
+                    .with(method: method, path: sequence.api.maskedPath(sequence.request.path))
+            }
         }
 
         private var method: HTTPRequest.Method { sequence.request.verb.method(update: options.updateMethod) }
