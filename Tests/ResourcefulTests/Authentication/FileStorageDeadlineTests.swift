@@ -73,7 +73,7 @@ import Darwin
     func aFileThatNeverAnswersFailsTheCallAtItsDeadlineAndHoldsNoPoolThread() async throws {
         let file = try BlockingFile()
         defer { file.release(); file.remove() }
-        file.release(afterSeconds: 30)
+        file.release(afterSeconds: 60)
         try await Harness.run { harness in
             harness.dependencies.authenticationStorage = FileAuthenticationStorage(
                 directory: file.directory.path, scheme: "Bearer", refreshInterval: .zero, maximumBytes: 1024, logger: nil,
@@ -90,10 +90,12 @@ import Darwin
             while file.entered.load(ordering: .sequentiallyConsistent) == 0 && ContinuousClock.now < start + .seconds(60) {
                 try await Task.sleep(for: .milliseconds(5))
             }
-            // Work that needs a pool thread runs while the file system does not answer.
+            // Work that needs a pool thread runs while the file system does not answer: it ends
+            // while the `open` is still blocked (released only 60 s later), which it could not
+            // if the blocked reads held the pool's threads.
             let other = await Task { (1...1000).reduce(0, +) }.value
             #expect(other == 500_500)
-            #expect(ContinuousClock.now < start + timeout, "the cooperative pool was free while the file was being read")
+            #expect(file.inside.load(ordering: .sequentiallyConsistent) == 1, "the cooperative pool was free while the file was being read")
             for call in calls {
                 let result = await call.result
                 guard case .failure(let error as APIError) = result else {
@@ -102,10 +104,9 @@ import Darwin
                 }
                 #expect(error.kind == .timeout)
             }
-            let elapsed = ContinuousClock.now - start
-            #expect(elapsed >= timeout - .milliseconds(100))
-            // The deadline ended the calls, not the release 30 s later.
-            #expect(elapsed < .seconds(25))
+            #expect(ContinuousClock.now - start >= timeout - .milliseconds(100))
+            // The deadline ended the calls, not the release 60 s later: the `open` still blocks.
+            #expect(file.inside.load(ordering: .sequentiallyConsistent) == 1, "the deadline ended the calls, not the release")
             #expect(harness.server.requests.isEmpty)
             // One thread waits on the file, however many calls asked for it.
             #expect(file.entered.load(ordering: .sequentiallyConsistent) == 1)
@@ -116,17 +117,21 @@ import Darwin
     func aSecretFileThatNeverAnswersFailsAtTheLookupDeadline() async throws {
         let file = try BlockingFile()
         defer { file.release(); file.remove() }
-        file.release(afterSeconds: 20)
+        file.release(afterSeconds: 40)
         let storage = FileAuthenticationStorage(
             directory: file.directory.path, scheme: nil, refreshInterval: .zero, maximumBytes: 1024, logger: nil, access: file.access
         )
-        let deadline = ContinuousClock.now + .milliseconds(500)
+        let deadline = ContinuousClock.now + .seconds(2)
         let error = await #expect(throws: APIError.self) {
             try await CredentialLookup.$deadline.withValue(deadline) { try await storage.secret(named: "client-secret") }
         }
         #expect(error?.kind == .timeout)
         #expect(ContinuousClock.now >= deadline)
-        #expect(ContinuousClock.now < deadline + .seconds(15), "the deadline ended the wait, not the release")
+        // No `open` has returned (they are released only 40 s later): the deadline ended the wait.
+        #expect(
+            file.inside.load(ordering: .sequentiallyConsistent) == file.entered.load(ordering: .sequentiallyConsistent),
+            "the deadline ended the wait, not the release"
+        )
     }
 
     @Test func aRealFileIsReadThroughTheCallAndAfterItChanges() async throws {

@@ -70,14 +70,17 @@ import Testing
                 response.headerFields[.eTag] = "\"v1\""
                 return response
             }
-            let timeout = Duration.seconds(6)
+            // A deadline long enough for a loaded machine, and a short storage time-out: a
+            // storage that held the call would hold it to its deadline (or for ever).
+            let timeout = Duration.seconds(30)
             harness.dependencies.apiConfig.timeout = timeout
-            let cache = HTTPCacheMiddleware(storage: storage, storageTimeout: .milliseconds(300))
+            let cache = HTTPCacheMiddleware(storage: storage, storageTimeout: .milliseconds(500))
             let api = API(dependencies: harness.dependencies, middlewares: API.defaultMiddlewares + [cache])
             for _ in 0..<2 {
                 let start = ContinuousClock.now
                 #expect(try await api.call(AdHocRequest<Document, Empty>(.show, "doc")) == Document(version: "v1"))
-                // A lookup and a store, each given up after the storage's time-out.
+                // A lookup and a store, each given up after the storage's time-out: the call is
+                // answered from the network well before its deadline.
                 #expect(ContinuousClock.now - start < timeout / 2)
             }
             #expect(harness.server.requests.count == 2)
@@ -92,17 +95,23 @@ import Testing
         defer { storage.release() }
         try await Harness.run(authorization: nil) { (harness: inout Harness) async throws in
             harness.server.stub(.get, "/v1/doc", try .json(Document(version: "v2")))
-            let timeout = Duration.seconds(4)
+            // A deadline that leaves the network (half of it) enough time on a loaded machine.
+            let timeout = Duration.seconds(20)
             harness.dependencies.apiConfig.timeout = timeout
             // A storage time-out longer than the call: the call's deadline bounds the wait.
             let cache = HTTPCacheMiddleware(storage: storage, storageTimeout: .seconds(600))
             let api = API(dependencies: harness.dependencies, middlewares: API.defaultMiddlewares + [cache])
             let start = ContinuousClock.now
             #expect(try await api.call(AdHocRequest<Document, Empty>(.show, "doc")) == Document(version: "v2"))
-            // Half the time left for the lookup, half of the rest for the store: done before the
-            // deadline, with the answer from the network.
-            #expect(ContinuousClock.now - start < timeout)
+            // Half the time left for the lookup, half of the rest for the removal of the entry (the
+            // answer is not storable): done before the deadline, with the answer from the network.
+            // A lookup waited for up to the deadline would leave the network no time, and the call
+            // would fail.
+            let elapsed = ContinuousClock.now - start
+            #expect(elapsed >= timeout / 2, "the lookup was waited for until half the deadline")
+            #expect(elapsed < timeout)
             #expect(harness.server.requests.count == 1)
+            #expect(storage.calls.withLock { $0 } == ["entry", "remove"])
         }
     }
 
@@ -112,13 +121,15 @@ import Testing
         defer { storage.release() }
         try await Harness.run(authorization: nil) { (harness: inout Harness) async throws in
             harness.server.stub(.delete, "/v1/doc", .status(.noContent))
-            let timeout = Duration.seconds(6)
+            let timeout = Duration.seconds(30)
             harness.dependencies.apiConfig.timeout = timeout
-            let cache = HTTPCacheMiddleware(storage: storage, storageTimeout: .milliseconds(300))
+            let cache = HTTPCacheMiddleware(storage: storage, storageTimeout: .milliseconds(500))
             let api = API(dependencies: harness.dependencies, middlewares: API.defaultMiddlewares + [cache])
             let start = ContinuousClock.now
             _ = try await api.call(AdHocRequest<Empty, Empty>(.delete, "doc"))
+            // The removal is given up after the storage's time-out, well before the deadline.
             #expect(ContinuousClock.now - start < timeout / 2)
+            #expect(harness.server.requests.count == 1)
             #expect(storage.calls.withLock { $0 } == ["remove"])
         }
     }
