@@ -12,17 +12,19 @@ public import Resourceful
 ///
 /// Processes of one user that share a refresh token (two CLI runs, a CLI and an app) spend it one
 /// at a time: a renewal reads, spends and replaces it holding an advisory file lock per service
-/// (`flock(2)` on `oauth2-refresh-<digest>.lock` in `~/.cache/resourceful/locks`, `~` being the
-/// home folder the user database names, so that every process finds the same file whatever its
-/// environment; else `$XDG_RUNTIME_DIR/resourceful` or `$HOME/.cache/resourceful/locks`: a folder
+/// (`flock(2)` on `oauth2-refresh-<digest>.lock` in `~/.local/state/resourceful/locks`, `~` being
+/// the home folder the user database names, so that every process finds the same file whatever
+/// its environment; else `$XDG_RUNTIME_DIR/resourceful` or `$HOME/.local/state/resourceful/locks`: a folder
 /// of the user's that no one else may write to, the file 0600 and never reached through a
 /// symbolic link),
 /// waiting for another process's renewal at most until its own deadline, and ``logOut(service:)``
 /// holds the same lock. A rotated refresh token is stored only while the one spent is still
 /// stored: after a logout elsewhere it is revoked and the call fails as logged out
 /// (``OAuth2Error/Kind/loginRequired``). A refusal (`invalid_grant`) of a refresh token that
-/// another process replaced meanwhile is tried once more with the new one. Where no lock file can
-/// be used, renewals go on without it (logged at warning) and a logout says it cannot be sure.
+/// another process replaced meanwhile is tried once more with the new one. Where no lock folder can
+/// be used, renewals go on without it (logged at warning) and a logout says it cannot be sure and
+/// why; a lock file that cannot be opened before the deadline (a file system that does not
+/// answer) or for a passing reason fails a renewal with ``OAuth2Error/Kind/unreachable``.
 ///
 /// It is also a `CredentialRefresher`: an ``API`` built on dependencies holding it refreshes
 /// once on a `401` (a token revoked early). A refused refresh token (`invalid_grant`) fails the
@@ -48,6 +50,19 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
         var endpoints: OAuth2Endpoints?
         /// The services whose last token answer brought a refresh token that was stored.
         var keptRefreshTokens: Set<String> = []
+        /// What opens the refresh lock's file instead of ``RefreshLock/openFile(service:folders:)``: a test's seam.
+        var lockOpener: RefreshLock.Opener?
+    }
+
+    /// Makes the refresh lock's file be opened by `opener` (a test's seam: a file system that
+    /// does not answer, a folder of the test's).
+    func openRefreshLock(with opener: @escaping RefreshLock.Opener) {
+        state.withLock { $0.lockOpener = opener }
+    }
+
+    /// What opens the refresh lock's file, when a test set it.
+    var lockOpener: RefreshLock.Opener? {
+        state.withLock { $0.lockOpener }
     }
 
     /// The settings.
@@ -186,9 +201,10 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
             }
             // Read, spent and replaced under the lock the processes share: another process's
             // renewal or logout waits for this one, and this one for theirs.
-            return try await withRefreshLock(for: service, deadline: deadline, orElse: .fail) { held async throws(OAuth2Error) -> Token in
+            return try await withRefreshLock(for: service, deadline: deadline, orElse: .fail) { hold async throws(OAuth2Error) -> Token in
                 try await renew(
-                    service: service, storage: refreshTokens, endpoints: endpoints, deadline: deadline, epoch: epoch, holdingLock: held
+                    service: service, storage: refreshTokens, endpoints: endpoints, deadline: deadline, epoch: epoch,
+                    holdingLock: hold.isHeld
                 )
             }
         }
@@ -402,19 +418,21 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
     /// - Throws: ``OAuth2Error`` when the storage cannot be read or written, or the server
     ///   refuses the revocation (the stored token is deleted all the same); with
     ///   ``OAuth2Error/Kind/unreachable`` after deleting it when the lock could not be had
-    ///   (another process held it for the whole wait, or no lock file could be used), since a
-    ///   renewal under way elsewhere could then still store a new token.
+    ///   (another process held it for the whole wait, its file could not be opened in time, or
+    ///   no lock folder could be used: the description says which), since a renewal under way
+    ///   elsewhere could then still store a new token.
     @discardableResult
     public func logOut(service: String) async throws(OAuth2Error) -> (revoked: Bool, deleted: Bool) {
         invalidate()
         let deadline = ContinuousClock.now + timeout
-        return try await withRefreshLock(for: service, deadline: deadline, orElse: .proceed) { held async throws(OAuth2Error) in
+        return try await withRefreshLock(for: service, deadline: deadline, orElse: .proceed) { hold async throws(OAuth2Error) in
             let outcome = try await logOutHoldingLock(service: service)
             state.withLock { _ = $0.keptRefreshTokens.remove(service) }
-            guard held else {
+            guard case .held = hold else {
+                let why = if case .notHeld(let why) = hold { why } else { "" }
                 throw OAuth2Error(
                     .unreachable,
-                    "the refresh token of '\(service)' was removed, but the lock other processes renew it under could not be had in time "
+                    "the refresh token of '\(service)' was removed, but \(why) "
                         + "(a renewal under way may still store a new one): check with `resourceful status --service \(service)` "
                         + "and log out again if it says you are logged in"
                 )

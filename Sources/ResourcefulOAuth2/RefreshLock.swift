@@ -1,6 +1,9 @@
 import Crypto
+import Dispatch
 import Foundation
 import Logging
+import Resourceful
+import Synchronization
 
 #if canImport(Glibc)
     // `struct stat`'s members are visible through the module that declares it first in this
@@ -19,20 +22,26 @@ import Logging
 /// undone by a renewal that was already under way.
 ///
 /// The lock is `flock(2)` on a file per service, `oauth2-refresh-<digest of the service>.lock`, in
-/// the first folder of these that can be used: `.cache/resourceful/locks` in the home folder the
-/// user database gives the user (not `$HOME`: every process of the user must find the same file,
-/// whatever its environment), else `$XDG_RUNTIME_DIR/resourceful`, else
-/// `$HOME/.cache/resourceful/locks`. The folder must be the
+/// the first folder of these that can be used: `.local/state/resourceful/locks` in the home folder
+/// the user database gives the user (`getpwuid_r(geteuid())`, not `$HOME`, `$XDG_STATE_HOME` or
+/// `CFFIXED_USER_HOME`: every process of the user must find the same file, whatever its
+/// environment; a state folder, which no cache cleaner empties), else `$XDG_RUNTIME_DIR/resourceful`,
+/// else `$HOME/.local/state/resourceful/locks`. The folder must be the
 /// user's own and writable by no one else, and every folder above it the user's or root's and
 /// writable by no one else unless sticky (a folder another user could rename or replace is not
 /// used: the next one is tried); the file is created with mode 0600, never through a
 /// symbolic link, checked with `fstat` on its descriptor to be a regular file of the user's, and
 /// narrowed to 0600 when others could open it. It
-/// is never removed (removing a lock file lets two processes lock two files). Every account of a
+/// is never removed (removing a lock file lets two processes lock two files); when something else
+/// removes or replaces it, a lock taken on the old file is let go and the file the name now
+/// gives is locked instead. Only a folder that is absent or unsafe makes the next one be tried: a
+/// passing failure (no descriptor left, a file the user may not open) fails the lock, since
+/// other processes would not share a lock in another folder. Every account of a
 /// service shares the service's lock: a renewal for one account may wait for another's.
 ///
-/// The lock is taken without blocking a thread (`LOCK_NB`, polled with a growing pause) and only
-/// until the deadline given.
+/// The lock is taken without blocking a thread of the cooperative pool: the file is opened and
+/// locked (`LOCK_NB`, polled with a growing pause) on a thread of its own, and only until the
+/// deadline given, so that a file system that does not answer costs a wait until the deadline.
 struct RefreshLock: ~Copyable {
     /// The locked descriptor.
     private let descriptor: Int32
@@ -50,51 +59,152 @@ struct RefreshLock: ~Copyable {
     enum Attempt: ~Copyable {
         /// The lock is held until the value is gone.
         case held(RefreshLock)
-        /// No lock file could be used (no such folder, another user's file, a symbolic link): why.
+        /// No lock folder could be used (none known, or each absent or unsafe): why.
         case unavailable(String)
-        /// Another process held the lock until the deadline.
-        case timedOut
+        /// The lock file could not be opened or locked for a passing reason (no descriptor left,
+        /// a file the user may not open): why. Another folder is not tried.
+        case failed(String)
+        /// The deadline passed: another process held the lock (`opening` false), or opening the
+        /// lock file had not finished (`opening` true: a file system that does not answer).
+        case timedOut(opening: Bool)
         /// The task was cancelled while it waited.
         case cancelled
     }
 
+    /// An open lock file: its descriptor, the descriptor of its folder and its name in it.
+    struct File: Sendable {
+        /// The lock file's descriptor.
+        var descriptor: Int32
+        /// The descriptor of the folder it was opened in.
+        var directory: Int32
+        /// Its name in `directory`.
+        var name: String
+        /// The folder's path, for messages.
+        var folder: String
+
+        /// Closes both descriptors.
+        func close() {
+            _ = closeDescriptor(descriptor)
+            _ = closeDescriptor(directory)
+        }
+    }
+
+    /// Opens the lock file (blocking: it is called on a thread of its own).
+    typealias Opener = @Sendable () -> Result<File, Reason>
+
     /// The longest pause between two attempts.
     static let maximumPause: Duration = .milliseconds(100)
 
-    /// Locks the file of `service`, waiting for another process's lock at most until `deadline`.
-    static func acquire(service: String, deadline: ContinuousClock.Instant) async -> Attempt {
-        let descriptor: Int32
-        switch openFile(service: service) {
-        case .success(let opened): descriptor = opened
-        case .failure(let reason): return .unavailable(reason.text)
+    /// What one attempt on the lock's own thread came to.
+    enum Step: Sendable {
+        /// Locked: the lock file's descriptor.
+        case locked(Int32)
+        /// Another process holds the lock: the file, kept open for the next attempt.
+        case busy(File)
+        /// The file locked is no longer the one its name gives (removed or replaced): open again.
+        case replaced
+        /// No lock file can be had.
+        case failed(Reason)
+
+        /// Lets go of what the step holds (a step that came after the deadline).
+        func release() {
+            switch self {
+            case .locked(let descriptor): _ = closeDescriptor(descriptor)
+            case .busy(let file): file.close()
+            case .replaced, .failed: break
+            }
         }
+    }
+
+    /// Locks the file of `service`, waiting for another process's lock at most until `deadline`;
+    /// `opener` (a test's seam) opens the file, by default in the first folder that can be used.
+    static func acquire(service: String, deadline: ContinuousClock.Instant, opener: Opener? = nil) async -> Attempt {
+        let opener = opener ?? { openFile(service: service) }
+        var kept: File?
         var pause: Duration = .milliseconds(2)
+        var replacements = 0
         while true {
-            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return .held(RefreshLock(descriptor: descriptor)) }
-            let error = errno
-            if error == EINTR { continue }
-            guard error == EWOULDBLOCK || error == EAGAIN else {
-                close(descriptor)
-                return .unavailable("the lock file could not be locked (errno \(error))")
+            // The file is moved to the attempt, which owns it from here on.
+            let file = kept
+            kept = nil
+            let outcome = await OffPoolWork.run(until: deadline, abandon: { (step: Step) in step.release() }) { () -> Step in
+                let opened: File
+                if let file {
+                    opened = file
+                } else {
+                    switch opener() {
+                    case .success(let file): opened = file
+                    case .failure(let reason): return .failed(reason)
+                    }
+                }
+                return lock(opened)
+            }
+            switch outcome {
+            case .timedOut: return .timedOut(opening: file == nil)
+            case .cancelled: return .cancelled
+            case .done(.locked(let descriptor)): return .held(RefreshLock(descriptor: descriptor))
+            case .done(.failed(let reason)): return reason.fallsBack ? .unavailable(reason.text) : .failed(reason.text)
+            case .done(.replaced):
+                // Removed or replaced while another process held it: the name's file now.
+                replacements += 1
+                if replacements < 3 { continue }
+            case .done(.busy(let file)):
+                kept = file
             }
             let left = deadline - ContinuousClock.now
             guard left > .zero else {
-                close(descriptor)
-                return .timedOut
+                kept?.close()
+                return .timedOut(opening: false)
             }
             do {
                 try await Task.sleep(for: min(pause, left))
             } catch {
-                close(descriptor)
+                kept?.close()
                 return .cancelled
             }
             pause = min(pause * 2, maximumPause)
         }
     }
 
+    /// Tries to lock `file` without waiting (blocking on the file system: called on the lock's
+    /// own thread), then checks that the file locked is still the one its name gives.
+    static func lock(_ file: File) -> Step {
+        while flock(file.descriptor, LOCK_EX | LOCK_NB) != 0 {
+            let error = errno
+            if error == EINTR { continue }
+            if error == EWOULDBLOCK || error == EAGAIN { return .busy(file) }
+            file.close()
+            return .failed(Reason(text: "the lock file in \(file.folder) could not be locked (errno \(error))", fallsBack: false))
+        }
+        var held = stat()
+        var named = stat()
+        guard fstat(file.descriptor, &held) == 0 else {
+            let error = errno
+            file.close()
+            return .failed(Reason(text: "the lock file in \(file.folder) could not be checked (errno \(error))", fallsBack: false))
+        }
+        while fstatat(file.directory, file.name, &named, AT_SYMLINK_NOFOLLOW) != 0 {
+            let error = errno
+            if error == EINTR { continue }
+            file.close()
+            if error == ENOENT { return .replaced }
+            return .failed(Reason(text: "the lock file in \(file.folder) could not be checked (errno \(error))", fallsBack: false))
+        }
+        guard held.st_dev == named.st_dev, held.st_ino == named.st_ino else {
+            file.close()
+            return .replaced
+        }
+        _ = closeDescriptor(file.directory)
+        return .locked(file.descriptor)
+    }
+
     /// Why no lock file could be used.
     struct Reason: Error {
+        /// What went wrong, naming the folder.
         var text: String
+        /// Whether the next folder may be tried: the folder is absent or unsafe (true), not a
+        /// passing failure that other processes would not share (false).
+        var fallsBack = true
     }
 
     /// The name of `service`'s lock file: a digest, so that any service name makes a file name.
@@ -107,54 +217,101 @@ struct RefreshLock: ~Copyable {
     /// the user alone (`accountHome`, the home folder of the user database), then the environment's.
     static func folders(
         environment: [String: String] = ProcessInfo.processInfo.environment,
-        accountHome: String? = FileManager.default.homeDirectory(forUser: NSUserName())?.path
+        accountHome: String? = accountHome()
     ) -> [String] {
         var folders: [String] = []
-        if let home = accountHome, home.hasPrefix("/") { folders.append(home + "/.cache/resourceful/locks") }
+        if let home = accountHome, home.hasPrefix("/") { folders.append(home + "/.local/state/resourceful/locks") }
         if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") { folders.append(runtime + "/resourceful") }
-        if let home = environment["HOME"], home.hasPrefix("/") { folders.append(home + "/.cache/resourceful/locks") }
+        if let home = environment["HOME"], home.hasPrefix("/") { folders.append(home + "/.local/state/resourceful/locks") }
         var seen = Set<String>()
         return folders.filter { seen.insert($0).inserted }
     }
 
-    /// A descriptor of `service`'s lock file, opened read-write in the first folder that can be used.
-    private static func openFile(service: String) -> Result<Int32, Reason> {
-        var last = Reason(text: "no folder for lock files is known (the user has no home folder, and neither XDG_RUNTIME_DIR nor HOME is set)")
-        for folder in folders() {
+    /// The home folder the user database gives the effective user (`getpwuid_r`), whatever the
+    /// environment says (`HOME`, `CFFIXED_USER_HOME`); nil when it gives none.
+    static func accountHome() -> String? {
+        var size = sysconf(Int32(_SC_GETPW_R_SIZE_MAX))
+        if size <= 0 { size = 16_384 }
+        while true {
+            var buffer = [CChar](repeating: 0, count: size)
+            var code: Int32 = 0
+            let home: String? = buffer.withUnsafeMutableBufferPointer { storage in
+                guard let base = storage.baseAddress else { return nil }
+                var entry = passwd()
+                var found: UnsafeMutablePointer<passwd>?
+                code = getpwuid_r(geteuid(), &entry, base, storage.count, &found)
+                guard code == 0, found != nil, let directory = entry.pw_dir else { return nil }
+                return String(cString: directory)
+            }
+            if code == EINTR { continue }
+            if code == ERANGE, size < 1 << 20 {
+                size *= 2
+                continue
+            }
+            return home
+        }
+    }
+
+    /// A descriptor of `service`'s lock file, opened read-write in the first folder that can be
+    /// used; a passing failure in one folder fails without trying the next.
+    static func openFile(service: String, folders: [String] = folders()) -> Result<File, Reason> {
+        guard !folders.isEmpty else {
+            return .failure(Reason(text: "no folder for lock files is known (the user has no home folder, and neither XDG_RUNTIME_DIR nor HOME is set)"))
+        }
+        var tried: [String] = []
+        for folder in folders {
             switch openFile(named: fileName(service: service), in: folder) {
-            case .success(let descriptor): return .success(descriptor)
-            case .failure(let reason): last = reason
+            case .success(let file): return .success(file)
+            case .failure(let reason) where !reason.fallsBack: return .failure(reason)
+            case .failure(let reason): tried.append(reason.text)
             }
         }
-        return .failure(last)
+        return .failure(Reason(text: tried.joined(separator: "; ")))
+    }
+
+    /// Whether a failure with `error` means the place is absent or unsafe, so that the next folder
+    /// may be tried (`existing`: the lock file itself, which the user may not be denied).
+    static func fallsBack(_ error: Int32, existing: Bool = false) -> Bool {
+        switch error {
+        case EMFILE, ENFILE, ENOMEM, EIO, EINTR, EAGAIN, ETIMEDOUT: return false
+        case EACCES, EPERM: return !existing
+        default: return true
+        }
     }
 
     /// Opens (creating it, 0600) the lock file `name` in `folder` (each missing folder created
     /// 0700): the file a regular file of the user's, for the user alone (a mode that lets others
     /// open it, as a `chmod -R` of the home folder leaves, is narrowed to 0600 on the descriptor),
     /// never reached through a symbolic link; the folder and each folder above it checked as in
-    /// ``openFolder(_:)``.
-    static func openFile(named name: String, in folder: String) -> Result<Int32, Reason> {
+    /// ``openFolder(_:)``. The file comes with the descriptor of its folder.
+    static func openFile(named name: String, in folder: String) -> Result<File, Reason> {
         let directory: Int32
         switch openFolder(folder) {
         case .success(let opened): directory = opened
         case .failure(let reason): return .failure(reason)
         }
-        defer { close(directory) }
-        let descriptor = openat(directory, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { return .failure(Reason(text: "the lock file in \(folder) cannot be opened (errno \(errno))")) }
+        let descriptor = retrying { openat(directory, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600) }
+        guard descriptor >= 0 else {
+            let error = errno
+            _ = closeDescriptor(directory)
+            return .failure(
+                Reason(text: "the lock file in \(folder) cannot be opened (errno \(error))", fallsBack: fallsBack(error, existing: true))
+            )
+        }
         var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == geteuid() else {
-            close(descriptor)
+        guard retrying({ fstat(descriptor, &status) }) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == geteuid() else {
+            _ = closeDescriptor(descriptor)
+            _ = closeDescriptor(directory)
             return .failure(Reason(text: "the lock file in \(folder) is not a regular file of the user's"))
         }
         // Anyone who can open the file can hold its lock, and so stop every renewal.
-        if status.st_mode & 0o077 != 0, fchmod(descriptor, 0o600) != 0 {
+        if status.st_mode & 0o077 != 0, retrying({ fchmod(descriptor, 0o600) }) != 0 {
             let error = errno
-            close(descriptor)
+            _ = closeDescriptor(descriptor)
+            _ = closeDescriptor(directory)
             return .failure(Reason(text: "the lock file in \(folder) is open to other users and cannot be narrowed (errno \(error))"))
         }
-        return .success(descriptor)
+        return .success(File(descriptor: descriptor, directory: directory, name: name, folder: folder))
     }
 
     /// A descriptor of `folder`, reached from `/` one folder at a time without a race (ssh's rule
@@ -164,33 +321,37 @@ struct RefreshLock: ~Copyable {
     /// one else. A missing folder is created, 0700. A symbolic link on the way is followed only
     /// when the user or root owns it.
     static func openFolder(_ folder: String) -> Result<Int32, Reason> {
-        let refused = { (why: String) in Result<Int32, Reason>.failure(Reason(text: "the lock folder \(folder) cannot be used: \(why)")) }
-        guard folder.hasPrefix("/") else { return refused("it is not an absolute path") }
+        let refused = { (why: String, error: Int32?) in
+            Result<Int32, Reason>.failure(
+                Reason(text: "the lock folder \(folder) cannot be used: \(why)", fallsBack: error.map { fallsBack($0) } ?? true))
+        }
+        guard folder.hasPrefix("/") else { return refused("it is not an absolute path", nil) }
         let user = geteuid()
         var pending = folder.split(separator: "/").map(String.init)
         var walked: [String] = []
-        var directory = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        var directory = retrying { open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         var links = 0
         var status = stat()
-        guard directory >= 0 else { return refused("/ cannot be opened (errno \(errno))") }
+        guard directory >= 0 else { return refused("/ cannot be opened (errno \(errno))", errno) }
         while true {
             // The folder reached so far (`walked`), checked on its descriptor.
-            guard fstat(directory, &status) == 0 else {
-                close(directory)
-                return refused("errno \(errno)")
+            guard retrying({ fstat(directory, &status) }) == 0 else {
+                let error = errno
+                _ = closeDescriptor(directory)
+                return refused("errno \(error)", error)
             }
             let place = "/" + walked.joined(separator: "/")
             if pending.isEmpty {
                 guard status.st_uid == user, status.st_mode & 0o022 == 0 else {
-                    close(directory)
-                    return refused("it is not the user's own, or others may write to it")
+                    _ = closeDescriptor(directory)
+                    return refused("it is not the user's own, or others may write to it", nil)
                 }
                 return .success(directory)
             }
             let sticky = status.st_mode & S_ISVTX != 0
             guard status.st_uid == user || status.st_uid == 0, status.st_mode & 0o022 == 0 || sticky else {
-                close(directory)
-                return refused("\(place) belongs to another user, or others may write to it")
+                _ = closeDescriptor(directory)
+                return refused("\(place) belongs to another user, or others may write to it", nil)
             }
             let name = pending.removeFirst()
             if name == "." { continue }
@@ -200,19 +361,20 @@ struct RefreshLock: ~Copyable {
                 _ = walked.popLast()
                 pending = walked + pending
                 walked = []
-                close(directory)
-                directory = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-                guard directory >= 0 else { return refused("/ cannot be opened (errno \(errno))") }
+                _ = closeDescriptor(directory)
+                directory = retrying { open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+                guard directory >= 0 else { return refused("/ cannot be opened (errno \(errno))", errno) }
                 continue
             }
-            var next = openat(directory, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            let parent = directory
+            var next = retrying { openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
             if next < 0, errno == ENOENT {
-                if mkdirat(directory, name, 0o700) != 0, errno != EEXIST {
+                if retrying({ mkdirat(parent, name, 0o700) }) != 0, errno != EEXIST {
                     let error = errno
-                    close(directory)
-                    return refused("\(place)/\(name) cannot be created (errno \(error))")
+                    _ = closeDescriptor(directory)
+                    return refused("\(place)/\(name) cannot be created (errno \(error))", error)
                 }
-                next = openat(directory, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                next = retrying { openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
             }
             if next < 0, errno == ELOOP || errno == ENOTDIR {
                 // A symbolic link, followed only when the user or root made it (in a folder
@@ -223,27 +385,123 @@ struct RefreshLock: ~Copyable {
                 guard fstatat(directory, name, &link, AT_SYMLINK_NOFOLLOW) == 0, link.st_mode & S_IFMT == S_IFLNK,
                     link.st_uid == user || link.st_uid == 0, length > 0, links < 16
                 else {
-                    close(directory)
-                    return refused("\(place)/\(name) is not a folder, or a symbolic link of another user's")
+                    _ = closeDescriptor(directory)
+                    return refused("\(place)/\(name) is not a folder, or a symbolic link of another user's", nil)
                 }
                 links += 1
                 let destination = String(decoding: target[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
                 let parts = destination.split(separator: "/").map(String.init)
                 pending = (destination.hasPrefix("/") ? parts : walked + parts) + pending
                 walked = []
-                close(directory)
-                directory = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-                guard directory >= 0 else { return refused("/ cannot be opened (errno \(errno))") }
+                _ = closeDescriptor(directory)
+                directory = retrying { open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+                guard directory >= 0 else { return refused("/ cannot be opened (errno \(errno))", errno) }
                 continue
             }
             guard next >= 0 else {
                 let error = errno
-                close(directory)
-                return refused("\(place)/\(name) cannot be opened (errno \(error))")
+                _ = closeDescriptor(directory)
+                return refused("\(place)/\(name) cannot be opened (errno \(error))", error)
             }
-            close(directory)
+            _ = closeDescriptor(directory)
             directory = next
             walked.append(name)
+        }
+    }
+}
+
+/// Calls `call` again while it fails with `EINTR`.
+private func retrying(_ call: () -> Int32) -> Int32 {
+    while true {
+        let result = call()
+        if result >= 0 || errno != EINTR { return result }
+    }
+}
+
+/// Closes `descriptor` (the C function, which `RefreshLock.File.close()` hides).
+private func closeDescriptor(_ descriptor: Int32) -> Int32 {
+    close(descriptor)
+}
+
+/// Blocking work run on a thread of its own, never on the cooperative pool, and waited for at
+/// most until a deadline: a file system that does not answer holds that thread, not the caller.
+///
+/// Each piece of work gets a new thread: not a Dispatch queue, whose worker threads on Linux are
+/// those the cooperative pool and other queues share (work blocked there starves them), and not a
+/// fixed pool, which work that never returns would fill.
+enum OffPoolWork {
+
+    /// What became of the work.
+    enum Outcome<T: Sendable>: Sendable {
+        /// It finished in time with this.
+        case done(T)
+        /// The deadline passed first (what it gives later goes to `abandon`).
+        case timedOut
+        /// The waiting task was cancelled first.
+        case cancelled
+    }
+
+    /// The one answer a wait gets, from the work, the timer or a cancellation, whichever is first.
+    private final class Race<T: Sendable>: Sendable {
+        struct State {
+            var continuation: CheckedContinuation<Outcome<T>, Never>?
+            var early: Outcome<T>?
+            var settled = false
+        }
+        let state = Mutex(State())
+
+        /// Gives `outcome` to the waiter unless something was first; whether it was given.
+        func settle(_ outcome: Outcome<T>) -> Bool {
+            let waiting: CheckedContinuation<Outcome<T>, Never>?? = state.withLock { state in
+                guard !state.settled else { return .none }
+                state.settled = true
+                if let continuation = state.continuation {
+                    state.continuation = nil
+                    return .some(continuation)
+                }
+                state.early = outcome
+                return .some(nil)
+            }
+            guard case .some(let continuation) = waiting else { return false }
+            continuation?.resume(returning: outcome)
+            return true
+        }
+
+        /// Waits with `continuation`, or answers it at once with what came first.
+        func install(_ continuation: CheckedContinuation<Outcome<T>, Never>) {
+            let early: Outcome<T>? = state.withLock { state in
+                if let early = state.early { return early }
+                state.continuation = continuation
+                return nil
+            }
+            if let early { continuation.resume(returning: early) }
+        }
+    }
+
+    /// Runs `body` on a thread of its own, waiting for it at most until `deadline`; what it
+    /// returns after the wait ended goes to `abandon` (to close what it opened).
+    static func run<T: Sendable>(
+        until deadline: ContinuousClock.Instant,
+        abandon: @escaping @Sendable (T) -> Void,
+        _ body: @escaping @Sendable () -> T
+    ) async -> Outcome<T> {
+        let left = deadline - ContinuousClock.now
+        guard left > .zero else { return .timedOut }
+        if Task.isCancelled { return .cancelled }
+        let race = Race<T>()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Outcome<T>, Never>) in
+                race.install(continuation)
+                DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: left.nanoseconds))) {
+                    _ = race.settle(.timedOut)
+                }
+                Thread.detachNewThread {
+                    let value = body()
+                    if !race.settle(.done(value)) { abandon(value) }
+                }
+            }
+        } onCancel: {
+            _ = race.settle(.cancelled)
         }
     }
 }
@@ -257,20 +515,36 @@ extension OAuth2AuthenticationStorage {
         case proceed
     }
 
-    /// Runs `body` holding `service`'s ``RefreshLock``, waiting for another process at most until
-    /// `deadline`; `body` is told whether it holds the lock. No usable lock file (logged at
-    /// warning) means `body` runs without it.
+    /// Whether a body runs holding the lock, and if not, why.
+    enum LockHold: Sendable {
+        /// It holds the lock.
+        case held
+        /// It does not: why, said as "the lock … could not be …" to end a sentence.
+        case notHeld(String)
+
+        /// Whether the lock is held.
+        var isHeld: Bool {
+            if case .held = self { return true }
+            return false
+        }
+    }
+
+    /// Runs `body` holding `service`'s ``RefreshLock``, waiting for another process (and for a
+    /// file system that does not answer) at most until `deadline`; `body` is told whether it
+    /// holds the lock. No usable lock folder (logged at warning) means `body` runs without it; a
+    /// lock file that cannot be opened in time or for a passing reason fails a renewal (`wait`
+    /// `.fail`) with ``OAuth2Error/Kind/unreachable``.
     func withRefreshLock<T: Sendable>(
         for service: String,
         deadline: ContinuousClock.Instant,
         orElse wait: LockWait,
-        _ body: (_ held: Bool) async throws(OAuth2Error) -> T
+        _ body: (_ hold: LockHold) async throws(OAuth2Error) -> T
     ) async throws(OAuth2Error) -> T {
-        switch await RefreshLock.acquire(service: service, deadline: deadline) {
+        switch await RefreshLock.acquire(service: service, deadline: deadline, opener: lockOpener) {
         case .held(let lock):
             let result: Result<T, OAuth2Error>
             do throws(OAuth2Error) {
-                result = .success(try await body(true))
+                result = .success(try await body(.held))
             } catch {
                 result = .failure(error)
             }
@@ -281,12 +555,24 @@ extension OAuth2AuthenticationStorage {
                 "OAuth 2 refresh tokens are used without a lock shared with other processes",
                 metadata: ["service": "\(service)", "reason": "\(reason)"]
             )
-            return try await body(false)
-        case .timedOut:
+            return try await body(.notHeld("no folder for the lock other processes renew it under could be used (\(reason))"))
+        case .failed(let reason):
+            guard wait == .proceed else {
+                throw OAuth2Error(.unreachable, "the lock other processes renew the token of '\(service)' under could not be taken: \(reason)")
+            }
+            return try await body(.notHeld("the lock other processes renew it under could not be taken (\(reason))"))
+        case .timedOut(opening: true):
+            guard wait == .proceed else {
+                throw OAuth2Error(
+                    .unreachable, "the lock file other processes renew the token of '\(service)' under could not be opened before the deadline"
+                )
+            }
+            return try await body(.notHeld("the lock file other processes renew it under could not be opened in time"))
+        case .timedOut(opening: false):
             guard wait == .proceed else {
                 throw OAuth2Error(.unreachable, "another process was renewing the token of '\(service)' until the deadline")
             }
-            return try await body(false)
+            return try await body(.notHeld("the lock other processes renew it under could not be had in time"))
         case .cancelled:
             throw OAuth2Error(.unreachable, "'\(service)': cancelled while waiting for another process's token renewal")
         }

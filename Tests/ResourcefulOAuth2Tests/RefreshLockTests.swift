@@ -1,7 +1,9 @@
+import Dispatch
 import Foundation
 import HTTPTypes
 import Resourceful
 import ResourcefulTesting
+import Synchronization
 import Testing
 
 @testable import ResourcefulOAuth2
@@ -24,13 +26,12 @@ import Testing
         let folder = try folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let opened = RefreshLock.openFile(named: "a.lock", in: folder)
-        let descriptor = try opened.get()
-        close(descriptor)
+        try opened.get().close()
         let mode = try FileManager.default.attributesOfItem(atPath: folder + "/a.lock")[.posixPermissions] as? Int
         #expect(mode == 0o600)
         // A folder that did not exist is made, for the user alone.
         let nested = folder + "/made/locks"
-        close(try RefreshLock.openFile(named: "b.lock", in: nested).get())
+        try RefreshLock.openFile(named: "b.lock", in: nested).get().close()
         let nestedMode = try FileManager.default.attributesOfItem(atPath: nested)[.posixPermissions] as? Int
         #expect(nestedMode == 0o700)
     }
@@ -67,12 +68,12 @@ import Testing
         let path = folder + "/a.lock"
         #expect(FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o644]))
         #expect(chmod(path, 0o644) == 0)
-        close(try RefreshLock.openFile(named: "a.lock", in: folder).get())
+        try RefreshLock.openFile(named: "a.lock", in: folder).get().close()
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
         // Group-writable: narrowed too.
         #expect(chmod(path, 0o660) == 0)
-        close(try RefreshLock.openFile(named: "a.lock", in: folder).get())
+        try RefreshLock.openFile(named: "a.lock", in: folder).get().close()
         #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o600)
     }
 
@@ -97,7 +98,7 @@ import Testing
         #expect(throws: RefreshLock.Reason.self) { try RefreshLock.openFile(named: "a.lock", in: open + "/locks").get() }
         // The same, sticky (as /tmp): others cannot rename what is the user's in it.
         #expect(chmod(open, 0o1777) == 0)
-        close(try RefreshLock.openFile(named: "a.lock", in: open + "/locks").get())
+        try RefreshLock.openFile(named: "a.lock", in: open + "/locks").get().close()
 
         // A symbolic link on the way that another user made is not followed; the user's is.
         let mine = base + "/mine"
@@ -106,16 +107,16 @@ import Testing
         #expect(lchown(base + "/their-link", strangersUID, getegid()) == 0)
         #expect(throws: RefreshLock.Reason.self) { try RefreshLock.openFile(named: "a.lock", in: base + "/their-link/locks").get() }
         #expect(symlink(mine, base + "/my-link") == 0)
-        close(try RefreshLock.openFile(named: "a.lock", in: base + "/my-link/locks").get())
+        try RefreshLock.openFile(named: "a.lock", in: base + "/my-link/locks").get().close()
         #expect(FileManager.default.fileExists(atPath: mine + "/locks/a.lock"))
 
         // Every folder the lock makes is for the user alone.
-        close(try RefreshLock.openFile(named: "a.lock", in: base + "/made/by/the/lock").get())
+        try RefreshLock.openFile(named: "a.lock", in: base + "/made/by/the/lock").get().close()
         for made in ["/made", "/made/by", "/made/by/the", "/made/by/the/lock"] {
             #expect(try FileManager.default.attributesOfItem(atPath: base + made)[.posixPermissions] as? Int == 0o700, "\(made)")
         }
         // `..` and `.` are walked, not trusted.
-        close(try RefreshLock.openFile(named: "a.lock", in: base + "/made/./by/../by/the/lock").get())
+        try RefreshLock.openFile(named: "a.lock", in: base + "/made/./by/../by/the/lock").get().close()
         #expect(throws: RefreshLock.Reason.self) {
             try RefreshLock.openFile(named: "a.lock", in: base + "/made/../theirs/resourceful/locks").get()
         }
@@ -125,14 +126,14 @@ import Testing
         // Every process of the user finds the same file first, whatever its environment says.
         #expect(
             RefreshLock.folders(environment: ["XDG_RUNTIME_DIR": "/run/user/1", "HOME": "/h"], accountHome: "/home/a")
-                == ["/home/a/.cache/resourceful/locks", "/run/user/1/resourceful", "/h/.cache/resourceful/locks"]
+                == ["/home/a/.local/state/resourceful/locks", "/run/user/1/resourceful", "/h/.local/state/resourceful/locks"]
         )
-        #expect(RefreshLock.folders(environment: ["HOME": "/home/a"], accountHome: "/home/a") == ["/home/a/.cache/resourceful/locks"])
+        #expect(RefreshLock.folders(environment: ["HOME": "/home/a"], accountHome: "/home/a") == ["/home/a/.local/state/resourceful/locks"])
         // A relative path is something else's mistake, not a place for a lock.
         #expect(RefreshLock.folders(environment: ["XDG_RUNTIME_DIR": "run", "HOME": "h"], accountHome: nil) == [])
         // By default, the first folder is the same whatever HOME says.
         #expect(RefreshLock.folders(environment: ["HOME": "/elsewhere"]).first == RefreshLock.folders(environment: ["HOME": "/other"]).first)
-        #expect(RefreshLock.folders(environment: ["HOME": "/elsewhere"]).first != "/elsewhere/.cache/resourceful/locks")
+        #expect(RefreshLock.folders(environment: ["HOME": "/elsewhere"]).first != "/elsewhere/.local/state/resourceful/locks")
         #expect(RefreshLock.fileName(service: "a") != RefreshLock.fileName(service: "b"))
         #expect(!RefreshLock.fileName(service: "../x").contains("/"))
     }
@@ -200,6 +201,182 @@ import Testing
             // It logged out all the same: revoked and deleted.
             #expect(try await refreshTokens.secret(named: name) == nil)
             #expect(server.requests.map(\.path) == ["/revoke"])
+        }
+    }
+
+    /// What an attempt came to, in a word (the lock, if held, let go).
+    static func describe(_ attempt: consuming RefreshLock.Attempt) -> String {
+        switch consume attempt {
+        case .held: "held"
+        case .unavailable: "unavailable"
+        case .failed: "failed"
+        case .timedOut(let opening): opening ? "timed out opening" : "timed out"
+        case .cancelled: "cancelled"
+        }
+    }
+
+    /// A count shared with openers.
+    final class Counter: Sendable {
+        let value = Mutex(0)
+        func add() { value.withLock { $0 += 1 } }
+        var count: Int { value.withLock { $0 } }
+    }
+
+    @Test func aWaiterDoesNotLockAFileRemovedWhileAnotherProcessHeldIt() async throws {
+        // A cache cleaner removes the lock file while a renewal holds it; a second process makes
+        // a new file and locks it. A third that opened the old file and waited must not lock the
+        // old one when it is let go: two renewals would then spend one refresh token.
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let opens = Counter()
+        let plain: RefreshLock.Opener = { RefreshLock.openFile(named: "a.lock", in: folder) }
+        let counted: RefreshLock.Opener = {
+            opens.add()
+            return RefreshLock.openFile(named: "a.lock", in: folder)
+        }
+        switch await RefreshLock.acquire(service: "s", deadline: .now + .seconds(5), opener: plain) {
+        case .held(let first):
+            let deadline = ContinuousClock.now + .seconds(3)
+            let waiter = Task { Self.describe(await RefreshLock.acquire(service: "s", deadline: deadline, opener: counted)) }
+            while opens.count == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(unlink(folder + "/a.lock") == 0)
+            switch await RefreshLock.acquire(service: "s", deadline: .now + .seconds(5), opener: plain) {
+            case .held(let second):
+                _ = consume first
+                #expect(await waiter.value == "timed out", "a lock on a removed file was taken while another file was locked")
+                #expect(opens.count >= 2, "the file the name gives was not opened again")
+                _ = consume second
+            default:
+                Issue.record("the new file could not be locked")
+                waiter.cancel()
+            }
+        default:
+            Issue.record("the lock could not be taken")
+        }
+        // With no one else holding it, the file the name gives is locked.
+        #expect(Self.describe(await RefreshLock.acquire(service: "s", deadline: .now + .seconds(5), opener: plain)) == "held")
+    }
+
+    @Test func theLockFolderIsAStateFolderNoCacheCleanerEmpties() {
+        let folders = RefreshLock.folders(environment: ["HOME": "/h"], accountHome: "/home/a")
+        #expect(folders == ["/home/a/.local/state/resourceful/locks", "/h/.local/state/resourceful/locks"])
+        #expect(!folders.contains { $0.contains("/.cache/") })
+        // XDG_STATE_HOME is the environment's: every process must find the same file.
+        #expect(RefreshLock.folders(environment: ["XDG_STATE_HOME": "/x"], accountHome: "/home/a") == ["/home/a/.local/state/resourceful/locks"])
+        // The home folder is the user database's (getpwuid_r), not one the environment names.
+        if let entry = getpwuid(geteuid()), let directory = entry.pointee.pw_dir {
+            #expect(RefreshLock.accountHome() == String(cString: directory))
+        }
+    }
+
+    @Test func onlyAnAbsentOrUnsafeFolderMakesTheNextOneBeTried() async throws {
+        // A passing failure (no descriptor left, a file the user may not open) would have this
+        // process lock a file in another folder, which other processes do not share.
+        #expect(!RefreshLock.fallsBack(EMFILE))
+        #expect(!RefreshLock.fallsBack(ENFILE))
+        #expect(!RefreshLock.fallsBack(EACCES, existing: true))
+        #expect(RefreshLock.fallsBack(ENOENT))
+        #expect(RefreshLock.fallsBack(EACCES))
+
+        let base = try folder()
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        // An unsafe first folder: the next one is used.
+        #expect(chmod(base, 0o777) == 0)
+        let second = try folder()
+        defer { try? FileManager.default.removeItem(atPath: second) }
+        let opened = try RefreshLock.openFile(service: "s", folders: [base + "/locks", second]).get()
+        #expect(opened.folder == second)
+        opened.close()
+
+        // A passing failure in the first folder fails the lock, typed, without the next folder.
+        let failing: RefreshLock.Opener = { .failure(RefreshLock.Reason(text: "errno \(EMFILE)", fallsBack: false)) }
+        #expect(Self.describe(await RefreshLock.acquire(service: "s", deadline: .now + .seconds(5), opener: failing)) == "failed")
+        let absent: RefreshLock.Opener = { .failure(RefreshLock.Reason(text: "absent")) }
+        #expect(Self.describe(await RefreshLock.acquire(service: "s", deadline: .now + .seconds(5), opener: absent)) == "unavailable")
+    }
+
+    /// An opener that blocks, as `open` does on a home folder whose file system does not answer,
+    /// until `release` is signalled.
+    static func hangingOpener(_ release: DispatchSemaphore, _ entered: Counter) -> RefreshLock.Opener {
+        {
+            entered.add()
+            _ = release.wait(timeout: .now() + .seconds(60))
+            return .failure(RefreshLock.Reason(text: "released"))
+        }
+    }
+
+    @Test func aFileSystemThatDoesNotAnswerCostsAWaitUntilTheDeadlineAndNoPoolThread() async throws {
+        let release = DispatchSemaphore(value: 0)
+        let entered = Counter()
+        let opener = Self.hangingOpener(release, entered)
+        // More waits than the cooperative pool has threads: were the opening done on them, the
+        // probe below could not run before the deadline.
+        let waits = ProcessInfo.processInfo.activeProcessorCount + 2
+        let deadline = ContinuousClock.now + .seconds(2)
+        let outcomes = Task {
+            await withTaskGroup(of: String.self) { group in
+                for _ in 0..<waits {
+                    group.addTask { Self.describe(await RefreshLock.acquire(service: "s", deadline: deadline, opener: opener)) }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        while entered.count < waits, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(entered.count == waits)
+        let probe = await Task.detached { ContinuousClock.now }.value
+        #expect(probe < deadline, "a task could not run while the lock files were being opened")
+        let results = await outcomes.value
+        let late = ContinuousClock.now - deadline
+        #expect(results == Array(repeating: "timed out opening", count: waits))
+        #expect(late < .seconds(1), "the wait went \(late) past its deadline")
+        for _ in 0..<waits { release.signal() }
+    }
+
+    @Test func aRenewalAndALogoutOnAFileSystemThatDoesNotAnswerEndAtTheirDeadline() async throws {
+        try await MockServer.withTransport { server, transport in
+            server.stub(.post, "/revoke", .json(raw: "{}"))
+            let service = "lock-test-hanging"
+            let name = OAuth2AuthenticationStorage.refreshTokenName(service: service)
+            let refreshTokens = InMemoryWritableSecrets()
+            try await refreshTokens.storeSecret("rt-1", named: name)
+            let storage = try await storage(server, transport, refreshTokens, timeout: .milliseconds(400))
+            let release = DispatchSemaphore(value: 0)
+            storage.openRefreshLock(with: Self.hangingOpener(release, Counter()))
+            defer { for _ in 0..<4 { release.signal() } }
+
+            var started = ContinuousClock.now
+            let renewal = await #expect(throws: OAuth2Error.self) { _ = try await storage.authenticationHeader(for: service) }
+            #expect(renewal?.kind == .unreachable)
+            #expect(ContinuousClock.now - started < .milliseconds(400) + .seconds(1))
+            #expect(server.requests.isEmpty, "the refresh token was spent without the lock")
+
+            started = ContinuousClock.now
+            let logout = await #expect(throws: OAuth2Error.self) { try await storage.logOut(service: service) }
+            #expect(ContinuousClock.now - started < .milliseconds(400) + .seconds(1))
+            #expect(logout?.description.contains("could not be opened in time") == true)
+            #expect(try await refreshTokens.secret(named: name) == nil)
+        }
+    }
+
+    @Test func aLogoutWithNoUsableLockFolderSaysSoAndWhich() async throws {
+        try await MockServer.withTransport { server, transport in
+            server.stub(.post, "/revoke", .json(raw: "{}"))
+            let service = "lock-test-no-folder"
+            let name = OAuth2AuthenticationStorage.refreshTokenName(service: service)
+            let refreshTokens = InMemoryWritableSecrets()
+            try await refreshTokens.storeSecret("rt-1", named: name)
+            let storage = try await storage(server, transport, refreshTokens, timeout: .seconds(5))
+            let base = try folder()
+            defer { try? FileManager.default.removeItem(atPath: base) }
+            #expect(chmod(base, 0o777) == 0)
+            storage.openRefreshLock(with: { RefreshLock.openFile(service: service, folders: [base + "/locks"]) })
+            let error = await #expect(throws: OAuth2Error.self) { try await storage.logOut(service: service) }
+            #expect(error?.kind == .unreachable)
+            let description = error?.description ?? ""
+            #expect(description.contains("no folder for the lock"))
+            #expect(description.contains(base + "/locks"))
+            #expect(!description.contains("could not be had in time"))
+            #expect(try await refreshTokens.secret(named: name) == nil)
         }
     }
 }
