@@ -12,23 +12,15 @@ import Testing
     struct Person: Codable, Sendable, Equatable { var name: String }
 
     /// Redacts both bodies for the steps after it.
-    struct Redact: APIMiddleware {
-        func intercept(
-            _ request: TransportRequest,
-            context: CallContext,
-            next: (TransportRequest, CallContext) async throws -> TransportResponse
-        ) async throws -> TransportResponse {
-            var context = context
-            context.options.shouldRedactRequestBody = true
-            context.options.shouldRedactResponseBody = true
-            return try await next(request, context)
-        }
+    static let redactBoth = ChangeOptions {
+        $0.shouldRedactRequestBody = true
+        $0.shouldRedactResponseBody = true
     }
 
     @Test func aSwitchSetAfterTheLoggingStepKeepsBothBodiesOutOfTheLog() async throws {
         try await Harness.run { harness in
             harness.server.stub(.post, "/v1/people", try .json(Person(name: "answer-s3cr3t")))
-            let api = API(dependencies: harness.dependencies, middlewares: [LoggingMiddleware(), Redact(), RedirectMiddleware()])
+            let api = API(dependencies: harness.dependencies, middlewares: [LoggingMiddleware(), Self.redactBoth, RedirectMiddleware()])
             _ = try await api.call(AdHocRequest<Person, Person>(.create, "people", parameters: Person(name: "sent-s3cr3t")))
             #expect(harness.logs.entries.count == 2)
             #expect(!harness.logText.contains("s3cr3t"), "\(harness.logText)")
@@ -54,7 +46,7 @@ import Testing
     @Test func aRequestThatFailsWithoutAnAnswerShowsOnlyTheBodysSize() async throws {
         try await Harness.run(configure: { $0.retry.maxAttempts = 1 }) { harness in
             harness.server.stub(.post, "/v1/people", MockResponse(fault: .closeConnection))
-            let api = API(dependencies: harness.dependencies, middlewares: [LoggingMiddleware(), Redact(), RedirectMiddleware()])
+            let api = API(dependencies: harness.dependencies, middlewares: [LoggingMiddleware(), Self.redactBoth, RedirectMiddleware()])
             _ = try? await api.call(AdHocRequest<Person, Person>(.create, "people", parameters: Person(name: "sent-s3cr3t")))
             #expect(!harness.logText.contains("s3cr3t"), "\(harness.logText)")
             let failed = try #require(harness.logs.entries.first { $0.message.description == "Request failed" })

@@ -9,21 +9,6 @@ import Testing
 /// A middleware's change to ``CallContext/options`` reaches every step after it and the
 /// transport, for each setting the request carries: time-out, byte cap, redaction switches.
 @Suite struct MiddlewareOptionChangeTests {
-    /// Changes the call's options for the steps after it.
-    struct Adjust: APIMiddleware {
-        let change: @Sendable (inout RequestOptions) -> Void
-
-        func intercept(
-            _ request: TransportRequest,
-            context: CallContext,
-            next: (TransportRequest, CallContext) async throws -> TransportResponse
-        ) async throws -> TransportResponse {
-            var context = context
-            change(&context.options)
-            return try await next(request, context)
-        }
-    }
-
     /// Only an option that changed is written again: a field a step set on the request itself
     /// (a tighter deadline) stays until the option behind it changes.
     @Test func onlyTheSettingsThatChangedAreWrittenAgain() {
@@ -55,7 +40,7 @@ import Testing
     @Test func aByteCapSetByAMiddlewareRefusesALargerAnswer() async throws {
         try await Harness.run { harness in
             harness.server.stub(.get, "/v1/big", .json(raw: "\"" + String(repeating: "a", count: 4_998) + "\""))
-            let api = API(dependencies: harness.dependencies, middlewares: [Adjust { $0.maxResponseBytes = 100 }] + API.defaultMiddlewares)
+            let api = API(dependencies: harness.dependencies, middlewares: [ChangeOptions { $0.maxResponseBytes = 100 }] + API.defaultMiddlewares)
             let error = await #expect(throws: APIError.self) { _ = try await api.call(AdHocRequest<String, Empty>(.show, "big")) }
             #expect(error?.kind == .responseTooLarge)
             // The same call without the step gets the whole answer.
@@ -68,7 +53,7 @@ import Testing
         try await Harness.run(configure: { $0.maxResponseBytes = 100 }) { harness in
             harness.server.stub(.get, "/v1/big", .json(raw: "\"" + String(repeating: "a", count: 4_998) + "\""))
             let api = API(
-                dependencies: harness.dependencies, middlewares: [Adjust { $0.maxResponseBytes = 10_000 }] + API.defaultMiddlewares)
+                dependencies: harness.dependencies, middlewares: [ChangeOptions { $0.maxResponseBytes = 10_000 }] + API.defaultMiddlewares)
             let whole = try await api.call(AdHocRequest<String, Empty>(.show, "big"))
             #expect(whole.count == 4_998)
             await #expect(throws: APIError.self) { _ = try await harness.api.call(AdHocRequest<String, Empty>(.show, "big")) }
@@ -79,7 +64,7 @@ import Testing
         try await Harness.run(configure: { $0.timeout = .seconds(30) }) { harness in
             harness.server.stub(.get, "/v1/slow", MockResponse.status(.noContent).delayed(by: .seconds(4)))
             let timeout = Duration.seconds(1)
-            let api = API(dependencies: harness.dependencies, middlewares: [Adjust { $0.timeout = timeout }] + API.defaultMiddlewares)
+            let api = API(dependencies: harness.dependencies, middlewares: [ChangeOptions { $0.timeout = timeout }] + API.defaultMiddlewares)
             let start = ContinuousClock.now
             let error = await #expect(throws: APIError.self) { _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "slow")) }
             let elapsed = ContinuousClock.now - start
@@ -98,7 +83,7 @@ import Testing
             harness.server.stub(.get, "/v1/drip", drip)
             let streamTimeout = Duration.seconds(1)
             let api = API(
-                dependencies: harness.dependencies, middlewares: [Adjust { $0.streamTimeout = streamTimeout }] + API.defaultMiddlewares)
+                dependencies: harness.dependencies, middlewares: [ChangeOptions { $0.streamTimeout = streamTimeout }] + API.defaultMiddlewares)
             let start = ContinuousClock.now
             let error = await #expect(throws: APIError.self) {
                 let response = try await api.stream(AdHocRequest<Empty, Empty>(.show, "drip"))
@@ -120,7 +105,7 @@ import Testing
             harness.server.stub(.post, "/v1/notes", .json(raw: #"{"text":"\#(marker)"}"#))
             var dependencies = harness.dependencies
             dependencies.transport = try RecordingTransport(dependencies.transport, file: file, masking: dependencies.apiConfig.redaction)
-            let redact = Adjust {
+            let redact = ChangeOptions {
                 $0.shouldRedactRequestBody = true
                 $0.shouldRedactResponseBody = true
             }

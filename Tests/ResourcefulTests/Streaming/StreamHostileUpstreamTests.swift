@@ -119,20 +119,6 @@ import Testing
 
     // MARK: A middleware's stream time-out
 
-    /// Sets the stream time-out for the steps after it.
-    struct StreamTimeout: APIMiddleware {
-        let timeout: Duration
-        func intercept(
-            _ request: TransportRequest,
-            context: CallContext,
-            next: (TransportRequest, CallContext) async throws -> TransportResponse
-        ) async throws -> TransportResponse {
-            var context = context
-            context.options.streamTimeout = timeout
-            return try await next(request, context)
-        }
-    }
-
     @Test(.timeLimit(.minutes(1))) func aMiddlewaresStreamTimeOutBoundsTheEvents() async throws {
         try await Harness.run { harness in
             // An event, then a comment every 100 ms for 40 seconds: never silent, never ending.
@@ -141,7 +127,7 @@ import Testing
             endless.partDelay = .milliseconds(100)
             harness.server.stub(.get, "/v1/ticks", endless)
             let streamTimeout = Duration.seconds(1)
-            let api = API(dependencies: harness.dependencies, middlewares: [StreamTimeout(timeout: streamTimeout), RedirectMiddleware()])
+            let api = API(dependencies: harness.dependencies, middlewares: [ChangeOptions { $0.streamTimeout = streamTimeout }, RedirectMiddleware()])
             let start = ContinuousClock.now
             var received = 0
             let error = await #expect(throws: APIError.self) {

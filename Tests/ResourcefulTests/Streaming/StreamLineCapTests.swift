@@ -8,21 +8,6 @@ import Testing
 /// is ``RequestOptions/maxResponseBytes`` as the middlewares left it (``CallContext/options``),
 /// not the call's own.
 @Suite struct StreamLineCapTests {
-    /// Changes the call's options for the steps after it.
-    struct Adjust: APIMiddleware {
-        let change: @Sendable (inout RequestOptions) -> Void
-
-        func intercept(
-            _ request: TransportRequest,
-            context: CallContext,
-            next: (TransportRequest, CallContext) async throws -> TransportResponse
-        ) async throws -> TransportResponse {
-            var context = context
-            change(&context.options)
-            return try await next(request, context)
-        }
-    }
-
     /// A JSON Lines body: a short line, a line that is one 4,998-character JSON string (5,000
     /// bytes with its quotes), a short line.
     static func lines(type: String = "application/x-ndjson") -> MockResponse {
@@ -38,7 +23,7 @@ import Testing
     }
 
     static func api(_ harness: Harness, cap: Int) -> API {
-        API(dependencies: harness.dependencies, middlewares: [Adjust { $0.maxResponseBytes = cap }] + API.defaultMiddlewares)
+        API(dependencies: harness.dependencies, middlewares: [ChangeOptions { $0.maxResponseBytes = cap }] + API.defaultMiddlewares)
     }
 
     @Test func aCapLoweredByAMiddlewareRefusesALongerLine() async throws {
