@@ -39,37 +39,62 @@ public final class MockServer: Sendable {
         var requests: [RecordedRequest] = []
     }
 
+    /// The connections accepted and not yet closed, so that those never served (accepted as the
+    /// server shuts down) are closed by ``shutdown()``; after it, a late connection is closed at
+    /// once.
+    private struct Children: Sendable {
+        var open: [ObjectIdentifier: any Channel] = [:]
+        var isShutDown = false
+    }
+
     /// The port the server listens on.
     public let port: Int
     private let state = Locked(State())
     private let acceptedConnections = Atomic<Int>(0)
     private let bodyBytes = Atomic<Int>(0)
-    private let channel: NIOAsyncChannel<NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, Never>
+    private let channel: NIOAsyncChannel<any Channel, Never>
+    private let children: Locked<Children>
     private let serving: Locked<Task<Void, Never>?> = Locked(nil)
 
-    private init(channel: NIOAsyncChannel<NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, Never>, port: Int) {
+    private init(channel: NIOAsyncChannel<any Channel, Never>, children: Locked<Children>, port: Int) {
         self.channel = channel
+        self.children = children
         self.port = port
     }
 
     /// Starts a server on `127.0.0.1` at a free port. Call ``shutdown()`` when done, or use
     /// ``withRunning(_:)``.
     public static func start() async throws -> MockServer {
+        // Connections are handed over as plain channels that read nothing until they are served,
+        // and are wrapped then: one accepted while the server shuts down (its inbound sequence no
+        // longer consumed) is dropped harmlessly and closed by `shutdown()`, where an asynchronous
+        // channel dropped before it became active would trap in NIO.
+        let children = Locked(Children())
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(ChannelOptions.autoRead, value: false)
             .bind(host: "127.0.0.1", port: 0) { child in
                 child.eventLoop.makeCompletedFuture {
                     try child.pipeline.syncOperations.configureHTTPServerPipeline()
-                    return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(
-                        wrappingChannelSynchronously: child
-                    )
+                    let key = ObjectIdentifier(child)
+                    let admitted = children.withLock { children in
+                        if children.isShutDown { return false }
+                        children.open[key] = child
+                        return true
+                    }
+                    if admitted {
+                        child.closeFuture.whenComplete { _ in _ = children.withLock { $0.open.removeValue(forKey: key) } }
+                    } else {
+                        child.close(promise: nil)
+                    }
+                    return child as any Channel
                 }
             }
         guard let port = channel.channel.localAddress?.port else {
             try? await channel.channel.close()
             throw MockServerError.noPort
         }
-        let server = MockServer(channel: channel, port: port)
+        let server = MockServer(channel: channel, children: children, port: port)
         let task = Task { await server.serve() }
         server.serving.withLock { $0 = task }
         return server
@@ -166,6 +191,13 @@ public final class MockServer: Sendable {
         task?.cancel()
         try? await channel.channel.close()
         await task?.value
+        // Connections accepted but never served (or still open) are closed; later ones at once.
+        let open = children.withLock { children in
+            children.isShutDown = true
+            defer { children.open = [:] }
+            return Array(children.open.values)
+        }
+        for child in open { child.close(promise: nil) }
     }
 
     private func serve() async {
@@ -183,7 +215,20 @@ public final class MockServer: Sendable {
         }
     }
 
-    private func handle(_ connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>) async {
+    private func handle(_ child: any Channel) async {
+        let connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
+        do {
+            connection = try await child.eventLoop.submit {
+                try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(wrappingChannelSynchronously: child)
+            }.get()
+        } catch {
+            // Closed already, or never opened.
+            try? await child.close()
+            return
+        }
+        // Reading starts now that the requests have somewhere to go (a connection closed
+        // meanwhile ends its inbound sequence, which is then served as empty).
+        try? await child.setOption(ChannelOptions.autoRead, value: true).get()
         try? await connection.executeThenClose { inbound, outbound in
             var head: HTTPRequestHead?
             var body = ByteBuffer()
