@@ -13,13 +13,16 @@ import Musl
 /// Connections that arrive while a ``MockServer`` shuts down: none may crash the process (an
 /// asynchronous channel dropped before it became active traps in NIO), and every one is closed.
 @Suite struct MockServerShutdownRaceTests {
-    /// Opens raw connections to `port` until `stop` is set (at most `limit`): their descriptors.
-    private static func flood(_ port: Int, limit: Int, opened: Flag) async -> [Int32] {
+    /// Opens raw connections to `port` as fast as a thread can until `stop` is set, keeping the
+    /// newest `limit` open (older ones are closed to make room): their descriptors.
+    private static func flood(_ port: Int, limit: Int, opened: Flag) -> [Int32] {
         var descriptors: [Int32] = []
-        while !opened.isStopped, descriptors.count < limit {
+        var total = 0
+        while !opened.isStopped {
+            if descriptors.count >= limit { close(descriptors.removeFirst()) }
             if let descriptor = LoopbackSocket.connectWithoutWaiting(to: port) { descriptors.append(descriptor) }
-            opened.count(descriptors.count)
-            await Task.yield()
+            total += 1
+            opened.count(total)
         }
         return descriptors
     }
@@ -28,15 +31,15 @@ import Musl
         for _ in 0..<50 {
             let server = try await MockServer.start()
             let flag = Flag()
-            let flood = Task { await Self.flood(server.port, limit: 100, opened: flag) }
+            let flood = Task { try await onOwnThread { Self.flood(server.port, limit: 100, opened: flag) } }
             // Shut down once some connections are in, while more keep coming.
             let started = ContinuousClock.now + .seconds(30)
-            while flag.opened < 5, ContinuousClock.now < started {
+            while flag.opened < 2, ContinuousClock.now < started {
                 try? await Task.sleep(for: .milliseconds(1))
             }
             try await server.shutdown()
             flag.stop()
-            let descriptors = await flood.value
+            let descriptors = try await flood.value
             defer { for descriptor in descriptors { close(descriptor) } }
             // Every connection ends (closed by the server, reset or refused): none is left open
             // with nobody serving it.
