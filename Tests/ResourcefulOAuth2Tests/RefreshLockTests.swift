@@ -230,15 +230,21 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let opens = Counter()
         let plain: RefreshLock.Opener = { RefreshLock.openFile(named: "a.lock", in: folder) }
+        // Counted once the file is open, so that the file is removed only after the waiter has
+        // opened it, however late a loaded machine runs it.
         let counted: RefreshLock.Opener = {
+            let opened = RefreshLock.openFile(named: "a.lock", in: folder)
             opens.add()
-            return RefreshLock.openFile(named: "a.lock", in: folder)
+            return opened
         }
         switch await RefreshLock.acquire(service: "s", deadline: .now + .seconds(5), opener: plain) {
         case .held(let first):
-            let deadline = ContinuousClock.now + .seconds(3)
+            // Long enough for a loaded machine to open, unlink and lock a second file within it:
+            // the waiter only ever ends by this deadline.
+            let deadline = ContinuousClock.now + .seconds(8)
             let waiter = Task { Self.describe(await RefreshLock.acquire(service: "s", deadline: deadline, opener: counted)) }
             while opens.count == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            try #require(opens.count == 1, "the waiter never opened the file")
             #expect(unlink(folder + "/a.lock") == 0)
             switch await RefreshLock.acquire(service: "s", deadline: .now + .seconds(5), opener: plain) {
             case .held(let second):
