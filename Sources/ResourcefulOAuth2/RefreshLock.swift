@@ -7,8 +7,10 @@ import Synchronization
 
 #if canImport(Glibc)
     // `struct stat`'s members are visible through the module that declares it first in this
-    // target's module graph: Dispatch's C headers include it before Glibc does.
+    // target's module graph, which differs between a file-by-file build (Dispatch's C headers)
+    // and a whole-module one (CoreFoundation's): both are imported, so that either compiles.
     import CDispatch
+    import CoreFoundation
     import Glibc
 #elseif canImport(Musl)
     import Musl
