@@ -18,7 +18,10 @@
 ///   what form a secret takes (``valueWords``: `value`, `data`, `pem`, `base`, `material`,
 ///   `string`, `binary`, `header`, `hint`…, and numbers) do not count as the last word:
 ///   `token_value`, `SecretString`, `SECRET_KEY_BASE`, `privateKeyPem`, `key_material` and
-///   `SENDGRID_API_KEY_2` are masked. A last word `code` after a word for a secret or a one-time
+///   `SENDGRID_API_KEY_2` are masked; nor do words that say which value of a kind it is
+///   (``qualifiers``: `old`, `new`, `live`, `test`, `encrypted`…, and versions such as `v2`), so
+///   `api_key_old`, `secret_key_live` and `accessTokenV2` are masked, and a number ending a word
+///   leaves the word (`password2`, `clientSecret2`, `X-Api-Token2`). A last word `code` after a word for a secret or a one-time
 ///   code (``codeWords``: `otp_code`, `mfa_code`, `pin_code`) is masked; `country_code`,
 ///   `error_code` and `keyCode` stay readable.
 ///
@@ -70,7 +73,7 @@ package struct SensitiveNames: Sendable {
     static let lastWords: Set<String> = [
         "pass", "key", "auth", "bearer", "secret", "token", "pwd", "pin", "otp", "sig", "password", "passwd", "passphrase",
         "passcode", "cookie", "credential", "credentials", "signature", "jwt", "apikey", "authorization", "authentication",
-        "pw", "creds", "totp", "hotp",
+        "pw", "creds", "totp", "hotp", "pat",
     ]
     /// Words that say what form a secret takes: after a word for a secret they leave it the last
     /// word that counts (`token_value`, `SecretString`, `privateKeyPem`).
@@ -105,12 +108,14 @@ package struct SensitiveNames: Sendable {
         let normalised = Self.normalise(name)
         if matchesNormalised(normalised) { return true }
         guard Self.mayHoldAWord(normalised) else { return false }
-        let words = Self.words(of: name)
-        guard !words.isEmpty else { return false }
+        let spelled = Self.words(of: name)
+        guard !spelled.isEmpty else { return false }
+        // `password2`, `token1`: a number after a word leaves the word.
+        let words = spelled.map(Self.withoutTrailingNumber)
         if words.contains(where: Self.anyWords.contains) { return true }
-        // The last word that says more than the form the value takes.
+        // The last word that says more than the form the value takes or which one it is.
         var last = words.count - 1
-        while last > 0, Self.isValueWord(words[last]) { last -= 1 }
+        while last > 0, Self.isValueWord(spelled[last]) || Self.isQualifier(spelled[last]) { last -= 1 }
         if Self.lastWords.contains(words[last]) && !Self.isReadableKind(words, at: last) { return true }
         if words[last] == "code", last > 0 {
             let before = words[last - 1]
@@ -124,6 +129,28 @@ package struct SensitiveNames: Sendable {
         valueWords.contains(word) || word.allSatisfy(\.isNumber)
     }
 
+    /// Words that only say which of several values of one kind a name holds: after a word for a
+    /// secret they leave it the last word that counts (`api_key_old`, `secret_key_live`,
+    /// `accessTokenV2`, `access_token_encrypted`).
+    static let qualifiers: Set<String> = [
+        "old", "new", "live", "test", "prev", "previous", "next", "current", "curr", "encrypted", "enc", "prod",
+        "production", "staging", "stage", "dev", "sandbox", "temp", "tmp", "legacy", "rotated", "pending", "alt",
+        "fallback", "primary", "secondary",
+    ]
+
+    /// Whether `word` says which value of a kind a name holds (``qualifiers``, or a version such
+    /// as `v2`).
+    private static func isQualifier(_ word: String) -> Bool {
+        if qualifiers.contains(word) { return true }
+        return word.count > 1 && word.first == "v" && word.dropFirst().allSatisfy(\.isNumber)
+    }
+
+    /// `word` without the number it ends with (`password2` → `password`), unless it is all digits.
+    private static func withoutTrailingNumber(_ word: String) -> String {
+        let kept = word.reversed().drop(while: \.isNumber)
+        return kept.isEmpty ? word : String(kept.reversed())
+    }
+
     /// Whether a header field named `name` may carry a credential: what ``contains(_:)`` says, or
     /// any word for a secret anywhere in it (`X-Auth-User`, `X-Api-Key-Id`, `X-Session-Id`),
     /// configured names included. Such a field is masked in logs, recordings and cURL exports,
@@ -132,7 +159,7 @@ package struct SensitiveNames: Sendable {
     package func isSensitiveHeader(_ name: some StringProtocol) -> Bool {
         if contains(name) { return true }
         guard Self.mayHoldAWord(Self.normalise(name)) else { return false }
-        let words = Self.words(of: name)
+        let words = Self.words(of: name).map(Self.withoutTrailingNumber)
         return words.indices.contains { Self.headerWords.contains(words[$0]) && !Self.isReadableKind(words, at: $0) }
     }
 
@@ -159,7 +186,7 @@ package struct SensitiveNames: Sendable {
     /// The stems every word of ``lastWords``, ``anyWords`` and ``headerWords`` starts with.
     private static let stems: [[UInt8]] = [
         "pass", "key", "auth", "bearer", "secret", "token", "pwd", "pin", "otp", "sig", "cookie", "credential", "jwt", "apikey", "session",
-        "sid", "pw", "cred", "code", "connection", "webhook",
+        "sid", "pw", "cred", "code", "connection", "webhook", "pat",
     ].map {
         Array($0.utf8)
     }

@@ -31,6 +31,10 @@ import Testing
         "client_secret_value", "auth_token_value", "otp_code", "mfa_code", "totp", "privateKeyPem", "key_material",
         "keyData", "connection_string", "ConnectionString", "webhook_url", "SENDGRID_API_KEY_2", "apiKeyHeader",
         "auth_header", "id_token_hint", "verification_code", "pin_code", "pat",
+        // A number or a word saying which one after the word for a secret
+        "password2", "access_token2", "apiKey2", "secret1", "clientSecret2", "token1", "token_v2", "accessTokenV2",
+        "api_key_old", "secret_key_live", "stripe_secret_test", "secret_new", "access_token_encrypted", "x_token_prev",
+        "github_pat", "gh_pat",
     ]
 
     static let ordinary = [
@@ -44,12 +48,15 @@ import Testing
         // An identifier is not a secret; codes that are not one-time codes; the form of an ordinary key
         "private_key_id", "SECRET_KEY_ID", "country_code", "error_code", "keyCode", "status_code", "zip_code",
         "publicKeyPem", "sort_key_value", "passwordless", "data", "value", "base_url", "pwned", "path", "pattern", "refresh",
+        // Numbers and qualifiers after ordinary words stay ordinary
+        "sort_key_old", "page2", "keyboard2", "monkey1", "v2", "test", "new_name", "patch", "path_v2", "sha256", "md5",
     ]
 
     /// Header names that can carry a credential wherever the word stands, and ordinary ones.
     static let secretHeaders = [
         "X-Auth", "X-Key", "X-Auth-User", "X-Api-Key-Id", "X-Session-Id", "X-Bearer-Token", "X-Upstream-Secret-Name",
         "Authorization", "Proxy-Authorization", "Cookie", "X-Signature-Ed25519", "X-Password-Hint", "X-Pw",
+        "X-Password2", "X-Api-Token2", "Api-Key2", "X-Pat",
     ]
     static let ordinaryHeaders = [
         "Accept", "Keep-Alive", "Content-Type", "WWW-Authenticate", "X-Request-Id", "Idempotency-Key", "Cache-Control",
