@@ -175,10 +175,17 @@ final class PartialFile: Sendable {
                     return errno == ENOENT ? .absent : .refused("a symbolic link that cannot be followed")
                 }
                 guard target.st_mode & S_IFMT == S_IFREG else { return .refused("a symbolic link to " + kind(target.st_mode)) }
-                return .regularFile(mode: target.st_mode)
+                return .regularFile(mode: ownMode(target))
             }
             guard status.st_mode & S_IFMT == S_IFREG else { return .refused(kind(status.st_mode)) }
-            return .regularFile(mode: status.st_mode)
+            return .regularFile(mode: ownMode(status))
+        }
+
+        /// The mode the replacing file keeps: the replaced file's when it is this user's own; a new
+        /// file's when another user made it (in a folder both may write to), so that a file made
+        /// `0666` by someone else does not make the download readable and writable by them.
+        private static func ownMode(_ status: stat) -> mode_t {
+            status.st_uid == geteuid() ? status.st_mode : PartialFile.newFileMode()
         }
 
         private static func kind(_ mode: mode_t) -> String {

@@ -113,6 +113,34 @@ import Glibc
         }
     }
 
+    @Test func anotherUsersFileDoesNotLendItsModeToTheDownload() async throws {
+        // In a folder both may write to, another user leaves a file open to everyone where this
+        // user will download: the download gets a new file's mode, not that file's.
+        let folder = try DownloadTests.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("shared.bin").path
+        try Data("planted".utf8).write(to: URL(fileURLWithPath: path))
+        try #require(chmod(path, 0o666) == 0)
+        try #require(chown(path, 4242, 4242) == 0, "the tests run as root, to play another user")
+        try await Harness.run { harness in
+            DownloadTests.serve(harness.server, cuts: 0, cutAt: 0)
+            _ = try await harness.api.download(Self.request, to: URL(fileURLWithPath: path))
+        }
+        var status = stat()
+        try #require(stat(path, &status) == 0)
+        #expect(status.st_uid == geteuid())
+        // The mode a new file gets here (0666 less the umask).
+        let fresh = folder.appendingPathComponent("fresh").path
+        let descriptor = open(fresh, O_CREAT | O_EXCL | O_WRONLY, 0o666)
+        try #require(descriptor >= 0)
+        close(descriptor)
+        var made = stat()
+        try #require(stat(fresh, &made) == 0)
+        #expect(made.st_mode & 0o777 != 0o666, "the umask lets everyone write new files: nothing to tell apart")
+        #expect(status.st_mode & 0o777 == made.st_mode & 0o777, "became \(String(status.st_mode & 0o777, radix: 8))")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == DownloadTests.content)
+    }
+
     @Test func aCancelledDownloadLeavesNoTemporaryFile() async throws {
         let folder = try DownloadTests.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
