@@ -1,10 +1,15 @@
 import Resourceful
 import CLibSecret
 import Dispatch
+import Foundation
 import Synchronization
 
 /// Runs a blocking libsecret call on a thread of its own, bounded by a `GCancellable` that is
 /// cancelled when the time limit passes or the calling task is cancelled.
+///
+/// The call runs on a new thread, not on a Dispatch queue: on Linux the cooperative pool and the
+/// global queues draw on the same threads, so calls blocked on a slow Secret Service would hold
+/// back every task and timer of the process.
 enum KeyringCall {
     private static let queue = DispatchQueue(label: "resourceful.keyring", qos: .userInitiated, attributes: .concurrent)
 
@@ -41,7 +46,7 @@ enum KeyringCall {
                 queue.asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: timeout.nanoseconds))) {
                     if !guardian.finished.load(ordering: .acquiring) { guardian.cancel(timedOut: true) }
                 }
-                queue.async {
+                Thread.detachNewThread {
                     let outcome: Result<T, KeyringError>
                     do throws(KeyringError) {
                         outcome = .success(try body(guardian.pointer))
