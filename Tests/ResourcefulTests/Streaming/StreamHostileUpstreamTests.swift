@@ -135,7 +135,8 @@ import Testing
                 for try await _ in api.events(AdHocRequest<Tick, Empty>(.show, "ticks")) { received += 1 }
             }
             #expect(error?.kind == .timeout)
-            #expect(received == 1)
+            // The first event, unless a loaded machine let the five seconds pass before it came.
+            #expect(received <= 1)
             // The middleware's five seconds, and plenty for a loaded machine: half the stream.
             #expect(ContinuousClock.now - start < .seconds(60))
         }
