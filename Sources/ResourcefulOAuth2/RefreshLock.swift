@@ -450,7 +450,7 @@ enum OffPoolWork {
             var early: Outcome<T>?
             var settled = false
         }
-        let state = Mutex(State())
+        let state = Locked(State())
 
         /// Gives `outcome` to the waiter unless something was first; whether it was given.
         func settle(_ outcome: Outcome<T>) -> Bool {

@@ -1,7 +1,7 @@
 import Foundation
 import ProcessTestSupport
+import Resourceful
 import ResourcefulTesting
-import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -73,9 +73,14 @@ import Musl
     }
 }
 
-/// Shared between a test and its flood: when to stop, and how many connections are open.
+/// Shared between a test and its flood: when to stop, and how many connections are open (under
+/// the package's lock, which ThreadSanitizer understands).
 private final class Flag: Sendable {
-    private let state = Mutex((stopped: false, opened: 0))
+    private struct State: Sendable {
+        var stopped = false
+        var opened = 0
+    }
+    private let state = Locked(State())
 
     var isStopped: Bool { state.withLock { $0.stopped } }
     var opened: Int { state.withLock { $0.opened } }
