@@ -1,4 +1,4 @@
-import Dispatch
+import Foundation
 
 /// The file system calls a ``FileAuthenticationStorage`` makes. Each may block its thread for as
 /// long as the file system does not answer (a hung network mount, a stuck FUSE daemon): they are
@@ -81,7 +81,10 @@ final class CredentialFileReads<Value: Sendable>: Sendable {
             return (outcome, flight)
         }
         if let started {
-            credentialFileQueue.async {
+            // A thread of its own, not a Dispatch queue: on Linux the queues and the cooperative
+            // pool share threads, so reads blocked on a mount that never answers would hold back
+            // every task of the process.
+            Thread.detachNewThread {
                 let result = read()
                 self.flights.withLock { flights in
                     if flights[key] === started { flights[key] = nil }
@@ -93,6 +96,3 @@ final class CredentialFileReads<Value: Sendable>: Sendable {
     }
 }
 
-/// The threads credential files are read on: a concurrent queue, so that a file that never
-/// answers does not hold up another file's read.
-private let credentialFileQueue = DispatchQueue(label: "resourceful.credential-files", qos: .userInitiated, attributes: .concurrent)
