@@ -452,14 +452,14 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
     /// Whether the last token answer for `service` in this storage (a login's or a renewal's)
     /// brought a refresh token that was stored: `false` when the server sent none, the grant
     /// keeps none, or a logout came since.
-    public func keptRefreshToken(for service: String) -> Bool {
+    package func keptRefreshToken(for service: String) -> Bool {
         state.withLock { $0.keptRefreshTokens.contains(service) }
     }
 
     /// The storage kind refresh tokens are kept in, as the settings name it
     /// (``OAuth2Settings/refreshTokenStorage``), or `nil` when this storage keeps none (the
     /// `client_credentials` grant).
-    public var refreshTokenStorageKind: APIConfig.StorageKind? {
+    package var refreshTokenStorageKind: APIConfig.StorageKind? {
         refreshTokens == nil ? nil : settings.refreshTokenStorage
     }
 
