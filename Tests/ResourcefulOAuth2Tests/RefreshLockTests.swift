@@ -162,7 +162,7 @@ import Testing
             try await refreshTokens.storeSecret("rt-1", named: OAuth2AuthenticationStorage.refreshTokenName(service: service))
             let storage = try await storage(server, transport, refreshTokens, timeout: .milliseconds(500))
             // Another holder (a descriptor of its own, as another process has) keeps the lock.
-            switch await RefreshLock.acquire(service: service, deadline: .now + .seconds(5)) {
+            switch await RefreshLock.acquire(service: service, deadline: .now + .seconds(60)) {
             case .held(let lock):
                 let started = ContinuousClock.now
                 let error = await #expect(throws: OAuth2Error.self) { _ = try await storage.authenticationHeader(for: service) }
@@ -189,7 +189,7 @@ import Testing
             let refreshTokens = InMemoryWritableSecrets()
             try await refreshTokens.storeSecret("rt-1", named: name)
             let storage = try await storage(server, transport, refreshTokens, timeout: .milliseconds(300))
-            switch await RefreshLock.acquire(service: service, deadline: .now + .seconds(5)) {
+            switch await RefreshLock.acquire(service: service, deadline: .now + .seconds(60)) {
             case .held(let lock):
                 let error = await #expect(throws: OAuth2Error.self) { try await storage.logOut(service: service) }
                 #expect(error?.kind == .unreachable)
@@ -237,7 +237,7 @@ import Testing
             opens.add()
             return opened
         }
-        switch await RefreshLock.acquire(service: "s", deadline: .now + .seconds(5), opener: plain) {
+        switch await RefreshLock.acquire(service: "s", deadline: .now + .seconds(60), opener: plain) {
         case .held(let first):
             // Long enough for a loaded machine to open, unlink and lock a second file within it:
             // the waiter only ever ends by this deadline.
@@ -246,7 +246,7 @@ import Testing
             while opens.count == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
             try #require(opens.count == 1, "the waiter never opened the file")
             #expect(unlink(folder + "/a.lock") == 0)
-            switch await RefreshLock.acquire(service: "s", deadline: .now + .seconds(5), opener: plain) {
+            switch await RefreshLock.acquire(service: "s", deadline: .now + .seconds(60), opener: plain) {
             case .held(let second):
                 _ = consume first
                 #expect(await waiter.value == "timed out", "a lock on a removed file was taken while another file was locked")
@@ -260,7 +260,7 @@ import Testing
             Issue.record("the lock could not be taken")
         }
         // With no one else holding it, the file the name gives is locked.
-        #expect(Self.describe(await RefreshLock.acquire(service: "s", deadline: .now + .seconds(5), opener: plain)) == "held")
+        #expect(Self.describe(await RefreshLock.acquire(service: "s", deadline: .now + .seconds(60), opener: plain)) == "held")
     }
 
     @Test func theLockFolderIsAStateFolderNoCacheCleanerEmpties() {
@@ -296,9 +296,9 @@ import Testing
 
         // A passing failure in the first folder fails the lock, typed, without the next folder.
         let failing: RefreshLock.Opener = { .failure(RefreshLock.Reason(text: "errno \(EMFILE)", fallsBack: false)) }
-        #expect(Self.describe(await RefreshLock.acquire(service: "s", deadline: .now + .seconds(5), opener: failing)) == "failed")
+        #expect(Self.describe(await RefreshLock.acquire(service: "s", deadline: .now + .seconds(60), opener: failing)) == "failed")
         let absent: RefreshLock.Opener = { .failure(RefreshLock.Reason(text: "absent")) }
-        #expect(Self.describe(await RefreshLock.acquire(service: "s", deadline: .now + .seconds(5), opener: absent)) == "unavailable")
+        #expect(Self.describe(await RefreshLock.acquire(service: "s", deadline: .now + .seconds(60), opener: absent)) == "unavailable")
     }
 
     /// An opener that blocks, as `open` does on a home folder whose file system does not answer,

@@ -88,7 +88,7 @@ import Testing
                 let recorder = try RecordingTransport(live, file: file)
                 for path in ["headers", "multipart"] {
                     let request = TransportRequest(
-                        method: .get, url: server.baseURL.absoluteString + "/v1/" + path, deadline: .now + .seconds(10),
+                        method: .get, url: server.baseURL.absoluteString + "/v1/" + path, deadline: .now + .seconds(60),
                         maxResponseBytes: 1 << 20
                     )
                     _ = try await recorder.send(request)
@@ -136,7 +136,7 @@ import Testing
                 let recorder = try RecordingTransport(live, file: file, keepingBodiesThatCannotBeMasked: keepingOthers)
                 for path in ["unclosed", "form", "semicolons", "moved"] {
                     let request = TransportRequest(
-                        method: .get, url: server.baseURL.absoluteString + "/v1/" + path, deadline: .now + .seconds(10),
+                        method: .get, url: server.baseURL.absoluteString + "/v1/" + path, deadline: .now + .seconds(60),
                         maxResponseBytes: 1 << 20
                     )
                     _ = try await recorder.send(request)

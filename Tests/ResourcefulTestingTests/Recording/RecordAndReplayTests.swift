@@ -118,7 +118,7 @@ import Testing
     }
 
     static func get(_ base: URL, _ path: String) -> TransportRequest {
-        TransportRequest(method: .get, url: base.absoluteString + "/" + path, deadline: .now + .seconds(10), maxResponseBytes: 1 << 20)
+        TransportRequest(method: .get, url: base.absoluteString + "/" + path, deadline: .now + .seconds(60), maxResponseBytes: 1 << 20)
     }
 
     /// `data` compressed by the system's gzip.
