@@ -1,0 +1,129 @@
+import ArgumentParser
+import Foundation
+import HTTPTypes
+import Logging
+import Resourceful
+import ResourcefulKeyring
+import ResourcefulTesting
+
+/// Makes one call with `verb` and prints the answer.
+enum CallRunner {
+    static func run(_ verb: ResourceVerb, _ options: CallOptions, updateMethod: UpdateMethod = .put) async throws {
+        var config: APIConfig
+        do {
+            config = try await APIConfig.load(environment: options.environment, configDirectory: options.configDirectory, service: options.service)
+        } catch {
+            CallReport.fail("resourceful: \(error)", CallExitCode.configuration)
+        }
+        let parameters = try parse(options)
+        var logger = Logger(label: "resourceful") { _ in
+            var handler = StreamLogHandler.standardError(label: "resourceful")
+            handler.logLevel = .debug
+            return handler
+        }
+        // Warnings (a credential file others can read, a renewal without the lock other processes
+        // share) reach the person without --verbose.
+        logger.logLevel = options.verbose ? .debug : .warning
+        CommandCredentials.configure(&config, account: options.account)
+        let deferred = DeferredTransport()
+        let storage: any AuthenticationStorage
+        do throws(APIError) {
+            storage = try await CommandCredentials.storage(for: config, account: options.account, transport: deferred, logger: logger)
+        } catch {
+            CallReport.report(error)
+        }
+        let transport: any HTTPTransport
+        do {
+            transport = try await Self.transport(options, config: config, storage: storage)
+            deferred.resolve(transport)
+        } catch let error as APIError {
+            CallReport.report(error)
+        } catch {
+            CallReport.fail("resourceful: \(error)", CallExitCode.configuration)
+        }
+        let api = API(dependencies: APIDependencies(apiConfig: config, authenticationStorage: storage, transport: transport, logger: logger))
+        let request = ToolRequest(
+            verb: verb, path: ResourcePath(encoded: encodePath(options.path)), parameters: parameters, updateMethod: updateMethod
+        )
+        if options.curl {
+            let command: Result<String, APIError>
+            do throws(APIError) {
+                command = .success(try await api.curl(for: request))
+            } catch {
+                command = .failure(error)
+            }
+            try? await api.shutdown()
+            switch command {
+            case .success(let text): print(text)
+            case .failure(let error): CallReport.report(error)
+            }
+            return
+        }
+        if let output = options.output {
+            let outcome = await StreamOutput.download(api, request, to: output)
+            try? await api.shutdown()
+            if case .failure(let error) = outcome { CallReport.report(error) }
+            return
+        }
+        if options.stream {
+            let outcome = await StreamOutput.print(api, request)
+            try? await api.shutdown()
+            if case .failure(let error) = outcome { CallReport.report(error) }
+            return
+        }
+        let outcome = await CallOutput.call(api, request)
+        try? await api.shutdown()
+        if case .failure(let error) = outcome { CallReport.report(error) }
+    }
+
+    /// The network, recorded with `--record`; or, with `--replay`, a HAR file and no network.
+    private static func transport(_ options: CallOptions, config: APIConfig, storage: any AuthenticationStorage) async throws -> any HTTPTransport {
+        if let replay = options.replay {
+            return try ReplayingTransport(file: URL(fileURLWithPath: replay), masking: config.redaction)
+        }
+        let network = try await APIDependencies.transport(for: config, storage: storage, environment: nil)
+        guard let record = options.record else { return network }
+        return try RecordingTransport(network, file: URL(fileURLWithPath: record), masking: config.redaction)
+    }
+
+    /// The parameters: `--data`, or the key=value and key:=json arguments.
+    static func parse(_ options: CallOptions) throws -> [String: JSONValue] {
+        if let data = options.data {
+            guard options.parameters.isEmpty else { throw ValidationError("give parameters either as --data or as key=value, not both") }
+            let bytes: Data
+            if data.hasPrefix("@") {
+                let path = String(data.dropFirst())
+                guard let contents = FileManager.default.contents(atPath: path) else { throw ValidationError("cannot read \(path)") }
+                bytes = contents
+            } else {
+                bytes = Data(data.utf8)
+            }
+            guard case .object(let object) = try? JSONDecoder().decode(JSONValue.self, from: bytes) else {
+                throw ValidationError("--data must hold a JSON object")
+            }
+            return object
+        }
+        var result: [String: JSONValue] = [:]
+        for parameter in options.parameters {
+            if let range = parameter.range(of: ":="), !parameter[..<range.lowerBound].contains("=") {
+                let key = String(parameter[..<range.lowerBound])
+                guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(parameter[range.upperBound...].utf8)) else {
+                    throw ValidationError("the value of \(key) is not valid JSON")
+                }
+                result[key] = value
+            } else if let equals = parameter.firstIndex(of: "=") {
+                result[String(parameter[..<equals])] = .string(String(parameter[parameter.index(after: equals)...]))
+            } else {
+                throw ValidationError("parameter '\(parameter)' is not key=value or key:=json")
+            }
+        }
+        return result
+    }
+
+    /// The path as typed, with characters a path may not hold percent-encoded (`%` escapes kept).
+    static func encodePath(_ path: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.insert("%")
+        return path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path
+    }
+}
