@@ -2,7 +2,7 @@ import Benchmark
 import Foundation
 @_spi(Benchmarking) import ResourcefulJSON
 
-/// The standard corpus (`../shared/fixtures/json/`, models in `Corpus/`, shared with the
+/// The standard corpus (`Tests/Fixtures/json/`, models in `Corpus/`, shared with the
 /// decoder's tests), decoded with `JSONDecoder` and `FastJSONDecoder`, with the fast decoder's
 /// scan and stage one alone, in pairs: twitter under `convertFromSnakeCase`, the others with
 /// the default keys.

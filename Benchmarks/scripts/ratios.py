@@ -10,7 +10,7 @@ import sys
 
 UNITS = {"ns": 1e-3, "μs": 1.0, "us": 1.0, "ms": 1e3, "s": 1e6}
 CLIENTS = ["api.call JSONDecoder", "api.call FastJSONDecoder", "URLSession"]
-# The standard corpus (../shared/fixtures/json) and the two realistic lists, with their sizes in bytes.
+# The standard corpus (Tests/Fixtures/json) and the two realistic lists, with their sizes in bytes.
 CORPUS = {"twitter.json": 631514, "citm_catalog.json": 1727204, "canada.json": 2251051}
 SIZES = {"GitHub issues": 141213, "Stripe charges": 89252, **CORPUS}
 

@@ -5,7 +5,7 @@ import ResourcefulTesting
 import Testing
 
 /// The standard corpus (`twitter.json`, `citm_catalog.json`, `canada.json`, read from
-/// `../shared/fixtures/json/`) decoded into its models with `JSONDecoder` and `FastJSONDecoder`:
+/// `Tests/Fixtures/json/`) decoded into its models with `JSONDecoder` and `FastJSONDecoder`:
 /// the same values; after random damage, the same errors; and stage one's reading of each
 /// document is the byte-by-byte scanner's.
 @Suite struct CorpusTests {

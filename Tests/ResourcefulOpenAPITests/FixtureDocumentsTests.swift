@@ -2,7 +2,7 @@ import Foundation
 import ResourcefulOpenAPI
 import Testing
 
-/// The public documents in `../shared/fixtures/openapi` (real APIs, and the OpenAPI Initiative's
+/// The public documents in `Tests/Fixtures/openapi` (real APIs, and the OpenAPI Initiative's
 /// and ReadMe's example suites; 3.0 and 3.1) all generate, with what they hold that cannot be
 /// expressed reported. `make examples` compiles what they generate.
 @Suite struct FixtureDocumentsTests {

@@ -1,15 +1,15 @@
 import Foundation
 
-/// The standard JSON corpus in `../shared/fixtures/json/` (nativejson-benchmark's documents; see
+/// The standard JSON corpus in `Tests/Fixtures/json/` (nativejson-benchmark's documents; see
 /// the licence and provenance there), read in place.
 enum CorpusDocuments {
-    /// `../shared/fixtures/json`, from this file's place in the repository (also through the
+    /// `Tests/Fixtures/json`, from this file's place in the repository (also through the
     /// benchmarks' link to this folder, which `#filePath` names the same way).
     static let directory: URL = {
         var url = URL(fileURLWithPath: #filePath)
-        // Corpus/ → ResourcefulJSONTests/ → Tests/ → the repository → beside it.
-        for _ in 0..<4 { url.deleteLastPathComponent() }
-        return url.deletingLastPathComponent().appending(path: "shared/fixtures/json")
+        // Corpus/ → ResourcefulJSONTests/ → Tests/.
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.appending(path: "Fixtures/json")
     }()
 
     static func load(_ name: String) throws -> Data {

@@ -1,8 +1,8 @@
 import Foundation
 import ResourcefulOpenAPI
 
-/// The project's files the generator's tests read: the specs, the golden files and the shared
-/// public OpenAPI documents beside the project.
+/// The project's files the generator's tests read: the specs, the golden files and the public
+/// OpenAPI documents in `Tests/Fixtures/openapi`.
 enum ProjectFiles {
     /// The package's root, from this file's place in it.
     static let root = URL(fileURLWithPath: #filePath)
@@ -10,8 +10,8 @@ enum ProjectFiles {
 
     static let specs = root.appending(path: "Tests/ResourcefulOpenAPITests/Specs")
     static let golden = root.appending(path: "Tests/OpenAPIGolden")
-    /// `../shared/fixtures/openapi`: public documents, read in place.
-    static let fixtures = root.deletingLastPathComponent().appending(path: "shared/fixtures/openapi")
+    /// `Tests/Fixtures/openapi`: public documents, read in place.
+    static let fixtures = root.appending(path: "Tests/Fixtures/openapi")
 
     /// The spec `name` (`users` → `Specs/users.yaml`), generated under the namespace `Name`.
     static func generate(spec name: String) throws -> OpenAPIGeneration {

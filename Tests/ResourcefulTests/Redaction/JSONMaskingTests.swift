@@ -72,8 +72,8 @@ import Testing
     /// What does not hold for the corpus document `name`.
     private static func corpusFailures(_ name: String) throws -> [String] {
         let url = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appending(path: "shared/fixtures/json/\(name)")
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appending(path: "Fixtures/json/\(name)")
         let data = try Data(contentsOf: url)
         let original = NSDictionary(dictionary: ["v": try JSONSerialization.jsonObject(with: data)])
         var failures: [String] = []
