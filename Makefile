@@ -3,22 +3,32 @@ SWIFT ?= swift
 SWIFT_BUILD_FLAGS ?=
 # Runs a command with a private, unlocked gnome-keyring on a private session bus.
 KEYRING := scripts/private-keyring.sh run
-APT_PACKAGES := libsecret-1-dev gnome-keyring libsecret-tools dbus dbus-bin pkg-config nginx-light openssl php-cli ruby-rack node-qs tinyproxy python3-venv
+# Debian packages: what a build needs (libsecret's headers), what the demo adds (a keyring on a
+# session bus), and the third-party servers and parsers the tests run against.
+BUILD_PACKAGES := libsecret-1-dev pkg-config
+KEYRING_PACKAGES := gnome-keyring libsecret-tools dbus dbus-bin
+SERVER_PACKAGES := nginx-light openssl php-cli ruby-rack node-qs tinyproxy python3-venv
 
-.PHONY: all setup build test check-closures test-tsan examples bench bench-streaming fuzz demo clean
+.PHONY: all setup setup-build setup-demo build install test check-closures test-tsan examples bench bench-streaming fuzz demo clean
 
 all: build
 
-# Installs the Debian packages the project needs and a fresh machine lacks (the keyring, and the
-# third-party servers and parsers the tests run against); does nothing when
-# they are all present. (apt here can fail once with "cannot access archive": retry once.)
+# Installs the Debian packages in $(1) that the machine lacks; does nothing when they are all
+# present. apt-get runs as root: through sudo for another user (it may ask for a password). Without
+# apt-get (another system), it names what to install and goes on. (apt here can fail once with
+# "cannot access archive": retry once.)
 define apt_install
 	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
-		echo "Installing:$$missing"; \
-		apt-get update -qq && \
-		{ DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing || \
-		  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; }; \
+		if ! command -v apt-get >/dev/null 2>&1; then \
+			echo "Not a Debian system: install the equivalents of$$missing yourself."; \
+		else \
+			sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+			echo "Installing with $${sudo:+sudo }apt-get:$$missing"; \
+			$$sudo apt-get update -qq && \
+			{ $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing || \
+			  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; }; \
+		fi; \
 	fi
 endef
 
@@ -32,18 +42,30 @@ endef
 PYTHON_TOOLS := mitmproxy==11.0.2 haralyzer==2.4.0 fastapi==0.165.0 uvicorn==0.54.0 sse-starlette==3.7.0 python-multipart==0.0.34 django==5.2.19 django-oauth-toolkit==3.4.1 oauthlib==3.3.1 jwcrypto==1.5.8 pyjwt==2.15.1 waitress==3.0.2
 PYTHON_ENV := .build/python
 
+# Everything the tests need: the packages above and the Python tools.
 setup:
-	$(call apt_install,$(APT_PACKAGES))
+	$(call apt_install,$(BUILD_PACKAGES) $(KEYRING_PACKAGES) $(SERVER_PACKAGES))
 	@grep -qxF '$(PYTHON_TOOLS)' $(PYTHON_ENV)/.tools-installed 2>/dev/null || { \
 		echo "Installing into $(PYTHON_ENV): $(PYTHON_TOOLS)"; \
 		python3 -m venv $(PYTHON_ENV) && \
 		{ $(PYTHON_ENV)/bin/pip install -q $(PYTHON_TOOLS) || $(PYTHON_ENV)/bin/pip install -q $(PYTHON_TOOLS); } && \
 		echo '$(PYTHON_TOOLS)' > $(PYTHON_ENV)/.tools-installed; }
 
-build: setup
+# What a build needs.
+setup-build:
+	$(call apt_install,$(BUILD_PACKAGES))
+
+# What the demo needs: a build and a keyring.
+setup-demo:
+	$(call apt_install,$(BUILD_PACKAGES) $(KEYRING_PACKAGES))
+
+build: setup-build
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
 
 test: setup
+	@# A clone alone must test itself: nothing may read files beside the repository (the pattern is
+	@# split so that this line does not match itself).
+	@! git grep -nI -e '\.\./shar''ed/' -- . ':!CHANGELOG.md' || { echo "the files above read outside the repository"; exit 1; }
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 	@# Swift 6.3 can give a closure inside #expect or #require and a closure after it one name, so
 	@# that the later one runs the earlier one's body: such a test checks something else than it says.
@@ -141,7 +163,14 @@ examples: setup
 	cd Examples && $(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 	cd Examples && $(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS)
 
-demo: setup
+# Builds the command-line tool in release mode and copies it to $(PREFIX)/bin.
+PREFIX ?= /usr/local
+install: setup-build
+	$(SWIFT) build -c release --product resourceful $(SWIFT_BUILD_FLAGS)
+	install -d $(PREFIX)/bin
+	install -m 755 "$$($(SWIFT) build -c release --show-bin-path $(SWIFT_BUILD_FLAGS))/resourceful" $(PREFIX)/bin/resourceful
+
+demo: setup-demo
 	$(SWIFT) build --product resourceful $(SWIFT_BUILD_FLAGS)
 	$(KEYRING) $(SWIFT) run --skip-build resourceful demo
 

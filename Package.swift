@@ -4,6 +4,7 @@ import PackageDescription
 
 let package = Package(
     name: "Resourceful",
+    // Resourceful runs and is tested on Linux; macOS 15 is named so that Apple's tools resolve it.
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Resourceful", targets: ["Resourceful", "ResourcefulJSON"]),
@@ -29,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
+        // Only a test target uses it: a package that depends on Resourceful does not fetch it (SwiftPM
+        // resolves test targets' dependencies for the root package alone).
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
     ],
