@@ -1,9 +1,10 @@
 import ArgumentParser
 import Foundation
+import Resourceful
 
 /// Options of the five verb commands.
 struct CallOptions: ParsableArguments {
-    @Argument(help: "The resource's path, relative to the configured base URL, such as users/42.")
+    @Argument(help: "The resource's path, relative to the base URL, such as users/42; or a whole URL under the base URL (with no base URL anywhere, the URL's origin is the base).")
     var path: String
 
     @Argument(help: "Parameters as key=value (text) or key:=json (any JSON value, such as n:=3 or tags:='[\"a\"]').")
@@ -18,13 +19,25 @@ struct CallOptions: ParsableArguments {
     @Option(help: "Where the configuration files are (default: $RESOURCEFUL_CONFIG_DIR, else ./Configs).")
     var configDirectory: String?
 
+    @Option(name: .customLong("base-url"), help: ArgumentHelp("The base URL paths are resolved against, winning over the configuration's (default: $RESOURCEFUL_BASE_URL). With no configuration file, the call is made with this alone and no stored credential unless --account or --header names one; a configuration's credentials are not sent when this names another origin than its baseURL.", valueName: "url"))
+    var baseURL: String?
+
     @Option(help: "One of the upstream services the configuration describes under `services`.")
     var service: String?
 
     @Option(help: "The keyring account whose stored token (see `login`) authorizes the call; without it, the configured storages (authentication.storages) are asked.")
     var account: String?
 
-    @Flag(help: "Write the redacted request and response log to standard error (without it, only warnings, such as a credential file others can read, are written there).")
+    @Option(name: [.customShort("H"), .customLong("header")], help: ArgumentHelp("A header field to send, 'Name: value' (repeatable); it wins over the configuration's and the stored credential's, is masked in logs and --curl as configured headers are, and is not sent on to another origin.", valueName: "Name: value"))
+    var headers: [String] = []
+
+    @Option(help: ArgumentHelp("The call's deadline, attempts and waits included, winning over the configuration's timeout.", valueName: "seconds"))
+    var timeout: Double?
+
+    @Flag(name: [.customShort("i"), .long], help: "Print the response's status line and header fields (secrets masked as in the log) before its body.")
+    var include = false
+
+    @Flag(name: [.customShort("v"), .long], help: "Write the redacted request and response log to standard error (without it, the configuration's logging.level says what is written there; warnings, such as a credential file others can read, by default).")
     var verbose = false
 
     @Flag(help: "Print the request as a curl command, secrets masked, instead of sending it.")
@@ -36,8 +49,14 @@ struct CallOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Answer from this HAR file instead of the network.", valueName: "file.har"))
     var replay: String?
 
-    @Option(help: ArgumentHelp("Write the response body to this file, whole or not at all (resumed after a dropped connection); nothing is printed. Only a regular file is replaced (never a device, FIFO or socket); `-` writes the body to standard output instead. A progress bar goes to standard error when it is a terminal.", valueName: "file"))
+    @Option(name: [.customShort("o"), .long], help: ArgumentHelp("Write the response body to this file, whole or not at all (resumed after a dropped connection); nothing is printed. Only a regular file is replaced (never a device, FIFO or socket); `-` writes the body to standard output instead. A progress bar goes to standard error when it is a terminal.", valueName: "file"))
     var output: String?
+
+    @Option(name: [.customShort("C"), .customLong("continue-at")], help: ArgumentHelp("With --output, `-` (curl's `-C -`): an interrupted download keeps its part beside the file, and the next run with -C - resumes it.", valueName: "-"))
+    var continueAt: String?
+
+    @Option(name: .customLong("max-filesize"), help: ArgumentHelp("With --output, the largest body written; a larger one is refused and nothing is left (curl's --max-filesize).", valueName: "bytes"))
+    var maxFileSize: Int?
 
     @Flag(help: "Print each server-sent event's data, or each line of a streamed body, as it arrives, until the stream ends or you interrupt it.")
     var stream = false
@@ -45,6 +64,42 @@ struct CallOptions: ParsableArguments {
     func validate() throws {
         if record != nil, replay != nil { throw ValidationError("give --record or --replay, not both") }
         if output != nil, stream { throw ValidationError("give --output or --stream, not both") }
-        if curl, output != nil || stream { throw ValidationError("--curl sends nothing: it takes neither --output nor --stream") }
+        if let continueAt, continueAt != "-" { throw ValidationError("-C/--continue-at takes only '-' (resume where the last run stopped), not '\(continueAt)'") }
+        if let maxFileSize, maxFileSize < 0 { throw ValidationError("--max-filesize must be 0 or more bytes") }
+        if output == nil, continueAt != nil || maxFileSize != nil { throw ValidationError("-C/--continue-at and --max-filesize go with --output") }
+        if curl, output != nil || stream || include { throw ValidationError("--curl sends nothing: it takes neither --output, --stream nor --include") }
+        if let baseURL {
+            guard let url = URL(string: baseURL) else { throw ValidationError("--base-url must be an absolute http or https URL") }
+            if let problem = APIConfig.baseURLProblem(url) { throw ValidationError("--base-url must be \(problem)") }
+        }
+        if let timeout, let problem = APIConfig.timeoutProblem(seconds: timeout) { throw ValidationError("--timeout must be \(problem)") }
+        _ = try parsedHeaders()
+    }
+
+    /// The `--header` fields, name and value, in the order given; several of one name are joined
+    /// with `, ` as HTTP joins them.
+    ///
+    /// - Throws: `ValidationError` naming the field (never its value) when one is not
+    ///   `Name: value` with a token for a name and no CR, LF or NUL in the value.
+    func parsedHeaders() throws -> [(name: String, value: String)] {
+        var result: [(name: String, value: String)] = []
+        for line in headers {
+            guard let colon = line.firstIndex(of: ":") else {
+                throw ValidationError("--header takes 'Name: value'; one given has no ':'")
+            }
+            let name = String(line[..<colon])
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+            guard APIConfig.isValidHeader(name: name, value: value) else {
+                // The value may be a secret: only the name is shown, and only when it is a token.
+                let shown = APIConfig.isValidHeader(name: name, value: "") ? "'\(name)'" : "a header"
+                throw ValidationError("--header: \(shown) is not a valid header field: a name of letters, digits and !#$%&'*+-.^_`|~ and a value without CR, LF or NUL")
+            }
+            if let index = result.firstIndex(where: { $0.name.lowercased() == name.lowercased() }) {
+                result[index].value += ", " + value
+            } else {
+                result.append((name, value))
+            }
+        }
+        return result
     }
 }

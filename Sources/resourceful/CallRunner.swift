@@ -9,41 +9,48 @@ import ResourcefulTesting
 /// Makes one call with `verb` and prints the answer.
 enum CallRunner {
     static func run(_ verb: ResourceVerb, _ options: CallOptions, updateMethod: UpdateMethod = .put) async throws {
-        var config: APIConfig
-        do {
-            config = try await APIConfig.load(environment: options.environment, configDirectory: options.configDirectory, service: options.service)
-        } catch {
-            CallReport.fail("resourceful: \(error)", CallExitCode.configuration)
+        let target: CallTarget
+        switch await CallTarget.resolve(options, variables: ProcessInfo.processInfo.environment) {
+        case .success(let resolved): target = resolved
+        case .failure(.configuration(let message)): CallReport.fail(message, CallExitCode.configuration)
+        case .failure(.invalid(let message)): CallReport.fail(message, CallExitCode.invalid)
         }
+        var config = target.config
         let parameters = try parse(options)
         var logger = Logger(label: "resourceful") { _ in
             var handler = StreamLogHandler.standardError(label: "resourceful")
             handler.logLevel = .debug
             return handler
         }
-        // Warnings (a credential file others can read, a renewal without the lock other processes
-        // share) reach the person without --verbose.
-        logger.logLevel = options.verbose ? .debug : .warning
+        // The configuration's level (`logging.level`; nothing but warnings and errors is written
+        // below debug, so a credential file others can read or a renewal without the lock other
+        // processes share reaches the person by default); --verbose means debug.
+        logger.logLevel = options.verbose ? .debug : config.logging.level
+        for warning in target.warnings { logger.warning("\(warning)") }
         CommandCredentials.configure(&config, account: options.account)
         let deferred = DeferredTransport()
         let storage: any AuthenticationStorage
         do throws(APIError) {
             storage = try await CommandCredentials.storage(for: config, account: options.account, transport: deferred, logger: logger)
         } catch {
-            CallReport.report(error)
+            CallReport.report(error, verbose: options.verbose)
         }
         let transport: any HTTPTransport
         do {
             transport = try await Self.transport(options, config: config, storage: storage)
             deferred.resolve(transport)
         } catch let error as APIError {
-            CallReport.report(error)
+            CallReport.report(error, verbose: options.verbose)
         } catch {
-            CallReport.fail("resourceful: \(error)", CallExitCode.configuration)
+            CallReport.report(setUp: error, verbose: options.verbose)
         }
-        let api = API(dependencies: APIDependencies(apiConfig: config, authenticationStorage: storage, transport: transport, logger: logger))
+        let middlewares: [any APIMiddleware] = options.include ? [ResponseHeadPrinter(logging: config.logging)] + API.defaultMiddlewares : API.defaultMiddlewares
+        let api = API(
+            dependencies: APIDependencies(apiConfig: config, authenticationStorage: storage, transport: transport, logger: logger),
+            middlewares: middlewares
+        )
         let request = ToolRequest(
-            verb: verb, path: ResourcePath(encoded: encodePath(options.path)), parameters: parameters, updateMethod: updateMethod
+            verb: verb, path: ResourcePath(encoded: target.path), parameters: parameters, updateMethod: updateMethod
         )
         if options.curl {
             let command: Result<String, APIError>
@@ -55,25 +62,25 @@ enum CallRunner {
             try? await api.shutdown()
             switch command {
             case .success(let text): print(text)
-            case .failure(let error): CallReport.report(error)
+            case .failure(let error): CallReport.report(error, verbose: options.verbose)
             }
             return
         }
         if let output = options.output {
-            let outcome = await StreamOutput.download(api, request, to: output)
+            let outcome = await StreamOutput.download(api, request, to: output, resume: options.continueAt != nil, maxFileSize: options.maxFileSize)
             try? await api.shutdown()
-            if case .failure(let error) = outcome { CallReport.report(error) }
+            if case .failure(let error) = outcome { CallReport.report(error, verbose: options.verbose) }
             return
         }
         if options.stream {
             let outcome = await StreamOutput.print(api, request)
             try? await api.shutdown()
-            if case .failure(let error) = outcome { CallReport.report(error) }
+            if case .failure(let error) = outcome { CallReport.report(error, verbose: options.verbose) }
             return
         }
         let outcome = await CallOutput.call(api, request)
         try? await api.shutdown()
-        if case .failure(let error) = outcome { CallReport.report(error) }
+        if case .failure(let error) = outcome { CallReport.report(error, verbose: options.verbose) }
     }
 
     /// The network, recorded with `--record`; or, with `--replay`, a HAR file and no network.
@@ -118,12 +125,5 @@ enum CallRunner {
             }
         }
         return result
-    }
-
-    /// The path as typed, with characters a path may not hold percent-encoded (`%` escapes kept).
-    static func encodePath(_ path: String) -> String {
-        var allowed = CharacterSet.urlPathAllowed
-        allowed.insert("%")
-        return path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path
     }
 }
