@@ -1,25 +1,64 @@
 import Foundation
+import HTTPTypes
 import Resourceful
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What a successful call prints on standard output.
 enum CallOutput {
-    /// Makes the call and prints its answer: JSON pretty-printed, nothing for an empty body.
+    /// Makes the call and prints its answer (see ``print(_:contentType:)``).
     static func call(_ api: API, _ request: ToolRequest) async -> Result<Void, APIError> {
-        let value: JSONValue
+        let response: APIResponse<RawBody>
         do throws(APIError) {
-            value = try await api.call(request)
+            response = try await api.response(request)
         } catch {
             return .failure(error)
         }
-        switch value {
-        case .null:
-            return .success(())
-        default:
-            guard let text = try? value.prettyPrinted() else {
-                return .failure(APIError(kind: .decodingFailed, detail: "the answer could not be printed as JSON"))
+        return print(response.value.bytes, contentType: response.headerFields[.contentType])
+    }
+
+    /// Prints a body: nothing when it is empty; JSON (a JSON media type, or none) pretty printed,
+    /// in colour on a terminal; anything else as it is. On a terminal, text has its control
+    /// characters escaped and a binary body is refused (it could drive the terminal), as httpie
+    /// and curl do; written to a pipe or a file, the bytes are those the server sent.
+    static func print(_ bytes: [UInt8], contentType: String?) -> Result<Void, APIError> {
+        guard !bytes.isEmpty else { return .success(()) }
+        let toTerminal = isatty(STDOUT_FILENO) == 1
+        if contentType.map(MediaType.isJSON) ?? true {
+            let colours = TerminalText.coloursOnStandardOutput
+            if JSONFormatter.format(bytes, colours: colours, to: { write($0) }) {
+                write(Array("\n".utf8))
+                return .success(())
             }
-            print(text)
+        }
+        guard toTerminal else {
+            write(bytes)
             return .success(())
         }
+        guard let text = TerminalText.text(bytes) else {
+            let type = contentType.flatMap(shownMediaType).map { " of \($0)" } ?? ""
+            return .failure(APIError(
+                kind: .file,
+                detail: "binary output can mess up your terminal: the answer is \(bytes.count) bytes\(type); use --output FILE, or redirect standard output"
+            ))
+        }
+        let shown = TerminalText.escaped(text)
+        write(Array((shown.hasSuffix("\n") ? shown : shown + "\n").utf8))
+        return .success(())
+    }
+
+    /// A server's `Content-Type` fit to be named in a message: its media type when it is a plain
+    /// `type/subtype` of at most 64 characters, else `nil` (it is the server's text).
+    static func shownMediaType(_ contentType: String) -> String? {
+        let essence = MediaType.essence(of: contentType).lowercased()
+        let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789!#$&-^_.+/")
+        guard essence.count <= 64, essence.filter({ $0 == "/" }).count == 1, essence.allSatisfy(allowed.contains) else { return nil }
+        return essence
+    }
+
+    private static func write(_ bytes: [UInt8]) {
+        FileHandle.standardOutput.write(Data(bytes))
     }
 }

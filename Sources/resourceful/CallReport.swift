@@ -2,8 +2,23 @@ import ArgumentParser
 import Foundation
 import HTTPTypes
 import Resourceful
+import ResourcefulTesting
 
-/// Exit codes of the verb commands, for scripts.
+/// Exit codes of every command, for scripts: one table, documented in the README.
+///
+/// | code | meaning |
+/// | --- | --- |
+/// | 0 | done |
+/// | 1 | the answer is no: the server answered outside 200–299 (the verbs), no credential is stored (`status`, `credentials`), the files are out of date (`generate --check`) |
+/// | 2 | the OpenAPI document cannot be read (`generate`) |
+/// | 3 | a credential storage, the keyring or the authorization server failed |
+/// | 4 | no usable answer: connection failure, time-out, response too large, interrupted |
+/// | 5 | the configuration cannot be loaded or does not describe the service |
+/// | 6 | the request cannot be built, or the answer cannot be read |
+/// | 7 | the TLS handshake failed |
+/// | 8 | a redirect was refused |
+/// | 9 | a local file cannot be read or written (`--output`, `--record`, `--replay`, `--data @file`), or a binary body was not printed on a terminal |
+/// | 64 | the command line is wrong |
 enum CallExitCode {
     /// The server answered with a status outside 200–299; its body is on standard error.
     static let httpError = ExitCode(1)
@@ -11,7 +26,7 @@ enum CallExitCode {
     static let credentials = ExitCode(3)
     /// No usable answer: connection failure, time-out, response too large, cancelled.
     static let transport = ExitCode(4)
-    /// The configuration could not be loaded.
+    /// The configuration could not be loaded, or does not describe the service.
     static let configuration = ExitCode(5)
     /// The request could not be built, or the answer could not be read.
     static let invalid = ExitCode(6)
@@ -19,31 +34,159 @@ enum CallExitCode {
     static let tls = ExitCode(7)
     /// A redirect was refused (https to http, another scheme, a body to another origin).
     static let redirectRefused = ExitCode(8)
+    /// A local file could not be read or written (`--output`, `--record`, `--replay`), or a
+    /// binary body was not printed on a terminal.
+    static let localFile = ExitCode(9)
 }
 
-/// How a failed call is told: one message on standard error and an exit code.
+/// How a failed call is told: one plain line on standard error that says what to fix (the
+/// error's kind and the error underneath only with `--verbose`), the body of an error status
+/// after it, and an exit code.
 enum CallReport {
-    static func report(_ error: APIError) -> Never {
-        switch error.kind {
-        case .unacceptableStatus:
-            var message = "resourceful: the server answered \(error.status.map { "\($0.code) \($0.reasonPhrase)" } ?? "an error")"
-            if let body = error.errorResponse(as: JSONValue.self), let text = try? body.prettyPrinted() { message += "\n" + text }
-            fail(message, CallExitCode.httpError)
-        case .authentication:
-            fail("resourceful: \(error.detail ?? error.underlying.map { "\($0)" } ?? "\(error)")", CallExitCode.credentials)
-        case .transport, .timeout, .responseTooLarge, .cancelled:
-            fail("resourceful: \(error)\(error.underlying.map { " (\($0))" } ?? "")", CallExitCode.transport)
-        case .tls:
-            fail("resourceful: \(error)\(error.underlying.map { " (\($0))" } ?? "")", CallExitCode.tls)
-        case .redirectRefused:
-            fail("resourceful: \(error)", CallExitCode.redirectRefused)
-        case .invalidConfiguration:
-            // A configuration refused (one not chosen, a storage's settings) is not a request
-            // that could not be built.
-            fail("resourceful: \(error)", CallExitCode.configuration)
-        default:
-            fail("resourceful: \(error)", CallExitCode.invalid)
+    /// The most of an error status's body shown, in bytes of text.
+    static let maxBodyBytes = 8 * 1024
+
+    /// Reports `error` and exits with its code.
+    static func report(_ error: APIError, verbose: Bool = false) -> Never {
+        fail(message(for: error, verbose: verbose), exitCode(for: error))
+    }
+
+    /// Reports an error met before the call (a configuration, a HAR file) and exits with its code.
+    static func report(setUp error: any Error, verbose: Bool = false) -> Never {
+        switch error {
+        case let error as APIError: report(error, verbose: verbose)
+        case is CassetteError: fail(describe(error, verbose: verbose), CallExitCode.localFile)
+        default: fail(describe(error, verbose: verbose), CallExitCode.configuration)
         }
+    }
+
+    /// The line that tells `error`, `resourceful: ` first, without the names of types unless
+    /// `verbose`: for messages built before a call (a configuration that cannot be loaded).
+    static func describe(_ error: any Error, verbose: Bool = false) -> String {
+        switch error {
+        case let error as APIError: message(for: error, verbose: verbose)
+        case let error as CassetteError: "resourceful: \(plain(error.description))"
+        default: "resourceful: \(plain(String(describing: error)))"
+        }
+    }
+
+    /// The exit code of a call that failed with `error`.
+    static func exitCode(for error: APIError) -> ExitCode {
+        switch error.kind {
+        case .unacceptableStatus, .unauthorized: CallExitCode.httpError
+        case .authentication: CallExitCode.credentials
+        case .transport where error.underlying is CassetteError:
+            (error.underlying as? CassetteError)?.kind == .noRecording ? CallExitCode.transport : CallExitCode.localFile
+        case .transport, .timeout, .responseTooLarge, .cancelled: CallExitCode.transport
+        case .tls: CallExitCode.tls
+        case .redirectRefused: CallExitCode.redirectRefused
+        // A configuration refused (one not chosen, a storage's settings) is not a request
+        // that could not be built.
+        case .invalidConfiguration: CallExitCode.configuration
+        case .file: CallExitCode.localFile
+        default: CallExitCode.invalid
+        }
+    }
+
+    /// What is written for `error`: one line, then an error status's body.
+    static func message(for error: APIError, verbose: Bool) -> String {
+        var line = "resourceful: "
+        if verbose {
+            line += "\(error)"
+            if let underlying = error.underlying {
+                // The type underneath, and its description when it says more than the detail.
+                let text = String(describing: underlying)
+                line += " (\(String(reflecting: type(of: underlying)))" + (error.detail?.contains(text) == true ? ")" : ": \(text))")
+            }
+            line = plain(line)
+        } else if let method = error.method, let path = error.path {
+            line += plain("\(method.rawValue) /\(path): \(what(error))")
+        } else {
+            line += plain(what(error))
+        }
+        if let body = error.errorResponse(as: RawBody.self), let shown = errorBody(body.bytes) {
+            line += "\n" + shown
+        }
+        return line
+    }
+
+    /// What went wrong, in words, without the names of types.
+    private static func what(_ error: APIError) -> String {
+        if error.kind == .unacceptableStatus || error.kind == .unauthorized {
+            let status = error.status.map { "\($0.code) \($0.reasonPhrase)" } ?? "an error"
+            let hint = error.kind == .unauthorized ? " (see `resourceful credentials` for where the credential comes from)" : ""
+            return "the server answered \(status)\(hint)"
+        }
+        let underlying = error.underlying.flatMap(shownUnderlying)
+        var text: String
+        switch (error.detail, underlying) {
+        case (let detail?, let underlying?) where !detail.contains(underlying) && !underlying.contains(detail):
+            text = "\(detail) (\(underlying))"
+        case (let detail?, let underlying?):
+            text = detail.count >= underlying.count ? detail : underlying
+        case (let detail?, nil):
+            text = detail
+        case (nil, let underlying?):
+            text = underlying
+        case (nil, nil):
+            text = phrase(error.kind)
+        }
+        if error.kind == .decodingFailed, let codingPath = error.codingPath, !codingPath.isEmpty { text = "at '\(codingPath)': \(text)" }
+        return text
+    }
+
+    /// The description of an error underneath that is written to be shown: no type names, no
+    /// secret.
+    private static func shownUnderlying(_ error: any Error) -> String? {
+        switch error {
+        case let error as CassetteError: error.description
+        case let error as any SecretFreeDescription: error.description
+        case let error as APIError: error.detail
+        case let error as TransportError: error.detail
+        default: nil
+        }
+    }
+
+    /// What a kind of failure means, for an error without a detail.
+    private static func phrase(_ kind: APIError.Kind) -> String {
+        switch kind {
+        case .transport: "the connection failed before a whole answer arrived"
+        case .timeout: "no answer within the time limit (timeout in the configuration)"
+        case .cancelled: "the call was interrupted"
+        case .responseTooLarge: "the answer is larger than maxResponseBytes in the configuration allows"
+        case .tls: "the TLS handshake failed: the server's certificate is not trusted, has expired or names another host (--verbose tells which)"
+        case .tooManyRedirects: "too many redirects (http.maxRedirects in the configuration)"
+        case .redirectRefused: "a redirect was refused"
+        case .unsupportedContentEncoding: "the answer is compressed in a way that cannot be read"
+        case .decodingFailed: "the answer could not be read"
+        case .encodingFailed: "the parameters could not be encoded"
+        case .invalidRequest: "the request cannot be built"
+        case .invalidConfiguration: "the configuration cannot be used"
+        case .authentication: "the credential could not be read"
+        case .file: "a local file could not be read or written"
+        default: "the call failed"
+        }
+    }
+
+    /// An error status's body as it is shown on standard error: JSON pretty printed, text with
+    /// its control characters escaped, either cut at ``maxBodyBytes``; a binary body only
+    /// named by its size.
+    static func errorBody(_ bytes: [UInt8]) -> String? {
+        guard !bytes.isEmpty else { return nil }
+        guard let text = JSONFormatter.formatted(bytes) ?? TerminalText.text(bytes).map(TerminalText.escaped) else {
+            return "(a binary body of \(bytes.count) bytes, not shown)"
+        }
+        let utf8 = Array(text.utf8)
+        guard utf8.count > maxBodyBytes else { return text.hasSuffix("\n") ? String(text.dropLast()) : text }
+        // Cut at a character's start.
+        var end = maxBodyBytes
+        while end > 0, utf8[end] & 0xC0 == 0x80 { end -= 1 }
+        return String(decoding: utf8[..<end], as: UTF8.self) + "\n… (\(utf8.count - end) more bytes not shown)"
+    }
+
+    /// `text` on one line, with no character that could drive a terminal.
+    static func plain(_ text: String) -> String {
+        TerminalText.escaped(text.replacingOccurrences(of: "\r\n", with: " ").replacingOccurrences(of: "\n", with: " "))
     }
 
     /// Writes `message` to standard error and exits with `code`.

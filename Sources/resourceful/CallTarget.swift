@@ -30,7 +30,7 @@ struct CallTarget {
             target = CallTarget(config: config, path: "")
             if let flag = options.baseURL.flatMap(URL.init(string:)) { target.replaceBaseURL(with: flag) }
         } catch {
-            guard (error.underlying as? APIConfigError)?.kind == .missingFile else { return .failure(.configuration("resourceful: \(error)")) }
+            guard (error.underlying as? APIConfigError)?.kind == .missingFile else { return .failure(.configuration(CallReport.describe(error))) }
             switch Self.withoutFile(options, absolute: absolute, variables: variables, missing: error) {
             case .success(let config): target = CallTarget(config: config, path: "")
             case .failure(let error): return .failure(error)
@@ -52,7 +52,7 @@ struct CallTarget {
                 target.config.baseHeaders[header.name] = header.value
             }
         } catch {
-            return .failure(.invalid("resourceful: \(error)"))
+            return .failure(.invalid(CallReport.describe(error)))
         }
         if let timeout = options.timeout {
             target.config.timeout = .milliseconds(Int64((timeout * 1000).rounded()))
@@ -87,7 +87,7 @@ struct CallTarget {
         do throws(APIError) {
             config = try APIConfig.load(environmentVariablesOnly: variables)
         } catch {
-            return .failure(.configuration("resourceful: \(error)"))
+            return .failure(.configuration(CallReport.describe(error)))
         }
         // Variables set by something else (a folder's environment file) must not choose a
         // secret and the host it goes to: without a file, only the command line names one.

@@ -15,9 +15,9 @@ struct CredentialsCommand: AsyncParsableCommand {
             prints what each answered: found, none, or why it failed (a missing or unreadable file, \
             an empty variable). With --service, the storages and credential service of that entry \
             under `services`, as a call with the same --service asks them. The exit status is what \
-            a call would meet, asking in order: 0 when a credential is found, 1 when none is, 2 when \
-            the configuration cannot be loaded or does not describe the service, 3 when a storage \
-            that is not optional fails first.
+            a call would meet, asking in order: 0 when a credential is found, 1 when none is, 3 when \
+            a storage that is not optional fails first, 5 when the configuration cannot be loaded \
+            or does not describe the service (as for the verbs).
             """
     )
 
@@ -38,8 +38,8 @@ struct CredentialsCommand: AsyncParsableCommand {
         do {
             config = try await APIConfig.load(environment: environment, configDirectory: configDirectory, service: service)
         } catch {
-            printError("resourceful: \(error)")
-            throw ExitCode(2)
+            printError(CallReport.describe(error))
+            throw CallExitCode.configuration
         }
         CommandCredentials.configure(&config, account: account)
         let transport = AsyncHTTPClientTransport(settings: config.http)
@@ -60,8 +60,8 @@ struct CredentialsCommand: AsyncParsableCommand {
         do {
             storage = try await CommandCredentials.storage(for: config, account: account, transport: transport, logger: Logger(label: "resourceful"))
         } catch {
-            printError("resourceful: \(error)")
-            throw ExitCode(2)
+            printError(CallReport.describe(error))
+            throw CallExitCode.configuration
         }
         guard case let chain as ChainedAuthenticationStorage = storage else {
             print("No credential storage is configured (authentication.storages is empty).")
@@ -80,7 +80,7 @@ struct CredentialsCommand: AsyncParsableCommand {
                     print("\(link.name)\(optional): none for \(config.service)")
                 }
             } catch {
-                print("\(link.name)\(optional): \(error)")
+                print("\(link.name)\(optional): \(CallReport.describe(error).dropFirst("resourceful: ".count))")
                 if !link.isOptional { outcome = outcome ?? 3 }
             }
         }

@@ -1,10 +1,15 @@
 import Foundation
 
-/// Any JSON document, for calls whose shape the tool does not know.
+/// Any JSON document, for the parameters of calls whose shape the tool does not know.
+///
+/// Numbers keep their value: an integer that fits 64 bits is an ``integer(_:)``, any other number
+/// a ``decimal(_:)`` (exact up to 38 significant digits, so `12345678901234567890123` and `0.1`
+/// are sent as written), and only a number beyond `Decimal`'s range a ``number(_:)``.
 enum JSONValue: Codable, Equatable, Sendable {
     case null
     case bool(Bool)
     case integer(Int64)
+    case decimal(Decimal)
     case number(Double)
     case string(String)
     case array([JSONValue])
@@ -18,6 +23,8 @@ enum JSONValue: Codable, Equatable, Sendable {
             self = .bool(value)
         } else if let value = try? container.decode(Int64.self) {
             self = .integer(value)
+        } else if let value = try? container.decode(Decimal.self), value.isFinite {
+            self = .decimal(value)
         } else if let value = try? container.decode(Double.self) {
             self = .number(value)
         } else if let value = try? container.decode(String.self) {
@@ -35,17 +42,11 @@ enum JSONValue: Codable, Equatable, Sendable {
         case .null: try container.encodeNil()
         case .bool(let value): try container.encode(value)
         case .integer(let value): try container.encode(value)
+        case .decimal(let value): try container.encode(value)
         case .number(let value): try container.encode(value)
         case .string(let value): try container.encode(value)
         case .array(let value): try container.encode(value)
         case .object(let value): try container.encode(value)
         }
-    }
-
-    /// The value as indented JSON with sorted keys.
-    func prettyPrinted() throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(self), as: UTF8.self)
     }
 }

@@ -30,8 +30,8 @@ struct KeyringOptions: ParsableArguments {
                 service: service, environment: environment, configDirectory: configDirectory, account: account, keyring: keyring
             )
         } catch {
-            FileHandle.standardError.write(Data("resourceful: \(error)\n".utf8))
-            throw ExitCode(2)
+            FileHandle.standardError.write(Data((CallReport.describe(error) + "\n").utf8))
+            throw CallExitCode.configuration
         }
     }
 
@@ -107,7 +107,7 @@ struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Tell whether you are logged in to a service: the OAuth 2 access token's expiry and scopes, or whether the keyring holds a token (never prints one).",
-        discussion: "Exit status: 0 when a token is stored (or an OAuth 2 login is valid), 1 when none is (log in), 2 for a configuration that cannot be read, 3 when the keyring or the authorization server cannot be used."
+        discussion: "Exit status: 0 when a token is stored (or an OAuth 2 login is valid), 1 when none is (log in), 3 when the keyring or the authorization server cannot be used, 5 for a configuration that cannot be read."
     )
 
     @OptionGroup var options: KeyringOptions

@@ -48,7 +48,7 @@ struct OAuthSession {
             throw error.kind == .loginRequired ? ExitCodes.notFound : ExitCodes.keyringFailed
         } catch let error as APIError {
             try? await dependencies.transport.shutdown()
-            FileHandle.standardError.write(Data("resourceful: \(error)\n".utf8))
+            FileHandle.standardError.write(Data((CallReport.describe(error) + "\n").utf8))
             throw ExitCodes.keyringFailed
         } catch {
             try? await dependencies.transport.shutdown()

@@ -1,0 +1,249 @@
+/// Pretty prints JSON text as the server sent it: keys in its order, numbers with their exact
+/// digits (an integer beyond 64 bits or a decimal such as `1.10` is never rounded), strings with
+/// their escapes, two spaces of indentation and `"key": value`.
+///
+/// Characters that could drive a terminal (C1 controls, DEL, bidirectional overrides and other
+/// format characters) are written as `\uXXXX` escapes, which keeps the document's value. The
+/// formatter works on a copy of the bytes without recursion, so any depth is safe; a document
+/// nested deeper than ``maxDepth`` is left as it is (``format(_:colours:to:)`` returns false), so
+/// that indentation cannot multiply a small body into an enormous output.
+struct JSONFormatter {
+    /// How deep a document may nest and still be indented.
+    static let maxDepth = 128
+
+    /// The terminal colours of each kind of token (ANSI SGR parameters).
+    enum Colour {
+        static let key = "34;1"
+        static let string = "32"
+        static let number = "36"
+        static let literal = "35"
+    }
+
+    /// Whether `bytes` is one JSON document (RFC 8259, UTF-8), with no more than ``maxDepth``
+    /// levels.
+    static func isJSON(_ bytes: [UInt8]) -> Bool {
+        var formatter = JSONFormatter(bytes: bytes, colours: false, sink: nil)
+        return formatter.run()
+    }
+
+    /// Writes `bytes` pretty printed to `write`, in pieces of a few KiB, and returns true; or
+    /// returns false, having written nothing, when `bytes` is not one JSON document of at most
+    /// ``maxDepth`` levels.
+    static func format(_ bytes: [UInt8], colours: Bool, to write: ([UInt8]) -> Void) -> Bool {
+        guard isJSON(bytes) else { return false }
+        return withoutActuallyEscaping(write) { write in
+            var formatter = JSONFormatter(bytes: bytes, colours: colours, sink: write)
+            let done = formatter.run()
+            formatter.flush()
+            return done
+        }
+    }
+
+    /// `bytes` pretty printed as a string, or `nil` when it is not JSON.
+    static func formatted(_ bytes: [UInt8], colours: Bool = false) -> String? {
+        var output: [UInt8] = []
+        guard format(bytes, colours: colours, to: { output.append(contentsOf: $0) }) else { return nil }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    private let bytes: [UInt8]
+    private let colours: Bool
+    private let sink: (([UInt8]) -> Void)?
+    private var index = 0
+    private var output: [UInt8] = []
+
+    private init(bytes: [UInt8], colours: Bool, sink: (([UInt8]) -> Void)?) {
+        self.bytes = bytes
+        self.colours = colours
+        self.sink = sink
+    }
+
+    private enum Expect { case value, key, afterValue }
+
+    /// Reads the whole document, writing it when there is a sink; whether it is JSON.
+    private mutating func run() -> Bool {
+        // true for an object, false for an array.
+        var stack: [Bool] = []
+        var expect = Expect.value
+        while true {
+            skipWhitespace()
+            switch expect {
+            case .value:
+                guard index < bytes.count else { return false }
+                let byte = bytes[index]
+                switch byte {
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    let isObject = byte == UInt8(ascii: "{")
+                    let close = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
+                    index += 1
+                    skipWhitespace()
+                    if index < bytes.count, bytes[index] == close {
+                        index += 1
+                        emit([byte, close])
+                        expect = .afterValue
+                        continue
+                    }
+                    guard stack.count < Self.maxDepth else { return false }
+                    stack.append(isObject)
+                    emit([byte])
+                    newline(depth: stack.count)
+                    expect = isObject ? .key : .value
+                case UInt8(ascii: "\""):
+                    guard string(colour: Colour.string) else { return false }
+                    expect = .afterValue
+                case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+                    guard literal() else { return false }
+                    expect = .afterValue
+                case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    guard number() else { return false }
+                    expect = .afterValue
+                default:
+                    return false
+                }
+            case .key:
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), string(colour: Colour.key) else { return false }
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return false }
+                index += 1
+                emit(Array(": ".utf8))
+                expect = .value
+            case .afterValue:
+                guard let isObject = stack.last else { return index == bytes.count }
+                guard index < bytes.count else { return false }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                    emit([UInt8(ascii: ",")])
+                    newline(depth: stack.count)
+                    expect = isObject ? .key : .value
+                } else if bytes[index] == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                    index += 1
+                    stack.removeLast()
+                    newline(depth: stack.count)
+                    emit([isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")])
+                } else {
+                    return false
+                }
+            }
+        }
+    }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+    }
+
+    /// `true`, `false` or `null`.
+    private mutating func literal() -> Bool {
+        for word in ["true", "false", "null"] {
+            let utf8 = Array(word.utf8)
+            if bytes.count - index >= utf8.count, Array(bytes[index..<index + utf8.count]) == utf8 {
+                index += utf8.count
+                coloured(utf8, Colour.literal)
+                return true
+            }
+        }
+        return false
+    }
+
+    /// A number, checked against JSON's grammar and written with its digits as they are.
+    private mutating func number() -> Bool {
+        let start = index
+        func digits() -> Int {
+            let from = index
+            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+            return index - from
+        }
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < bytes.count else { return false }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+        } else if digits() == 0 {
+            return false
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard digits() > 0 else { return false }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard digits() > 0 else { return false }
+        }
+        coloured(Array(bytes[start..<index]), Colour.number)
+        return true
+    }
+
+    /// A string, checked (escapes, no raw control character, UTF-8) and written with its escapes
+    /// as they are; characters that could drive a terminal become `\uXXXX`.
+    private mutating func string(colour: String) -> Bool {
+        let start = index
+        index += 1
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") { break }
+            if byte < 0x20 { return false }
+            if byte == UInt8(ascii: "\\") {
+                index += 1
+                guard index < bytes.count else { return false }
+                switch bytes[index] {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                    UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    index += 1
+                case UInt8(ascii: "u"):
+                    guard bytes.count - index > 4, bytes[index + 1...index + 4].allSatisfy({ Self.isHexDigit($0) }) else { return false }
+                    index += 5
+                default:
+                    return false
+                }
+            } else {
+                index += 1
+            }
+        }
+        guard index < bytes.count else { return false }
+        index += 1
+        guard let text = String(validating: bytes[start..<index], as: UTF8.self) else { return false }
+        guard sink != nil else { return true }
+        var safe: [UInt8] = []
+        safe.reserveCapacity(index - start)
+        for scalar in text.unicodeScalars {
+            if TerminalText.isUnsafe(scalar) {
+                for unit in String(scalar).utf16 {
+                    let hex = String(unit, radix: 16)
+                    safe.append(contentsOf: Array(("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8))
+                }
+            } else {
+                safe.append(contentsOf: Array(String(scalar).utf8))
+            }
+        }
+        coloured(safe, colour)
+        return true
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+    }
+
+    private mutating func coloured(_ token: [UInt8], _ colour: String) {
+        guard colours else { return emit(token) }
+        emit(Array("\u{1B}[\(colour)m".utf8))
+        emit(token)
+        emit(Array("\u{1B}[0m".utf8))
+    }
+
+    private mutating func newline(depth: Int) {
+        emit([UInt8(ascii: "\n")] + Array(repeating: UInt8(ascii: " "), count: 2 * depth))
+    }
+
+    private mutating func emit(_ piece: [UInt8]) {
+        guard sink != nil else { return }
+        output.append(contentsOf: piece)
+        if output.count >= 1 << 16 { flush() }
+    }
+
+    /// Hands what is written so far to the sink.
+    private mutating func flush() {
+        guard let sink, !output.isEmpty else { return }
+        sink(output)
+        output.removeAll(keepingCapacity: true)
+    }
+}
