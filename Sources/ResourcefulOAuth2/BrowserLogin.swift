@@ -151,11 +151,37 @@ struct LoopbackRedirect: Sendable {
         }
     }
 
+    /// The connections of one login's listener that are open, and whether the login has ended:
+    /// once it has, every connection is closed and any set up later is closed as it comes.
+    struct Accepted {
+        var open: [ObjectIdentifier: any Channel] = [:]
+        var ended = false
+
+        /// Takes `channel` in, unless the login has ended: whether it was.
+        mutating func admit(_ channel: any Channel) -> Bool {
+            guard !ended else { return false }
+            open[ObjectIdentifier(channel)] = channel
+            return true
+        }
+
+        /// Ends the login: the connections still open, to be closed.
+        mutating func end() -> [any Channel] {
+            ended = true
+            defer { open = [:] }
+            return Array(open.values)
+        }
+    }
+
     /// Listens on a free port of `127.0.0.1`, runs `ready` with the redirect URI, and returns the
-    /// first request to `/callback` whose `state` is `state`, by `deadline`.
+    /// first request to `/callback` whose `state` is `state`, by `deadline`. When it returns or
+    /// throws, the listener is closed and so is every connection to it, served or not, including
+    /// one the listener accepted as it closed and that is set up only after (`settingUp`, a
+    /// test's seam, runs before each connection is set up): nothing is answered after the login
+    /// ended.
     static func receive(
         state: String,
         deadline: ContinuousClock.Instant,
+        settingUp: (@Sendable (any Channel) -> EventLoopFuture<Void>)? = nil,
         ready: @escaping @Sendable (String) async throws -> Void
     ) async throws(OAuth2Error) -> LoopbackRedirect {
         // Connections are handed over as plain channels, not reading until they are served: one
@@ -163,20 +189,27 @@ struct LoopbackRedirect: Sendable {
         // be closed by its owner).
         let server: NIOAsyncChannel<any Channel, Never>
         // Every connection still open, so that those never served (accepted as the listener
-        // closed) are closed when the login ends.
-        let accepted = Locked<[ObjectIdentifier: any Channel]>([:])
-        defer {
-            for channel in accepted.withLock({ Array($0.values) }) { channel.close(promise: nil) }
+        // closed) are closed when the login ends, and those set up after it ended as they come:
+        // NIO sets a connection up on its own event loop, which may run after the listener closed.
+        let accepted = Locked(Accepted())
+        let end = { @Sendable in
+            for channel in accepted.withLock({ $0.end() }) { channel.close(promise: nil) }
         }
+        defer { end() }
         do {
             server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .childChannelOption(ChannelOptions.autoRead, value: false)
                 .bind(host: "127.0.0.1", port: 0) { child in
-                    child.eventLoop.makeCompletedFuture {
-                        try child.pipeline.syncOperations.configureHTTPServerPipeline()
+                    let before = settingUp?(child).hop(to: child.eventLoop) ?? child.eventLoop.makeSucceededVoidFuture()
+                    return before.flatMapThrowing {
+                        guard accepted.withLock({ $0.admit(child) }) else {
+                            // The login is over: nothing is served, and the connection is closed.
+                            child.close(promise: nil)
+                            throw ChannelError.ioOnClosedChannel
+                        }
                         let key = ObjectIdentifier(child)
-                        accepted.withLock { $0[key] = child }
-                        child.closeFuture.whenComplete { _ in accepted.withLock { $0[key] = nil } }
+                        child.closeFuture.whenComplete { _ in accepted.withLock { _ = $0.open.removeValue(forKey: key) } }
+                        try child.pipeline.syncOperations.configureHTTPServerPipeline()
                         return child as any Channel
                     }
                 }
@@ -200,6 +233,11 @@ struct LoopbackRedirect: Sendable {
                         do {
                             try await server.executeThenClose { inbound in
                                 for try await connection in inbound {
+                                    // A connection handed over as the login ends is not served.
+                                    if accepted.withLock({ $0.ended }) {
+                                        connection.close(promise: nil)
+                                        continue
+                                    }
                                     // Beyond the bound (so that a flood cannot exhaust the
                                     // descriptors the real one needs), the oldest connection
                                     // still waiting for its request makes room: connections held
@@ -235,9 +273,11 @@ struct LoopbackRedirect: Sendable {
                     do {
                         try await ready(redirectURI)
                     } catch let error as OAuth2Error {
+                        end()
                         try? await server.channel.close()
                         throw error
                     } catch {
+                        end()
                         try? await server.channel.close()
                         throw OAuth2Error(.loginRequired, "the authorization address could not be opened: \(OAuth2AuthenticationStorage.describe(error))")
                     }
@@ -245,6 +285,7 @@ struct LoopbackRedirect: Sendable {
                 }
                 group.addTask {
                     try? await Task.sleep(until: deadline)
+                    end()
                     try? await server.channel.close()
                     if Task.isCancelled { return nil }
                     throw OAuth2Error(.loginRequired, "the browser login was not approved in time")
@@ -254,6 +295,7 @@ struct LoopbackRedirect: Sendable {
                 }
                 while let result = try await group.next() {
                     if let redirect = result {
+                        end()
                         try? await server.channel.close()
                         group.cancelAll()
                         return redirect
@@ -263,10 +305,12 @@ struct LoopbackRedirect: Sendable {
             }
         } catch let error as OAuth2Error {
             foundContinuation.finish()
+            end()
             try? await server.channel.close()
             throw error
         } catch {
             foundContinuation.finish()
+            end()
             try? await server.channel.close()
             throw OAuth2Error(.loginRequired, "the browser login was cancelled")
         }

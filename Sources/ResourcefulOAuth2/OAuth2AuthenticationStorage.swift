@@ -13,18 +13,22 @@ public import Resourceful
 /// Processes of one user that share a refresh token (two CLI runs, a CLI and an app) spend it one
 /// at a time: a renewal reads, spends and replaces it holding an advisory file lock per service
 /// (`flock(2)` on `oauth2-refresh-<digest>.lock` in `~/.local/state/resourceful/locks`, `~` being
-/// the home folder the user database names, so that every process finds the same file whatever
-/// its environment; else `$XDG_RUNTIME_DIR/resourceful` or `$HOME/.local/state/resourceful/locks`: a folder
-/// of the user's that no one else may write to, the file 0600 and never reached through a
-/// symbolic link),
+/// the home folder the user database names, else in `/tmp/resourceful-<uid>`: never a folder the
+/// environment names, so that every process finds the same file; a folder of the user's open to
+/// no one else, the file 0600 and never reached through a symbolic link),
 /// waiting for another process's renewal at most until its own deadline, and ``logOut(service:)``
-/// holds the same lock. A rotated refresh token is stored only while the one spent is still
+/// holds the same lock. A holder checks that the lock file was not removed or replaced right
+/// before it spends the refresh token (else it takes the lock again, nothing spent) and before it
+/// stores the new one. A rotated refresh token is stored only while the one spent is still
 /// stored: after a logout elsewhere it is revoked and the call fails as logged out
 /// (``OAuth2Error/Kind/loginRequired``). A refusal (`invalid_grant`) of a refresh token that
 /// another process replaced meanwhile is tried once more with the new one. Where no lock folder can
-/// be used, renewals go on without it (logged at warning) and a logout says it cannot be sure and
-/// why; a lock file that cannot be opened before the deadline (a file system that does not
-/// answer) or for a passing reason fails a renewal with ``OAuth2Error/Kind/unreachable``.
+/// be used (none exists or can be made, or each is another user's), renewals go on without it
+/// (logged at warning) and a logout says it cannot be sure and why; a lock folder of the user's
+/// that others may open, or a lock file that cannot be opened before the deadline (a file system
+/// that does not answer) or for a passing reason, fails a renewal with
+/// ``OAuth2Error/Kind/unreachable``. A login stores its refresh token under the same lock, waiting
+/// at most `timeout` for it, and stores it all the same when it cannot have it.
 ///
 /// It is also a `CredentialRefresher`: an ``API`` built on dependencies holding it refreshes
 /// once on a `401` (a token revoked early). A refused refresh token (`invalid_grant`) fails the
@@ -200,14 +204,32 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
                 throw OAuth2Error(.configuration, "the refresh_token grant needs a writable storage for refresh tokens")
             }
             // Read, spent and replaced under the lock the processes share: another process's
-            // renewal or logout waits for this one, and this one for theirs.
-            return try await withRefreshLock(for: service, deadline: deadline, orElse: .fail) { hold async throws(OAuth2Error) -> Token in
-                try await renew(
-                    service: service, storage: refreshTokens, endpoints: endpoints, deadline: deadline, epoch: epoch,
-                    holdingLock: hold.isHeld
-                )
+            // renewal or logout waits for this one, and this one for theirs. A lock whose file was
+            // removed or replaced before anything was spent (another process may hold the new
+            // file's) is taken again.
+            for _ in 0..<Self.lockRetakes {
+                let renewed = try await withRefreshLock(for: service, deadline: deadline, orElse: .fail) { hold async throws(OAuth2Error) -> Token? in
+                    try await renew(service: service, storage: refreshTokens, endpoints: endpoints, deadline: deadline, epoch: epoch, lock: hold)
+                }
+                if let renewed { return renewed }
+                logger.warning("The OAuth 2 refresh lock's file was removed or replaced while it was held: taken again", metadata: ["service": "\(service)"])
             }
+            throw Self.lockLost(service)
         }
+    }
+
+    /// How many times a renewal takes the lock again when its file was removed or replaced
+    /// before the refresh token was spent.
+    static let lockRetakes = 3
+
+    /// The error of a renewal whose lock file was removed or replaced each time it was taken:
+    /// nothing was spent, the stored refresh token is untouched.
+    static func lockLost(_ service: String) -> OAuth2Error {
+        OAuth2Error(
+            .unreachable,
+            "the lock file other processes renew the token of '\(service)' under was removed or replaced while this process held it, "
+                + "so it could not be sure to renew alone: nothing was spent; try again"
+        )
     }
 
     /// The stored refresh token of `service`, checked: `nil` when none is stored.
@@ -227,26 +249,30 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
     }
 
     /// Spends `service`'s stored refresh token for a new access token (the lock held, when it
-    /// can be: `holdingLock`). A refusal (`invalid_grant`) of a token that another process
+    /// can be: `lock`). A refusal (`invalid_grant`) of a token that another process
     /// replaced meanwhile is tried once more with the new one before the person is told to log in
-    /// again.
+    /// again. Right before each spending, a held lock is checked to be still the one other
+    /// processes take: `nil` (nothing spent) when its file was removed or replaced.
     private func renew(
         service: String,
         storage: any WritableSecretStorage,
         endpoints: OAuth2Endpoints,
         deadline: ContinuousClock.Instant,
         epoch: UInt64,
-        holdingLock: Bool
-    ) async throws(OAuth2Error) -> Token {
+        lock: LockHold
+    ) async throws(OAuth2Error) -> Token? {
         guard var refreshToken = try await storedRefreshToken(of: service, in: storage) else {
             throw OAuth2Error(.loginRequired, "no refresh token is stored for '\(service)': log in with `resourceful login --service \(service)`")
         }
         var retried = false
         while true {
+            // A lock file removed while held lets another process lock a new one and spend the
+            // same refresh token: not spent unless the name still gives the file held.
+            if lock.isHeld, await !lock.confirmed(until: deadline) { return nil }
             do throws(OAuth2Error) {
                 return try await request(
                     [("grant_type", "refresh_token"), ("refresh_token", refreshToken)], endpoints: endpoints, deadline: deadline,
-                    storingRefreshTokenFor: service, unlessLoggedOutSince: epoch, spent: refreshToken, holdingLock: holdingLock
+                    storingRefreshTokenFor: service, unlessLoggedOutSince: epoch, spent: refreshToken, lock: lock
                 )
             } catch {
                 guard error.kind == .loginRequired, error.serverError != nil else { throw error }
@@ -288,9 +314,12 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
     /// refresh token in the answer is stored for `service` before the token is handed out,
     /// unless a logout came since `epoch`, or the storage no longer holds `spent` (the refresh
     /// token this request spends): then it is revoked and the request fails as logged out, or
-    /// (another login's token stored meanwhile) left out. A login's (no `spent`) is stored under
-    /// the lock renewals take; a renewal's under the lock its caller holds (`holdingLock`), when
-    /// it could have it.
+    /// (another login's token stored meanwhile) left out. A renewal's is stored under the lock its
+    /// caller holds (`lock`), when it could have it and its file is still the one other processes
+    /// take (else as without the lock). A login's (no `spent`) is stored under the lock renewals
+    /// take, waited for at most the storage's `timeout` (what a renewal elsewhere may hold it),
+    /// whatever is left of the login's own deadline; not had by then, it is stored all the same
+    /// (logged at warning): a person's fresh login is never thrown away.
     func request(
         _ fields: [(String, String)],
         endpoints: OAuth2Endpoints,
@@ -299,7 +328,7 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
         withoutScope: Bool = false,
         unlessLoggedOutSince epoch: UInt64? = nil,
         spent: String? = nil,
-        holdingLock: Bool = false
+        lock: LockHold? = nil
     ) async throws(OAuth2Error) -> Token {
         var fields = fields
         if !settings.scopes.isEmpty, !withoutScope, !fields.contains(where: { $0.0 == "device_code" }) {
@@ -321,6 +350,16 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
                     throw Self.loggedOut(service)
                 }
                 if let spent {
+                    // Under a lock whose file is still the one other processes take, no logout
+                    // can have come between; a file removed or replaced meanwhile let another
+                    // process take the lock: then as without it.
+                    let holdingLock = await lock?.confirmed(until: deadline) ?? false
+                    if lock?.isHeld == true, !holdingLock {
+                        logger.warning(
+                            "The OAuth 2 refresh lock's file was removed or replaced during a renewal: its token is stored only if nothing changed",
+                            metadata: ["service": "\(service)"]
+                        )
+                    }
                     // The same check across processes: the stored item must still be the token
                     // spent. Gone is a logout; another token is another login's, which stays.
                     let current: String??
@@ -346,9 +385,19 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
                     if ownsStatus { try await keep(rotated, for: service, in: refreshTokens) }
                 } else {
                     // A login: stored under the lock renewals take, so that no renewal under way
-                    // elsewhere, which compared the stored token before this, writes over it.
-                    try await withRefreshLock(for: service, deadline: deadline, orElse: .proceed) { _ async throws(OAuth2Error) in
+                    // elsewhere, which compared the stored token before this, writes over it. The
+                    // wait is the usual one, not what is left of the login's deadline (a login
+                    // approved at its last moment would not wait at all), and a lock not had by
+                    // then does not cost the person their login.
+                    let lockWait = ContinuousClock.now + timeout
+                    try await withRefreshLock(for: service, deadline: lockWait, orElse: .proceed) { hold async throws(OAuth2Error) in
                         try await keep(rotated, for: service, in: refreshTokens)
+                        if case .notHeld(let why) = hold {
+                            logger.warning(
+                                "A login stored its OAuth 2 refresh token without the lock other processes renew it under",
+                                metadata: ["service": "\(service)", "reason": "\(why)"]
+                            )
+                        }
                     }
                 }
             } else if spent == nil {
@@ -428,8 +477,14 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
         return try await withRefreshLock(for: service, deadline: deadline, orElse: .proceed) { hold async throws(OAuth2Error) in
             let outcome = try await logOutHoldingLock(service: service)
             state.withLock { _ = $0.keptRefreshTokens.remove(service) }
-            guard case .held = hold else {
-                let why = if case .notHeld(let why) = hold { why } else { "" }
+            // A lock file removed or replaced meanwhile let another process take the lock.
+            let confirmed = await hold.confirmed(until: ContinuousClock.now + timeout)
+            guard confirmed else {
+                let why =
+                    switch hold {
+                    case .notHeld(let why): why
+                    case .held: "the lock file other processes renew it under was removed or replaced while the logout held it"
+                    }
                 throw OAuth2Error(
                     .unreachable,
                     "the refresh token of '\(service)' was removed, but \(why) "

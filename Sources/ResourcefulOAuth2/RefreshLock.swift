@@ -25,18 +25,25 @@ import Synchronization
 ///
 /// The lock is `flock(2)` on a file per service, `oauth2-refresh-<digest of the service>.lock`, in
 /// the first folder of these that can be used: `.local/state/resourceful/locks` in the home folder
-/// the user database gives the user (`getpwuid_r(geteuid())`, not `$HOME`, `$XDG_STATE_HOME` or
-/// `CFFIXED_USER_HOME`: every process of the user must find the same file, whatever its
-/// environment; a state folder, which no cache cleaner empties), else `$XDG_RUNTIME_DIR/resourceful`,
-/// else `$HOME/.local/state/resourceful/locks`. The folder must be the
-/// user's own and writable by no one else, and every folder above it the user's or root's and
-/// writable by no one else unless sticky (a folder another user could rename or replace is not
-/// used: the next one is tried); the file is created with mode 0600, never through a
-/// symbolic link, checked with `fstat` on its descriptor to be a regular file of the user's, and
-/// narrowed to 0600 when others could open it. It
-/// is never removed (removing a lock file lets two processes lock two files); when something else
-/// removes or replaces it, a lock taken on the old file is let go and the file the name now
-/// gives is locked instead. Only a folder that is absent or unsafe makes the next one be tried: a
+/// the user database gives the user (`getpwuid_r(geteuid())`: a state folder, which no cache
+/// cleaner empties), else `/tmp/resourceful-<uid>` (a user without a usable home folder, or
+/// without an entry in the user database, as in some containers). Neither depends on the
+/// environment (`$HOME`, `$XDG_RUNTIME_DIR`, `$XDG_STATE_HOME`): every process of the user must
+/// find the same file, whatever its environment says. The folder must be the user's own and open
+/// to no one else (a lock folder with any group or other permission fails the lock, naming the
+/// folder and the `chmod` that fixes it, rather than being used or passed over), and every folder
+/// above it the user's or root's and writable by no one else unless sticky (a folder another
+/// user could rename or replace is not used: the next one is tried); the file is created with
+/// mode 0600, never through a symbolic link, and checked with `fstat` on its descriptor to be a
+/// regular file of the user's. A lock file others could open (a `chmod -R` of the home folder) is
+/// replaced by a new 0600 file renamed over it, not narrowed: whoever opened it while it was open
+/// to them keeps that descriptor, and could hold the old file's lock for ever.
+///
+/// The file is never removed (removing a lock file lets two processes lock two files); when
+/// something else removes or replaces it, a lock taken on the old file is let go and the file the
+/// name now gives is locked instead, and a holder checks that the name still gives the file it
+/// holds (``Claim/confirmed(until:)``) right before it spends a refresh token and again before it
+/// stores the new one. Only a folder that is absent or unsafe makes the next one be tried: a
 /// passing failure (no descriptor left, a file the user may not open) fails the lock, since
 /// other processes would not share a lock in another folder. Every account of a
 /// service shares the service's lock: a renewal for one account may wait for another's.
@@ -47,9 +54,43 @@ import Synchronization
 struct RefreshLock: ~Copyable {
     /// The locked descriptor.
     private let descriptor: Int32
+    /// The folder and name the file was locked under.
+    private let folder: String
+    private let name: String
 
-    private init(descriptor: Int32) {
+    private init(descriptor: Int32, folder: String, name: String) {
         self.descriptor = descriptor
+        self.folder = folder
+        self.name = name
+    }
+
+    /// What lets a holder check that the lock is still the one other processes take: good only
+    /// while the lock is held (its descriptor is closed with it).
+    var claim: Claim {
+        Claim(descriptor: descriptor, folder: folder, name: name)
+    }
+
+    /// A held lock's file, by descriptor, folder and name: whether the name still gives the file
+    /// locked.
+    struct Claim: Sendable {
+        /// The locked descriptor (open while the lock is held).
+        let descriptor: Int32
+        /// The folder the file was locked in.
+        let folder: String
+        /// The file's name in it.
+        let name: String
+
+        /// Whether `folder`, walked again from `/`, still holds the locked file under its name, as
+        /// other processes would find it: `false` when it was removed, renamed or replaced (another
+        /// process may then hold a lock on the new file), or cannot be checked by `deadline`.
+        func confirmed(until deadline: ContinuousClock.Instant) async -> Bool {
+            let claim = self
+            let outcome = await OffPoolWork.run(until: deadline, abandon: { (_: Bool) in }) {
+                (try? RefreshLock.names(claim.descriptor, name: claim.name, in: claim.folder).get()) ?? false
+            }
+            if case .done(true) = outcome { return true }
+            return false
+        }
     }
 
     deinit {
@@ -99,8 +140,8 @@ struct RefreshLock: ~Copyable {
 
     /// What one attempt on the lock's own thread came to.
     enum Step: Sendable {
-        /// Locked: the lock file's descriptor.
-        case locked(Int32)
+        /// Locked: the lock file's descriptor, folder and name.
+        case locked(Int32, folder: String, name: String)
         /// Another process holds the lock: the file, kept open for the next attempt.
         case busy(File)
         /// The file locked is no longer the one its name gives (removed or replaced): open again.
@@ -111,7 +152,7 @@ struct RefreshLock: ~Copyable {
         /// Lets go of what the step holds (a step that came after the deadline).
         func release() {
             switch self {
-            case .locked(let descriptor): _ = closeDescriptor(descriptor)
+            case .locked(let descriptor, _, _): _ = closeDescriptor(descriptor)
             case .busy(let file): file.close()
             case .replaced, .failed: break
             }
@@ -144,7 +185,8 @@ struct RefreshLock: ~Copyable {
             switch outcome {
             case .timedOut: return .timedOut(opening: file == nil)
             case .cancelled: return .cancelled
-            case .done(.locked(let descriptor)): return .held(RefreshLock(descriptor: descriptor))
+            case .done(.locked(let descriptor, let folder, let name)):
+                return .held(RefreshLock(descriptor: descriptor, folder: folder, name: name))
             case .done(.failed(let reason)): return reason.fallsBack ? .unavailable(reason.text) : .failed(reason.text)
             case .done(.replaced):
                 // Removed or replaced while another process held it: the name's file now.
@@ -169,7 +211,8 @@ struct RefreshLock: ~Copyable {
     }
 
     /// Tries to lock `file` without waiting (blocking on the file system: called on the lock's
-    /// own thread), then checks that the file locked is still the one its name gives.
+    /// own thread), then checks that the file locked is still the one its name gives, its folder
+    /// walked again from `/` (a folder renamed away holds a file no other process finds).
     static func lock(_ file: File) -> Step {
         while flock(file.descriptor, LOCK_EX | LOCK_NB) != 0 {
             let error = errno
@@ -178,26 +221,43 @@ struct RefreshLock: ~Copyable {
             file.close()
             return .failed(Reason(text: "the lock file in \(file.folder) could not be locked (errno \(error))", fallsBack: false))
         }
-        var held = stat()
-        var named = stat()
-        guard fstat(file.descriptor, &held) == 0 else {
-            let error = errno
-            file.close()
-            return .failed(Reason(text: "the lock file in \(file.folder) could not be checked (errno \(error))", fallsBack: false))
-        }
-        while fstatat(file.directory, file.name, &named, AT_SYMLINK_NOFOLLOW) != 0 {
-            let error = errno
-            if error == EINTR { continue }
-            file.close()
-            if error == ENOENT { return .replaced }
-            return .failed(Reason(text: "the lock file in \(file.folder) could not be checked (errno \(error))", fallsBack: false))
-        }
-        guard held.st_dev == named.st_dev, held.st_ino == named.st_ino else {
+        switch names(file.descriptor, name: file.name, in: file.folder) {
+        case .success(true):
+            _ = closeDescriptor(file.directory)
+            return .locked(file.descriptor, folder: file.folder, name: file.name)
+        case .success(false):
             file.close()
             return .replaced
+        case .failure(let reason):
+            file.close()
+            return .failed(Reason(text: reason.text, fallsBack: false))
         }
-        _ = closeDescriptor(file.directory)
-        return .locked(file.descriptor)
+    }
+
+    /// Whether `name` in `folder` (walked from `/` as ``openFolder(_:creating:)`` does, creating
+    /// nothing) is the file open as `descriptor` (blocking on the file system): `false` when the
+    /// name is gone or gives another file; a failure when it cannot be checked.
+    static func names(_ descriptor: Int32, name: String, in folder: String) -> Result<Bool, Reason> {
+        var held = stat()
+        guard retrying({ fstat(descriptor, &held) }) == 0 else {
+            return .failure(Reason(text: "the lock file in \(folder) could not be checked (errno \(errno))", fallsBack: false))
+        }
+        let directory: Int32
+        switch openFolder(folder, creating: false) {
+        case .success(let opened): directory = opened
+        case .failure(let reason):
+            // A folder that is gone is a file that is gone; one that cannot be walked safely now
+            // cannot be vouched for.
+            return reason.missing ? .success(false) : .failure(reason)
+        }
+        defer { _ = closeDescriptor(directory) }
+        var named = stat()
+        guard retrying({ fstatat(directory, name, &named, AT_SYMLINK_NOFOLLOW) }) == 0 else {
+            let error = errno
+            if error == ENOENT { return .success(false) }
+            return .failure(Reason(text: "the lock file in \(folder) could not be checked (errno \(error))", fallsBack: false))
+        }
+        return .success(held.st_dev == named.st_dev && held.st_ino == named.st_ino)
     }
 
     /// Why no lock file could be used.
@@ -207,6 +267,8 @@ struct RefreshLock: ~Copyable {
         /// Whether the next folder may be tried: the folder is absent or unsafe (true), not a
         /// passing failure that other processes would not share (false).
         var fallsBack = true
+        /// Whether a folder on the way does not exist (and was not to be made).
+        var missing = false
     }
 
     /// The name of `service`'s lock file: a digest, so that any service name makes a file name.
@@ -215,16 +277,16 @@ struct RefreshLock: ~Copyable {
         return "oauth2-refresh-" + digest.prefix(16).map { String(format: "%02x", $0) }.joined() + ".lock"
     }
 
-    /// The folders a lock file may be in, in the order they are tried: first one that depends on
-    /// the user alone (`accountHome`, the home folder of the user database), then the environment's.
-    static func folders(
-        environment: [String: String] = ProcessInfo.processInfo.environment,
-        accountHome: String? = accountHome()
-    ) -> [String] {
+    /// The folders a lock file may be in, in the order they are tried, the same for every process
+    /// of `user` whatever its environment: the state folder in `accountHome` (the home folder of
+    /// the user database), then `/tmp/resourceful-<uid>` (`/tmp` is sticky: no one else can rename
+    /// or replace the user's folder in it; one someone else made is not used).
+    static func folders(accountHome: String? = accountHome(), user: uid_t = geteuid()) -> [String] {
         var folders: [String] = []
-        if let home = accountHome, home.hasPrefix("/") { folders.append(home + "/.local/state/resourceful/locks") }
-        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") { folders.append(runtime + "/resourceful") }
-        if let home = environment["HOME"], home.hasPrefix("/") { folders.append(home + "/.local/state/resourceful/locks") }
+        if let home = accountHome, home.hasPrefix("/") {
+            folders.append((home.hasSuffix("/") ? String(home.dropLast()) : home) + "/.local/state/resourceful/locks")
+        }
+        folders.append("/tmp/resourceful-\(user)")
         var seen = Set<String>()
         return folders.filter { seen.insert($0).inserted }
     }
@@ -258,7 +320,7 @@ struct RefreshLock: ~Copyable {
     /// used; a passing failure in one folder fails without trying the next.
     static func openFile(service: String, folders: [String] = folders()) -> Result<File, Reason> {
         guard !folders.isEmpty else {
-            return .failure(Reason(text: "no folder for lock files is known (the user has no home folder, and neither XDG_RUNTIME_DIR nor HOME is set)"))
+            return .failure(Reason(text: "no folder for lock files is known"))
         }
         var tried: [String] = []
         for folder in folders {
@@ -282,17 +344,17 @@ struct RefreshLock: ~Copyable {
     }
 
     /// Opens (creating it, 0600) the lock file `name` in `folder` (each missing folder created
-    /// 0700): the file a regular file of the user's, for the user alone (a mode that lets others
-    /// open it, as a `chmod -R` of the home folder leaves, is narrowed to 0600 on the descriptor),
+    /// 0700): the file a regular file of the user's, for the user alone (one that others could
+    /// open, as a `chmod -R` of the home folder leaves, is replaced: ``replaceOpenToOthers(_:name:in:folder:)``),
     /// never reached through a symbolic link; the folder and each folder above it checked as in
-    /// ``openFolder(_:)``. The file comes with the descriptor of its folder.
+    /// ``openFolder(_:creating:)``. The file comes with the descriptor of its folder.
     static func openFile(named name: String, in folder: String) -> Result<File, Reason> {
         let directory: Int32
         switch openFolder(folder) {
         case .success(let opened): directory = opened
         case .failure(let reason): return .failure(reason)
         }
-        let descriptor = retrying { openat(directory, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600) }
+        var descriptor = retrying { openat(directory, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600) }
         guard descriptor >= 0 else {
             let error = errno
             _ = closeDescriptor(directory)
@@ -306,26 +368,63 @@ struct RefreshLock: ~Copyable {
             _ = closeDescriptor(directory)
             return .failure(Reason(text: "the lock file in \(folder) is not a regular file of the user's"))
         }
-        // Anyone who can open the file can hold its lock, and so stop every renewal.
-        if status.st_mode & 0o077 != 0, retrying({ fchmod(descriptor, 0o600) }) != 0 {
-            let error = errno
-            _ = closeDescriptor(descriptor)
-            _ = closeDescriptor(directory)
-            return .failure(Reason(text: "the lock file in \(folder) is open to other users and cannot be narrowed (errno \(error))"))
+        // Anyone who could open the file may hold a descriptor of it still, and with it its lock
+        // for ever: a new file takes its name.
+        if status.st_mode & 0o077 != 0 {
+            switch replaceOpenToOthers(descriptor, name: name, in: directory, folder: folder) {
+            case .success(let fresh): descriptor = fresh
+            case .failure(let reason):
+                _ = closeDescriptor(directory)
+                return .failure(reason)
+            }
         }
         return .success(File(descriptor: descriptor, directory: directory, name: name, folder: folder))
+    }
+
+    /// Puts a new, empty 0600 file in place of the lock file `name` open as `old` (which others
+    /// could open): made under a random name in the same folder (`O_EXCL`, never through a link)
+    /// and renamed over it, while `old`'s lock is held when it can be had at once, so that no
+    /// process of the user's locks the old file between the check and the rename (one that
+    /// locks it later finds the name gives another file, and opens the new one). `old` is
+    /// closed either way; the new file's descriptor, or why it could not be made.
+    static func replaceOpenToOthers(_ old: Int32, name: String, in directory: Int32, folder: String) -> Result<Int32, Reason> {
+        defer { _ = closeDescriptor(old) }
+        // Held or not, the file is replaced: a holder of the old file's lock may be another user.
+        _ = retrying { flock(old, LOCK_EX | LOCK_NB) }
+        var generator = SystemRandomNumberGenerator()
+        let temporary = ".\(name).\(String(generator.next() as UInt64, radix: 16)).new"
+        let fresh = retrying { openat(directory, temporary, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
+        guard fresh >= 0 else {
+            return .failure(
+                Reason(text: "the lock file in \(folder) is open to other users and could not be replaced (errno \(errno))", fallsBack: false)
+            )
+        }
+        guard retrying({ fchmod(fresh, 0o600) }) == 0, retrying({ renameat(directory, temporary, directory, name) }) == 0 else {
+            let error = errno
+            _ = unlinkat(directory, temporary, 0)
+            _ = closeDescriptor(fresh)
+            return .failure(
+                Reason(text: "the lock file in \(folder) is open to other users and could not be replaced (errno \(error))", fallsBack: false)
+            )
+        }
+        return .success(fresh)
     }
 
     /// A descriptor of `folder`, reached from `/` one folder at a time without a race (ssh's rule
     /// for the files it trusts): every folder on the way owned by the user or by root and writable
     /// by no one else unless it is sticky (as `/tmp` is), so that no other user can rename a folder
     /// away or put one of theirs in its place; `folder` itself the user's own and writable by no
-    /// one else. A missing folder is created, 0700. A symbolic link on the way is followed only
-    /// when the user or root owns it.
-    static func openFolder(_ folder: String) -> Result<Int32, Reason> {
+    /// one else, and open to no one else: a lock folder of the user's with any group or other
+    /// permission is refused without trying another folder (other processes could be using it),
+    /// saying how to fix it. A missing folder is created, 0700, when `creating` (else it is a
+    /// failure marked ``Reason/missing``). A symbolic link on the way is followed only when the
+    /// user or root owns it.
+    static func openFolder(_ folder: String, creating: Bool = true) -> Result<Int32, Reason> {
         let refused = { (why: String, error: Int32?) in
             Result<Int32, Reason>.failure(
-                Reason(text: "the lock folder \(folder) cannot be used: \(why)", fallsBack: error.map { fallsBack($0) } ?? true))
+                Reason(
+                    text: "the lock folder \(folder) cannot be used: \(why)", fallsBack: error.map { fallsBack($0) } ?? true,
+                    missing: error == ENOENT))
         }
         guard folder.hasPrefix("/") else { return refused("it is not an absolute path", nil) }
         let user = geteuid()
@@ -344,9 +443,18 @@ struct RefreshLock: ~Copyable {
             }
             let place = "/" + walked.joined(separator: "/")
             if pending.isEmpty {
-                guard status.st_uid == user, status.st_mode & 0o022 == 0 else {
+                guard status.st_uid == user else {
                     _ = closeDescriptor(directory)
-                    return refused("it is not the user's own, or others may write to it", nil)
+                    return refused("it is not the user's own", nil)
+                }
+                guard status.st_mode & 0o077 == 0 else {
+                    // The user's, so perhaps the one other processes lock in: not passed over.
+                    let mode = String(status.st_mode & 0o7777, radix: 8)
+                    _ = closeDescriptor(directory)
+                    return .failure(
+                        Reason(
+                            text: "the lock folder \(folder) is open to other users (mode \(mode)): make it the user's alone with `chmod 700 \(folder)`",
+                            fallsBack: false))
                 }
                 return .success(directory)
             }
@@ -370,7 +478,7 @@ struct RefreshLock: ~Copyable {
             }
             let parent = directory
             var next = retrying { openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
-            if next < 0, errno == ENOENT {
+            if next < 0, errno == ENOENT, creating {
                 if retrying({ mkdirat(parent, name, 0o700) }) != 0, errno != EEXIST {
                     let error = errno
                     _ = closeDescriptor(directory)
@@ -519,8 +627,8 @@ extension OAuth2AuthenticationStorage {
 
     /// Whether a body runs holding the lock, and if not, why.
     enum LockHold: Sendable {
-        /// It holds the lock.
-        case held
+        /// It holds the lock: what checks that it still does.
+        case held(RefreshLock.Claim)
         /// It does not: why, said as "the lock … could not be …" to end a sentence.
         case notHeld(String)
 
@@ -528,6 +636,13 @@ extension OAuth2AuthenticationStorage {
         var isHeld: Bool {
             if case .held = self { return true }
             return false
+        }
+
+        /// Whether the lock is held and its file is still the one other processes lock (not
+        /// removed or replaced since it was taken), checked by `deadline`.
+        func confirmed(until deadline: ContinuousClock.Instant) async -> Bool {
+            guard case .held(let claim) = self else { return false }
+            return await claim.confirmed(until: deadline)
         }
     }
 
@@ -546,7 +661,7 @@ extension OAuth2AuthenticationStorage {
         case .held(let lock):
             let result: Result<T, OAuth2Error>
             do throws(OAuth2Error) {
-                result = .success(try await body(.held))
+                result = .success(try await body(.held(lock.claim)))
             } catch {
                 result = .failure(error)
             }

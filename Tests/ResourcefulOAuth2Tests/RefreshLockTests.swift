@@ -3,7 +3,6 @@ import Foundation
 import HTTPTypes
 import Resourceful
 import ResourcefulTesting
-import Synchronization
 import Testing
 
 @testable import ResourcefulOAuth2
@@ -60,21 +59,65 @@ import Testing
         #expect(throws: RefreshLock.Reason.self) { try RefreshLock.openFile(named: "a.lock", in: folder + "/linked").get() }
     }
 
-    @Test func aLockFileOthersCouldOpenIsNarrowedToTheUser() throws {
-        // After `chmod -R a+rX ~`, another user could open the file and hold its lock forever.
+    @Test func aLockFileOthersCouldOpenIsReplacedNotNarrowed() async throws {
+        // After `chmod -R a+rX ~`, another user could open the file; narrowing it afterwards
+        // leaves them their descriptor, and with it the lock for ever.
         let folder = try folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        #expect(chmod(folder, 0o755) == 0)
         let path = folder + "/a.lock"
         #expect(FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o644]))
         #expect(chmod(path, 0o644) == 0)
-        try RefreshLock.openFile(named: "a.lock", in: folder).get().close()
-        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
-        #expect(mode == 0o600)
-        // Group-writable: narrowed too.
+        // The other user opens it while it is open to them, and holds its lock.
+        let theirs = open(path, O_RDONLY | O_CLOEXEC)
+        try #require(theirs >= 0)
+        defer { close(theirs) }
+        #expect(flock(theirs, LOCK_EX | LOCK_NB) == 0)
+        var before = stat()
+        #expect(fstat(theirs, &before) == 0)
+
+        let opener: RefreshLock.Opener = { RefreshLock.openFile(named: "a.lock", in: folder) }
+        #expect(Self.describe(await RefreshLock.acquire(service: "s", deadline: .now + .seconds(10), opener: opener)) == "held")
+        var after = stat()
+        #expect(stat(path, &after) == 0)
+        #expect(after.st_ino != before.st_ino, "the file others opened is still the lock file")
+        #expect(after.st_mode & 0o7777 == 0o600)
+        // Group-writable: replaced too; nothing is left beside it.
         #expect(chmod(path, 0o660) == 0)
         try RefreshLock.openFile(named: "a.lock", in: folder).get().close()
         #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o600)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["a.lock"])
+    }
+
+    @Test func aLockFolderOpenToOthersFailsTheLockAndSaysHowToFixIt() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(chmod(folder, 0o755) == 0)
+        let error = #expect(throws: RefreshLock.Reason.self) { try RefreshLock.openFile(named: "a.lock", in: folder).get() }
+        #expect(error?.fallsBack == false)
+        #expect(error?.text.contains("chmod 700 \(folder)") == true)
+        #expect(!FileManager.default.fileExists(atPath: folder + "/a.lock"))
+        // Not passed over for another folder, which other processes would not share.
+        let second = try self.folder()
+        defer { try? FileManager.default.removeItem(atPath: second) }
+        #expect(throws: RefreshLock.Reason.self) { try RefreshLock.openFile(service: "s", folders: [folder, second]).get() }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: second).isEmpty)
+        let opener: RefreshLock.Opener = { RefreshLock.openFile(service: "s", folders: [folder, second]) }
+        #expect(Self.describe(await RefreshLock.acquire(service: "s", deadline: .now + .seconds(10), opener: opener)) == "failed")
+
+        // A renewal fails, typed, and spends nothing: no renewal without the lock.
+        try await MockServer.withTransport { server, transport in
+            server.stub(.post, "/token", .json(raw: #"{"access_token": "at", "token_type": "Bearer", "expires_in": 3600, "refresh_token": "rt-2"}"#))
+            let service = "lock-test-open-folder"
+            let refreshTokens = InMemoryWritableSecrets()
+            try await refreshTokens.storeSecret("rt-1", named: OAuth2AuthenticationStorage.refreshTokenName(service: service))
+            let storage = try await storage(server, transport, refreshTokens, timeout: .seconds(10))
+            storage.openRefreshLock(with: opener)
+            let renewal = await #expect(throws: OAuth2Error.self) { _ = try await storage.authenticationHeader(for: service) }
+            #expect(renewal?.kind == .unreachable)
+            #expect(renewal?.description.contains("chmod 700") == true)
+            #expect(server.requests.isEmpty)
+            #expect(try await refreshTokens.secret(named: OAuth2AuthenticationStorage.refreshTokenName(service: service)) == "rt-1")
+        }
     }
 
     @Test func everyFolderAboveTheLockFolderMustBeSafeFromOtherUsers() throws {
@@ -94,6 +137,7 @@ import Testing
         // A folder on the way anyone may write to, without the sticky bit.
         let open = base + "/open"
         try FileManager.default.createDirectory(atPath: open + "/locks", withIntermediateDirectories: true)
+        #expect(chmod(open + "/locks", 0o700) == 0)
         #expect(chmod(open, 0o777) == 0)
         #expect(throws: RefreshLock.Reason.self) { try RefreshLock.openFile(named: "a.lock", in: open + "/locks").get() }
         // The same, sticky (as /tmp): others cannot rename what is the user's in it.
@@ -122,18 +166,23 @@ import Testing
         }
     }
 
-    @Test func theFolderDependsOnTheUserBeforeTheEnvironment() {
-        // Every process of the user finds the same file first, whatever its environment says.
-        #expect(
-            RefreshLock.folders(environment: ["XDG_RUNTIME_DIR": "/run/user/1", "HOME": "/h"], accountHome: "/home/a")
-                == ["/home/a/.local/state/resourceful/locks", "/run/user/1/resourceful", "/h/.local/state/resourceful/locks"]
-        )
-        #expect(RefreshLock.folders(environment: ["HOME": "/home/a"], accountHome: "/home/a") == ["/home/a/.local/state/resourceful/locks"])
-        // A relative path is something else's mistake, not a place for a lock.
-        #expect(RefreshLock.folders(environment: ["XDG_RUNTIME_DIR": "run", "HOME": "h"], accountHome: nil) == [])
-        // By default, the first folder is the same whatever HOME says.
-        #expect(RefreshLock.folders(environment: ["HOME": "/elsewhere"]).first == RefreshLock.folders(environment: ["HOME": "/other"]).first)
-        #expect(RefreshLock.folders(environment: ["HOME": "/elsewhere"]).first != "/elsewhere/.local/state/resourceful/locks")
+    @Test func theFolderDependsOnTheUserAloneNeverOnTheEnvironment() {
+        // Every process of the user finds the same file, whatever its environment says.
+        #expect(RefreshLock.folders(accountHome: "/home/a", user: 1000) == ["/home/a/.local/state/resourceful/locks", "/tmp/resourceful-1000"])
+        // No entry in the user database (some containers): a folder named for the uid, not $HOME.
+        #expect(RefreshLock.folders(accountHome: nil, user: 1000) == ["/tmp/resourceful-1000"])
+        // A relative home is something else's mistake, not a place for a lock.
+        #expect(RefreshLock.folders(accountHome: "h", user: 7) == ["/tmp/resourceful-7"])
+        #expect(RefreshLock.folders(accountHome: "/", user: 7) == ["/.local/state/resourceful/locks", "/tmp/resourceful-7"])
+        // By default: the user database's home and the effective uid, nothing the environment names.
+        let environment = ProcessInfo.processInfo.environment
+        let defaults = RefreshLock.folders()
+        #expect(defaults == RefreshLock.folders(accountHome: RefreshLock.accountHome(), user: geteuid()))
+        for variable in ["HOME", "XDG_RUNTIME_DIR", "XDG_STATE_HOME", "TMPDIR"] {
+            if let value = environment[variable], value != RefreshLock.accountHome(), value != "/tmp" {
+                #expect(!defaults.contains { $0.hasPrefix(value + "/") }, "\(variable) chose a lock folder")
+            }
+        }
         #expect(RefreshLock.fileName(service: "a") != RefreshLock.fileName(service: "b"))
         #expect(!RefreshLock.fileName(service: "../x").contains("/"))
     }
@@ -217,7 +266,7 @@ import Testing
 
     /// A count shared with openers.
     final class Counter: Sendable {
-        let value = Mutex(0)
+        let value = Locked(0)
         func add() { value.withLock { $0 += 1 } }
         var count: Int { value.withLock { $0 } }
     }
@@ -264,11 +313,9 @@ import Testing
     }
 
     @Test func theLockFolderIsAStateFolderNoCacheCleanerEmpties() {
-        let folders = RefreshLock.folders(environment: ["HOME": "/h"], accountHome: "/home/a")
-        #expect(folders == ["/home/a/.local/state/resourceful/locks", "/h/.local/state/resourceful/locks"])
+        let folders = RefreshLock.folders(accountHome: "/home/a", user: 1000)
+        #expect(folders.first == "/home/a/.local/state/resourceful/locks")
         #expect(!folders.contains { $0.contains("/.cache/") })
-        // XDG_STATE_HOME is the environment's: every process must find the same file.
-        #expect(RefreshLock.folders(environment: ["XDG_STATE_HOME": "/x"], accountHome: "/home/a") == ["/home/a/.local/state/resourceful/locks"])
         // The home folder is the user database's (getpwuid_r), not one the environment names.
         if let entry = getpwuid(geteuid()), let directory = entry.pointee.pw_dir {
             #expect(RefreshLock.accountHome() == String(cString: directory))
