@@ -17,7 +17,7 @@ import ResourcefulTesting
 /// | 6 | the request cannot be built, or the answer cannot be read |
 /// | 7 | the TLS handshake failed |
 /// | 8 | a redirect was refused |
-/// | 9 | a local file cannot be read or written (`--output`, `--record`, `--replay`, `--data @file`), or a binary body was not printed on a terminal |
+/// | 9 | a local file cannot be read or written (`--output`, `--record`, `--replay`), or a binary body was not printed on a terminal |
 /// | 64 | the command line is wrong |
 enum CallExitCode {
     /// The server answered with a status outside 200–299; its body is on standard error.
@@ -151,7 +151,7 @@ enum CallReport {
     private static func phrase(_ kind: APIError.Kind) -> String {
         switch kind {
         case .transport: "the connection failed before a whole answer arrived"
-        case .timeout: "no answer within the time limit (timeout in the configuration)"
+        case .timeout: "no answer within the time limit (--timeout, or timeout in the configuration)"
         case .cancelled: "the call was interrupted"
         case .responseTooLarge: "the answer is larger than maxResponseBytes in the configuration allows"
         case .tls: "the TLS handshake failed: the server's certificate is not trusted, has expired or names another host (--verbose tells which)"
@@ -173,15 +173,30 @@ enum CallReport {
     /// named by its size.
     static func errorBody(_ bytes: [UInt8]) -> String? {
         guard !bytes.isEmpty else { return nil }
-        guard let text = JSONFormatter.formatted(bytes) ?? TerminalText.text(bytes).map(TerminalText.escaped) else {
-            return "(a binary body of \(bytes.count) bytes, not shown)"
+        var shown: [UInt8] = []
+        var total = 0
+        // Only the first bytes are kept, whatever the indentation makes of the rest.
+        let keep = { (piece: [UInt8]) in
+            total += piece.count
+            if shown.count < maxBodyBytes { shown.append(contentsOf: piece.prefix(maxBodyBytes - shown.count)) }
         }
-        let utf8 = Array(text.utf8)
-        guard utf8.count > maxBodyBytes else { return text.hasSuffix("\n") ? String(text.dropLast()) : text }
+        if !JSONFormatter.format(bytes, colours: false, to: keep) {
+            guard let text = TerminalText.text(bytes) else { return "(a binary body of \(bytes.count) bytes, not shown)" }
+            keep(Array(TerminalText.escaped(text).utf8))
+        }
+        if total <= maxBodyBytes {
+            let text = String(decoding: shown, as: UTF8.self)
+            return text.hasSuffix("\n") ? String(text.dropLast()) : text
+        }
         // Cut at a character's start.
-        var end = maxBodyBytes
-        while end > 0, utf8[end] & 0xC0 == 0x80 { end -= 1 }
-        return String(decoding: utf8[..<end], as: UTF8.self) + "\n… (\(utf8.count - end) more bytes not shown)"
+        var end = shown.count
+        var lead = end - 1
+        while lead > 0, shown[lead] & 0xC0 == 0x80 { lead -= 1 }
+        if shown[lead] >= 0xC0 {
+            let length = shown[lead] >= 0xF0 ? 4 : shown[lead] >= 0xE0 ? 3 : 2
+            if lead + length > end { end = lead }
+        }
+        return String(decoding: shown[..<end], as: UTF8.self) + "\n… (\(total - end) more bytes not shown)"
     }
 
     /// `text` on one line, with no character that could drive a terminal.

@@ -9,7 +9,7 @@
 /// that indentation cannot multiply a small body into an enormous output.
 struct JSONFormatter {
     /// How deep a document may nest and still be indented.
-    static let maxDepth = 128
+    static let maxDepth = 64
 
     /// The terminal colours of each kind of token (ANSI SGR parameters).
     enum Colour {

@@ -84,7 +84,7 @@ import Testing
         #expect(top.output.contains("environment: none for billing"))
 
         let unknown = try await Command.run(resourcefulTool, arguments + ["--service", "payments"])
-        #expect(unknown.status == 2)
+        #expect(unknown.status == 5)
         #expect(unknown.output.contains("services.payments"))
         #expect(unknown.output.contains("users"))
     }

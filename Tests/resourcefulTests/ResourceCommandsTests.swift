@@ -16,7 +16,7 @@ import Testing
             server.stub(.get, "/v1/users/42", .json(raw: #"{"name":"Ada","id":42,"tags":["a"]}"#))
             let result = try await tool(server, ["show", "users/42"])
             #expect(result.status == 0)
-            #expect(result.output == "{\n  \"id\" : 42,\n  \"name\" : \"Ada\",\n  \"tags\" : [\n    \"a\"\n  ]\n}\n")
+            #expect(result.output == "{\n  \"name\": \"Ada\",\n  \"id\": 42,\n  \"tags\": [\n    \"a\"\n  ]\n}\n")
             #expect(server.requests.first?.method == .get)
         }
     }
@@ -43,7 +43,7 @@ import Testing
             let body = try JSONSerialization.jsonObject(with: sent.body) as? [String: Any]
             #expect(body?["name"] as? String == "Grace")
             #expect(body?["age"] as? Int == 85)
-            #expect(result.output.contains("\"roles\" : [\n    \"admin\"\n  ]"))
+            #expect(result.output.contains("\"roles\": [\n    \"admin\"\n  ]"))
         }
     }
 
@@ -68,7 +68,7 @@ import Testing
             let notFound = try await tool(server, ["show", "users/9"])
             #expect(notFound.status == 1)
             #expect(notFound.output.contains("404 Not Found"))
-            #expect(notFound.output.contains("\"message\" : \"no such user\""))
+            #expect(notFound.output.contains("\"message\": \"no such user\""))
             #expect(try await tool(server, ["show", "gone"]).status == 4)
             let missingConfig = try await Command.run(resourcefulTool, ["show", "x", "--env", "absent", "--config-directory", "/nonexistent"])
             #expect(missingConfig.status == 5)
