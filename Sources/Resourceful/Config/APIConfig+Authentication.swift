@@ -67,6 +67,9 @@ extension APIConfig {
         /// The file the settings were loaded from by ``APIConfig/load(environment:configDirectory:environmentVariables:service:)``
         /// and whether its folder was chosen; `nil` otherwise. Not compared by `==`.
         package var origin: APIConfig.FileOrigin?
+        /// The keys of other modules' storage kinds the configuration sets (one per module), for
+        /// a warning when the program does not link the module. Not compared by `==`.
+        package var otherModules: [OtherModuleKeys] = []
 
         /// Creates settings: no storage, files under `/run/secrets`, variables under
         /// `RESOURCEFUL_AUTH`, and `Bearer` tokens. The settings of kinds other modules bring
@@ -122,11 +125,19 @@ extension APIConfig {
             environment: [String: String]?,
             transport: any HTTPTransport
         ) async throws(APIError) -> any AuthenticationStorage {
-            guard !storages.isEmpty else { return InMemoryAuthenticationStorage() }
             var known: [StorageKind: any AuthenticationStorageFactory] = [:]
             for factory in [FileStorageFactory(), EnvironmentStorageFactory()] as [any AuthenticationStorageFactory] + factories {
                 known[factory.kind] = factory
             }
+            // Keys of a module this program does not link are not an error (the same file
+            // serves programs built with and without it), but they do nothing here: said once.
+            for keys in otherModules where known[keys.kind] == nil {
+                logger.warning(
+                    "configuration keys read by \(keys.module) are ignored: this program does not link it",
+                    metadata: ["key": "\(keys.key)", "source": "\(keys.source)", "kind": "\(keys.kind)"]
+                )
+            }
+            guard !storages.isEmpty else { return InMemoryAuthenticationStorage() }
             var links: [ChainedAuthenticationStorage.Link] = []
             for kind in storages {
                 let storage: any AuthenticationStorage

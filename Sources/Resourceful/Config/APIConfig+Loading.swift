@@ -225,43 +225,56 @@ extension APIConfig {
             default: throw APIConfigError(kind: .invalidFile, file: file, expected: "a regular file of at most \(maximumFileBytes) bytes")
             }
         }
+        // Standard JSON only, and only keys something reads: checked before any value is, so
+        // that a misspelt key (`baseUrl`) is named as such, not as the key it stood for missing.
+        let json: ConfigJSON
+        do {
+            json = try ConfigJSONParser.parse(bytes)
+        } catch {
+            throw APIConfigError(kind: .notStandardJSON, file: file, expected: error.problem, line: error.line, column: error.column)
+        }
+        let variables = environmentVariables ?? ProcessInfo.processInfo.environment
+        let otherModules = try ConfigurationKeyCheck.check(json, file: file, variables: variables)
         let fileProvider: JSONDataProvider
         do {
             fileProvider = try JSONDataProvider(bytes)
         } catch {
             throw APIConfigError(kind: .invalidFile, file: file)
         }
-        let variables = environmentVariables ?? ProcessInfo.processInfo.environment
         let variablesProvider = EnvironmentVariablesProvider(environmentVariables: variables)
         let environment = variablesProvider.prefixKeys(with: ConfigKey(environmentVariablePrefix.lowercased()))
-        guard let service else {
-            return try ConfigKeyReader(reader: ConfigReader(providers: [environment, fileProvider]), file: file, variables: variables).apiConfig()
+        var config: APIConfig
+        if let service {
+            try checkService(service, in: file, json: json)
+            let scope = ["services", service]
+            let serviceProviders: [any ConfigProvider] = [
+                variablesProvider.prefixKeys(with: ConfigKey([environmentVariablePrefix.lowercased()] + scope)),
+                fileProvider.prefixKeys(with: ConfigKey(scope)),
+            ]
+            config = try ConfigKeyReader(
+                reader: ConfigReader(providers: serviceProviders + [environment, fileProvider]),
+                file: file,
+                variables: variables,
+                service: (service, ConfigReader(providers: serviceProviders)),
+                topLevel: ConfigReader(providers: [environment, fileProvider])
+            ).apiConfig()
+        } else {
+            config = try ConfigKeyReader(reader: ConfigReader(providers: [environment, fileProvider]), file: file, variables: variables).apiConfig()
         }
-        try checkService(service, in: file, bytes: bytes)
-        let scope = ["services", service]
-        let serviceProviders: [any ConfigProvider] = [
-            variablesProvider.prefixKeys(with: ConfigKey([environmentVariablePrefix.lowercased()] + scope)),
-            fileProvider.prefixKeys(with: ConfigKey(scope)),
-        ]
-        return try ConfigKeyReader(
-            reader: ConfigReader(providers: serviceProviders + [environment, fileProvider]),
-            file: file,
-            variables: variables,
-            service: (service, ConfigReader(providers: serviceProviders)),
-            topLevel: ConfigReader(providers: [environment, fileProvider])
-        ).apiConfig()
+        config.authentication.otherModules = otherModules
+        return config
     }
 
     /// Checks that `file` describes `service` under `services`, naming those it does describe.
-    private static func checkService(_ service: String, in file: String, bytes: [UInt8]) throws(APIConfigError) {
+    private static func checkService(_ service: String, in file: String, json: ConfigJSON) throws(APIConfigError) {
         let key = "services.\(service)"
         guard !service.isEmpty, service.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
             throw APIConfigError(kind: .invalidValue, file: file, key: key, expected: "a service name of letters, digits, - and _")
         }
-        let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any]
-        let services = object?["services"] as? [String: Any] ?? [:]
-        guard services[service] is [String: Any] else {
-            let known = services.keys.sorted()
+        // The key check has refused a `services` that is not an object of objects.
+        let services = json.members?.last { $0.key == "services" }?.value.members ?? []
+        guard services.contains(where: { $0.key == service }) else {
+            let known = services.map(\.key).sorted()
             throw APIConfigError(
                 kind: .missingKey, file: file, key: key,
                 expected: known.isEmpty ? "a services object describing it" : "one of the services described: " + known.joined(separator: ", ")
@@ -482,7 +495,16 @@ struct ConfigKeyReader {
 
     /// The environment variable that overrides `key`.
     func environmentVariable(for key: String) -> String {
-        let words = ([APIConfig.environmentVariablePrefix] + key.split(separator: ".").map(String.init)).map { component in
+        APIConfig.environmentVariable(forKey: key)
+    }
+}
+
+extension APIConfig {
+    /// The environment variable that overrides `key` (`retry.maxAttempts` →
+    /// `RESOURCEFUL_RETRY_MAX_ATTEMPTS`), or its name after `RESOURCEFUL_` when not `prefixed`.
+    static func environmentVariable(forKey key: String, prefixed: Bool = true) -> String {
+        let components = key.split(separator: ".").map(String.init)
+        let words = ((prefixed ? [APIConfig.environmentVariablePrefix] : []) + components).map { component in
             var result = ""
             var previous: Character?
             for character in component {

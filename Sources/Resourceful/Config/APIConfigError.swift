@@ -17,6 +17,13 @@ package struct APIConfigError: Error, Sendable, Hashable, CustomStringConvertibl
         /// and names credentials to send: whoever wrote that folder (a cloned repository) would
         /// choose both a secret and the host it goes to.
         case unchosenFile
+        /// The file is not standard JSON (RFC 8259): a comment, a trailing comma, single
+        /// quotes, `NaN`, a key set twice in one object; ``line`` and ``column`` say where.
+        case notStandardJSON
+        /// A key (or a `RESOURCEFUL_…` environment variable) that no part of the configuration
+        /// reads, such as a misspelt one; ``suggestion`` is the known key nearest to it, if one is
+        /// near enough.
+        case unknownKey
     }
 
     /// What went wrong.
@@ -30,19 +37,32 @@ package struct APIConfigError: Error, Sendable, Hashable, CustomStringConvertibl
     package let file: String?
     /// What is expected instead.
     package let expected: String?
+    /// The line of the file where the problem is (1-based), when it is known.
+    package let line: Int?
+    /// The column of that line (1-based, in bytes), when it is known.
+    package let column: Int?
+    /// For an unknown key, the known key (or variable) nearest to it: what was likely meant.
+    package let suggestion: String?
 
-    init(kind: Kind, file: String?, key: String? = nil, source: String? = nil, expected: String? = nil) {
+    init(
+        kind: Kind, file: String?, key: String? = nil, source: String? = nil, expected: String? = nil,
+        line: Int? = nil, column: Int? = nil, suggestion: String? = nil
+    ) {
         self.kind = kind
         self.file = file
         self.key = key
         self.source = source ?? file ?? "configuration"
         self.expected = expected
+        self.line = line
+        self.column = column
+        self.suggestion = suggestion
     }
 
     /// A one-line explanation naming the file, key and source.
     package var description: String {
         var text: String
         let key = key ?? ""
+        let place = line.map { line in " (line \(line)" + (column.map { ", column \($0)" } ?? "") + ")" } ?? ""
         switch kind {
         case .missingFile: text = "configuration file \(source) does not exist"
         case .invalidFile: text = "configuration file \(source) is not a JSON object of keys and values"
@@ -50,8 +70,13 @@ package struct APIConfigError: Error, Sendable, Hashable, CustomStringConvertibl
         case .wrongType: text = "configuration key '\(key)' has the wrong type in \(source)"
         case .invalidValue: text = "configuration key '\(key)' has an invalid value in \(source)"
         case .unchosenFile: text = "configuration file \(source) was found in the working directory, not chosen, and names credentials to send"
+        case .notStandardJSON: return "configuration file \(source) is not standard JSON\(place): \(expected ?? "a syntax error")"
+        case .unknownKey:
+            let what = source == key ? "environment variable \(key) is not one the configuration reads" : "configuration key '\(key)' in \(source)\(place) is not a known key"
+            if let suggestion { return what + ": did you mean " + (source == key ? suggestion : "'\(suggestion)'") + "?" }
+            return what + (expected.map { " (\($0))" } ?? "")
         }
-        if let expected { text += ": expected \(expected)" }
+        if let expected { text += "\(place): expected \(expected)" } else { text += place }
         return text
     }
 

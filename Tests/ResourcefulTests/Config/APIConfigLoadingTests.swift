@@ -102,8 +102,9 @@ import Testing
         let error = await expectConfigError {
             _ = try await APIConfig.load(environment: "staging", configDirectory: directory, environmentVariables: [:])
         }
-        #expect(error?.kind == .invalidFile)
+        #expect(error?.kind == .notStandardJSON)
         #expect(error?.description.contains("\(directory)/staging.json") == true)
+        #expect(error?.line == 1 && error?.column == 13)
     }
 
     @Test func missingRequiredKey() async throws {

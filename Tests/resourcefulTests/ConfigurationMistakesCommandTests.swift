@@ -1,0 +1,31 @@
+import Foundation
+import ProcessTestSupport
+import Testing
+
+/// A misspelt key or a file that is not standard JSON stops the tool before any request, with
+/// the configuration's exit status and one line naming the key, the file and what was meant.
+@Suite struct ConfigurationMistakesCommandTests {
+    /// `resourceful show users` with `json` as the `x` environment of a scratch folder.
+    static func show(_ json: String) async throws -> (Command.Result, file: String) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-mistakes-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("x.json")
+        try Data(json.utf8).write(to: file)
+        let result = try await Command.run(resourcefulTool, ["show", "users", "--config-directory", directory.path, "--env", "x"])
+        return (result, file.path)
+    }
+
+    @Test(arguments: [
+        (#"{"baseURL": "http://127.0.0.1:9/v1", "service": "s", "timout": 1}"#, "'timout'", "did you mean 'timeout'?"),
+        (#"{"baseURL": "http://127.0.0.1:9/v1", "service": "s", "retry": {"maxAttemps": 5}}"#, "'retry.maxAttemps'", "did you mean 'retry.maxAttempts'?"),
+        (#"{"baseUrl": "http://127.0.0.1:9/v1", "service": "s"}"#, "'baseUrl'", "did you mean 'baseURL'?"),
+        ("{\"baseURL\": \"http://127.0.0.1:9/v1\",\n \"service\": \"s\",\n}", "not standard JSON", "line 3, column 1"),
+    ])
+    func aConfigurationMistakeExitsFiveNamingTheKeyTheFileAndTheSuggestion(json: String, names: String, says: String) async throws {
+        let (result, file) = try await Self.show(json)
+        #expect(result.status == 5, "\(result.output)")
+        #expect(result.output.contains(names) && result.output.contains(says), "\(result.output)")
+        #expect(result.output.contains(file), "\(result.output)")
+    }
+}
