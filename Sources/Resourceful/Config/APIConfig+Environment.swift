@@ -4,7 +4,8 @@ package import Foundation
 extension APIConfig {
     /// Reads a configuration from environment variables alone, with no file: `RESOURCEFUL_BASE_URL`
     /// and `RESOURCEFUL_SERVICE` (both required), and any other key's variable
-    /// (`RESOURCEFUL_TIMEOUT`, `RESOURCEFUL_LOGGING_LEVEL`…), checked by the same rules as a file's.
+    /// (`RESOURCEFUL_TIMEOUT`, `RESOURCEFUL_LOGGING_LEVEL`…), checked by the same rules as a file's:
+    /// one meant for a key that nothing reads (`RESOURCEFUL_TIMOUT`) is refused, naming the nearest.
     ///
     /// What the command-line tool reads for a call made without a configuration file.
     ///
@@ -14,7 +15,11 @@ extension APIConfig {
         let provider = EnvironmentVariablesProvider(environmentVariables: variables)
             .prefixKeys(with: ConfigKey(environmentVariablePrefix.lowercased()))
         do {
-            return try ConfigKeyReader(reader: ConfigReader(providers: [provider]), file: nil, variables: variables).apiConfig()
+            // A variable meant for a key no part of the configuration reads is refused, as in a file.
+            let otherModules = try ConfigurationKeyCheck.check(variables: variables)
+            var config = try ConfigKeyReader(reader: ConfigReader(providers: [provider]), file: nil, variables: variables).apiConfig()
+            config.authentication.otherModules = otherModules
+            return config
         } catch {
             throw error.apiError
         }

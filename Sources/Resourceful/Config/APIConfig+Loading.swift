@@ -107,6 +107,19 @@ extension APIConfig {
     ///   - configDirectory: Where the files are.
     ///   - environmentVariables: The variables to read; the process environment when `nil`.
     ///   - service: The name of a service under `services` in the file, or `nil` for the top level.
+    /// ## Mistakes caught
+    ///
+    /// The file must be standard JSON (RFC 8259): a comment, a trailing comma, single quotes,
+    /// `NaN` or a key set twice is refused with its line and column. Every key, in the file
+    /// (under `services.<name>` too) and in a `RESOURCEFUL_…` variable meant for a key, must be
+    /// one something reads: a misspelt one (`timout`, `retry.maxAttemps`, `baseUrl`) is refused
+    /// with the nearest known key (`did you mean 'timeout'?`) rather than left to its default.
+    /// The keys of a storage kind another module brings (`authentication.keyring.*` read by
+    /// ResourcefulKeyring, `authentication.oauth2.*` by ResourcefulOAuth2) are checked by name
+    /// too; a program that does not link the module logs a warning once, when its dependencies
+    /// are made, and ignores them. The keys under `authentication.<kind>` of a kind an app's own
+    /// ``AuthenticationStorageFactory`` brings are left to it.
+    ///
     /// - Throws: ``APIError/Kind/invalidConfiguration`` naming the file (or the environment
     ///   variable) and the key at fault, or the service when the file does not describe it.
     public static func load(
@@ -199,7 +212,10 @@ extension APIConfig {
     /// - Parameter service: The name of a service under `services` in the file, or `nil` for the
     ///   top level (see ``load(environment:configDirectory:environmentVariables:service:)``).
     /// - Throws: ``APIError/Kind/invalidConfiguration`` naming the file (or the environment
-    ///   variable) and the key at fault.
+    ///   variable) and the key at fault: a value of the wrong type or out of range, a key no part
+    ///   of the configuration reads (with the nearest known one), or a file that is not standard
+    ///   JSON (with its line and column); see "Mistakes caught" in
+    ///   ``load(environment:configDirectory:environmentVariables:service:)``.
     public static func load(
         file: String,
         environmentVariables: [String: String]? = nil,

@@ -111,6 +111,16 @@ import Testing
         if let suggestion { #expect(description.contains("did you mean \(suggestion)?"), "\(description)") }
     }
 
+    @Test func aVariableMeantForAnUnknownKeyIsAnErrorWithoutAFileToo() async throws {
+        let variables = ["RESOURCEFUL_BASE_URL": "https://api.example.com/v1", "RESOURCEFUL_SERVICE": "s", "RESOURCEFUL_RETRY_MAX_ATTEMPS": "3"]
+        let error = await expectConfigError { _ = try APIConfig.load(environmentVariablesOnly: variables) }
+        #expect(error?.kind == .unknownKey && error?.suggestion == "RESOURCEFUL_RETRY_MAX_ATTEMPTS")
+        var fixed = variables
+        fixed["RESOURCEFUL_RETRY_MAX_ATTEMPS"] = nil
+        fixed["RESOURCEFUL_RETRY_MAX_ATTEMPTS"] = "3"
+        #expect(try APIConfig.load(environmentVariablesOnly: fixed).retry.maxAttempts == 3)
+    }
+
     @Test func thePackagesOtherVariablesAndUnrelatedOnesAreLetThrough() async throws {
         let json = #"{\#(Self.base), "services": {"billing": {"baseURL": "https://b.example.com", "service": "b"}}}"#
         let config = try await Self.load(json, environment: [
