@@ -1,5 +1,6 @@
 public import Foundation
 public import HTTPTypes
+import Crypto
 import NIOCore
 
 extension API {
@@ -46,38 +47,98 @@ extension API {
         to destination: URL,
         progress: (@Sendable (DownloadProgress) -> Void)? = nil
     ) async throws(APIError) -> DownloadResult {
+        try await download(request, to: destination, options: DownloadOptions(), progress: progress)
+    }
+
+    /// Calls `request` and writes its response body to the file at `destination` as
+    /// ``download(_:to:progress:)`` does, within `options`: a cap on the body's size
+    /// (``DownloadOptions/maxBytes``), and a part kept for the next run to resume when the
+    /// download stops before its end (``DownloadOptions/keepsPartialFile``, curl's `-C -`).
+    ///
+    /// Whatever the cap, a body whose `Content-Length` (or the rest of it, when resuming) is
+    /// larger than the space free on the destination's file system is refused before a byte is
+    /// written.
+    ///
+    /// - Throws: as ``download(_:to:progress:)``; ``APIError/Kind/responseTooLarge`` when the
+    ///   body is larger than ``DownloadOptions/maxBytes``; ``APIError/Kind/file`` when it does
+    ///   not fit on the file system, or another download writes the same kept part. What was
+    ///   written is removed, unless ``DownloadOptions/keepsPartialFile`` keeps it for a resume
+    ///   (cancelled, timed out, the connection lost, a server error).
+    public func download<Request: ResourceRequest>(
+        _ request: Request,
+        to destination: URL,
+        options downloadOptions: DownloadOptions,
+        progress: (@Sendable (DownloadProgress) -> Void)? = nil
+    ) async throws(APIError) -> DownloadResult {
         let options = defaultOptions.applying(request)
         let method = request.verb.method(update: options.updateMethod)
         let path = maskedPath(request.path)
         let deadline = API.streamDeadline(from: .now, options: options)
+        if let maxBytes = downloadOptions.maxBytes, maxBytes < 0 {
+            throw APIError(kind: .invalidRequest, detail: "the download's maxBytes is \(maxBytes), less than 0").with(method: method, path: path)
+        }
         let file: PartialFile
-        do {
-            file = try await PartialFile.create(for: destination)
+        let resume: PartialFile.ResumeState?
+        let identity = downloadIdentity(method: method, request: request)
+        do throws(APIError) {
+            if downloadOptions.keepsPartialFile {
+                (file, resume) = try await PartialFile.resumable(for: destination, request: identity)
+            } else {
+                (file, resume) = (try await PartialFile.create(for: destination), nil)
+            }
         } catch {
             throw error.with(method: method, path: path)
         }
         do throws(APIError) {
-            let result = try await fill(file, from: request, options: options, deadline: deadline, progress: progress)
+            let result = try await fill(
+                file, from: request, options: options, limits: downloadOptions, resume: resume, identity: identity, deadline: deadline, progress: progress
+            )
             try await file.commit()
             return result
         } catch {
-            file.discard()
+            if Self.keepsPart(after: error) { file.keep() } else { file.discard() }
             throw error.with(method: method, path: path)
         }
     }
 
-    /// Writes the body of `request` into `file`, resuming after dropped connections.
+    /// What names a download's request in a kept part's state: a SHA-256 digest of the base URL,
+    /// the method and the path with its query (which may hold a secret, so never in clear).
+    private func downloadIdentity<Request: ResourceRequest>(method: HTTPRequest.Method, request: Request) -> String {
+        let text = config.baseURL.absoluteString + "\n" + method.rawValue + "\n" + request.path.encoded
+        return SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Whether a part is worth keeping after `error`: the download was stopped (cancelled, timed
+    /// out, the connection lost, a server error or throttled), not refused (too large, a `206`
+    /// that does not continue it, the file system, another status).
+    private static func keepsPart(after error: APIError) -> Bool {
+        switch error.kind {
+        case .cancelled, .timeout: true
+        case .transport: error.status == nil
+        case .unacceptableStatus: error.status.map { $0.kind == .serverError || $0 == .tooManyRequests } ?? false
+        default: false
+        }
+    }
+
+    /// Writes the body of `request` into `file`, resuming after dropped connections (and from
+    /// `resume`, a part a download before this one kept).
     private func fill<Request: ResourceRequest>(
         _ file: PartialFile,
         from request: Request,
         options: RequestOptions,
+        limits: DownloadOptions,
+        resume: PartialFile.ResumeState?,
+        identity: String,
         deadline: ContinuousClock.Instant,
         progress: (@Sendable (DownloadProgress) -> Void)?
     ) async throws(APIError) -> DownloadResult {
-        var written = 0
-        var validator: String?
-        var total: Int?
+        var written = resume?.written ?? 0
+        var validator = resume?.validator
+        var total = resume?.total
         var connections = 1
+        /// Whether a part kept by another run is still to be confirmed by the server: a `416`
+        /// then means it no longer fits the body, which starts again (once).
+        var fromKeptPart = resume != nil
         // The first connection lets the middlewares set the download's deadline
         // (``RequestOptions/streamTimeout``); the later ones keep it.
         var deadline = deadline
@@ -104,7 +165,19 @@ extension API {
                 try await file.truncate(to: 0)
                 written = 0
             }
-            let response = try await openStream(request, extraFields: fields, deadline: deadlineFromSteps ? deadline : nil)
+            let response: StreamedResponse
+            do throws(APIError) {
+                response = try await openStream(request, extraFields: fields, deadline: deadlineFromSteps ? deadline : nil)
+            } catch where fromKeptPart && error.status == .rangeNotSatisfiable {
+                // The kept part is as long as the body or longer (the file changed in a way its
+                // validator missed, or the part was whole): the whole body again.
+                fromKeptPart = false
+                try await file.saveState(nil, request: identity)
+                try await file.truncate(to: 0)
+                (written, validator, total) = (0, nil, nil)
+                continue
+            }
+            fromKeptPart = false
             if !deadlineFromSteps {
                 deadline = response.deadline
                 deadlineFromSteps = true
@@ -112,7 +185,7 @@ extension API {
             /// Where this response's bytes must end: its range's end, or the whole body's size.
             let end: Int?
             if response.status == .partialContent {
-                guard written > 0, let total, let range = ContentRange(response.headerFields[.contentRange]), range.first == written,
+                guard written > 0, let total, let range = ContentRange(Self.single(.contentRange, of: response.headerFields)), range.first == written,
                     range.last == total - 1, range.total == nil || range.total == total
                 else {
                     throw APIError(kind: .transport, status: response.status, detail: "the 206's Content-Range does not continue the file at byte \(written)")
@@ -122,11 +195,11 @@ extension API {
                 }
                 // A part of another version (a cache or proxy that ignored If-Range) is refused,
                 // and so is one that does not name the version it is of (RFC 9110 §15.3.7: a 206
-                // to an If-Range carries the validator it was asked for).
-                if let validator, validator.hasPrefix("\""), response.headerFields[.eTag] != validator {
+                // to an If-Range carries the validator it was asked for), or names more than one.
+                if let validator, validator.hasPrefix("\""), Self.single(.eTag, of: response.headerFields) != validator {
                     throw APIError(kind: .transport, status: response.status, detail: "the 206 is of another version of the file (its ETag changed or is missing)")
                 }
-                if let validator, !validator.hasPrefix("\""), response.headerFields[.lastModified] != validator {
+                if let validator, !validator.hasPrefix("\""), Self.single(.lastModified, of: response.headerFields) != validator {
                     throw APIError(kind: .transport, status: response.status, detail: "the 206 is of another version of the file (its Last-Modified changed or is missing)")
                 }
                 end = range.last + 1
@@ -139,6 +212,15 @@ extension API {
                 total = response.body.expectedLength
                 validator = Self.rangeValidator(response.headerFields)
                 end = total
+                // A kept part's state names this version before a byte of it is written: a part
+                // and its state never disagree, whenever the process ends.
+                if file.keepsPart {
+                    let state = validator.flatMap { validator in total.map { PartialFile.ResumeState(validator: validator, total: $0, written: 0) } }
+                    try await file.saveState(state, request: identity)
+                }
+            }
+            if let end {
+                try await Self.checkRoom(for: end - written, total: end, in: file, limits: limits, status: response.status)
             }
             progress?(DownloadProgress(bytesWritten: written, totalBytes: total, connections: connections))
             // Parts are written to disk in pieces of up to 1 MiB: fewer trips to the thread pool
@@ -148,12 +230,16 @@ extension API {
             do {
                 for try await var chunk in response.body {
                     // A body longer than it said fails at the first byte too many, before it is
-                    // written: a hostile 206 cannot fill the disk.
+                    // written: a hostile 206 cannot fill the disk; nor can one without a length
+                    // pass the download's cap.
                     if let end, chunk.readableBytes > end - written - piece.readableBytes {
                         throw Overrun(end: end)
                     }
+                    if let maxBytes = limits.maxBytes, chunk.readableBytes > maxBytes - written - piece.readableBytes {
+                        throw APIError(kind: .responseTooLarge, status: response.status, detail: "the body is larger than the download's limit of \(maxBytes) bytes")
+                    }
                     piece.writeBuffer(&chunk)
-                    if piece.readableBytes >= Self.writePiece {
+                    if piece.readableBytes >= (file.keepsPart ? Self.keptWritePiece : Self.writePiece) {
                         try await file.write(piece, at: written)
                         written += piece.readableBytes
                         piece.clear()
@@ -195,10 +281,32 @@ extension API {
                     throw APIError(kind: .cancelled, detail: "while waiting to resume the download")
                 }
             } catch let error as APIError {
+                // What arrived before the break is kept with the part, for the next run.
+                if file.keepsPart, piece.readableBytes > 0, piece.readableBytes <= (end ?? Int.max) - written {
+                    try? await file.write(piece, at: written)
+                }
                 throw error
             } catch {
-                throw APIError.classifying(error, deadline: deadline)
+                let error = APIError.classifying(error, deadline: deadline)
+                if file.keepsPart, piece.readableBytes > 0, piece.readableBytes <= (end ?? Int.max) - written {
+                    try? await file.write(piece, at: written)
+                }
+                throw error
             }
+        }
+    }
+
+    /// Refuses a body of `total` bytes that would pass the download's cap, or whose `remaining`
+    /// bytes would not fit in the space free on the file system of `file`, before a byte is
+    /// written.
+    private static func checkRoom(
+        for remaining: Int, total: Int, in file: PartialFile, limits: DownloadOptions, status: HTTPResponse.Status
+    ) async throws(APIError) {
+        if let maxBytes = limits.maxBytes, total > maxBytes {
+            throw APIError(kind: .responseTooLarge, status: status, detail: "the body's \(total) bytes are more than the download's limit of \(maxBytes) bytes")
+        }
+        if remaining > 0, let free = await file.freeBytes(), remaining > free {
+            throw APIError(kind: .file, status: status, detail: "the body's \(remaining) bytes do not fit in the \(free) bytes free on the file system of \(file.destination)")
         }
     }
 
@@ -209,6 +317,9 @@ extension API {
 
     /// The size of the pieces a download writes to disk.
     static let writePiece = 1 << 20
+    /// The size of the pieces a download that keeps its part writes: smaller, so that a process
+    /// killed outright loses little of what arrived.
+    static let keptWritePiece = 64 << 10
 
     /// Whether a download that failed with `error` while reading the body may resume: the
     /// connection broke, or the server fell silent, before the download's own deadline.
@@ -219,15 +330,39 @@ extension API {
     /// What `If-Range` may carry for these response fields (RFC 9110 §13.1.5): a strong `ETag`
     /// (a weak one cannot be used with ranges), else a `Last-Modified` that is a strong
     /// validator, at least a second before the response's `Date` (§8.8.2.2: a file changed twice
-    /// within its second would keep its date); `nil` when neither.
+    /// within its second would keep its date); `nil` when neither. A field repeated, or an
+    /// `ETag` holding a list, names no one version: no validator (the download then starts again
+    /// from the first byte rather than resume), never a combination of them.
     static func rangeValidator(_ fields: HTTPFields) -> String? {
-        if let tag = fields[.eTag], tag.hasPrefix("\""), tag.count >= 2, tag.hasSuffix("\"") { return tag }
-        if let text = fields[.lastModified], let modified = HTTPDate.parse(text),
-            let sent = fields[.date].flatMap(HTTPDate.parse), sent.timeIntervalSince(modified) >= 1
+        if fields[values: .eTag].count > 1 { return nil }
+        if let tag = single(.eTag, of: fields) {
+            return isStrongEntityTag(tag) ? tag : nil
+        }
+        if let text = single(.lastModified, of: fields), let modified = HTTPDate.parse(text),
+            let sent = single(.date, of: fields).flatMap(HTTPDate.parse), sent.timeIntervalSince(modified) >= 1
         {
             return text
         }
         return nil
+    }
+
+    /// The value of the field `name` when the response has exactly one; `nil` when none or more.
+    static func single(_ name: HTTPField.Name, of fields: HTTPFields) -> String? {
+        let values = fields[values: name]
+        return values.count == 1 ? values[0] : nil
+    }
+
+    /// Whether `tag` is one strong entity tag (RFC 9110 §8.8.3): `"`, visible characters other
+    /// than `"` (or obs-text), `"` — not a list, not weak, nothing around it.
+    static func isStrongEntityTag(_ tag: String) -> Bool {
+        let bytes = Array(tag.utf8)
+        guard bytes.count >= 2, bytes.first == UInt8(ascii: "\""), bytes.last == UInt8(ascii: "\"") else { return false }
+        return bytes.dropFirst().dropLast().allSatisfy { $0 == 0x21 || (0x23...0x7E).contains($0) || $0 >= 0x80 }
+    }
+
+    /// Whether `value` may be sent as `If-Range`: one strong entity tag, or an HTTP date.
+    static func isRangeValidator(_ value: String) -> Bool {
+        isStrongEntityTag(value) || (HTTPDate.parse(value) != nil && !value.contains(where: { $0.isNewline }))
     }
 }
 

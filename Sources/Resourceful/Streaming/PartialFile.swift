@@ -14,17 +14,96 @@ import Darwin
 /// A download's file while it is written: a temporary file beside the destination (so that the
 /// rename is atomic, on one file system), written on NIO's thread pool, `fsync`ed and renamed
 /// into place by ``commit()``, removed by ``discard()``. The destination never holds part of a body.
+///
+/// A resumable one (``DownloadOptions/keepsPartialFile``, made by ``resumable(for:request:)``) has
+/// a stable name and a state file beside it, both mode 0600, and is kept by ``keep()``.
 final class PartialFile: Sendable {
     let destination: String
     let temporary: String
+    /// The file that says how to resume a kept part; `nil` for a temporary file.
+    let stateFile: String?
     private let descriptor: Int32
-    /// Whether the descriptor was closed (by ``commit()`` or ``discard()``): it is closed once.
+    /// Whether the descriptor was closed (by ``commit()``, ``discard()`` or ``keep()``): it is closed once.
     private let closed = Atomic<Bool>(false)
+    /// Whether the state file now describes the part (``saveState(_:)``): a part without one is
+    /// of no use and is removed rather than kept.
+    private let described = Atomic<Bool>(false)
+
+    /// What resuming a kept part needs: the validator for `If-Range`, the whole body's size, and
+    /// how many of its bytes are in the part.
+    struct ResumeState: Equatable {
+        var validator: String
+        var total: Int
+        var written: Int
+    }
 
     /// Creates the temporary file beside `destination`.
     ///
     /// - Throws: ``APIError/Kind/file`` naming the folder when it cannot be written.
     static func create(for destination: URL) async throws(APIError) -> PartialFile {
+        let (path, folder, name) = try names(destination)
+        let temporary = folder + "/." + name + "." + String(UInt64.random(in: .min ... .max), radix: 36) + ".download"
+        do {
+            let descriptor = try await Self.run { () throws -> Int32 in
+                // Readable by its owner alone while it is written; given its final mode at commit.
+                let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+                guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                return descriptor
+            }
+            return PartialFile(destination: path, temporary: temporary, stateFile: nil, descriptor: descriptor)
+        } catch {
+            throw APIError(kind: .file, detail: "the folder \(folder) cannot be written: \(Self.reason(error))", underlying: error)
+        }
+    }
+
+    /// Opens (or creates) the kept part of a download of `request` (a digest naming it) to
+    /// `destination`, locked for this download, with what resuming it needs when its state file
+    /// describes it (`nil`: the part is empty, to be written from the first byte).
+    ///
+    /// - Throws: ``APIError/Kind/file`` when the part or its state is not a regular file of this
+    ///   user with one link (another user's, a link, a FIFO…), when another download holds it, or
+    ///   when the folder cannot be written.
+    static func resumable(for destination: URL, request: String) async throws(APIError) -> (PartialFile, ResumeState?) {
+        let (path, folder, _) = try names(destination)
+        let partial = DownloadOptions.partialFile(for: URL(fileURLWithPath: path)).path
+        let stateFile = DownloadOptions.partialStateFile(for: URL(fileURLWithPath: path)).path
+        do {
+            let (descriptor, state) = try await Self.run { () throws -> (Int32, ResumeState?) in
+                let descriptor = try openOwn(partial, flags: O_RDWR | O_CREAT, what: "the partial download")
+                do {
+                    guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+                        throw Refusal(detail: "\(partial) is being written by another download to \(path)")
+                    }
+                    var status = stat()
+                    guard fstat(descriptor, &status) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                    let size = Int(status.st_size)
+                    var state = size > 0 ? readState(stateFile, request: request) : nil
+                    if let found = state, found.total >= size {
+                        state?.written = size
+                    } else {
+                        // Nothing says how to continue it (or it is longer than its body): from the start.
+                        state = nil
+                        guard ftruncate(descriptor, 0) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                    }
+                    return (descriptor, state)
+                } catch {
+                    close(descriptor)
+                    throw error
+                }
+            }
+            let file = PartialFile(destination: path, temporary: partial, stateFile: stateFile, descriptor: descriptor)
+            if state != nil { file.described.store(true, ordering: .releasing) }
+            return (file, state)
+        } catch let refusal as Refusal {
+            throw APIError(kind: .file, detail: refusal.detail)
+        } catch {
+            throw APIError(kind: .file, detail: "the folder \(folder) cannot be written: \(Self.reason(error))", underlying: error)
+        }
+    }
+
+    /// The destination's path, folder and name; refused (``APIError/Kind/file``) when it names no
+    /// file or what is there is not a regular file, before anything is sent.
+    private static func names(_ destination: URL) throws(APIError) -> (path: String, folder: String, name: String) {
         let path = destination.standardizedFileURL.path
         let folder = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
@@ -33,24 +112,117 @@ final class PartialFile: Sendable {
         if case .refused(let what) = Destination.check(path) {
             throw APIError(kind: .file, detail: "\(path) is \(what), not a regular file: it is not replaced")
         }
-        let temporary = folder + "/." + name + "." + String(UInt64.random(in: .min ... .max), radix: 36) + ".download"
-        do {
-            let descriptor = try await NIOThreadPool.singleton.runIfActive { () throws -> Int32 in
-                // Readable by its owner alone while it is written; given its final mode at commit.
-                let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-                guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-                return descriptor
-            }
-            return PartialFile(destination: path, temporary: temporary, descriptor: descriptor)
-        } catch {
-            throw APIError(kind: .file, detail: "the folder \(folder) cannot be written: \(Self.reason(error))", underlying: error)
-        }
+        return (path, folder, name)
     }
 
-    private init(destination: String, temporary: String, descriptor: Int32) {
+    /// A kept file refused for what it is, in words.
+    private struct Refusal: Error {
+        let detail: String
+    }
+
+    /// Opens `path` (`flags`, never following a link, never waiting on a FIFO) and checks the
+    /// descriptor: a regular file of this user with one link, not writable by others. Another
+    /// user's file in a shared folder, a link or a FIFO planted there is refused, not used.
+    private static func openOwn(_ path: String, flags: Int32, what: String) throws -> Int32 {
+        let descriptor = open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            if errno == ELOOP { throw Refusal(detail: "\(path) (\(what)) is a symbolic link: it is not used") }
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == geteuid(), status.st_nlink == 1,
+            status.st_mode & 0o022 == 0
+        else {
+            close(descriptor)
+            throw Refusal(detail: "\(path) (\(what)) is not a regular file of this user's alone: it is not used")
+        }
+        // A regular file never waits; later reads and writes need no flag.
+        _ = fcntl(descriptor, F_SETFL, 0)
+        return descriptor
+    }
+
+    /// Runs `body` on NIO's thread pool to its end, even when the calling task is cancelled: what
+    /// a cancelled download received is written (and its part kept or removed) before it ends.
+    private static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await NIOThreadPool.singleton.runIfActive(eventLoop: MultiThreadedEventLoopGroup.singleton.any(), body).get()
+    }
+
+    /// The state file's first line: its format.
+    private static let stateFormat = "resourceful-partial 1"
+
+    /// The resume state `stateFile` holds for `request`, with `written` 0; `nil` when it is
+    /// missing, not this user's own regular file, for another request, or not what a download wrote.
+    private static func readState(_ stateFile: String, request: String) -> ResumeState? {
+        guard let descriptor = try? openOwn(stateFile, flags: O_RDONLY, what: "the partial download's state") else { return nil }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        var count = 0
+        while count < bytes.count {
+            // `count < bytes.count`: the buffer is not empty, the range within it.
+            let result = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + count, $0.count - count) }
+            if result < 0, errno == EINTR { continue }
+            guard result > 0 else { break }
+            count += result
+        }
+        guard count < bytes.count else { return nil }
+        let lines = String(decoding: bytes[0..<count], as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        guard lines.count == 5, lines[0] == stateFormat, lines[1] == request, lines[4].isEmpty,
+            let total = Int(lines[2]), total > 0,
+            API.isRangeValidator(String(lines[3]))
+        else { return nil }
+        return ResumeState(validator: String(lines[3]), total: total, written: 0)
+    }
+
+    private init(destination: String, temporary: String, stateFile: String?, descriptor: Int32) {
         self.destination = destination
         self.temporary = temporary
+        self.stateFile = stateFile
         self.descriptor = descriptor
+    }
+
+    /// Whether the part is kept when the download stops (``keep()``).
+    var keepsPart: Bool { stateFile != nil }
+
+    /// Writes what resuming the part needs (`state`, for the request named by `request`), or
+    /// removes the state file when `state` is `nil`, before a byte of the body is written: a part
+    /// and its state never disagree, whenever the process is killed.
+    func saveState(_ state: ResumeState?, request: String) async throws(APIError) {
+        guard let stateFile else { return }
+        described.store(false, ordering: .releasing)
+        do {
+            try await Self.run {
+                guard let state else {
+                    if unlink(stateFile) != 0, errno != ENOENT { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                    return
+                }
+                let text = [Self.stateFormat, request, String(state.total), state.validator, ""].joined(separator: "\n")
+                let staged = stateFile + "." + String(UInt64.random(in: .min ... .max), radix: 36)
+                let descriptor = open(staged, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+                guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                let written = writeAll(Array(text.utf8), to: descriptor)
+                let synced = fsync(descriptor)
+                close(descriptor)
+                guard written, synced == 0, rename(staged, stateFile) == 0 else {
+                    unlink(staged)
+                    throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+                }
+            }
+        } catch {
+            throw APIError(kind: .file, detail: "\(stateFile) could not be written: \(Self.reason(error))", underlying: error)
+        }
+        if state != nil { described.store(true, ordering: .releasing) }
+    }
+
+    /// The bytes free for this user on the file system the file is on (`fstatvfs`); `nil` when it
+    /// cannot be told.
+    func freeBytes() async -> Int? {
+        let descriptor = self.descriptor
+        return try? await Self.run { () -> Int? in
+            var info = statvfs()
+            guard fstatvfs(descriptor, &info) == 0 else { return nil }
+            let (free, overflow) = UInt64(info.f_bavail).multipliedReportingOverflow(by: UInt64(info.f_frsize))
+            return overflow || free > UInt64(Int.max) ? Int.max : Int(free)
+        }
     }
 
     /// Writes `buffer` at `offset`.
@@ -59,7 +231,7 @@ final class PartialFile: Sendable {
     func write(_ buffer: ByteBuffer, at offset: Int) async throws(APIError) {
         let descriptor = self.descriptor
         do {
-            try await NIOThreadPool.singleton.runIfActive {
+            try await Self.run {
                 var written = 0
                 try buffer.withUnsafeReadableBytes { bytes in
                     while written < bytes.count {
@@ -80,7 +252,7 @@ final class PartialFile: Sendable {
     func truncate(to length: Int) async throws(APIError) {
         let descriptor = self.descriptor
         do {
-            try await NIOThreadPool.singleton.runIfActive {
+            try await Self.run {
                 guard ftruncate(descriptor, off_t(length)) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
             }
         } catch {
@@ -91,10 +263,10 @@ final class PartialFile: Sendable {
     /// Flushes the file to disk, closes it and renames it to the destination, then flushes the
     /// folder, so that the name survives a crash.
     func commit() async throws(APIError) {
-        let (descriptor, temporary, destination) = (self.descriptor, self.temporary, self.destination)
+        let (descriptor, temporary, destination, stateFile) = (self.descriptor, self.temporary, self.destination, self.stateFile)
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         do {
-            try await NIOThreadPool.singleton.runIfActive {
+            try await Self.run {
                 defer { close(descriptor) }
                 // The permissions of the regular file it replaces, or a new file's (0666 less
                 // the umask); never the set-user-ID, set-group-ID or sticky bits, which would
@@ -108,6 +280,7 @@ final class PartialFile: Sendable {
                 guard fchmod(descriptor, mode) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
                 guard fsync(descriptor) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
                 guard rename(temporary, destination) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                if let stateFile { unlink(stateFile) }
                 let folder = open((destination as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
                 if folder >= 0 {
                     _ = fsync(folder)
@@ -123,17 +296,32 @@ final class PartialFile: Sendable {
         }
     }
 
-    /// A file neither committed nor discarded (a path that forgot to) is removed all the same.
+    /// A file neither committed, discarded nor kept (a path that forgot to) is removed all the
+    /// same; a resumable part that its state describes is kept.
     deinit {
-        discard()
+        keep()
     }
 
-    /// Closes and removes the temporary file. Runs on the calling thread: it must happen even
-    /// when the task is cancelled, and neither call blocks for long.
+    /// Closes and removes the temporary file (and a part's state). Runs on the calling thread: it
+    /// must happen even when the task is cancelled, and no call blocks for long.
     func discard() {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        close(descriptor)
+        // The names go before the descriptor (and its lock): another download never opens a part
+        // about to disappear.
         unlink(temporary)
+        if let stateFile { unlink(stateFile) }
+        close(descriptor)
+    }
+
+    /// Closes a resumable part, leaving it and its state for the next download to resume, when
+    /// the state describes it; removes everything otherwise (a temporary file, a part without a
+    /// state). Runs on the calling thread, as ``discard()``.
+    func keep() {
+        guard keepsPart, described.load(ordering: .acquiring) else { return discard() }
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        // What was written reaches the disk before the process ends; the lock goes with the descriptor.
+        _ = fsync(descriptor)
+        close(descriptor)
     }
 
     /// The mode a new file gets: 0666 less the process's umask, read from `/proc` (setting the
@@ -205,5 +393,20 @@ final class PartialFile: Sendable {
     private static func reason(_ error: any Error) -> String {
         if let error = error as? POSIXError { return String(cString: strerror(error.code.rawValue)) }
         return "\(type(of: error))"
+    }
+}
+
+/// Writes all of `bytes` to `descriptor` from its current offset; `false` when a write fails.
+private func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
+    bytes.withUnsafeBytes { buffer in
+        var done = 0
+        while done < buffer.count {
+            guard let base = buffer.baseAddress else { return false }
+            let result = write(descriptor, base + done, buffer.count - done)
+            if result < 0, errno == EINTR { continue }
+            guard result > 0 else { return false }
+            done += result
+        }
+        return true
     }
 }

@@ -238,7 +238,9 @@ import Testing
 
     private func fillTheDisk(_ folder: URL) async throws {
         try await Harness.run { harness in
-            Self.serve(harness.server, cuts: 0, cutAt: 0)
+            // Without a Content-Length (which would be refused at once for the space it needs),
+            // the disk fills while the body is written.
+            DownloadLimitTests.serve(harness.server, chunked: true)
             let destination = folder.appendingPathComponent("asset.bin")
             let error = await #expect(throws: APIError.self) {
                 _ = try await harness.api.download(AdHocRequest<Empty, Empty>(.show, "asset"), to: destination)
