@@ -77,7 +77,9 @@ struct DemoCommand: AsyncParsableCommand {
 
     private func show(_ title: String, _ value: some Encodable) throws {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        print("== \(title)\n\(String(decoding: try encoder.encode(value), as: UTF8.self))\n")
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Printed as the verbs print JSON (`"key": value`).
+        let bytes = Array(try encoder.encode(value))
+        print("== \(title)\n\(JSONFormatter.formatted(bytes) ?? String(decoding: bytes, as: UTF8.self))\n")
     }
 }
