@@ -279,7 +279,8 @@ struct LoopbackRedirect: Sendable {
                     } catch {
                         end()
                         try? await server.channel.close()
-                        throw OAuth2Error(.loginRequired, "the authorization address could not be opened: \(OAuth2AuthenticationStorage.describe(error))")
+                        throw OAuth2Error(
+                            .loginRequired, "the authorization address could not be opened: \(OAuth2AuthenticationStorage.describe(error))")
                     }
                     return nil
                 }
@@ -400,7 +401,9 @@ struct LoopbackRedirect: Sendable {
                         isExpected
                         ? (.ok, "You can close this window and go back to the terminal.\n")
                         : isCallback ? (.badRequest, "This is not the login this program is waiting for.\n") : (.notFound, "Not found\n")
-                    var headers = HTTPHeaders([("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", "\(text.utf8.count)"), ("Connection", "close")])
+                    var headers = HTTPHeaders([
+                        ("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", "\(text.utf8.count)"), ("Connection", "close"),
+                    ])
                     headers.add(name: "Cache-Control", value: "no-store")
                     // The page is a courtesy: the redirect counts even when the browser has gone.
                     try? await outbound.write(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers)))

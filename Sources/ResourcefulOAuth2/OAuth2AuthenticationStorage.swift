@@ -208,11 +208,15 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
             // removed or replaced before anything was spent (another process may hold the new
             // file's) is taken again.
             for _ in 0..<Self.lockRetakes {
-                let renewed = try await withRefreshLock(for: service, deadline: deadline, orElse: .fail) { hold async throws(OAuth2Error) -> Token? in
-                    try await renew(service: service, storage: refreshTokens, endpoints: endpoints, deadline: deadline, epoch: epoch, lock: hold)
+                let renewed = try await withRefreshLock(for: service, deadline: deadline, orElse: .fail) {
+                    hold async throws(OAuth2Error) -> Token? in
+                    try await renew(
+                        service: service, storage: refreshTokens, endpoints: endpoints, deadline: deadline, epoch: epoch, lock: hold)
                 }
                 if let renewed { return renewed }
-                logger.warning("The OAuth 2 refresh lock's file was removed or replaced while it was held: taken again", metadata: ["service": "\(service)"])
+                logger.warning(
+                    "The OAuth 2 refresh lock's file was removed or replaced while it was held: taken again",
+                    metadata: ["service": "\(service)"])
             }
             throw Self.lockLost(service)
         }
@@ -243,7 +247,9 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
         guard let refreshToken = stored, !refreshToken.isEmpty else { return nil }
         // RFC 6749 appendix A.17: `refresh-token = 1*VSCHAR`.
         guard refreshToken.utf8.count <= TokenResponse.maximumTokenBytes, OAuth2Grammar.all(refreshToken, OAuth2Grammar.isPrintable) else {
-            throw OAuth2Error(.loginRequired, "the refresh token stored for '\(service)' is not a token: log in again with `resourceful login --service \(service)`")
+            throw OAuth2Error(
+                .loginRequired,
+                "the refresh token stored for '\(service)' is not a token: log in again with `resourceful login --service \(service)`")
         }
         return refreshToken
     }
@@ -262,7 +268,8 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
         lock: LockHold
     ) async throws(OAuth2Error) -> Token? {
         guard var refreshToken = try await storedRefreshToken(of: service, in: storage) else {
-            throw OAuth2Error(.loginRequired, "no refresh token is stored for '\(service)': log in with `resourceful login --service \(service)`")
+            throw OAuth2Error(
+                .loginRequired, "no refresh token is stored for '\(service)': log in with `resourceful login --service \(service)`")
         }
         var retried = false
         while true {
@@ -285,7 +292,8 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
                     continue
                 }
                 throw OAuth2Error(
-                    .loginRequired, "the refresh token of '\(service)' was refused: log in again with `resourceful login --service \(service)`",
+                    .loginRequired,
+                    "the refresh token of '\(service)' was refused: log in again with `resourceful login --service \(service)`",
                     serverError: error.serverError
                 )
             }
@@ -306,7 +314,8 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
     /// while its request was out: its new refresh token was discarded.
     static func loggedOut(_ service: String) -> OAuth2Error {
         OAuth2Error(
-            .loginRequired, "'\(service)' was logged out while its token was renewed: log in again with `resourceful login --service \(service)`"
+            .loginRequired,
+            "'\(service)' was logged out while its token was renewed: log in again with `resourceful login --service \(service)`"
         )
     }
 

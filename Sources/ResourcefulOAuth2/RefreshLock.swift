@@ -396,7 +396,8 @@ struct RefreshLock: ~Copyable {
         let fresh = retrying { openat(directory, temporary, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
         guard fresh >= 0 else {
             return .failure(
-                Reason(text: "the lock file in \(folder) is open to other users and could not be replaced (errno \(errno))", fallsBack: false)
+                Reason(
+                    text: "the lock file in \(folder) is open to other users and could not be replaced (errno \(errno))", fallsBack: false)
             )
         }
         guard retrying({ fchmod(fresh, 0o600) }) == 0, retrying({ renameat(directory, temporary, directory, name) }) == 0 else {
@@ -404,7 +405,8 @@ struct RefreshLock: ~Copyable {
             _ = unlinkat(directory, temporary, 0)
             _ = closeDescriptor(fresh)
             return .failure(
-                Reason(text: "the lock file in \(folder) is open to other users and could not be replaced (errno \(error))", fallsBack: false)
+                Reason(
+                    text: "the lock file in \(folder) is open to other users and could not be replaced (errno \(error))", fallsBack: false)
             )
         }
         return .success(fresh)
@@ -453,7 +455,8 @@ struct RefreshLock: ~Copyable {
                     _ = closeDescriptor(directory)
                     return .failure(
                         Reason(
-                            text: "the lock folder \(folder) is open to other users (mode \(mode)): make it the user's alone with `chmod 700 \(folder)`",
+                            text:
+                                "the lock folder \(folder) is open to other users (mode \(mode)): make it the user's alone with `chmod 700 \(folder)`",
                             fallsBack: false))
                 }
                 return .success(directory)
@@ -675,13 +678,15 @@ extension OAuth2AuthenticationStorage {
             return try await body(.notHeld("no folder for the lock other processes renew it under could be used (\(reason))"))
         case .failed(let reason):
             guard wait == .proceed else {
-                throw OAuth2Error(.unreachable, "the lock other processes renew the token of '\(service)' under could not be taken: \(reason)")
+                throw OAuth2Error(
+                    .unreachable, "the lock other processes renew the token of '\(service)' under could not be taken: \(reason)")
             }
             return try await body(.notHeld("the lock other processes renew it under could not be taken (\(reason))"))
         case .timedOut(opening: true):
             guard wait == .proceed else {
                 throw OAuth2Error(
-                    .unreachable, "the lock file other processes renew the token of '\(service)' under could not be opened before the deadline"
+                    .unreachable,
+                    "the lock file other processes renew the token of '\(service)' under could not be opened before the deadline"
                 )
             }
             return try await body(.notHeld("the lock file other processes renew it under could not be opened in time"))

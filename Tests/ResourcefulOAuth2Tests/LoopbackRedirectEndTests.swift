@@ -61,7 +61,8 @@ import Testing
 
         // The real redirect ends the login.
         let answer = try? await Command.run(
-            "/usr/bin/curl", ["-sS", "--max-time", "20", "-o", "/dev/null", "-w", "%{http_code}", "\(redirectURI)?state=\(state)&code=real"]
+            "/usr/bin/curl",
+            ["-sS", "--max-time", "20", "-o", "/dev/null", "-w", "%{http_code}", "\(redirectURI)?state=\(state)&code=real"]
         )
         #expect(answer?.output == "200")
         #expect(try await receiving.value.parameters["code"] == "real")

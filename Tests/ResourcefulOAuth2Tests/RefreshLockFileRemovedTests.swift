@@ -54,7 +54,9 @@ import Testing
     /// Another process's part: removes `folder`'s `a.lock` (as a cleaner would) and locks the
     /// new file the name then gives, with a descriptor of its own; the descriptor, or -1.
     static func removeAndLockAnew(in folder: String) -> Int32 {
-        guard unlink(folder + "/a.lock") == 0, case .success(let file) = RefreshLock.openFile(named: "a.lock", in: folder) else { return -1 }
+        guard unlink(folder + "/a.lock") == 0, case .success(let file) = RefreshLock.openFile(named: "a.lock", in: folder) else {
+            return -1
+        }
         close(file.directory)
         guard flock(file.descriptor, LOCK_EX | LOCK_NB) == 0 else {
             close(file.descriptor)
@@ -64,7 +66,9 @@ import Testing
     }
 
     /// A storage of the `refresh_token` grant on `server` whose lock file is `folder`'s `a.lock`.
-    func storage(_ server: MockServer, _ transport: any HTTPTransport, _ refreshTokens: any WritableSecretStorage, folder: String, timeout: Duration)
+    func storage(
+        _ server: MockServer, _ transport: any HTTPTransport, _ refreshTokens: any WritableSecretStorage, folder: String, timeout: Duration
+    )
         async throws -> OAuth2AuthenticationStorage
     {
         var settings = OAuth2Settings(
@@ -72,12 +76,14 @@ import Testing
             grant: .refreshToken
         )
         settings.revocationEndpoint = server.baseURL.appendingPathComponent("revoke")
-        let storage = try await OAuth2AuthenticationStorage(settings: settings, transport: transport, refreshTokens: refreshTokens, timeout: timeout)
+        let storage = try await OAuth2AuthenticationStorage(
+            settings: settings, transport: transport, refreshTokens: refreshTokens, timeout: timeout)
         storage.openRefreshLock(with: { RefreshLock.openFile(named: "a.lock", in: folder) })
         return storage
     }
 
-    static let answer = MockResponse.json(raw: #"{"access_token": "at", "token_type": "Bearer", "expires_in": 3600, "refresh_token": "rt-2"}"#)
+    static let answer = MockResponse.json(
+        raw: #"{"access_token": "at", "token_type": "Bearer", "expires_in": 3600, "refresh_token": "rt-2"}"#)
 
     @Test func aLockFileRemovedBeforeTheSpendingIsTakenAgainAndNothingIsSpentMeanwhile() async throws {
         let folder = try folder()
@@ -163,7 +169,9 @@ import Testing
         let name = OAuth2AuthenticationStorage.refreshTokenName(service: service)
         let refreshTokens = WatchedSecrets()
         try await MockServer.withTransport { server, transport in
-            server.stub(.post, "/token", .json(raw: #"{"access_token": "at", "token_type": "Bearer", "expires_in": 3600, "refresh_token": "rt-login"}"#))
+            server.stub(
+                .post, "/token",
+                .json(raw: #"{"access_token": "at", "token_type": "Bearer", "expires_in": 3600, "refresh_token": "rt-login"}"#))
             let storage = try await storage(server, transport, refreshTokens, folder: folder, timeout: .seconds(60))
             let endpoints = try await storage.endpoints(deadline: .now + .seconds(10))
             let opener: RefreshLock.Opener = { RefreshLock.openFile(named: "a.lock", in: folder) }
@@ -200,7 +208,9 @@ import Testing
         let name = OAuth2AuthenticationStorage.refreshTokenName(service: service)
         let refreshTokens = WatchedSecrets()
         try await MockServer.withTransport { server, transport in
-            server.stub(.post, "/token", .json(raw: #"{"access_token": "at", "token_type": "Bearer", "expires_in": 3600, "refresh_token": "rt-login"}"#))
+            server.stub(
+                .post, "/token",
+                .json(raw: #"{"access_token": "at", "token_type": "Bearer", "expires_in": 3600, "refresh_token": "rt-login"}"#))
             let storage = try await storage(server, transport, refreshTokens, folder: folder, timeout: .milliseconds(500))
             let endpoints = try await storage.endpoints(deadline: .now + .seconds(10))
             let opener: RefreshLock.Opener = { RefreshLock.openFile(named: "a.lock", in: folder) }

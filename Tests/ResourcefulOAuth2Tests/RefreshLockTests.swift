@@ -106,7 +106,9 @@ import Testing
 
         // A renewal fails, typed, and spends nothing: no renewal without the lock.
         try await MockServer.withTransport { server, transport in
-            server.stub(.post, "/token", .json(raw: #"{"access_token": "at", "token_type": "Bearer", "expires_in": 3600, "refresh_token": "rt-2"}"#))
+            server.stub(
+                .post, "/token", .json(raw: #"{"access_token": "at", "token_type": "Bearer", "expires_in": 3600, "refresh_token": "rt-2"}"#)
+            )
             let service = "lock-test-open-folder"
             let refreshTokens = InMemoryWritableSecrets()
             try await refreshTokens.storeSecret("rt-1", named: OAuth2AuthenticationStorage.refreshTokenName(service: service))
@@ -168,7 +170,8 @@ import Testing
 
     @Test func theFolderDependsOnTheUserAloneNeverOnTheEnvironment() {
         // Every process of the user finds the same file, whatever its environment says.
-        #expect(RefreshLock.folders(accountHome: "/home/a", user: 1000) == ["/home/a/.local/state/resourceful/locks", "/tmp/resourceful-1000"])
+        #expect(
+            RefreshLock.folders(accountHome: "/home/a", user: 1000) == ["/home/a/.local/state/resourceful/locks", "/tmp/resourceful-1000"])
         // No entry in the user database (some containers): a folder named for the uid, not $HOME.
         #expect(RefreshLock.folders(accountHome: nil, user: 1000) == ["/tmp/resourceful-1000"])
         // A relative home is something else's mistake, not a place for a lock.
