@@ -31,39 +31,52 @@ extension Redactor {
         return result
     }
 
-    /// One `name=value` pair, its value replaced when its name is masked; a value that holds a
-    /// JSON object or array (`filter={"password":…}`, which a server may parse) masked as JSON,
-    /// or replaced when it looks like JSON but does not parse; a value that holds a URL, once
-    /// decoded (`next=https%3A%2F%2Fu%3Ap%40h%2F`), masked as a URL.
+    /// One `name=value` pair, its value replaced when its name is masked, else masked as
+    /// ``maskedValue(_:depth:)`` masks a value; a piece without `=` (`?https%3A%2F%2Fu%3Ap%40h`,
+    /// a fragment `#https%3A…`) masked as a value of its own.
     private func maskedPair(_ pair: Substring, depth: Int) -> String {
-        guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
+        guard let equals = pair.firstIndex(of: "=") else {
+            return maskedValue(String(pair), depth: depth) ?? String(pair)
+        }
         let name = String(pair[..<equals])
         if isMasked(formName: name) { return name + "=" + Self.mask }
+        // A name may be an encoded URL too (`?https%3A%2F%2Fu%3Ap%40h=1`).
+        let shownName = maskedValue(name, depth: depth) ?? name
         let encodedValue = String(pair[pair.index(after: equals)...])
-        guard encodedValue.contains(where: { "{[%@?#\\".contains($0) }) else { return String(pair) }
+        return shownName + "=" + (maskedValue(encodedValue, depth: depth) ?? encodedValue)
+    }
+
+    /// A percent-encoded value (of a query or form field, a path segment, a piece of a
+    /// fragment) as it may be shown, or `nil` when it holds nothing to mask: one that holds a
+    /// JSON object or array (`filter={"password":…}`, which a server may parse) masked as JSON,
+    /// or replaced when it looks like JSON but does not parse; one that holds a URL, once decoded
+    /// (`https%3A%2F%2Fu%3Ap%40h%2F`), masked as a URL and encoded again; one that holds a URL
+    /// to mask only once decoded again (`https%253A%252F%252Fu%253Ap%2540h`, as a chain of
+    /// redirects decodes it), replaced whole.
+    private func maskedValue(_ encodedValue: String, depth: Int) -> String? {
+        guard encodedValue.contains(where: { "{[%@?#\\".contains($0) }) else { return nil }
         let value = RequestTarget.QueryItem(encodedName: encodedValue, encodedValue: nil).name
         let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (trimmed.hasPrefix("{") && trimmed.hasSuffix("}")) || (trimmed.hasPrefix("[") && trimmed.hasSuffix("]")) else {
             // URLs in values in URLs…: past a few, a value that may hold one is replaced, so that
             // hostile nesting costs no more than a few passes.
-            guard depth < Self.maxDecodings else { return name + "=" + Self.mask }
+            guard depth < Self.maxDecodings else { return Self.mask }
             let masked = maskedURL(value, depth: depth + 1)
-            if masked != value { return name + "=" + PercentEncoding.encode(masked, allowing: .unreserved) }
-            // A URL encoded more than once (`https%253A%252F%252Fu%253Ap%2540h`), as a chain of
-            // redirects decodes it: replaced whole.
+            if masked != value { return PercentEncoding.encode(masked, allowing: .unreserved) }
             var level = value
             for _ in 0..<Self.maxDecodings {
                 let decoded = PercentEncoding.decode(level)
-                guard decoded != level else { break }
+                guard decoded != level else { return nil }
                 level = decoded
-                if maskedURL(level, depth: depth + 1) != level { return name + "=" + Self.mask }
+                if maskedURL(level, depth: depth + 1) != level { return Self.mask }
             }
-            return String(pair)
+            // Still encoded after as many decodings: nothing says what it hides.
+            return PercentEncoding.decode(level) == level ? nil : Self.mask
         }
         let json = Data(value.utf8)
-        guard let masked = maskedJSONDocument(json) else { return name + "=" + Self.mask }
-        guard masked != json else { return String(pair) }
-        return name + "=" + PercentEncoding.encode(String(decoding: masked, as: UTF8.self), allowing: .unreserved)
+        guard let masked = maskedJSONDocument(json) else { return Self.mask }
+        guard masked != json else { return nil }
+        return PercentEncoding.encode(String(decoding: masked, as: UTF8.self), allowing: .unreserved)
     }
 
     /// Query items as a query string, with the values of masked names replaced (split as
@@ -101,7 +114,7 @@ extension Redactor {
     package func maskedURL(_ target: RequestTarget) -> String {
         var masked = target
         masked.query = []
-        let url = maskedPathParameters(Self.withoutUserinfo(masked.url))
+        let url = maskedPath(Self.withoutUserinfo(masked.url), depth: 0)
         return target.query.isEmpty ? url : url + "?" + query(target.query)
     }
 
@@ -121,15 +134,32 @@ extension Redactor {
         var result: String
         if let question = beforeFragment.firstIndex(of: "?") {
             result =
-                maskedPathParameters(String(url[..<question])) + "?"
+                maskedPath(String(url[..<question]), depth: depth) + "?"
                 + query(String(beforeFragment[beforeFragment.index(after: question)...]), depth: depth)
         } else {
-            result = maskedPathParameters(String(beforeFragment))
+            result = maskedPath(String(beforeFragment), depth: depth)
         }
         if let fragment {
             result += "#" + query(String(url[url.index(after: fragment)...]), depth: depth)
         }
         return result
+    }
+
+    /// `path` with each segment that holds an encoded URL to mask (`/proxy/https%3A%2F%2Fu%3Ap%40h`)
+    /// masked as ``maskedValue(_:depth:)`` masks a value (in a URL found in a value, `depth` > 0,
+    /// that value is decoded again and replaced whole instead), and the value of each masked path
+    /// parameter replaced (``maskedPathParameters(_:)``).
+    private func maskedPath(_ path: String, depth: Int) -> String {
+        var path = path
+        // Deeper, the caller decodes the whole value again and replaces it when it hides a URL.
+        if depth == 0, path.contains("%") {
+            path = path.split(separator: "/", omittingEmptySubsequences: false).map { segment in
+                // Only a segment that decoding changes can hide something (`50%` stays).
+                guard segment.contains("%"), PercentEncoding.decode(String(segment)) != segment else { return String(segment) }
+                return maskedValue(String(segment), depth: depth) ?? String(segment)
+            }.joined(separator: "/")
+        }
+        return maskedPathParameters(path)
     }
 
     /// `path` with the value of each masked path parameter replaced (`/cart;jsessionid=…`, the

@@ -1,25 +1,26 @@
 extension Redactor {
     /// A text value (a JSON string, a multipart field of plain text) as it may be shown: every URL
     /// in it without its userinfo and with its masked query values and path parameters replaced
-    /// (`postgres://app:***@db/prod` → `postgres://***@db/prod`), a form in it
-    /// (`password=…&a=1`) with its masked values replaced; and the whole text replaced by `***`
-    /// when it still gives a masked name a value in a way these rules do not mask field by field
-    /// (`prefix {"password":"…"}`, `a=1 password=…`), so that it is never shown as it is.
+    /// (`postgres://app:***@db/prod` → `postgres://***@db/prod`), percent-encoded ones too
+    /// (`https%3A%2F%2Fapp%3A…%40db`), a form in it (`password=…&a=1`) with its masked values
+    /// replaced, the credential after an authentication scheme (`Bearer …`, `Basic …`) replaced;
+    /// and the whole text replaced by `***` when it still gives a masked name a value in a way
+    /// these rules do not mask field by field (`prefix {"password":"…"}`, `a=1 password=…`), so
+    /// that it is never shown as it is.
     ///
     /// A name counts when it is followed by `=`, or by `:` when it is quoted (as in JSON) or starts
     /// a line (a header line, YAML); prose such as `invalid token: expired` stays readable.
     package func maskedText(_ text: String) -> String {
-        guard text.contains(where: { $0 == "@" || $0 == "=" || $0 == ":" || $0 == "?" || $0 == "#" || $0 == ";" }) else {
-            return text
-        }
+        guard text.contains(where: { "@=:?#;%".contains($0) || $0.isWhitespace }) else { return text }
         var masked = maskedURLs(in: text)
         if masked.contains("="), !masked.contains(where: \.isWhitespace) { masked = query(masked) }
+        masked = maskedSchemeCredentials(in: masked)
         return givesAMaskedNameAValue(masked) ? Self.mask : masked
     }
 
     /// Whether `text` holds a masked name followed by `=` (or by `:`, quoted or at the start of a
     /// line) and a value other than `***`; in one pass.
-    private func givesAMaskedNameAValue(_ text: String) -> Bool {
+    func givesAMaskedNameAValue(_ text: String) -> Bool {
         let scalars = Array(text.unicodeScalars)
         var index = 0
         // Where the current line's first character other than a space is.
@@ -71,7 +72,7 @@ extension Redactor {
 
     /// Characters of a name a form or a document in a text may give a value: letters, digits,
     /// `_ - . [ ] % +`.
-    private static func isNameScalar(_ scalar: Unicode.Scalar) -> Bool {
+    static func isNameScalar(_ scalar: Unicode.Scalar) -> Bool {
         if scalar.properties.isAlphabetic || scalar.properties.numericType != nil { return true }
         switch scalar {
         case "_", "-", ".", "[", "]", "%", "+": return true

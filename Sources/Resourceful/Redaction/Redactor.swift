@@ -33,27 +33,32 @@ package struct Redactor: Sendable {
         return metadata
     }
 
-    /// A header field's value as it may be shown: `***` for a masked field; in any other, every
-    /// URL it is or holds (`Location`, `Link` targets and `anchor`s, `Refresh` with or without
-    /// `url=`, `Referer`, `Origin`, an `X-Callback-Url`) without its userinfo and with its masked
-    /// query values and path parameters replaced (``maskedURLs(in:)``).
+    /// A header field's value as it may be shown: `***` for a masked field; in any other, what a
+    /// body of its form would hide, hidden the same way (``maskedFieldValue(_:)``): every URL it
+    /// is or holds (`Location`, `Link` targets and `anchor`s, `Refresh` with or without `url=`,
+    /// `Referer`, `Origin`, an `X-Callback-Url`, encoded ones too) without its userinfo and with
+    /// its masked query values and path parameters replaced, JSON masked as JSON, the values of
+    /// masked names in `name=value` pairs (`a=1; password=…`, `password=…&x=1`) and the
+    /// credential after an authentication scheme (`Bearer …`, `Basic …`) replaced.
     package func headerValue(_ name: HTTPField.Name, _ value: String) -> String {
         if masksHeader(name.canonicalName) { return Self.mask }
-        return maskedURLs(in: value)
+        return maskedFieldValue(value)
     }
 
     /// `text` with every URL in it masked: the userinfo of each authority replaced
-    /// (``withoutUserinfo(_:)``), and in each word that holds a query, a fragment or a path
-    /// parameter (words end at spaces, quotes and angle brackets: `<…>`, `url='…'`,
-    /// `anchor="…"`), the values of masked names replaced (``maskedURL(_:)-(String)``).
+    /// (``withoutUserinfo(_:)``), and in each word that holds a query, a fragment, a path
+    /// parameter or a percent-encoded character (words end at spaces, quotes and angle brackets:
+    /// `<…>`, `url='…'`, `anchor="…"`), the values of masked names replaced and encoded URLs
+    /// (`https%3A%2F%2Fuser%3Apass%40host`, encoded once or more) masked
+    /// (``maskedURL(_:)-(String)``).
     package func maskedURLs(in text: String) -> String {
         let text = Self.withoutUserinfo(text)
-        guard text.contains(where: { $0 == "?" || $0 == "#" || $0 == ";" }) else { return text }
+        guard text.contains(where: Self.isURLPartCharacter) else { return text }
         var result = ""
         result.reserveCapacity(text.utf8.count)
         var word = ""
         func flush() {
-            result += word.contains(where: { $0 == "?" || $0 == "#" || $0 == ";" }) ? maskedURL(word) : word
+            result += word.contains(where: Self.isURLPartCharacter) ? maskedURL(word) : word
             word = ""
         }
         for character in text {
@@ -66,6 +71,12 @@ package struct Redactor: Sendable {
         }
         flush()
         return result
+    }
+
+    /// Whether `character` starts a part of a URL that may hold something to mask: a query, a
+    /// fragment, a path parameter or a percent-encoded character.
+    private static func isURLPartCharacter(_ character: Character) -> Bool {
+        character == "?" || character == "#" || character == ";" || character == "%"
     }
 
     /// Whether a header field's value is masked: ``SensitiveNames/isSensitiveHeader(_:)``, with
