@@ -56,11 +56,15 @@ import Logging
 /// - **Redirects:** an answer reached through a redirect never creates, refreshes (a `304`) or
 ///   invalidates an entry.
 ///
-/// - **A storage that does not answer** (a database that hangs) never holds a call: a lookup
-///   is waited for at most ``storageTimeout``, and at most half the time the call has left (the
-///   other half is the network's), and is a miss when it does not answer by then; a store, refresh
-///   or removal is waited for as long, and is skipped when it does not answer by then. Each is
-///   logged at debug level (`resourceful.cache`: `storage-timeout`).
+/// - **A storage that does not answer** (a database that hangs) never holds a call: all the
+///   waits of one pass through this step together (a lookup, then a store, refresh or removal)
+///   last at most ``storageTimeout``, and each at most half the time the call has left (the other
+///   half is the network's). A lookup that does not answer in time is a miss; a store, refresh or
+///   removal is skipped. Each is logged at debug level (`resourceful.cache`: `storage-timeout`).
+/// - **Redaction:** an answer from the cache (a hit, a revalidated entry) carries the byte cap,
+///   deadline and redaction switches of the request as the steps before left them, as an answer
+///   from the transport does: a body a request asks never to log is not logged or recorded
+///   because the cache answered.
 ///
 /// Each lookup is logged at debug level (`resourceful.cache`: `hit`, `miss`, `revalidated`,
 /// `bypass`) and counted in `resourceful.cache` with the dimension `result`.
@@ -73,8 +77,9 @@ public struct HTTPCacheMiddleware: APIMiddleware {
     private let now: @Sendable () -> Date
     /// The key of the digests credentials are filed under.
     private let digestKey: HTTPCacheDigestKey
-    /// The longest wait for one answer of the storage (never more than half the time the call
-    /// has left): a lookup that takes longer is a miss, a store is skipped.
+    /// The longest the storage is waited for in one pass through this step, all its answers
+    /// together (and each never more than half the time the call has left): a lookup that takes
+    /// longer is a miss, a store is skipped.
     public let storageTimeout: Duration
 
     /// A cache keeping its entries in `storage`.
@@ -84,8 +89,9 @@ public struct HTTPCacheMiddleware: APIMiddleware {
     ///   - digestKey: the key of the digests credentials are filed under: this process's own
     ///     random key by default, so that entries stored by another process are misses; the same
     ///     secret key on every instance of a fleet that shares a persistent storage.
-    ///   - storageTimeout: the longest wait for one answer of the storage, after which a lookup
-    ///     is a miss and a store is skipped (never more than half the time the call has left).
+    ///   - storageTimeout: the longest wait for the storage in one pass through this step, all its
+    ///     answers together, after which a lookup is a miss and a store is skipped (each wait
+    ///     never more than half the time the call has left).
     public init(
         storage: any HTTPCacheStorage = InMemoryHTTPCacheStorage(),
         digestKey: HTTPCacheDigestKey = .processWide,
@@ -134,7 +140,10 @@ public struct HTTPCacheMiddleware: APIMiddleware {
             record("bypass", context)
             return try await next(request, context)
         }
-        let found = try await bounded("lookup", request: request, context: context) { storage in
+        // One budget for every wait on the storage in this call (``storageTimeout``), so that a
+        // storage answering each step just in time holds the call once, not once per step.
+        var budget = StorageBudget(remaining: storageTimeout)
+        let found = try await bounded("lookup", request: request, context: context, budget: &budget) { storage in
             await storage.entry(forKey: key.storageKey)
         }
         var stored = found ?? nil
@@ -145,7 +154,11 @@ public struct HTTPCacheMiddleware: APIMiddleware {
             record("hit", context)
             var fields = entry.headerFields
             fields[.age] = String(Int(CachePolicy.age(entry, now: now())))
-            return TransportResponse(status: entry.status, headerFields: fields, body: entry.body)
+            // No transport answers: the call collects (and the logging step shows) this body
+            // under the cap, deadline and redaction switches the steps before left.
+            var answer = TransportResponse(status: entry.status, headerFields: fields, body: entry.body)
+            answer.collectionLimits = Self.limits(of: request, and: nil)
+            return answer
         }
         var conditional = request
         if let entry = stored {
@@ -166,7 +179,7 @@ public struct HTTPCacheMiddleware: APIMiddleware {
             // on its way stays. The caller gets the response it revalidated.
             let validator = CachePolicy.validator(of: response.headerFields) ?? CachePolicy.validator(of: snapshot.headerFields)
             let refreshed = { @Sendable (entry: HTTPCacheEntry) in Self.refreshed(entry, by: response, sent: sent, received: received) }
-            let updated = try await bounded("refresh", request: request, context: context) { storage in
+            let updated = try await bounded("refresh", request: request, context: context, budget: &budget) { storage in
                 await storage.updateEntry(forKey: key.storageKey) { current in
                     guard let current, validator != nil, CachePolicy.validator(of: current.headerFields) == validator,
                         Self.varies(current, matching: request, redactor: redactor, digestKey: digestKey)
@@ -176,7 +189,9 @@ public struct HTTPCacheMiddleware: APIMiddleware {
             }
             record("revalidated", context)
             let entry = refreshed((updated ?? nil) ?? snapshot)
-            return TransportResponse(status: entry.status, headerFields: entry.headerFields, body: entry.body)
+            var answer = TransportResponse(status: entry.status, headerFields: entry.headerFields, body: entry.body)
+            answer.collectionLimits = Self.limits(of: request, and: response.collectionLimits)
+            return answer
         }
         record("miss", context)
         let storesAuthorized = context.options.storesAuthorizedResponses
@@ -191,7 +206,7 @@ public struct HTTPCacheMiddleware: APIMiddleware {
             )
             // A late answer older than the stored one (by the server's `Date`) does not replace
             // it: RFC 9111 §4 uses the most recent response.
-            _ = try await bounded("store", request: request, context: context) { storage in
+            _ = try await bounded("store", request: request, context: context, budget: &budget) { storage in
                 await storage.updateEntry(forKey: key.storageKey) { current in
                     if let current, let stored = current.headerFields[.date].flatMap(HTTPDate.parse),
                         let arrived = entry.headerFields[.date].flatMap(HTTPDate.parse), arrived < stored
@@ -202,7 +217,9 @@ public struct HTTPCacheMiddleware: APIMiddleware {
                 }
             }
         } else if response.status.code < 500 {
-            try await bounded("remove", request: request, context: context) { storage in await storage.removeEntry(forKey: key.storageKey) }
+            try await bounded("remove", request: request, context: context, budget: &budget) { storage in
+                await storage.removeEntry(forKey: key.storageKey)
+            }
         }
         return response
     }
@@ -255,16 +272,47 @@ public struct HTTPCacheMiddleware: APIMiddleware {
                 keys += [targetKey.storageKey, targetKey.anonymousKey]
             }
         }
-        try await bounded("remove", request: request, context: context) { [keys] storage in
+        var budget = StorageBudget(remaining: storageTimeout)
+        try await bounded("remove", request: request, context: context, budget: &budget) { [keys] storage in
             for key in keys { await storage.removeEntry(forKey: key) }
         }
     }
 
-    /// What `body` gets from the storage, or `nil` when the storage does not answer within
-    /// ``storageTimeout`` or half the time the call has left, whichever ends first: the call
-    /// goes on without it (a miss, a skipped store), and a debug line says so. The storage of this package answers from memory
-    /// and is asked directly; any other is asked in a task of its own, left to end on its own
-    /// when it does not answer in time.
+    /// What is left of the time one call may wait for the storage, over all its steps.
+    private struct StorageBudget {
+        var remaining: Duration
+    }
+
+    /// The byte cap, deadline and redaction switches of `request` (as the steps before this one
+    /// left them), joined with those a transport's answer came back with: the switches of either
+    /// redact, the smaller cap and the earlier deadline hold. A response this step makes (a hit,
+    /// a revalidated entry) carries them, so that a body a request asked never to show is not
+    /// shown because the cache answered.
+    private static func limits(
+        of request: TransportRequest, and transport: TransportResponse.CollectionLimits?
+    ) -> TransportResponse.CollectionLimits {
+        var limits = TransportResponse.CollectionLimits(
+            maxBytes: request.maxResponseBytes,
+            deadline: request.deadline,
+            redactsRequestBody: request.shouldRedactRequestBody,
+            redactsResponseBody: request.shouldRedactResponseBody
+        )
+        if let transport {
+            limits.maxBytes = min(limits.maxBytes, transport.maxBytes)
+            limits.deadline = min(limits.deadline, transport.deadline)
+            limits.redactsRequestBody = limits.redactsRequestBody || transport.redactsRequestBody
+            limits.redactsResponseBody = limits.redactsResponseBody || transport.redactsResponseBody
+        }
+        return limits
+    }
+
+    /// What `body` gets from the storage, or `nil` when the storage does not answer in time: within
+    /// what is left of the call's `budget` (``storageTimeout`` for all the waits of one call
+    /// together, each wait spending what it took) and within half the time the call has left,
+    /// whichever ends first. The call goes on without it (a miss, a skipped store), and a debug
+    /// line says so; once the budget is spent, the storage is not asked again in this call. The
+    /// storage of this package answers from memory and is asked directly; any other is asked in a
+    /// task of its own, left to end on its own when it does not answer in time.
     ///
     /// - Throws: ``APIError/Kind/cancelled`` when the call is cancelled while it waits.
     @discardableResult
@@ -272,20 +320,23 @@ public struct HTTPCacheMiddleware: APIMiddleware {
         _ operation: String,
         request: TransportRequest,
         context: CallContext,
+        budget: inout StorageBudget,
         _ body: @escaping @Sendable (any HTTPCacheStorage) async -> T
     ) async throws -> T? {
         let storage = storage
         if storage is InMemoryHTTPCacheStorage { return await body(storage) }
         let now = ContinuousClock.now
-        let limit = min(now + storageTimeout, now + (request.deadline - now) / 2)
+        let limit = min(now + budget.remaining, now + (request.deadline - now) / 2)
         do {
+            guard limit > now else { throw APIError(kind: .timeout) }
+            defer { budget.remaining -= ContinuousClock.now - now }
             return try await Deadline.run(until: limit) { await body(storage) }
         } catch let error as APIError where error.kind == .timeout {
             context.logger.debug(
                 "HTTP cache storage did not answer in time",
                 metadata: [
                     "resourceful.request-id": .string(context.requestID),
-                    "resourceful.path": .string("/" + context.target.path),
+                    "resourceful.path": .string(Self.path(context)),
                     "resourceful.cache": .string("storage-timeout"),
                     "resourceful.cache-operation": .string(operation),
                 ]
@@ -294,12 +345,18 @@ public struct HTTPCacheMiddleware: APIMiddleware {
         }
     }
 
+    /// The call's path as log lines show it: an encoded URL in a segment without its userinfo,
+    /// masked path parameters replaced.
+    private static func path(_ context: CallContext) -> String {
+        context.options.redactor.maskedURL("/" + context.target.path)
+    }
+
     private func record(_ result: String, _ context: CallContext) {
         context.logger.debug(
             "HTTP cache",
             metadata: [
                 "resourceful.request-id": .string(context.requestID),
-                "resourceful.path": .string("/" + context.target.path),
+                "resourceful.path": .string(Self.path(context)),
                 "resourceful.cache": .string(result),
             ]
         )

@@ -15,27 +15,47 @@ public protocol HTTPCacheStorage: Sendable {
     /// Forgets the entry for `key`.
     func removeEntry(forKey key: String) async
     /// Replaces the entry for `key` with what `update` makes of the entry stored now (`nil` when
-    /// there is none), or leaves it when `update` gives `nil`; returns what it stored.
+    /// there is none), or leaves it when `update` gives `nil`; returns what it stored. `update`
+    /// may be called more than once, each time with the entry stored then.
     ///
-    /// ``HTTPCacheMiddleware`` refreshes an entry with a `304` this way, so that a late answer
+    /// ``HTTPCacheMiddleware`` stores and refreshes entries this way, so that a late answer
     /// about an older response never overwrites a newer one stored meanwhile (RFC 9111 §4.3.4).
-    /// The default reads, then stores: a storage shared by many calls or processes should do both
-    /// as one step (under its lock, in one transaction), as ``InMemoryHTTPCacheStorage`` does.
+    /// A storage shared by many calls or processes does the read and the write as one step
+    /// (under its lock, in one transaction, a compare-and-set on a version), as
+    /// ``InMemoryHTTPCacheStorage`` does. The default implementation cannot: it reads, computes,
+    /// then reads again and stores only when the entry is still the one `update` saw, else it
+    /// starts again from the newer one (a few times, then leaves the entry as it is). So a store
+    /// that comes between its first read and its write is never lost; only one that comes
+    /// between its second read and its write, a much shorter moment, can be.
     func updateEntry(forKey key: String, _ update: (HTTPCacheEntry?) -> HTTPCacheEntry?) async -> HTTPCacheEntry?
 }
 
 extension HTTPCacheStorage {
-    /// Reads the entry for `key`, then stores what `update` makes of it, if anything: two steps,
-    /// for storages that cannot do one.
+    /// Reads the entry for `key`, makes its update, and stores it only when a second read finds
+    /// the entry `update` saw (it starts again from a newer one, at most three times, then
+    /// leaves the entry as it is and returns `nil`): for storages that cannot do the read and the
+    /// write as one step. A cache entry left as it is costs a revalidation at worst; one written
+    /// over a newer one would be served stale.
     public func updateEntry(forKey key: String, _ update: (HTTPCacheEntry?) -> HTTPCacheEntry?) async -> HTTPCacheEntry? {
-        guard let updated = update(await entry(forKey: key)) else { return nil }
-        await store(updated, forKey: key)
-        return updated
+        var seen = await entry(forKey: key)
+        for _ in 0..<3 {
+            guard let updated = update(seen) else { return nil }
+            let current = await entry(forKey: key)
+            guard current == seen else {
+                // Another call stored meanwhile: the update is made again from what it stored.
+                seen = current
+                continue
+            }
+            await store(updated, forKey: key)
+            return updated
+        }
+        return nil
     }
 }
 
-/// A stored response and what its freshness is computed from (RFC 9111).
-public struct HTTPCacheEntry: Sendable {
+/// A stored response and what its freshness is computed from (RFC 9111); two entries are equal
+/// when every part of them is.
+public struct HTTPCacheEntry: Sendable, Equatable {
     /// The response's status.
     public var status: HTTPResponse.Status
     /// The response's header fields.

@@ -1,0 +1,100 @@
+import Foundation
+import HTTPTypes
+import Resourceful
+import ResourcefulTesting
+import Testing
+
+/// The waits on a cache storage of one pass through the cache share one budget: a storage that
+/// answers each step just before ``HTTPCacheMiddleware/storageTimeout`` holds a call for that
+/// time once, not once per step.
+@Suite struct HTTPCacheStorageBudgetTests {
+    struct Document: Codable, Sendable, Equatable { var version: String }
+
+    /// A storage that answers every call after `delay` (sooner when cancelled), from memory.
+    final class SlowStorage: HTTPCacheStorage {
+        let delay: Duration
+        let inner = InMemoryHTTPCacheStorage()
+        let answered = Locked<[String]>([])
+
+        init(delay: Duration) {
+            self.delay = delay
+        }
+
+        private func wait(_ operation: String) async -> Bool {
+            do {
+                try await Task.sleep(for: delay)
+            } catch {
+                return false
+            }
+            answered.withLock { $0.append(operation) }
+            return true
+        }
+
+        func entry(forKey key: String) async -> HTTPCacheEntry? {
+            guard await wait("entry") else { return nil }
+            return await inner.entry(forKey: key)
+        }
+
+        func store(_ entry: HTTPCacheEntry, forKey key: String) async {
+            guard await wait("store") else { return }
+            await inner.store(entry, forKey: key)
+        }
+
+        func removeEntry(forKey key: String) async {
+            guard await wait("remove") else { return }
+            await inner.removeEntry(forKey: key)
+        }
+
+        func updateEntry(forKey key: String, _ update: (HTTPCacheEntry?) -> HTTPCacheEntry?) async -> HTTPCacheEntry? {
+            guard await wait("update") else { return nil }
+            return await inner.updateEntry(forKey: key, update)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aStorageAnsweringEachStepJustInTimeHoldsTheCallForOneTimeOutInAll() async throws {
+        let timeout = Duration.seconds(2)
+        // Each answer comes at 90% of the time-out: a lookup then a store, each waited for in
+        // full, would hold the call for 180% of it.
+        let storage = SlowStorage(delay: timeout * 0.9)
+        try await Harness.run(authorization: nil) { (harness: inout Harness) async throws in
+            harness.server.route(.get, "/v1/doc") { _ in
+                var response = try MockResponse.json(Document(version: "v1"))
+                response.headerFields[.cacheControl] = "max-age=60"
+                return response
+            }
+            harness.dependencies.apiConfig.timeout = .seconds(60)
+            let cache = HTTPCacheMiddleware(storage: storage, storageTimeout: timeout)
+            let api = API(dependencies: harness.dependencies, middlewares: API.defaultMiddlewares + [cache])
+            let start = ContinuousClock.now
+            #expect(try await api.call(AdHocRequest<Document, Empty>(.show, "doc")) == Document(version: "v1"))
+            let elapsed = ContinuousClock.now - start
+            // The lookup spent most of the budget: the store is given up, not waited for in full.
+            #expect(storage.answered.withLock { $0 } == ["entry"])
+            #expect(harness.logText.contains("storage-timeout"))
+            #expect(elapsed < timeout * 1.8, "the storage held the call for \(elapsed)")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aStorageWithinTheBudgetIsWaitedFor() async throws {
+        let timeout = Duration.seconds(10)
+        let storage = SlowStorage(delay: .milliseconds(50))
+        try await Harness.run(authorization: nil) { (harness: inout Harness) async throws in
+            harness.server.route(.get, "/v1/doc") { _ in
+                var response = try MockResponse.json(Document(version: "v1"))
+                response.headerFields[.cacheControl] = "max-age=60"
+                return response
+            }
+            harness.dependencies.apiConfig.timeout = .seconds(60)
+            let cache = HTTPCacheMiddleware(storage: storage, storageTimeout: timeout)
+            let api = API(dependencies: harness.dependencies, middlewares: API.defaultMiddlewares + [cache])
+            for _ in 0..<2 {
+                #expect(try await api.call(AdHocRequest<Document, Empty>(.show, "doc")) == Document(version: "v1"))
+            }
+            #expect(storage.answered.withLock { $0 } == ["entry", "update", "entry"])
+            #expect(harness.server.requests.count == 1)
+            #expect(!harness.logText.contains("storage-timeout"))
+        }
+    }
+}
