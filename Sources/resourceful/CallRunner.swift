@@ -24,8 +24,8 @@ enum CallRunner {
         }
         // The configuration's level (`logging.level`; nothing but warnings and errors is written
         // below debug, so a credential file others can read or a renewal without the lock other
-        // processes share reaches the person by default); --verbose means debug.
-        logger.logLevel = options.verbose ? .debug : config.logging.level
+        // processes share reaches the person by default); --verbose means debug (or trace, when configured).
+        logger.logLevel = options.verbose ? min(config.logging.level, .debug) : config.logging.level
         for warning in target.warnings { logger.warning("\(warning)") }
         CommandCredentials.configure(&config, account: options.account)
         let deferred = DeferredTransport()

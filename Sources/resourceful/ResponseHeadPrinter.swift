@@ -27,7 +27,7 @@ struct ResponseHeadPrinter: APIMiddleware {
     func head(of response: TransportResponse) -> String {
         var text = "HTTP \(response.status.code) \(Self.printable(response.status.reasonPhrase))\n"
         for field in response.headerFields {
-            text += "\(field.name.canonicalName): \(Self.printable(redactor.headerValue(field.name, field.value)))\n"
+            text += "\(field.name.rawName): \(Self.printable(redactor.headerValue(field.name, field.value)))\n"
         }
         return text + "\n"
     }

@@ -96,7 +96,7 @@ import Testing
             #expect(server.requests.last?.headerFields[.authorization] == "Bearer typed-1")
 
             let count = server.requests.count
-            for bad in ["X-Bad: a\r\nInjected: \(secret)", "X-Bad: \(secret)\u{0}", "no colon \(secret)", "Bad Name: \(secret)", ": \(secret)"] {
+            for bad in ["X-Bad: a\r\nInjected: \(secret)", "X-Bad: \(secret)\nInjected: 1", "no colon \(secret)", "Bad Name: \(secret)", ": \(secret)"] {
                 let refused = try await Self.tool(server, ["show", "me", "-H", bad])
                 #expect(refused.status == 64, "\(bad.debugDescription): \(refused.output)")
                 #expect(refused.output.contains("--header"), "\(refused.output)")
@@ -130,9 +130,9 @@ import Testing
                 let result = try await Self.tool(server, ["create", "users", "name=Ada", flag])
                 #expect(result.status == 0, "\(result.output)")
                 #expect(result.output.hasPrefix("HTTP 201 Created\n"), "\(result.output)")
-                let head = result.output.components(separatedBy: "\n\n").first ?? ""
-                #expect(head.contains("X-Request-Id: req-77"), "\(result.output)")
-                #expect(head.contains("Set-Cookie: ***"), "\(result.output)")
+                let head = (result.output.components(separatedBy: "\n\n").first ?? "").lowercased()
+                #expect(head.contains("\nx-request-id: req-77\n"), "\(result.output)")
+                #expect(head.contains("\nset-cookie: ***\n"), "\(result.output)")
                 #expect(!result.output.contains("cookie-secret"))
                 let body = result.output.range(of: "\n\n").map { String(result.output[$0.upperBound...]) } ?? ""
                 #expect(body.contains("\"id\""), "the body follows the head: \(result.output)")
