@@ -360,12 +360,13 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
                 }
                 if let spent {
                     // Under a lock whose file is still the one other processes take, no logout
-                    // can have come between; a file removed or replaced meanwhile let another
-                    // process take the lock: then as without it.
+                    // can have come between; a file removed or replaced meanwhile (or one that
+                    // could not be checked in time) let another process take the lock: then as
+                    // without it.
                     let holdingLock = await lock?.confirmed(until: deadline) ?? false
                     if lock?.isHeld == true, !holdingLock {
                         logger.warning(
-                            "The OAuth 2 refresh lock's file was removed or replaced during a renewal: its token is stored only if nothing changed",
+                            "The OAuth 2 refresh lock could not be confirmed after a renewal: its token is stored only if nothing changed",
                             metadata: ["service": "\(service)"]
                         )
                     }
