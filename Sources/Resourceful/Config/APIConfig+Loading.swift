@@ -250,7 +250,7 @@ extension APIConfig {
             throw APIConfigError(kind: .notStandardJSON, file: file, expected: error.problem, line: error.line, column: error.column)
         }
         let variables = environmentVariables ?? ProcessInfo.processInfo.environment
-        let otherModules = try ConfigurationKeyCheck.check(json, file: file, variables: variables)
+        let (otherModules, services) = try ConfigurationKeyCheck.check(json, file: file, variables: variables)
         let fileProvider: JSONDataProvider
         do {
             fileProvider = try JSONDataProvider(bytes)
@@ -261,7 +261,7 @@ extension APIConfig {
         let environment = variablesProvider.prefixKeys(with: ConfigKey(environmentVariablePrefix.lowercased()))
         var config: APIConfig
         if let service {
-            try checkService(service, in: file, json: json)
+            try checkService(service, in: file, describedServices: services)
             let scope = ["services", service]
             let serviceProviders: [any ConfigProvider] = [
                 variablesProvider.prefixKeys(with: ConfigKey([environmentVariablePrefix.lowercased()] + scope)),
@@ -282,15 +282,13 @@ extension APIConfig {
     }
 
     /// Checks that `file` describes `service` under `services`, naming those it does describe.
-    private static func checkService(_ service: String, in file: String, json: ConfigJSON) throws(APIConfigError) {
+    private static func checkService(_ service: String, in file: String, describedServices services: [String]) throws(APIConfigError) {
         let key = "services.\(service)"
         guard !service.isEmpty, service.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
             throw APIConfigError(kind: .invalidValue, file: file, key: key, expected: "a service name of letters, digits, - and _")
         }
-        // The key check has refused a `services` that is not an object of objects.
-        let services = json.members?.last { $0.key == "services" }?.value.members ?? []
-        guard services.contains(where: { $0.key == service }) else {
-            let known = services.map(\.key).sorted()
+        guard services.contains(service) else {
+            let known = Set(services).sorted().map(ConfigJSONParser.printable)
             throw APIConfigError(
                 kind: .missingKey, file: file, key: key,
                 expected: known.isEmpty ? "a services object describing it" : "one of the services described: " + known.joined(separator: ", ")

@@ -23,18 +23,22 @@ struct ConfigurationKeyCheck {
     /// Every value's key seen, dotted, and where: `"http.maxRedirects"` and `"http": {"maxRedirects"}`
     /// are the same key.
     private var seen: [String: Int] = [:]
-    private var serviceNames: [String] = []
+    /// The services the file describes, under `services`.
+    private(set) var serviceNames: [String] = []
 
     init(file: String?) {
         self.file = file
     }
 
-    /// Checks the file's keys, then the variables'.
-    static func check(_ json: ConfigJSON, file: String, variables: [String: String]) throws(APIConfigError) -> [OtherModuleKeys] {
+    /// Checks the file's keys, then the variables'; answers the other modules' keys set and the
+    /// names of the services the file describes.
+    static func check(
+        _ json: ConfigJSON, file: String, variables: [String: String]
+    ) throws(APIConfigError) -> (otherModules: [OtherModuleKeys], services: [String]) {
         var check = ConfigurationKeyCheck(file: file)
         try check.visit(json, at: ConfigurationKeyTable.root, path: [], line: 1)
         try check.checkVariables(variables)
-        return check.otherModules
+        return (check.otherModules, check.serviceNames)
     }
 
     /// Checks the variables alone, for a configuration read without a file.
@@ -128,14 +132,15 @@ struct ConfigurationKeyCheck {
         let known = ConfigurationKeyTable.variables
         let services = serviceNames.map { APIConfig.environmentVariable(forKey: $0, prefixed: false) + "_" }
         for variable in variables.keys.sorted() where variable.hasPrefix(prefix) {
-            var name = String(variable.dropFirst(prefix.count))
+            let name = String(variable.dropFirst(prefix.count))
             if name.hasPrefix("SERVICES_") {
                 // A picked service's variables; those of a service the file does not describe
                 // override nothing.
+                // Names may share a beginning (`a` and `a_b`): the variable is a key's of any of them.
                 let rest = name.dropFirst("SERVICES_".count)
-                guard let service = services.first(where: { rest.hasPrefix($0) }) else { continue }
-                name = String(rest.dropFirst(service.count))
-                guard let key = known[name] else { throw unknownVariable(variable, name: name, strict: true) }
+                let candidates = services.filter { rest.hasPrefix($0) }.sorted { $0.count > $1.count }.map { String(rest.dropFirst($0.count)) }
+                guard let longest = candidates.first else { continue }
+                guard let key = candidates.lazy.compactMap({ known[$0] }).first else { throw unknownVariable(variable, name: longest, strict: true) }
                 noteOtherModule(key, variable: variable)
                 continue
             }
@@ -166,7 +171,9 @@ struct ConfigurationKeyCheck {
     private func unknownVariable(_ variable: String, name: String, strict: Bool) -> APIConfigError {
         let prefix = String(variable.dropLast(name.count))
         let suggestion = ConfigurationKeyTable.suggestion(for: name, among: ConfigurationKeyTable.variables.keys)
-        return APIConfigError(kind: .unknownKey, file: file, key: variable, source: variable, suggestion: suggestion.map { prefix + $0 })
+        // A variable's name is anything but `=` and NUL: shown shortened, control characters escaped.
+        let shown = ConfigJSONParser.printable(variable)
+        return APIConfigError(kind: .unknownKey, file: file, key: shown, source: shown, suggestion: suggestion.map { ConfigJSONParser.printable(prefix + $0) })
     }
 
     private mutating func noteOtherModule(_ key: String, variable: String) {

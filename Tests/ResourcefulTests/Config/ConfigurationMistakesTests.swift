@@ -138,6 +138,21 @@ import Testing
         #expect(config.retry.maxAttempts == 2)
     }
 
+    @Test func servicesWhoseNamesShareABeginningKeepTheirOwnVariables() async throws {
+        let json = #"{\#(Self.base), "services": {"a": {"service": "a"}, "a_b": {"service": "ab"}}, "services.c.service": "c"}"#
+        let config = try await Self.load(json, environment: ["RESOURCEFUL_SERVICES_A_B_TIMEOUT": "4"], service: "a_b")
+        #expect(config.timeout == .seconds(4) && config.service == "ab")
+        // A service described by a dotted key is described.
+        #expect(try await Self.load(json, service: "c").service == "c")
+        let error = await expectConfigError { _ = try await Self.load(json, environment: ["RESOURCEFUL_SERVICES_A_B_TIMOUT": "4"], service: "a_b") }
+        #expect(error?.suggestion == "RESOURCEFUL_SERVICES_A_B_TIMEOUT")
+    }
+
+    @Test func aVariablesNameIsShownWithoutItsControlCharacters() async throws {
+        let error = await expectConfigError { _ = try await Self.load(#"{\#(Self.base)}"#, environment: ["RESOURCEFUL_RETRY_\u{1B}[31mX": "1"]) }
+        #expect(error?.description.contains("\u{1B}") == false && error?.description.contains("RESOURCEFUL_RETRY_") == true)
+    }
+
     // MARK: - Other modules' keys
 
     struct NamedFactory: AuthenticationStorageFactory {
