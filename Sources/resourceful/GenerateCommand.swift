@@ -72,12 +72,14 @@ struct GenerateCommand: ParsableCommand {
             return
         }
         // Each file replaced as a download is: only a regular file (or nothing) at its name,
-        // through a temporary file renamed into place, never keeping set-ID bits.
+        // through a temporary file renamed into place, never keeping set-ID bits. Every
+        // destination is checked before the folder is made or a file written: one refused (a
+        // FIFO, a device) leaves them all as they were.
+        let files = generation.files.map { (path: folder.appendingPathComponent($0.name).path, bytes: Data($0.contents.utf8)) }
         do {
+            for file in files { try OutputFile.check(file.path) }
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            for file in generation.files {
-                try OutputFile.write(Data(file.contents.utf8), to: folder.appendingPathComponent(file.name).path)
-            }
+            try OutputFile.write(files)
         } catch let error as OutputFileError {
             Self.printError("resourceful: \(error)")
             throw ExitCode(2)

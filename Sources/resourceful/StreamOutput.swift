@@ -10,15 +10,21 @@ import Glibc
 /// `--output` and `--stream`: a body written to a file, or printed as it arrives.
 enum StreamOutput {
     /// Downloads `request`'s body to `path`, drawing a progress bar on standard error when it is
-    /// a terminal.
-    static func download(_ api: API, _ request: ToolRequest, to path: String) async -> Result<Void, APIError> {
+    /// a terminal; at most `maxFileSize` bytes (`--max-filesize`); with `resume` (`-C -`), a part
+    /// an interrupted run kept is continued, and this run keeps its own when interrupted.
+    static func download(
+        _ api: API, _ request: ToolRequest, to path: String, resume: Bool = false, maxFileSize: Int? = nil
+    ) async -> Result<Void, APIError> {
         if path == "-" { return await copy(api, request) }
         let bar = isatty(STDERR_FILENO) == 1 ? ProgressBar() : nil
+        let destination = URL(fileURLWithPath: path)
+        let options = DownloadOptions(maxBytes: maxFileSize, keepsPartialFile: resume)
         let work = Task { () async throws -> Void in
-            _ = try await api.download(request, to: URL(fileURLWithPath: path)) { progress in bar?.draw(progress) }
+            _ = try await api.download(request, to: destination, options: options) { progress in bar?.draw(progress) }
         }
-        // Ctrl-C cancels the download, which removes its temporary file, rather than end the
-        // process with the file left behind.
+        // Ctrl-C (and every other signal that would end the process) cancels the download, which
+        // removes its temporary file (or, with -C -, keeps its part), rather than end the process
+        // with the file left behind.
         let interrupts = Interrupts(cancelling: work)
         defer { interrupts.stop() }
         do {
@@ -27,6 +33,13 @@ enum StreamOutput {
             return .success(())
         } catch {
             bar?.finish()
+            if resume {
+                let partial = DownloadOptions.partialFile(for: destination).path
+                var status = stat()
+                if lstat(partial, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size > 0 {
+                    ProgressBar.writeError("resourceful: \(ProgressBar.size(Int(status.st_size))) kept in \(partial); run the same command with -C - to resume\n")
+                }
+            }
             return .failure(error as? APIError ?? APIError(kind: .cancelled, underlying: error))
         }
     }
@@ -65,20 +78,33 @@ enum StreamOutput {
                     var parser = ServerSentEventParser(maxBytes: response.maxBytes)
                     var events: [ServerSentEventParser.Event] = []
                     for try await chunk in response.body {
-                        try parser.feed(chunk, into: &events)
+                        // The events completed before an oversized one in the same chunk are
+                        // printed before it is reported.
+                        defer { events.removeAll(keepingCapacity: true) }
+                        do {
+                            try parser.feed(chunk, into: &events)
+                        } catch {
+                            for event in events { write(event.data) }
+                            throw error
+                        }
                         for event in events { write(event.data) }
-                        events.removeAll(keepingCapacity: true)
                     }
                 } else {
                     var splitter = LineSplitter(maxBytes: response.maxBytes, separator: .lineFeed)
                     var lines: [[UInt8]] = []
                     for try await chunk in response.body {
-                        try splitter.feed(chunk, into: &lines)
-                        for line in lines { write(String(decoding: line.last == UInt8(ascii: "\r") ? line.dropLast() : line[...], as: UTF8.self)) }
-                        lines.removeAll(keepingCapacity: true)
+                        // As for events: every complete line before an oversized one is printed.
+                        defer { lines.removeAll(keepingCapacity: true) }
+                        do {
+                            try splitter.feed(chunk, into: &lines)
+                        } catch {
+                            for line in lines { write(text(line)) }
+                            throw error
+                        }
+                        for line in lines { write(text(line)) }
                     }
                     try splitter.finish(into: &lines)
-                    for line in lines { write(String(decoding: line, as: UTF8.self)) }
+                    for line in lines { write(text(line)) }
                 }
             } catch let error as APIError {
                 throw error
@@ -91,6 +117,11 @@ enum StreamOutput {
         }
     }
 
+    /// A line of a streamed body as text, without the `\r` of a CRLF line end.
+    private static func text(_ line: [UInt8]) -> String {
+        String(decoding: line.last == UInt8(ascii: "\r") ? line.dropLast() : line[...], as: UTF8.self)
+    }
+
     /// One line on standard output, at once (not held in a buffer while the stream goes on);
     /// on a terminal, without the control characters a server could use to drive it.
     private static func write(_ line: String) {
@@ -101,13 +132,16 @@ enum StreamOutput {
     private static let toTerminal = isatty(STDOUT_FILENO) == 1
 }
 
-/// `SIGINT`, `SIGTERM`, `SIGHUP` (the terminal closed) and `SIGQUIT` while a task runs: the first
+/// Every signal that would end the process and can be caught, while a task runs: the first
 /// cancels it, so that it removes what it wrote (and puts the signal's default back, so that a
-/// second one ends the process at once).
+/// second one ends the process at once). `SIGPIPE` is ignored meanwhile, as curl ignores it: a
+/// write to a closed pipe (the progress bar's terminal gone) fails instead of ending the process
+/// with its temporary file left, and the download goes on to its end.
 final class Interrupts {
     private var sources: [any DispatchSourceSignal] = []
 
     init(cancelling task: Task<Void, any Error>) {
+        signal(SIGPIPE, SIG_IGN)
         for number in Self.signals {
             // Delivered to the source below instead of ending the process.
             signal(number, SIG_IGN)
@@ -125,11 +159,23 @@ final class Interrupts {
     func stop() {
         for source in sources { source.cancel() }
         sources = []
-        for number in Self.signals { signal(number, SIG_DFL) }
+        for number in Self.signals + [SIGPIPE] { signal(number, SIG_DFL) }
     }
 
-    /// The signals that cancel the task instead of ending the process at once.
-    static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+    /// The signals that cancel the task instead of ending the process at once: every one whose
+    /// default action ends the process and that can be caught (`SIGKILL` and `SIGSTOP` cannot),
+    /// the real-time ones included, but `SIGPIPE` (ignored). Left out are those that report a
+    /// fault of this process itself (`SIGSEGV`, `SIGBUS`, `SIGILL`, `SIGFPE`, `SIGTRAP`,
+    /// `SIGSYS`, `SIGABRT`): code run after one would run in a process whose state cannot be
+    /// trusted, and the kernel ends a process whose fault signal is ignored all the same.
+    static let signals: [Int32] = {
+        var numbers: [Int32] = [SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGTERM, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF]
+        #if os(Linux)
+        numbers += [SIGSTKFLT, SIGIO, SIGPWR]
+        numbers += Array(__libc_current_sigrtmin()...__libc_current_sigrtmax())
+        #endif
+        return numbers
+    }()
 }
 
 /// A one-line progress bar redrawn on standard error.
@@ -138,7 +184,19 @@ final class ProgressBar: Sendable {
     static let width = 30
 
     func draw(_ progress: DownloadProgress) {
-        FileHandle.standardError.write(Data(("\r\u{1B}[K" + Self.line(bytesWritten: progress.bytesWritten, totalBytes: progress.totalBytes)).utf8))
+        Self.writeError("\r\u{1B}[K" + Self.line(bytesWritten: progress.bytesWritten, totalBytes: progress.totalBytes))
+    }
+
+    /// Writes `text` to standard error, ignoring a failure: a terminal or pipe closed under the
+    /// download (`SIGPIPE`, ignored meanwhile) must not end the process before it cleaned up.
+    static func writeError(_ text: String) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let result = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+            if result < 0, errno == EINTR { continue }
+            guard result > 0 else { return }
+            bytes = bytes.dropFirst(result)
+        }
     }
 
     /// The line drawn for a download at `bytesWritten` of `totalBytes`: every count clamped, so
@@ -153,7 +211,7 @@ final class ProgressBar: Sendable {
     }
 
     func finish() {
-        FileHandle.standardError.write(Data("\n".utf8))
+        Self.writeError("\n")
     }
 
     /// `bytes` in B, KiB… for a person; a negative count shows as 0 B.

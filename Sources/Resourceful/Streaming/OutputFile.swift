@@ -87,6 +87,68 @@ package enum OutputFile {
         }
     }
 
+    /// Replaces (or creates) every file of `files` (path and bytes), all or none: every
+    /// destination is checked before a byte is written, and each file is written to a temporary
+    /// file beside it; only when all are written and every destination is still absent or a
+    /// regular file are they renamed into place. A refused destination (a FIFO, a device…) or a
+    /// failed write leaves every file as it was and no temporary file.
+    ///
+    /// - Throws: ``OutputFileError`` naming the first file refused or not written.
+    package static func write(_ files: [(path: String, bytes: Data)]) throws(OutputFileError) {
+        let destinations = try files.map { file throws(OutputFileError) in
+            let destination = URL(fileURLWithPath: file.path).standardizedFileURL.path
+            let name = (destination as NSString).lastPathComponent
+            guard !name.isEmpty, name != "/" else { throw OutputFileError(path: file.path, reason: "names no file") }
+            try check(destination)
+            return destination
+        }
+        var staged: [(temporary: String, descriptor: Int32)] = []
+        defer {
+            for file in staged {
+                close(file.descriptor)
+                unlink(file.temporary)
+            }
+        }
+        for (file, destination) in zip(files, destinations) {
+            let folder = (destination as NSString).deletingLastPathComponent
+            let temporary = folder + "/." + (destination as NSString).lastPathComponent + "." + String(UInt64.random(in: .min ... .max), radix: 36) + ".tmp"
+            let descriptor = open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard descriptor >= 0 else {
+                throw OutputFileError(path: file.path, reason: "cannot be written: the folder \(folder): \(String(cString: strerror(errno)))")
+            }
+            staged.append((temporary, descriptor))
+            try writeAll(file.bytes, to: descriptor, path: file.path)
+        }
+        // Every destination looked at again, and each file's mode set and flushed, before the
+        // first rename: what is there now decides, for all of them.
+        for ((file, destination), stage) in zip(zip(files, destinations), staged) {
+            let mode: mode_t
+            switch PartialFile.Destination.check(destination) {
+            case .refused(let what): throw OutputFileError(path: file.path, reason: "is \(what), not a regular file: it is not replaced")
+            case .regularFile(let existing): mode = existing & 0o777
+            case .absent: mode = PartialFile.newFileMode()
+            }
+            guard fchmod(stage.descriptor, mode) == 0, fsync(stage.descriptor) == 0 else { throw failure(file.path) }
+        }
+        var renamed = Set<String>()
+        for ((file, destination), stage) in zip(zip(files, destinations), staged) {
+            guard rename(stage.temporary, destination) == 0 else { throw failure(file.path) }
+            renamed.insert(stage.temporary)
+        }
+        staged.removeAll { file in
+            guard renamed.contains(file.temporary) else { return false }
+            close(file.descriptor)
+            return true
+        }
+        for folder in Set(destinations.map { ($0 as NSString).deletingLastPathComponent }) {
+            let directory = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if directory >= 0 {
+                _ = fsync(directory)
+                close(directory)
+            }
+        }
+    }
+
     private static func writeAll(_ bytes: Data, to descriptor: Int32, path: String) throws(OutputFileError) {
         let failed: Int32? = bytes.withUnsafeBytes { buffer in
             var written = 0
