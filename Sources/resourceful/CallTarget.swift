@@ -62,7 +62,8 @@ struct CallTarget {
 
     /// The configuration of a call made without a configuration file: the environment's
     /// variables, with `--base-url` (or the whole URL's origin) as the base URL, the base URL's
-    /// host as the service unless `RESOURCEFUL_SERVICE` names one, and no credential storage.
+    /// host as the service (the keyring item `--account` names is that host's), and no credential
+    /// storage.
     private static func withoutFile(
         _ options: CallOptions, absolute: URLComponents?, variables: [String: String], missing: APIError
     ) -> Result<APIConfig, CallTargetError> {
@@ -80,9 +81,9 @@ struct CallTarget {
         if options.service != nil {
             return .failure(.configuration("resourceful: --service picks a service a configuration file describes, and \(missing.detail ?? "there is none")"))
         }
-        if variables["RESOURCEFUL_SERVICE"]?.isEmpty ?? true {
-            variables["RESOURCEFUL_SERVICE"] = variables[baseURLVariable].flatMap(URLComponents.init(string:))?.host ?? "default"
-        }
+        // The credential's service is the host it goes to, whatever a variable says: variables
+        // alone must not pick a stored secret (`--account`'s) and send it to the host they name.
+        variables["RESOURCEFUL_SERVICE"] = variables[baseURLVariable].flatMap(URLComponents.init(string:))?.host.flatMap { $0.isEmpty ? nil : $0 } ?? "default"
         let config: APIConfig
         do throws(APIError) {
             config = try APIConfig.load(environmentVariablesOnly: variables)
@@ -145,7 +146,8 @@ struct CallTarget {
             let first = path.first, first.isASCII, first.isLetter,
             path[..<colon.lowerBound].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") })
         else { return nil }
-        let shown = Redactor.withoutUserinfo(path)
+        // Shown without its userinfo, and with the values of query fields named like secrets masked.
+        let shown = Redactor(settings: APIConfig.LogSettings()).maskedURLs(in: path)
         guard let components = URLComponents(string: path), let scheme = components.scheme?.lowercased(),
             scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
         else {

@@ -172,4 +172,41 @@ import Testing
             }
         }
     }
+    @Test func anAccountNamesTheKeyringItemOfTheBaseURLsHostOnly() async throws {
+        guard ProcessInfo.processInfo.environment["RESOURCEFUL_PRIVATE_KEYRING"] == "1" else {
+            Issue.record("run through `make test`, which provides a private keyring")
+            return
+        }
+        let folder = try Self.emptyFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await MockServer.withRunning { server in
+            server.stub(.get, "/v1/me", .json(raw: #"{"ok": true}"#), .json(raw: #"{"ok": true}"#))
+            let account = "no-config-\(UUID().uuidString)"
+            let host = try #require(server.baseURL.host)
+            for (service, token) in [(host, "host-token-1b8"), ("victim-api", "victim-token-0f3")] {
+                let login = try await Command.run(
+                    resourcefulTool, ["login", "--service", service, "--account", account], input: "\(token)\n", keepSessionBus: true
+                )
+                #expect(login.status == 0, "\(login.output)")
+            }
+            let base = "\(server.baseURL.absoluteString)/v1"
+            let named = try await Self.run(in: folder, ["show", "me", "--base-url", base, "--account", account], environment: keyringBus())
+            #expect(named.status == 0, "\(named.output)")
+            // A variable naming another service does not pick its secret for this host.
+            let picked = try await Self.run(
+                in: folder, ["show", "me", "--account", account], environment: keyringBus().merging(["RESOURCEFUL_BASE_URL": base, "RESOURCEFUL_SERVICE": "victim-api"]) { $1 }
+            )
+            #expect(picked.status == 0, "\(picked.output)")
+            #expect(server.requests.map { $0.headerFields[.authorization] } == ["Bearer host-token-1b8", "Bearer host-token-1b8"])
+            #expect(!named.output.contains("token-") && !picked.output.contains("token-"))
+            for service in [host, "victim-api"] {
+                _ = try await Command.run(resourcefulTool, ["logout", "--service", service, "--account", account], keepSessionBus: true)
+            }
+        }
+    }
+
+    /// The session bus of the private keyring, for a run through `run(in:_:environment:)`.
+    private func keyringBus() -> [String: String] {
+        ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"].map { ["DBUS_SESSION_BUS_ADDRESS": $0] } ?? [:]
+    }
 }
