@@ -85,7 +85,7 @@ struct JSONFormatter {
                     }
                     guard stack.count < Self.maxDepth else { return false }
                     stack.append(isObject)
-                    emit([byte])
+                    emit(byte)
                     newline(depth: stack.count)
                     expect = isObject ? .key : .value
                 case UInt8(ascii: "\""):
@@ -112,14 +112,14 @@ struct JSONFormatter {
                 guard index < bytes.count else { return false }
                 if bytes[index] == UInt8(ascii: ",") {
                     index += 1
-                    emit([UInt8(ascii: ",")])
+                    emit(UInt8(ascii: ","))
                     newline(depth: stack.count)
                     expect = isObject ? .key : .value
                 } else if bytes[index] == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                     index += 1
                     stack.removeLast()
                     newline(depth: stack.count)
-                    emit([isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")])
+                    emit(isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"))
                 } else {
                     return false
                 }
@@ -128,7 +128,12 @@ struct JSONFormatter {
     }
 
     private mutating func skipWhitespace() {
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
     }
 
     /// `true`, `false` or `null`.
@@ -137,7 +142,7 @@ struct JSONFormatter {
             let utf8 = Array(word.utf8)
             if bytes.count - index >= utf8.count, Array(bytes[index..<index + utf8.count]) == utf8 {
                 index += utf8.count
-                coloured(utf8, Colour.literal)
+                coloured(utf8[...], Colour.literal)
                 return true
             }
         }
@@ -168,7 +173,7 @@ struct JSONFormatter {
             if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
             guard digits() > 0 else { return false }
         }
-        coloured(Array(bytes[start..<index]), Colour.number)
+        coloured(bytes[start..<index], Colour.number)
         return true
     }
 
@@ -176,11 +181,13 @@ struct JSONFormatter {
     /// as they are; characters that could drive a terminal become `\uXXXX`.
     private mutating func string(colour: String) -> Bool {
         let start = index
+        var ascii = true
         index += 1
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") { break }
             if byte < 0x20 { return false }
+            if byte >= 0x7F { ascii = false }
             if byte == UInt8(ascii: "\\") {
                 index += 1
                 guard index < bytes.count else { return false }
@@ -200,6 +207,11 @@ struct JSONFormatter {
         }
         guard index < bytes.count else { return false }
         index += 1
+        if ascii {
+            // Printable ASCII only: written as it is.
+            if sink != nil { coloured(bytes[start..<index], colour) }
+            return true
+        }
         guard let text = String(validating: bytes[start..<index], as: UTF8.self) else { return false }
         guard sink != nil else { return true }
         var safe: [UInt8] = []
@@ -214,7 +226,7 @@ struct JSONFormatter {
                 safe.append(contentsOf: Array(String(scalar).utf8))
             }
         }
-        coloured(safe, colour)
+        coloured(safe[...], colour)
         return true
     }
 
@@ -223,18 +235,30 @@ struct JSONFormatter {
             || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
     }
 
-    private mutating func coloured(_ token: [UInt8], _ colour: String) {
+    private mutating func coloured(_ token: ArraySlice<UInt8>, _ colour: String) {
         guard colours else { return emit(token) }
-        emit(Array("\u{1B}[\(colour)m".utf8))
+        emit(Array("\u{1B}[\(colour)m".utf8)[...])
         emit(token)
-        emit(Array("\u{1B}[0m".utf8))
+        emit(Array("\u{1B}[0m".utf8)[...])
     }
 
     private mutating func newline(depth: Int) {
-        emit([UInt8(ascii: "\n")] + Array(repeating: UInt8(ascii: " "), count: 2 * depth))
+        guard sink != nil else { return }
+        output.append(UInt8(ascii: "\n"))
+        output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth))
+        if output.count >= 1 << 16 { flush() }
+    }
+
+    private mutating func emit(_ byte: UInt8) {
+        guard sink != nil else { return }
+        output.append(byte)
     }
 
     private mutating func emit(_ piece: [UInt8]) {
+        emit(piece[...])
+    }
+
+    private mutating func emit(_ piece: ArraySlice<UInt8>) {
         guard sink != nil else { return }
         output.append(contentsOf: piece)
         if output.count >= 1 << 16 { flush() }
