@@ -130,13 +130,11 @@ extension API {
         }
     }
 
-    /// A path as an error names it: a query written into it (`ResourcePath(encoded:)`) with the
-    /// values of masked keys replaced, as in log lines.
+    /// A path as an error names it, masked as in log lines: a query written into it
+    /// (`ResourcePath(encoded:)`) with the values of masked keys replaced, a segment holding an
+    /// encoded URL without its userinfo, masked path parameters replaced.
     func maskedPath(_ path: ResourcePath) -> String {
-        let encoded = path.encoded
-        guard let question = encoded.firstIndex(of: "?") else { return encoded }
-        let query = encoded[encoded.index(after: question)...]
-        return String(encoded[...question]) + defaultOptions.redactor.query(String(query))
+        defaultOptions.redactor.maskedURL(path.encoded)
     }
 
     /// 16 lowercase hex digits: one allocation, no system call.

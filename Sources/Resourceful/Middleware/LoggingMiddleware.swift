@@ -64,7 +64,8 @@ public struct LoggingMiddleware: APIMiddleware {
         var metadata: Logger.Metadata = [
             "resourceful.request-id": .string(context.requestID),
             "resourceful.method": .string(request.method.rawValue),
-            "resourceful.path": .string("/" + request.target.path),
+            // A segment may hold an encoded URL with its userinfo, or a `;jsessionid=`.
+            "resourceful.path": .string(redactor.maskedURL("/" + request.target.path)),
         ]
         if !request.target.query.isEmpty { metadata["resourceful.query"] = .string(redactor.query(request.target.query)) }
         var requestMetadata = metadata

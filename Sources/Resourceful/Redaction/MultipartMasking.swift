@@ -11,7 +11,7 @@ package import Foundation
 /// at), every part has one `Content-Disposition` with a name (parameters read as servers read
 /// them: case-insensitive, quoted or not, `name*=` and RFC 2231 continuations `name*0`, `name*1*`…
 /// decoded), none nests another multipart body, no part has a header field that can carry a
-/// credential or a URL with userinfo, none is encoded (`Content-Transfer-Encoding: base64`), and the content of each part can be masked by its type (``Redactor/maskedPartContent(_:contentType:isFile:)``:
+/// credential or a URL with userinfo (percent-encoded or not), none is encoded (`Content-Transfer-Encoding: base64`), and the content of each part can be masked by its type (``Redactor/maskedPartContent(_:contentType:isFile:)``:
 /// a part of a type the rules cannot mask is kept only when it is a file, `filename=`). Anything
 /// else (a body cut short, a boundary that does not match the `Content-Type`, a `name*…`
 /// parameter that cannot be read) gives `nil`: the body is left out, never shown as it is.
@@ -96,8 +96,9 @@ package enum MultipartMasking {
             else { return nil }
             let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
             let value = line[line.index(after: colon)...]
-            // A URL with userinfo in a part's field (`filename="https://user:pass@h/"`) is not shown.
-            guard Redactor.withoutUserinfo(String(value)) == value else { return nil }
+            // A URL with userinfo in a part's field (`filename="https://user:pass@h/"`, or
+            // percent-encoded: `filename*=UTF-8''https%3A%2F%2Fuser%3Apass%40h`) is not shown.
+            guard !Redactor.holdsUserinfo(String(value)) else { return nil }
             switch name {
             case "content-disposition": dispositions.append(value)
             case "content-type" where value.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("multipart/"): return nil

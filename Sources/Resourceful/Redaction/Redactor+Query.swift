@@ -209,6 +209,20 @@ extension Redactor {
         return compactMasked
     }
 
+    /// Whether `text` holds a URL with userinfo as it is or once percent-decoded, up to
+    /// ``maxDecodings`` times (`https%3A%2F%2Fuser%3Apass%40host`); `true` too when it is still
+    /// encoded after as many decodings, since nothing says what it hides.
+    package static func holdsUserinfo(_ text: String) -> Bool {
+        var level = text
+        for _ in 0...maxDecodings {
+            if withoutUserinfo(level) != level { return true }
+            let decoded = PercentEncoding.decode(level)
+            guard decoded != level else { return false }
+            level = decoded
+        }
+        return true
+    }
+
     /// ``withoutUserinfo(_:)`` of `scalars`; `nil` when there is no userinfo to mask.
     private static func withoutUserinfo(unicodeScalars scalars: [Unicode.Scalar]) -> String? {
         var result = String.UnicodeScalarView()

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 @testable import Resourceful
+import ResourcefulTesting
 import Testing
 
 /// A URL with userinfo is masked however many times it was percent-encoded and wherever it
@@ -118,5 +119,35 @@ import Testing
         #expect(!shown.contains(Self.secret), "\(shown)")
         #expect(shown.hasPrefix("the upstream answered with Bearer "))
         #expect(Self.redactor.maskedText("The access token expired") == "The access token expired")
+    }
+}
+
+/// The siblings: a multipart part's field, a log line's path and an error's path.
+@Suite struct EncodedURLSiblingsTests {
+    static let secret = EncodedURLAndFieldValueMaskingTests.secret
+    static let redactor = EncodedURLAndFieldValueMaskingTests.redactor
+
+    @Test(arguments: [
+        "filename=\"\(EncodedURLAndFieldValueMaskingTests.once)\"",
+        "filename*=UTF-8''\(EncodedURLAndFieldValueMaskingTests.once)",
+        "filename=\"\(EncodedURLAndFieldValueMaskingTests.twice)\"",
+    ])
+    func aMultipartPartWithAnEncodedURLInAFieldIsLeftOut(parameter: String) {
+        let body = "--b\r\nContent-Disposition: form-data; name=\"file\"; \(parameter)\r\n\r\nx\r\n--b--\r\n"
+        #expect(Self.redactor.maskedBody(Data(body.utf8), contentType: "multipart/form-data; boundary=b") == nil)
+    }
+
+    @Test func aLogLineAndAnErrorNameThePathWithoutTheUserinfo() async throws {
+        try await Harness.run(authorization: nil) { (harness: inout Harness) async throws in
+            // No route: the server answers 404, naming the path in its JSON body.
+            let url = "https://user:\(Self.secret)@host/p"
+            let error = await #expect(throws: APIError.self) {
+                try await harness.api.call(AdHocRequest<Empty, Empty>(.show, "proxy/\(url)"))
+            }
+            #expect(!"\(String(describing: error))".contains(Self.secret))
+            #expect(error?.path?.hasPrefix("proxy/") == true)
+            #expect(harness.logText.contains("resourceful.path=/proxy/"))
+            #expect(!harness.logText.contains(Self.secret), "\(harness.logText)")
+        }
     }
 }
