@@ -240,7 +240,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             throw TransportError.invalidRequest("the URL cannot be sent", underlying: error)
         }
         // New connections present the newest client certificate; open ones keep theirs.
-        if let clientCertificate { outgoing.tlsConfiguration = clientCertificate.configuration() }
+        if let clientCertificate { outgoing.tlsConfiguration = await clientCertificate.configuration(deadline: request.deadline) }
         var client = self.client
         if !proxied.isEmpty, let url = URL(string: request.url), let proxy = route.proxy(for: url), let proxyClient = proxied[proxy] {
             client = proxyClient
