@@ -137,6 +137,10 @@ import Testing
                 let body = result.output.range(of: "\n\n").map { String(result.output[$0.upperBound...]) } ?? ""
                 #expect(body.contains("\"id\""), "the body follows the head: \(result.output)")
             }
+            server.stub(.get, "/v1/users/9", .json(raw: #"{"message": "no such user"}"#, status: .notFound))
+            let missing = try await Self.tool(server, ["show", "users/9", "-i"])
+            #expect(missing.status == 1, "\(missing.output)")
+            #expect(missing.output.hasPrefix("HTTP 404 Not Found\n"), "the head of an error answer is printed too: \(missing.output)")
             let curl = try await Self.tool(server, ["show", "users", "--curl", "-i"])
             #expect(curl.status == 64)
         }
