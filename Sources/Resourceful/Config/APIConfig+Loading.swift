@@ -58,7 +58,9 @@ extension APIConfig {
     ///   set). The keys of the kinds a factory brings (`authentication.keyring.*`,
     ///   `authentication.oauth2.*`) are read by that factory when the dependencies are made.
     ///
-    /// Ranges and defaults are in <doc:Configuration>.
+    /// Ranges and defaults are in <doc:Configuration>. Keys this reader holds that nothing reads
+    /// are not refused here, as they are in a file ``load(file:environmentVariables:service:)``
+    /// reads: a reader cannot list its keys, and an app's reader holds the app's own.
     ///
     /// - Throws: ``APIError/Kind/invalidConfiguration``, naming the key at fault and what it
     ///   should hold: a required key missing, a value that cannot be read as the key's type, or

@@ -213,6 +213,16 @@ struct ConfigJSONParser {
 
     /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`
     private mutating func number() throws(ConfigJSONSyntaxError) {
+        let start = index
+        try scanNumber()
+        // Standard, but beyond what a Double holds: the provider could not read it.
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        guard Double(text)?.isFinite == true else {
+            throw ConfigJSONSyntaxError(line: line, column: start - lineStart + 1, problem: "a number too large to read (beyond ±1.7e308)")
+        }
+    }
+
+    private mutating func scanNumber() throws(ConfigJSONSyntaxError) {
         if peek == UInt8(ascii: "-") {
             index += 1
             if peek == UInt8(ascii: "I") { throw error("-Infinity, which is not a JSON number") }

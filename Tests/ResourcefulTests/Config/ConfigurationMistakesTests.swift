@@ -217,6 +217,7 @@ import Testing
         ("{\"baseURL\": \"https://api.example.com\", \"service\": \"\\x41\"}", 1, 53, "escape"),
         ("{\"baseURL\": \"https://api.example.com\", \"service\": \"s\"", 1, 54, "expected , or }"),
         ("", 1, 1, "empty"),
+        ("{\"baseURL\": \"https://api.example.com\", \"service\": \"s\", \"timeout\": 1e400}", 1, 67, "too large"),
         ("[1, 2]", 1, 1, "JSON object"),
     ]
 
