@@ -10,7 +10,7 @@ import ResourcefulTesting
 /// | --- | --- |
 /// | 0 | done |
 /// | 1 | the answer is no: the server answered outside 200–299 (the verbs), no credential is stored (`status`, `credentials`), the files are out of date (`generate --check`) |
-/// | 2 | the OpenAPI document cannot be read (`generate`) |
+/// | 2 | `generate`: the OpenAPI document or `--config` cannot be read, or a file cannot be written |
 /// | 3 | a credential storage, the keyring or the authorization server failed |
 /// | 4 | no usable answer: connection failure, time-out, response too large, interrupted |
 /// | 5 | the configuration cannot be loaded or does not describe the service |
@@ -20,6 +20,25 @@ import ResourcefulTesting
 /// | 9 | a local file cannot be read or written (`--output`, `--record`, `--replay`), or a binary body was not printed on a terminal |
 /// | 64 | the command line is wrong |
 enum CallExitCode {
+    /// The table above, for `resourceful --help`.
+    static let summary = """
+        Exit status, for every command:
+          0   done
+          1   the answer is no: a status outside 200-299 (its body on stderr),
+              no credential stored (status, credentials), out of date (generate)
+          2   generate: the OpenAPI document or --config cannot be read, or a
+              file cannot be written
+          3   a credential storage, the keyring or the OAuth 2 server failed
+          4   no usable answer: connection, time-out, too large, interrupted
+          5   the configuration cannot be loaded or does not describe the service
+          6   the request cannot be built, or the answer cannot be read
+          7   the TLS handshake failed
+          8   a redirect was refused
+          9   a local file cannot be read or written (--output, --record,
+              --replay), or a binary body was not printed on a terminal
+          64  the command line is wrong
+        """
+
     /// The server answered with a status outside 200–299; its body is on standard error.
     static let httpError = ExitCode(1)
     /// The credential could not be read from a configured storage.

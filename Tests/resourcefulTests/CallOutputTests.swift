@@ -155,6 +155,14 @@ import Glibc
         #expect(!result.output.contains("APIError"), "\(result.output)")
     }
 
+    @Test func theHelpHoldsTheExitStatusTable() async throws {
+        let help = try await Command.run(resourcefulTool, ["--help"])
+        #expect(help.status == 0)
+        #expect(help.output.contains("Exit status, for every command:"))
+        #expect(help.output.contains("  5   the configuration cannot be loaded"))
+        #expect(help.output.contains("  9   a local file cannot be read or written"))
+    }
+
     private static func configFolder(_ json: String) throws -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
