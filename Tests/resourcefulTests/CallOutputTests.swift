@@ -131,15 +131,25 @@ import Glibc
             #expect(missing.output.contains("/nonexistent/absent.json"))
             #expect(!missing.output.contains("APIError"), "\(missing.output)")
 
-            let har = try await tool(server, ["show", "users/1", "--replay", "/nonexistent/calls.har"])
+            // Under a folder that does not exist (made by nothing here, whoever runs the tests).
+            let absent = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-absent-\(UUID().uuidString)").path
+            let har = try await tool(server, ["show", "users/1", "--replay", absent + "/calls.har"])
             #expect(har.status == 9, "\(har.output)")
-            #expect(har.output.contains("/nonexistent/calls.har"))
+            #expect(har.output.contains(absent + "/calls.har"))
             #expect(har.output.contains("No such file or directory") || har.output.contains("does not exist"), "\(har.output)")
             #expect(!har.output.contains("could not be completed"))
+            // Not a HAR file: said without the decoder's type names.
+            let notHAR = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-\(UUID().uuidString).har")
+            try Data([0, 1, 2]).write(to: notHAR)
+            defer { try? FileManager.default.removeItem(at: notHAR) }
+            let garbage = try await tool(server, ["show", "users/1", "--replay", notHAR.path])
+            #expect(garbage.status == 9, "\(garbage.output)")
+            #expect(garbage.output.contains("is not a HAR file"))
+            #expect(!garbage.output.contains("DecodingError"), "\(garbage.output)")
 
-            let output = try await tool(server, ["show", "users/1", "--output", "/nonexistent/dir/x"])
+            let output = try await tool(server, ["show", "users/1", "--output", absent + "/dir/x"])
             #expect(output.status == 9, "\(output.output)")
-            #expect(output.output.contains("/nonexistent/dir"))
+            #expect(output.output.contains(absent + "/dir"))
             #expect(!output.output.contains("APIError"))
         }
     }

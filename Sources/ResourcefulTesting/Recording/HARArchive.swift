@@ -109,7 +109,20 @@ extension HARArchive {
         do {
             return try JSONDecoder().decode(HARArchive.self, from: data)
         } catch {
-            throw CassetteError(.unreadableFile, detail: "\(file.path) is not a HAR file: \(error)")
+            throw CassetteError(.unreadableFile, detail: "\(file.path) is not a HAR file: \(notHAR(error))")
+        }
+    }
+
+    /// Why a file is not a HAR file, in words (no decoder's type names), naming the member at
+    /// fault by the HAR format's own keys.
+    private static func notHAR(_ error: any Error) -> String {
+        func path(_ keys: [any CodingKey]) -> String { keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingPrefix(".").description }
+        switch error as? DecodingError {
+        case .dataCorrupted(let context) where context.codingPath.isEmpty: return "it is not JSON"
+        case .keyNotFound(let key, let context): return "'\(path(context.codingPath + [key]))' is missing"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            return "'\(path(context.codingPath))' does not hold what HAR puts there"
+        default: return "it cannot be read as HAR"
         }
     }
 
