@@ -35,7 +35,8 @@ extension API {
     /// - Throws: ``APIError``: as ``call(_:)`` for the request and its status;
     ///   ``APIError/Kind/file`` naming `destination` when it exists and is not a regular file
     ///   (a folder, a device, a FIFO, a socket, a link to one), before anything is sent, or when
-    ///   its folder cannot be written or the disk is full; ``APIError/Kind/transport`` when the
+    ///   its folder cannot be written, the disk is full, or its file system has less room than
+    ///   the body's `Content-Length` (refused before a byte is written); ``APIError/Kind/transport`` when the
     ///   body ended early on the last connection allowed, runs past the end its
     ///   `Content-Length` or `Content-Range` gave (at the first byte too many), or a `206` does
     ///   not continue the file (another range, or another version: its `ETag` or `Last-Modified`

@@ -74,8 +74,15 @@ final class PartialFile: Sendable {
                     guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
                         throw Refusal(detail: "\(partial) is being written by another download to \(path)")
                     }
+                    // The lock is on the file the name gives now: a download that held it may have
+                    // renamed it into place (or removed it) between the open and the lock, and its
+                    // file must not be written again.
                     var status = stat()
+                    var named = stat()
                     guard fstat(descriptor, &status) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                    guard lstat(partial, &named) == 0, named.st_dev == status.st_dev, named.st_ino == status.st_ino else {
+                        throw Refusal(detail: "\(partial) was just finished or removed by another download to \(path)")
+                    }
                     let size = Int(status.st_size)
                     var state = size > 0 ? readState(stateFile, request: request) : nil
                     if let found = state, found.total >= size {
