@@ -4,7 +4,8 @@
 ///
 /// The settings types read these keys (`APIConfig.RetryPolicy(keys:)` and the others under
 /// `Config/Keys`); a key one of them reads that is missing here is refused in every file that
-/// sets it, so the tests that load such files keep the two in step.
+/// sets it, and `ConfigurationKeyTableTests` checks that setting each key here changes the
+/// configuration, so the two stay in step. A new key is added here, once.
 enum ConfigurationKeyTable {
     /// The package's own keys.
     static let coreKeys: [String] = [
