@@ -36,53 +36,77 @@ extension Redactor {
     /// the spaces that follow the name, up to a space or a comma; a run of `name=value`
     /// parameters (`Bearer realm="api"`) is not one (``maskedParameters(in:)`` masks those).
     func maskedSchemeCredentials(in text: String, leading: Set<String> = []) -> String {
-        guard text.contains(where: { $0 == " " || $0 == "\t" }) else { return text }
-        let scalars = Array(text.unicodeScalars)
-        var result = String.UnicodeScalarView()
+        var contiguous = text
+        let masked = contiguous.withUTF8 { bytes in maskedSchemeCredentials(in: bytes, leading: leading) }
+        return masked ?? text
+    }
+
+    /// ``maskedSchemeCredentials(in:leading:)`` over UTF-8 bytes, in one pass (scheme names are
+    /// ASCII); `nil` when there is nothing to mask.
+    private func maskedSchemeCredentials(in bytes: UnsafeBufferPointer<UInt8>, leading: Set<String>) -> String? {
+        var result: [UInt8] = []
         var copied = 0
         var index = 0
-        let firstWord = scalars.firstIndex { $0 != " " && $0 != "\t" } ?? scalars.count
-        while index < scalars.count {
-            guard Self.isSchemeScalar(scalars[index]), index == 0 || !Self.isNameScalar(scalars[index - 1]) else {
+        var firstWord = 0
+        while firstWord < bytes.count, bytes[firstWord] == UInt8(ascii: " ") || bytes[firstWord] == UInt8(ascii: "\t") { firstWord += 1 }
+        while index < bytes.count {
+            // A word that starts here: not after a letter, a digit or another name character.
+            guard Self.isSchemeByte(bytes[index]), index == 0 || !Self.isNameByte(bytes[index - 1]) else {
                 index += 1
                 continue
             }
             let start = index
-            while index < scalars.count, Self.isSchemeScalar(scalars[index]) { index += 1 }
-            let word = String(String.UnicodeScalarView(scalars[start..<index])).lowercased()
-            guard Self.credentialSchemes.contains(word) || (start == firstWord && leading.contains(word)),
-                index < scalars.count, scalars[index] == " " || scalars[index] == "\t"
+            while index < bytes.count, Self.isSchemeByte(bytes[index]) { index += 1 }
+            guard (3...13).contains(index - start), index < bytes.count,
+                bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: "\t")
             else { continue }
+            let word = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self).lowercased()
+            guard Self.credentialSchemes.contains(word) || (start == firstWord && leading.contains(word)) else { continue }
             var credentialStart = index
-            while credentialStart < scalars.count, scalars[credentialStart] == " " || scalars[credentialStart] == "\t" {
+            while credentialStart < bytes.count, bytes[credentialStart] == UInt8(ascii: " ") || bytes[credentialStart] == UInt8(ascii: "\t") {
                 credentialStart += 1
             }
             var end = credentialStart
-            while end < scalars.count, !scalars[end].properties.isWhitespace, scalars[end] != "," { end += 1 }
-            let credential = scalars[credentialStart..<end]
-            guard !credential.isEmpty, !credential.starts(with: Self.mask.unicodeScalars), !Self.isParameter(credential) else {
-                continue
-            }
-            result.append(contentsOf: scalars[copied..<credentialStart])
-            result.append(contentsOf: Self.mask.unicodeScalars)
+            while end < bytes.count, !Self.endsCredential(bytes[end]) { end += 1 }
+            let credential = bytes[credentialStart..<end]
+            guard !credential.isEmpty, credential.first != UInt8(ascii: "*"), !Self.isParameter(credential) else { continue }
+            result.append(contentsOf: bytes[copied..<credentialStart])
+            result.append(contentsOf: Self.mask.utf8)
             copied = end
             index = end
         }
-        guard copied > 0 else { return text }
-        result.append(contentsOf: scalars[copied...])
-        return String(result)
+        guard copied > 0 else { return nil }
+        result.append(contentsOf: bytes[copied...])
+        return String(decoding: result, as: UTF8.self)
+    }
+
+    /// Whether `byte` ends a credential: ASCII white space or a comma.
+    private static func endsCredential(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\n")
+            || byte == UInt8(ascii: ",") || byte == 0x0B || byte == 0x0C
     }
 
     /// Whether `run` is an auth parameter (`realm="api"`, `error=x`) rather than a credential: an
     /// `=` followed by something other than `=` (a token68 credential ends with its `=` padding).
-    private static func isParameter(_ run: ArraySlice<Unicode.Scalar>) -> Bool {
-        guard let equals = run.firstIndex(of: "=") else { return false }
-        return run[equals...].contains { $0 != "=" }
+    private static func isParameter(_ run: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+        guard let equals = run.firstIndex(of: UInt8(ascii: "=")) else { return false }
+        return run[equals...].contains { $0 != UInt8(ascii: "=") }
     }
 
-    /// Characters of an authentication scheme's name: ASCII letters, digits and `-`.
-    private static func isSchemeScalar(_ scalar: Unicode.Scalar) -> Bool {
-        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "-"
+    /// Bytes of an authentication scheme's name: ASCII letters, digits and `-`.
+    private static func isSchemeByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"):
+            true
+        default: false
+        }
+    }
+
+    /// Whether `byte` may be part of a name (``isNameScalar(_:)``): any byte beyond ASCII counts,
+    /// so that no word is read as starting inside a longer one.
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        byte >= 0x80 || isNameScalar(Unicode.Scalar(byte))
     }
 
     /// `text` with the value of every `name=value` pair whose name is masked replaced by `***`:
