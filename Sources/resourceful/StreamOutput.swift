@@ -15,7 +15,12 @@ enum StreamOutput {
     static func download(
         _ api: API, _ request: ToolRequest, to path: String, resume: Bool = false, maxFileSize: Int? = nil
     ) async -> Result<Void, APIError> {
-        if path == "-" { return await copy(api, request) }
+        if path == "-" {
+            guard !resume else {
+                return .failure(APIError(kind: .invalidRequest, detail: "-C - resumes a file: it does not go with --output -"))
+            }
+            return await copy(api, request, maxBytes: maxFileSize)
+        }
         let bar = isatty(STDERR_FILENO) == 1 ? ProgressBar() : nil
         let destination = URL(fileURLWithPath: path)
         let options = DownloadOptions(maxBytes: maxFileSize, keepsPartialFile: resume)
@@ -44,16 +49,26 @@ enum StreamOutput {
         }
     }
 
-    /// `--output -`: the body's bytes on standard output, as they arrive, unchanged.
-    static func copy(_ api: API, _ request: ToolRequest) async -> Result<Void, APIError> {
+    /// `--output -`: the body's bytes on standard output, as they arrive, unchanged; at most
+    /// `maxBytes` of them (`--max-filesize`: a larger `Content-Length` is refused before a byte
+    /// is written, a body without one stops at the first byte past it).
+    static func copy(_ api: API, _ request: ToolRequest, maxBytes: Int? = nil) async -> Result<Void, APIError> {
         guard isatty(STDOUT_FILENO) != 1 else {
             // Raw bytes could drive the terminal (escape sequences): curl's rule.
             return .failure(APIError(kind: .file, detail: "standard output is a terminal: --output - writes the body's raw bytes; redirect it, or use --stream"))
         }
         do throws(APIError) {
             let response = try await api.stream(request)
+            if let maxBytes, let length = response.body.expectedLength, length > maxBytes {
+                throw APIError(kind: .responseTooLarge, status: response.status, detail: "the body's \(length) bytes are more than --max-filesize's \(maxBytes)")
+            }
+            var written = 0
             do {
                 for try await chunk in response.body {
+                    if let maxBytes, chunk.readableBytes > maxBytes - written {
+                        throw APIError(kind: .responseTooLarge, status: response.status, detail: "the body is larger than --max-filesize's \(maxBytes) bytes")
+                    }
+                    written += chunk.readableBytes
                     FileHandle.standardOutput.write(Data(chunk.readableBytesView))
                 }
             } catch let error as APIError {

@@ -102,6 +102,27 @@ import Glibc
         }
     }
 
+    @Test func maxFilesizeHoldsForStandardOutputToo() async throws {
+        try await MockServer.withRunning { server in
+            var chunked = MockResponse(headerFields: [.contentType: "application/octet-stream"])
+            chunked.parts = Array(repeating: Data(repeating: 1, count: 1000), count: 8)
+            server.stub(.get, "/v1/files/chunked.bin", chunked)
+            var sized = MockResponse(headerFields: [.contentType: "application/octet-stream", .contentLength: "8000"])
+            sized.parts = Array(repeating: Data(repeating: 2, count: 1000), count: 8)
+            server.stub(.get, "/v1/files/sized.bin", sized)
+            for name in ["chunked.bin", "sized.bin"] {
+                let result = try await CLITool.run(server, ["show", "files/\(name)", "-o", "-", "--max-filesize", "2500"])
+                #expect(result.status != 0)
+                #expect(result.output.contains("--max-filesize"), "\(result.output)")
+                // No more than the cap reached standard output.
+                #expect(result.output.utf8.filter { $0 == 1 || $0 == 2 }.count <= 2500)
+            }
+            let resumed = try await CLITool.run(server, ["show", "files/sized.bin", "-o", "-", "-C", "-"])
+            #expect(resumed.status != 0)
+            #expect(resumed.output.contains("does not go with --output -"), "\(resumed.output)")
+        }
+    }
+
     /// A configuration whose longest event or line is 64 bytes.
     static func smallStreamConfiguration(for server: MockServer) throws -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-cli-\(UUID().uuidString)")

@@ -41,7 +41,7 @@ final class PartialFile: Sendable {
     ///
     /// - Throws: ``APIError/Kind/file`` naming the folder when it cannot be written.
     static func create(for destination: URL) async throws(APIError) -> PartialFile {
-        let (path, folder, name) = try names(destination)
+        let (path, folder, name) = try await names(destination)
         let temporary = folder + "/." + name + "." + String(UInt64.random(in: .min ... .max), radix: 36) + ".download"
         do {
             let descriptor = try await Self.run { () throws -> Int32 in
@@ -64,7 +64,7 @@ final class PartialFile: Sendable {
     ///   user with one link (another user's, a link, a FIFO…), when another download holds it, or
     ///   when the folder cannot be written.
     static func resumable(for destination: URL, request: String) async throws(APIError) -> (PartialFile, ResumeState?) {
-        let (path, folder, _) = try names(destination)
+        let (path, folder, _) = try await names(destination)
         let partial = DownloadOptions.partialFile(for: URL(fileURLWithPath: path)).path
         let stateFile = DownloadOptions.partialStateFile(for: URL(fileURLWithPath: path)).path
         do {
@@ -110,13 +110,15 @@ final class PartialFile: Sendable {
 
     /// The destination's path, folder and name; refused (``APIError/Kind/file``) when it names no
     /// file or what is there is not a regular file, before anything is sent.
-    private static func names(_ destination: URL) throws(APIError) -> (path: String, folder: String, name: String) {
+    private static func names(_ destination: URL) async throws(APIError) -> (path: String, folder: String, name: String) {
         let path = destination.standardizedFileURL.path
         let folder = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
         guard !name.isEmpty, name != "/" else { throw APIError(kind: .file, detail: "\(path) names no file") }
-        // Checked before anything is sent, and again just before the rename.
-        if case .refused(let what) = Destination.check(path) {
+        // Checked before anything is sent (on the thread pool: a hung file system holds one of its
+        // threads, not the cooperative pool's), and again just before the rename.
+        let destination = try? await run { Destination.check(path) }
+        if case .refused(let what) = destination ?? .refused("a name that cannot be looked at") {
             throw APIError(kind: .file, detail: "\(path) is \(what), not a regular file: it is not replaced")
         }
         return (path, folder, name)
@@ -326,8 +328,8 @@ final class PartialFile: Sendable {
     func keep() {
         guard keepsPart, described.load(ordering: .acquiring) else { return discard() }
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        // What was written reaches the disk before the process ends; the lock goes with the descriptor.
-        _ = fsync(descriptor)
+        // The lock goes with the descriptor. No `fsync`: what was written outlives the process,
+        // and after a power loss the part's size (read again from the file) says what it holds.
         close(descriptor)
     }
 
