@@ -262,7 +262,10 @@ import Testing
     /// The configuration samples of the README and the documentation: whole files, or members
     /// (`"authentication": {…}`) completed with a base URL and a service.
     @Test func theDocumentationsConfigurationSamplesLoad() async throws {
-        let documents = ["README.md", "Sources/Resourceful/Docs.docc/Credentials.md", "Sources/Resourceful/Docs.docc/Configuration.md"]
+        let documents = [
+            "README.md", "Sources/Resourceful/Docs.docc/Credentials.md", "Sources/Resourceful/Docs.docc/Configuration.md",
+            "Sources/ResourcefulOAuth2/Docs.docc/ResourcefulOAuth2.md",
+        ]
         var checked = 0
         for document in documents {
             guard let text = try? String(contentsOf: Self.root.appendingPathComponent(document), encoding: .utf8) else { continue }
@@ -277,6 +280,6 @@ import Testing
                 checked += 1
             }
         }
-        #expect(checked >= 5)
+        #expect(checked >= 6)
     }
 }
