@@ -63,7 +63,8 @@ extension Redactor {
             let word = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self).lowercased()
             guard Self.credentialSchemes.contains(word) || (start == firstWord && leading.contains(word)) else { continue }
             var credentialStart = index
-            while credentialStart < bytes.count, bytes[credentialStart] == UInt8(ascii: " ") || bytes[credentialStart] == UInt8(ascii: "\t") {
+            while credentialStart < bytes.count, bytes[credentialStart] == UInt8(ascii: " ") || bytes[credentialStart] == UInt8(ascii: "\t")
+            {
                 credentialStart += 1
             }
             var end = credentialStart

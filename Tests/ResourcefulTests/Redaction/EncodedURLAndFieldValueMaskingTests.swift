@@ -1,8 +1,9 @@
 import Foundation
 import HTTPTypes
-@testable import Resourceful
 import ResourcefulTesting
 import Testing
+
+@testable import Resourceful
 
 /// A URL with userinfo is masked however many times it was percent-encoded and wherever it
 /// stands (a text, a JSON string, a path segment, a fragment, a header value); a header field's
@@ -53,7 +54,8 @@ import Testing
         #expect(!shown.contains(Self.secret), "\(shown)")
         #expect(shown.hasPrefix("https://api.example/v1/proxy/"))
         #expect(shown.hasSuffix("?page=2"))
-        let command = CURLCommand(redactor: Self.redactor).render(TransportRequest(method: .get, target: target, deadline: .now + .seconds(5), maxResponseBytes: 1024))
+        let command = CURLCommand(redactor: Self.redactor).render(
+            TransportRequest(method: .get, target: target, deadline: .now + .seconds(5), maxResponseBytes: 1024))
         #expect(!command.contains(Self.secret), "\(command)")
     }
 
