@@ -331,9 +331,10 @@ extension API {
     /// What `If-Range` may carry for these response fields (RFC 9110 §13.1.5): a strong `ETag`
     /// (a weak one cannot be used with ranges), else a `Last-Modified` that is a strong
     /// validator, at least a second before the response's `Date` (§8.8.2.2: a file changed twice
-    /// within its second would keep its date); `nil` when neither. A field repeated, or an
-    /// `ETag` holding a list, names no one version: no validator (the download then starts again
-    /// from the first byte rather than resume), never a combination of them.
+    /// within its second would keep its date), only when there is no `ETag` at all (a client
+    /// with an entity tag sends no date); `nil` otherwise. A field repeated, or an `ETag` holding
+    /// a list, names no one version: no validator (the download then starts again from the first
+    /// byte rather than resume), never a combination of them.
     static func rangeValidator(_ fields: HTTPFields) -> String? {
         if fields[values: .eTag].count > 1 { return nil }
         if let tag = single(.eTag, of: fields) {
