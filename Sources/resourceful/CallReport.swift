@@ -151,6 +151,9 @@ enum CallReport {
             text = phrase(error.kind)
         }
         if error.kind == .decodingFailed, let codingPath = error.codingPath, !codingPath.isEmpty { text = "at '\(codingPath)': \(text)" }
+        // A detail that says where, not what: the kind said in words first.
+        if error.kind == .timeout, error.detail != nil || underlying != nil { text = "timed out: \(text) (the call's limit: --timeout, or timeout in the configuration)" }
+        if error.kind == .cancelled, error.detail != nil || underlying != nil { text = "interrupted: \(text)" }
         return text
     }
 
