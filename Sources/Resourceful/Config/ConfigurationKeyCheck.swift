@@ -131,7 +131,10 @@ struct ConfigurationKeyCheck {
         let prefix = APIConfig.environmentVariablePrefix + "_"
         let known = ConfigurationKeyTable.variables
         let services = serviceNames.map { APIConfig.environmentVariable(forKey: $0, prefixed: false) + "_" }
-        for variable in variables.keys.sorted() where variable.hasPrefix(prefix) {
+        // The `environment` storage's variables, under a prefix a variable chose
+        // (`RESOURCEFUL_AUTHENTICATION_ENVIRONMENT_PREFIX`, or a service's), hold credentials, not keys.
+        let storagePrefixes = variables.filter { $0.key.hasSuffix("AUTHENTICATION_ENVIRONMENT_PREFIX") && !$0.value.isEmpty }.map { $0.value + "_" }
+        for variable in variables.keys.sorted() where variable.hasPrefix(prefix) && !storagePrefixes.contains(where: { variable.hasPrefix($0) }) {
             let name = String(variable.dropFirst(prefix.count))
             if name.hasPrefix("SERVICES_") {
                 // A picked service's variables; those of a service the file does not describe

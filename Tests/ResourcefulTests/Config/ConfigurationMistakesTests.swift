@@ -133,6 +133,8 @@ import Testing
             "RESOURCEFUL_TIMEOUT": "7",
             "RESOURCEFUL_SERVICES_BILLING_RETRY_MAX_ATTEMPTS": "2",
             "RESOURCEFUL_AUTHENTICATION_KEYRING_ACCOUNT": "ada",
+            "RESOURCEFUL_AUTHENTICATION_ENVIRONMENT_PREFIX": "RESOURCEFUL_HTTP_CREDENTIALS",
+            "RESOURCEFUL_HTTP_CREDENTIALS_B_TOKEN": "t",
         ], service: "billing")
         #expect(config.timeout == .seconds(7))
         #expect(config.retry.maxAttempts == 2)
