@@ -30,8 +30,8 @@ public struct RequestOptions: Sendable {
     /// (``APIConfig/timeout``; ``ResourceRequest/timeout``).
     public var timeout: Duration
     /// The largest response body accepted (``APIConfig/maxResponseBytes``) when it is collected;
-    /// for a stream (``API/stream(_:)``, events, lines), the longest event or line; a download to
-    /// a file has no limit but the disk.
+    /// for a stream (``API/stream(_:)``, events, lines), the longest event or line. A download to
+    /// a file is bounded by ``DownloadOptions/maxBytes`` and the destination's free space.
     public var maxResponseBytes: Int
     /// For a streamed call (``API/stream(_:)``, ``API/download(_:to:progress:)``,
     /// ``API/events(_:reconnect:)``, ``API/lines(_:)``): the most time the whole stream may take;
