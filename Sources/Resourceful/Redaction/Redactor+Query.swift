@@ -50,7 +50,8 @@ extension Redactor {
     /// fragment) as it may be shown, or `nil` when it holds nothing to mask: one that holds a
     /// JSON object or array (`filter={"password":…}`, which a server may parse) masked as JSON,
     /// or replaced when it looks like JSON but does not parse; one that holds a URL, once decoded
-    /// (`https%3A%2F%2Fu%3Ap%40h%2F`), masked as a URL and encoded again; one that holds a URL
+    /// (`https%3A%2F%2Fu%3Ap%40h%2F`), masked as a URL and encoded again; one that gives a masked
+    /// name a value once decoded (`password%3D…`), replaced whole; one that holds a URL
     /// to mask only once decoded again (`https%253A%252F%252Fu%253Ap%2540h`, as a chain of
     /// redirects decodes it), replaced whole.
     private func maskedValue(_ encodedValue: String, depth: Int) -> String? {
@@ -63,6 +64,8 @@ extension Redactor {
             guard depth < Self.maxDecodings else { return Self.mask }
             let masked = maskedURL(value, depth: depth + 1)
             if masked != value { return PercentEncoding.encode(masked, allowing: .unreserved) }
+            // A form once decoded (`password%3D…`): nothing says which part a reader decodes.
+            if value != encodedValue, givesAMaskedNameAValue(value) { return Self.mask }
             var level = value
             for _ in 0..<Self.maxDecodings {
                 let decoded = PercentEncoding.decode(level)
@@ -147,7 +150,8 @@ extension Redactor {
 
     /// `path` with each segment that holds an encoded URL to mask (`/proxy/https%3A%2F%2Fu%3Ap%40h`)
     /// masked as ``maskedValue(_:depth:)`` masks a value (in a URL found in a value, `depth` > 0,
-    /// that value is decoded again and replaced whole instead), and the value of each masked path
+    /// that value is decoded again and replaced whole instead), `***` when the whole path still
+    /// spells one once decoded (`https%3A//user%3Apass%40host`), and the value of each masked path
     /// parameter replaced (``maskedPathParameters(_:)``).
     private func maskedPath(_ path: String, depth: Int) -> String {
         var path = path
@@ -158,6 +162,9 @@ extension Redactor {
                 guard segment.contains("%"), PercentEncoding.decode(String(segment)) != segment else { return String(segment) }
                 return maskedValue(String(segment), depth: depth) ?? String(segment)
             }.joined(separator: "/")
+            // Slashes left as they are around encoded parts (`https%3A//user%3Apass%40host`) can
+            // spell a URL with userinfo no one segment holds: the path is replaced whole.
+            if Self.holdsUserinfo(path) { return Self.mask }
         }
         return maskedPathParameters(path)
     }
