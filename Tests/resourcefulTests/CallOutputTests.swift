@@ -165,6 +165,15 @@ import Glibc
         #expect(!result.output.contains("APIError"), "\(result.output)")
     }
 
+    @Test func parametersKeepTheirDigits() async throws {
+        try await MockServer.withRunning { server in
+            let query = try await tool(server, ["index", "users", "n:=12345678901234567890123", "d:=0.1", "--curl"])
+            #expect(query.output.contains("?n=12345678901234567890123&d=0.1") || query.output.contains("?d=0.1&n=12345678901234567890123"), "\(query.output)")
+            let body = try await tool(server, ["create", "users", "n:=12345678901234567890123", "--curl"])
+            #expect(body.output.contains(#"{"n":12345678901234567890123}"#), "\(body.output)")
+        }
+    }
+
     @Test func theHelpHoldsTheExitStatusTable() async throws {
         let help = try await Command.run(resourcefulTool, ["--help"])
         #expect(help.status == 0)
