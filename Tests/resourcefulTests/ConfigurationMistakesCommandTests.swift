@@ -18,7 +18,10 @@ import Testing
 
     @Test(arguments: [
         (#"{"baseURL": "http://127.0.0.1:9/v1", "service": "s", "timout": 1}"#, "'timout'", "did you mean 'timeout'?"),
-        (#"{"baseURL": "http://127.0.0.1:9/v1", "service": "s", "retry": {"maxAttemps": 5}}"#, "'retry.maxAttemps'", "did you mean 'retry.maxAttempts'?"),
+        (
+            #"{"baseURL": "http://127.0.0.1:9/v1", "service": "s", "retry": {"maxAttemps": 5}}"#, "'retry.maxAttemps'",
+            "did you mean 'retry.maxAttempts'?"
+        ),
         (#"{"baseUrl": "http://127.0.0.1:9/v1", "service": "s"}"#, "'baseUrl'", "did you mean 'baseURL'?"),
         ("{\"baseURL\": \"http://127.0.0.1:9/v1\",\n \"service\": \"s\",\n}", "not standard JSON", "line 3, column 1"),
     ])

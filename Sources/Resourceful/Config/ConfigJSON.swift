@@ -57,7 +57,10 @@ struct ConfigJSONParser {
         }
         parser.skipWhitespace()
         guard parser.peek == UInt8(ascii: "{") else {
-            throw parser.error(parser.peek == nil ? "the file is empty; expected a JSON object" : "expected a JSON object ({ … }) at the top level, found \(parser.found)")
+            throw parser.error(
+                parser.peek == nil
+                    ? "the file is empty; expected a JSON object" : "expected a JSON object ({ … }) at the top level, found \(parser.found)"
+            )
         }
         let value = try parser.value(depth: 0)
         parser.skipWhitespace()
@@ -107,7 +110,9 @@ struct ConfigJSONParser {
             }
             let key = try string()
             if let first = seen[key] {
-                throw ConfigJSONSyntaxError(line: keyLine, column: keyColumn, problem: "the key \"\(Self.printable(key))\" is set twice in one object (first on line \(first))")
+                throw ConfigJSONSyntaxError(
+                    line: keyLine, column: keyColumn,
+                    problem: "the key \"\(Self.printable(key))\" is set twice in one object (first on line \(first))")
             }
             seen[key] = keyLine
             skipWhitespace()
@@ -185,10 +190,15 @@ struct ConfigJSONParser {
             decoded.append(replacement)
             return
         }
-        guard byte == UInt8(ascii: "u") else { index -= 1; throw error("an escape JSON does not have; its escapes are \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX") }
+        guard byte == UInt8(ascii: "u") else {
+            index -= 1  // The error points at the letter after the backslash.
+            throw error("an escape JSON does not have; its escapes are \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX")
+        }
         var scalar = try hex4()
         if (0xD800...0xDBFF).contains(scalar) {
-            guard bytes[index...].starts(with: [UInt8(ascii: "\\"), UInt8(ascii: "u")]) else { throw error("a \\u escape of half a UTF-16 surrogate pair") }
+            guard bytes[index...].starts(with: [UInt8(ascii: "\\"), UInt8(ascii: "u")]) else {
+                throw error("a \\u escape of half a UTF-16 surrogate pair")
+            }
             index += 2
             let low = try hex4()
             guard (0xDC00...0xDFFF).contains(low) else { throw error("a \\u escape of half a UTF-16 surrogate pair") }
@@ -277,7 +287,8 @@ struct ConfigJSONParser {
     /// What is at `index`, for a message: a character (printable ASCII) or a byte.
     private var found: String {
         guard let byte = peek else { return "the end of the file" }
-        return (0x21...0x7E).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : "the byte 0x\(String(byte, radix: 16, uppercase: true))"
+        return (0x21...0x7E).contains(byte)
+            ? "'\(Character(Unicode.Scalar(byte)))'" : "the byte 0x\(String(byte, radix: 16, uppercase: true))"
     }
 
     /// What an unexpected value at `index` most likely is.
@@ -288,7 +299,9 @@ struct ConfigJSONParser {
         if rest.first == UInt8(ascii: "#") { return "a comment; JSON has none" }
         if rest.first == UInt8(ascii: "'") { return "a string in single quotes; JSON uses double quotes" }
         if rest.starts(with: "NaN".utf8) || rest.starts(with: "Infinity".utf8) { return "NaN or Infinity, which are not JSON numbers" }
-        if rest.first == UInt8(ascii: "+") || rest.first == UInt8(ascii: ".") { return "a number with a leading + or ., which JSON does not allow" }
+        if rest.first == UInt8(ascii: "+") || rest.first == UInt8(ascii: ".") {
+            return "a number with a leading + or ., which JSON does not allow"
+        }
         if rest.first == UInt8(ascii: ",") { return "a stray comma" }
         return prefix + found
     }
@@ -318,7 +331,9 @@ struct ConfigJSONParser {
 
     /// `key` for a message: at most 64 characters, control characters escaped.
     static func printable(_ key: String) -> String {
-        let shown = key.unicodeScalars.prefix(64).map { $0.properties.generalCategory == .control ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined()
+        let shown = key.unicodeScalars.prefix(64).map {
+            $0.properties.generalCategory == .control ? "\\u{\(String($0.value, radix: 16))}" : String($0)
+        }.joined()
         return key.unicodeScalars.count > 64 ? shown + "…" : shown
     }
 }

@@ -50,23 +50,31 @@ struct ConfigurationKeyCheck {
 
     // MARK: - The file
 
-    private mutating func visit(_ value: ConfigJSON, at node: ConfigurationKeyTable.Node, path: [String], line: Int) throws(APIConfigError) {
+    private mutating func visit(_ value: ConfigJSON, at node: ConfigurationKeyTable.Node, path: [String], line: Int) throws(APIConfigError)
+    {
         if case .module(let module) = node.kind, let kind = path.last, !otherModules.contains(where: { $0.module == module }) {
-            otherModules.append(OtherModuleKeys(kind: APIConfig.StorageKind(rawValue: kind), module: module, key: path.joined(separator: "."), source: file ?? "configuration"))
+            otherModules.append(
+                OtherModuleKeys(
+                    kind: APIConfig.StorageKind(rawValue: kind), module: module, key: path.joined(separator: "."),
+                    source: file ?? "configuration"))
         }
         guard node.kind != .value else {
             if value.members != nil {
-                throw APIConfigError(kind: .wrongType, file: file, key: Self.dotted(path), expected: "a value, not an object of keys", line: line)
+                throw APIConfigError(
+                    kind: .wrongType, file: file, key: Self.dotted(path), expected: "a value, not an object of keys", line: line)
             }
             let key = Self.dotted(path)
             if let first = seen[key] {
-                throw APIConfigError(kind: .invalidValue, file: file, key: key, expected: "the key set once (it is also set on line \(first))", line: line)
+                throw APIConfigError(
+                    kind: .invalidValue, file: file, key: key, expected: "the key set once (it is also set on line \(first))", line: line)
             }
             seen[key] = line
             return
         }
         guard let members = value.members else {
-            let known = node.kind == .services ? "services, each an object of keys" : "keys such as " + node.children.keys.sorted().prefix(4).joined(separator: ", ")
+            let known =
+                node.kind == .services
+                ? "services, each an object of keys" : "keys such as " + node.children.keys.sorted().prefix(4).joined(separator: ", ")
             throw APIConfigError(kind: .wrongType, file: file, key: Self.dotted(path), expected: "an object of \(known)", line: line)
         }
         for member in members {
@@ -76,14 +84,18 @@ struct ConfigurationKeyCheck {
 
     /// One member of an object at `node`; its key may be dotted (`"http.tls": {…}`), as the
     /// provider reads it.
-    private mutating func visit(_ member: ConfigJSON.Member, at start: ConfigurationKeyTable.Node, path start_: [String]) throws(APIConfigError) {
+    private mutating func visit(_ member: ConfigJSON.Member, at start: ConfigurationKeyTable.Node, path start_: [String])
+        throws(APIConfigError)
+    {
         var node = start
         var path = start_
         let components = member.key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         for (offset, name) in components.enumerated() {
             switch node.kind {
             case .value:
-                throw unknown(path + [name], line: member.line, column: member.column, suggestion: nil, note: "'\(Self.dotted(path))' holds a value, not keys")
+                throw unknown(
+                    path + [name], line: member.line, column: member.column, suggestion: nil,
+                    note: "'\(Self.dotted(path))' holds a value, not keys")
             case .services:
                 if path.count == 1 { serviceNames.append(name) }
                 node = ConfigurationKeyTable.service
@@ -133,17 +145,24 @@ struct ConfigurationKeyCheck {
         let services = serviceNames.map { APIConfig.environmentVariable(forKey: $0, prefixed: false) + "_" }
         // The `environment` storage's variables, under a prefix a variable chose
         // (`RESOURCEFUL_AUTHENTICATION_ENVIRONMENT_PREFIX`, or a service's), hold credentials, not keys.
-        let storagePrefixes = variables.filter { $0.key.hasSuffix("AUTHENTICATION_ENVIRONMENT_PREFIX") && !$0.value.isEmpty }.map { $0.value + "_" }
-        for variable in variables.keys.sorted() where variable.hasPrefix(prefix) && !storagePrefixes.contains(where: { variable.hasPrefix($0) }) {
+        let storagePrefixes = variables.filter { $0.key.hasSuffix("AUTHENTICATION_ENVIRONMENT_PREFIX") && !$0.value.isEmpty }.map {
+            $0.value + "_"
+        }
+        for variable in variables.keys.sorted()
+        where variable.hasPrefix(prefix) && !storagePrefixes.contains(where: { variable.hasPrefix($0) }) {
             let name = String(variable.dropFirst(prefix.count))
             if name.hasPrefix("SERVICES_") {
                 // A picked service's variables; those of a service the file does not describe
                 // override nothing.
                 // Names may share a beginning (`a` and `a_b`): the variable is a key's of any of them.
                 let rest = name.dropFirst("SERVICES_".count)
-                let candidates = services.filter { rest.hasPrefix($0) }.sorted { $0.count > $1.count }.map { String(rest.dropFirst($0.count)) }
+                let candidates = services.filter { rest.hasPrefix($0) }.sorted { $0.count > $1.count }.map {
+                    String(rest.dropFirst($0.count))
+                }
                 guard let longest = candidates.first else { continue }
-                guard let key = candidates.lazy.compactMap({ known[$0] }).first else { throw unknownVariable(variable, name: longest, strict: true) }
+                guard let key = candidates.lazy.compactMap({ known[$0] }).first else {
+                    throw unknownVariable(variable, name: longest, strict: true)
+                }
                 noteOtherModule(key, variable: variable)
                 continue
             }
@@ -176,7 +195,9 @@ struct ConfigurationKeyCheck {
         let suggestion = ConfigurationKeyTable.suggestion(for: name, among: ConfigurationKeyTable.variables.keys)
         // A variable's name is anything but `=` and NUL: shown shortened, control characters escaped.
         let shown = ConfigJSONParser.printable(variable)
-        return APIConfigError(kind: .unknownKey, file: file, key: shown, source: shown, suggestion: suggestion.map { ConfigJSONParser.printable(prefix + $0) })
+        return APIConfigError(
+            kind: .unknownKey, file: file, key: shown, source: shown, suggestion: suggestion.map { ConfigJSONParser.printable(prefix + $0) }
+        )
     }
 
     private mutating func noteOtherModule(_ key: String, variable: String) {
@@ -185,6 +206,7 @@ struct ConfigurationKeyCheck {
             let module = ConfigurationKeyTable.modules.first(where: { $0.kind == components[1] }),
             !otherModules.contains(where: { $0.module == module.name })
         else { return }
-        otherModules.append(OtherModuleKeys(kind: APIConfig.StorageKind(rawValue: module.kind), module: module.name, key: variable, source: variable))
+        otherModules.append(
+            OtherModuleKeys(kind: APIConfig.StorageKind(rawValue: module.kind), module: module.name, key: variable, source: variable))
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import Resourceful
 import Testing
+
+@testable import Resourceful
 
 /// ``ConfigurationKeyTable`` and the settings types that read the keys agree: every key the table
 /// declares is read (setting it changes the configuration), so the table holds no key that a file

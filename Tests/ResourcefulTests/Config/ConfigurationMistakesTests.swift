@@ -15,7 +15,8 @@ import Testing
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try? Data(json.utf8).write(to: directory.appendingPathComponent("mistakes.json"))
-        return try await APIConfig.load(environment: "mistakes", configDirectory: directory.path, environmentVariables: environment, service: service)
+        return try await APIConfig.load(
+            environment: "mistakes", configDirectory: directory.path, environmentVariables: environment, service: service)
     }
 
     static let base = #""baseURL": "https://api.example.com/v1", "service": "s""#
@@ -25,15 +26,24 @@ import Testing
         (#"{\#(base), "retry": {"maxAttemps": 5}}"#, "retry.maxAttemps", "retry.maxAttempts"),
         (#"{\#(base), "retry.maxAttemps": 5}"#, "retry.maxAttemps", "retry.maxAttempts"),
         (#"{"baseUrl": "https://api.example.com/v1", "service": "s"}"#, "baseUrl", "baseURL"),
-        (#"{\#(base), "services": {"billing": {"baseURL": "https://b.example.com", "service": "b", "timout": 2}}}"#, "services.billing.timout", "services.billing.timeout"),
+        (
+            #"{\#(base), "services": {"billing": {"baseURL": "https://b.example.com", "service": "b", "timout": 2}}}"#,
+            "services.billing.timout", "services.billing.timeout"
+        ),
         (#"{\#(base), "http": {"tls": {"caFil": "/etc/ca.pem"}}}"#, "http.tls.caFil", "http.tls.caFile"),
         (#"{\#(base), "loging": {"level": "info"}}"#, "loging", "logging"),
         (#"{\#(base), "colour": "red"}"#, "colour", nil),
         (#"{\#(base), "timeout": 5, "retry": {"maxAttempts": 2, "jitter": true}}"#, "retry.jitter", nil),
         (#"{\#(base), "authentication": {"storage": ["file"]}}"#, "authentication.storage", "authentication.storages"),
         (#"{\#(base), "authentication": {"keyrng": {"account": "ada"}}}"#, "authentication.keyrng", "authentication.keyring"),
-        (#"{\#(base), "authentication": {"oauth2": {"clientID": "cli"}}}"#, "authentication.oauth2.clientID", "authentication.oauth2.clientId"),
-        (#"{\#(base), "authentication": {"keyring": {"acount": "ada"}}}"#, "authentication.keyring.acount", "authentication.keyring.account"),
+        (
+            #"{\#(base), "authentication": {"oauth2": {"clientID": "cli"}}}"#, "authentication.oauth2.clientID",
+            "authentication.oauth2.clientId"
+        ),
+        (
+            #"{\#(base), "authentication": {"keyring": {"acount": "ada"}}}"#, "authentication.keyring.acount",
+            "authentication.keyring.account"
+        ),
     ]
 
     @Test(arguments: unknownKeys)
@@ -44,7 +54,8 @@ import Testing
         #expect(error?.suggestion == suggestion)
         #expect(error?.source.hasSuffix("mistakes.json") == true)
         let description = error?.description ?? ""
-        #expect(description.contains("'\(key)'") && description.contains("mistakes.json") && description.contains("line 1"), "\(description)")
+        #expect(
+            description.contains("'\(key)'") && description.contains("mistakes.json") && description.contains("line 1"), "\(description)")
         if let suggestion {
             #expect(description.contains("did you mean '\(suggestion)'?"), "\(description)")
         } else {
@@ -54,7 +65,8 @@ import Testing
 
     @Test func theLineOfAnUnknownKeyIsNamed() async throws {
         let error = await expectConfigError {
-            _ = try await Self.load("{\n  \"baseURL\": \"https://api.example.com\",\n  \"service\": \"s\",\n  \"retry\": {\n    \"maxAttemps\": 5\n  }\n}\n")
+            _ = try await Self.load(
+                "{\n  \"baseURL\": \"https://api.example.com\",\n  \"service\": \"s\",\n  \"retry\": {\n    \"maxAttemps\": 5\n  }\n}\n")
         }
         #expect(error?.line == 5 && error?.column == 5)
         #expect(error?.description.contains("(line 5, column 5)") == true, "\(error?.description ?? "")")
@@ -112,7 +124,9 @@ import Testing
     }
 
     @Test func aVariableMeantForAnUnknownKeyIsAnErrorWithoutAFileToo() async throws {
-        let variables = ["RESOURCEFUL_BASE_URL": "https://api.example.com/v1", "RESOURCEFUL_SERVICE": "s", "RESOURCEFUL_RETRY_MAX_ATTEMPS": "3"]
+        let variables = [
+            "RESOURCEFUL_BASE_URL": "https://api.example.com/v1", "RESOURCEFUL_SERVICE": "s", "RESOURCEFUL_RETRY_MAX_ATTEMPS": "3",
+        ]
         let error = await expectConfigError { _ = try APIConfig.load(environmentVariablesOnly: variables) }
         #expect(error?.kind == .unknownKey && error?.suggestion == "RESOURCEFUL_RETRY_MAX_ATTEMPTS")
         var fixed = variables
@@ -123,19 +137,21 @@ import Testing
 
     @Test func thePackagesOtherVariablesAndUnrelatedOnesAreLetThrough() async throws {
         let json = #"{\#(Self.base), "services": {"billing": {"baseURL": "https://b.example.com", "service": "b"}}}"#
-        let config = try await Self.load(json, environment: [
-            "RESOURCEFUL_CONFIG_DIR": "/etc/resourceful",
-            "RESOURCEFUL_AUTH_S_TOKEN": "t",
-            "RESOURCEFUL_AUTH": "x",
-            "RESOURCEFUL_PRIVATE_KEYRING": "1",
-            "RESOURCEFUL_ENV": "production",
-            "RESOURCEFUL_SERVICES_OTHER_TIMEOUT": "3",
-            "RESOURCEFUL_TIMEOUT": "7",
-            "RESOURCEFUL_SERVICES_BILLING_RETRY_MAX_ATTEMPTS": "2",
-            "RESOURCEFUL_AUTHENTICATION_KEYRING_ACCOUNT": "ada",
-            "RESOURCEFUL_AUTHENTICATION_ENVIRONMENT_PREFIX": "RESOURCEFUL_HTTP_CREDENTIALS",
-            "RESOURCEFUL_HTTP_CREDENTIALS_B_TOKEN": "t",
-        ], service: "billing")
+        let config = try await Self.load(
+            json,
+            environment: [
+                "RESOURCEFUL_CONFIG_DIR": "/etc/resourceful",
+                "RESOURCEFUL_AUTH_S_TOKEN": "t",
+                "RESOURCEFUL_AUTH": "x",
+                "RESOURCEFUL_PRIVATE_KEYRING": "1",
+                "RESOURCEFUL_ENV": "production",
+                "RESOURCEFUL_SERVICES_OTHER_TIMEOUT": "3",
+                "RESOURCEFUL_TIMEOUT": "7",
+                "RESOURCEFUL_SERVICES_BILLING_RETRY_MAX_ATTEMPTS": "2",
+                "RESOURCEFUL_AUTHENTICATION_KEYRING_ACCOUNT": "ada",
+                "RESOURCEFUL_AUTHENTICATION_ENVIRONMENT_PREFIX": "RESOURCEFUL_HTTP_CREDENTIALS",
+                "RESOURCEFUL_HTTP_CREDENTIALS_B_TOKEN": "t",
+            ], service: "billing")
         #expect(config.timeout == .seconds(7))
         #expect(config.retry.maxAttempts == 2)
     }
@@ -146,12 +162,16 @@ import Testing
         #expect(config.timeout == .seconds(4) && config.service == "ab")
         // A service described by a dotted key is described.
         #expect(try await Self.load(json, service: "c").service == "c")
-        let error = await expectConfigError { _ = try await Self.load(json, environment: ["RESOURCEFUL_SERVICES_A_B_TIMOUT": "4"], service: "a_b") }
+        let error = await expectConfigError {
+            _ = try await Self.load(json, environment: ["RESOURCEFUL_SERVICES_A_B_TIMOUT": "4"], service: "a_b")
+        }
         #expect(error?.suggestion == "RESOURCEFUL_SERVICES_A_B_TIMEOUT")
     }
 
     @Test func aVariablesNameIsShownWithoutItsControlCharacters() async throws {
-        let error = await expectConfigError { _ = try await Self.load(#"{\#(Self.base)}"#, environment: ["RESOURCEFUL_RETRY_\u{1B}[31mX": "1"]) }
+        let error = await expectConfigError {
+            _ = try await Self.load(#"{\#(Self.base)}"#, environment: ["RESOURCEFUL_RETRY_\u{1B}[31mX": "1"])
+        }
         #expect(error?.description.contains("\u{1B}") == false && error?.description.contains("RESOURCEFUL_RETRY_") == true)
     }
 
@@ -169,7 +189,8 @@ import Testing
         let logs = InMemoryLogHandler()
         let logger = Logger(label: "mistakes") { _ in logs }
         _ = try await config.authentication.makeStorage(
-            config: config, factories: factories, logger: logger, environment: [:], transport: StubTransport { _ in throw CancellationError() }
+            config: config, factories: factories, logger: logger, environment: [:],
+            transport: StubTransport { _ in throw CancellationError() }
         )
         return logs.entries.filter { $0.level == .warning }.map { "\($0.message) \($0.metadata)" }
     }
@@ -200,7 +221,10 @@ import Testing
 
     static let nonStandard: [(json: String, line: Int, column: Int, says: String)] = [
         ("{\n  \"baseURL\": \"https://api.example.com\",\n  \"service\": \"s\",\n}", 4, 1, "trailing comma"),
-        ("{\"baseURL\": \"https://api.example.com\", \"service\": \"s\", \"logging\": {\"maskedHeaders\": [\"X-A\",]}}", 1, 92, "trailing comma"),
+        (
+            "{\"baseURL\": \"https://api.example.com\", \"service\": \"s\", \"logging\": {\"maskedHeaders\": [\"X-A\",]}}", 1, 92,
+            "trailing comma"
+        ),
         ("{\n  // the API\n  \"baseURL\": \"https://api.example.com\", \"service\": \"s\"}", 2, 3, "comment"),
         ("{\"baseURL\": \"https://api.example.com\", /* x */ \"service\": \"s\"}", 1, 40, "comment"),
         ("{\"baseURL\": \"https://api.example.com\", \"service\": \"s\"} # end", 1, 56, "comment"),
@@ -210,7 +234,10 @@ import Testing
         ("{\"baseURL\": 'https://api.example.com', \"service\": \"s\"}", 1, 13, "single quotes"),
         ("{'baseURL': \"https://api.example.com\", \"service\": \"s\"}", 1, 2, "single quotes"),
         ("{\"baseURL\": \"https://api.example.com\",\n \"service\": \"s\",\n \"service\": \"t\"}", 3, 2, "twice"),
-        ("{\"baseURL\": \"https://api.example.com\", \"service\": \"s\", \"http\": {\"maxRedirects\": 1, \"maxRedirects\": 2}}", 1, 84, "twice"),
+        (
+            "{\"baseURL\": \"https://api.example.com\", \"service\": \"s\", \"http\": {\"maxRedirects\": 1, \"maxRedirects\": 2}}", 1, 84,
+            "twice"
+        ),
         ("{\"baseURL\": \"https://api.example.com\", \"service\": \"s\", \"timeout\": 05}", 1, 68, "leading zero"),
         ("{\"baseURL\": \"https://api.example.com\", \"service\": \"s\", \"timeout\": +5}", 1, 67, "leading +"),
         ("{baseURL: \"https://api.example.com\", \"service\": \"s\"}", 1, 2, "double quotes"),
@@ -229,11 +256,15 @@ import Testing
         #expect(error?.kind == .notStandardJSON)
         #expect(error?.line == line && error?.column == column, "\(String(describing: error?.line)):\(String(describing: error?.column))")
         let description = error?.description ?? ""
-        #expect(description.contains("mistakes.json") && description.contains("line \(line), column \(column)") && description.contains(says), "\(description)")
+        #expect(
+            description.contains("mistakes.json") && description.contains("line \(line), column \(column)") && description.contains(says),
+            "\(description)")
     }
 
     @Test func deepNestingIsRefusedWithoutExhaustingTheStack() async throws {
-        let json = "{\"baseURL\": \"https://api.example.com\", \"service\": \"s\", \"x\": " + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "}"
+        let json =
+            "{\"baseURL\": \"https://api.example.com\", \"service\": \"s\", \"x\": " + String(repeating: "[", count: 100_000)
+            + String(repeating: "]", count: 100_000) + "}"
         let error = await expectConfigError { _ = try await Self.load(json) }
         #expect(error?.kind == .notStandardJSON && error?.description.contains("nesting") == true)
     }
@@ -254,10 +285,12 @@ import Testing
 
     @Test(arguments: ["development", "production", "test"])
     func theShippedConfigurationsLoad(_ environment: String) async throws {
-        let config = try await APIConfig.load(file: Self.root.appendingPathComponent("Configs/\(environment).json").path, environmentVariables: [:])
+        let config = try await APIConfig.load(
+            file: Self.root.appendingPathComponent("Configs/\(environment).json").path, environmentVariables: [:])
         #expect(!config.service.isEmpty)
         for service in ["billing"] where environment != "test" {
-            _ = try await APIConfig.load(file: Self.root.appendingPathComponent("Configs/\(environment).json").path, environmentVariables: [:], service: service)
+            _ = try await APIConfig.load(
+                file: Self.root.appendingPathComponent("Configs/\(environment).json").path, environmentVariables: [:], service: service)
         }
     }
 
@@ -273,7 +306,9 @@ import Testing
             guard let text = try? String(contentsOf: Self.root.appendingPathComponent(document), encoding: .utf8) else { continue }
             for sample in text.components(separatedBy: "```json\n").dropFirst().compactMap({ $0.components(separatedBy: "\n```").first }) {
                 let trimmed = sample.trimmingCharacters(in: .whitespacesAndNewlines)
-                guard trimmed.contains("\"baseURL\"") || trimmed.contains("\"authentication\"") || trimmed.contains("\"services\"") else { continue }
+                guard trimmed.contains("\"baseURL\"") || trimmed.contains("\"authentication\"") || trimmed.contains("\"services\"") else {
+                    continue
+                }
                 do {
                     _ = try await Self.load(trimmed.hasPrefix("{") ? trimmed : "{\(Self.base), \(trimmed)}")
                 } catch {
