@@ -130,8 +130,9 @@ extension APIConfig {
                 known[factory.kind] = factory
             }
             // Keys of a module this program does not link are not an error (the same file
-            // serves programs built with and without it), but they do nothing here: said once.
-            for keys in otherModules where known[keys.kind] == nil {
+            // serves programs built with and without it), but they do nothing here: said once
+            // per module and file in the process, however many APIs are made from the file.
+            for keys in otherModules where known[keys.kind] == nil && Self.warned.withLock({ $0.insert("\(keys.module) \(keys.source)").inserted }) {
                 logger.warning(
                     "configuration keys read by \(keys.module) are ignored: this program does not link it",
                     metadata: ["key": "\(keys.key)", "source": "\(keys.source)", "kind": "\(keys.kind)"]
@@ -164,6 +165,9 @@ extension APIConfig {
             }
             return ChainedAuthenticationStorage(links, logger: logger)
         }
+
+        /// The other modules' keys warned of, by module and file (or variable).
+        private static let warned = Locked<Set<String>>([])
 
         /// Where a kind the package knows of comes from.
         private static func hint(for kind: StorageKind) -> String {

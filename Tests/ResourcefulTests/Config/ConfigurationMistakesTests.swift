@@ -209,12 +209,19 @@ import Testing
         #expect(unlinked.contains { $0.contains("ResourcefulOAuth2") && $0.contains("authentication.oauth2") })
         let linked = try await Self.warnings(config, factories: [NamedFactory(kind: "keyring"), NamedFactory(kind: "oauth2")])
         #expect(linked.isEmpty, "\(linked)")
+        // Once: a second API made from the same file is not warned again.
+        let again = try await Self.warnings(config, factories: [])
+        #expect(again.isEmpty, "\(again)")
     }
 
     @Test func aModulesKeySetByItsVariableIsAWarningToo() async throws {
-        let config = try await Self.load(#"{\#(Self.base)}"#, environment: ["RESOURCEFUL_AUTHENTICATION_KEYRING_ACCOUNT": "ada"])
+        // Set for a service of its own, so that no other test's warning stands for this one.
+        let service = "svc\(UInt32.random(in: 0...UInt32.max))"
+        let variable = "RESOURCEFUL_SERVICES_\(service.uppercased())_AUTHENTICATION_KEYRING_ACCOUNT"
+        let json = #"{\#(Self.base), "services": {"\#(service)": {"service": "other"}}}"#
+        let config = try await Self.load(json, environment: [variable: "ada"], service: service)
         let warnings = try await Self.warnings(config, factories: [])
-        #expect(warnings.count == 1 && warnings.first?.contains("RESOURCEFUL_AUTHENTICATION_KEYRING_ACCOUNT") == true, "\(warnings)")
+        #expect(warnings.count == 1 && warnings.first?.contains(variable) == true, "\(warnings)")
     }
 
     // MARK: - Standard JSON
