@@ -168,6 +168,19 @@ import Testing
         #expect(error?.suggestion == "RESOURCEFUL_SERVICES_A_B_TIMEOUT")
     }
 
+    @Test func aKeysNameIsShownShortenedAndWithoutItsControlCharacters() async throws {
+        let long = String(repeating: "k", count: 100_000)
+        for (json, shown) in [
+            (#"{\#(Self.base), "\u001b[2Jtimout": 1}"#, #"\u{1b}[2Jtimout"#),
+            (#"{\#(Self.base), "\#(long)": 1}"#, String(repeating: "k", count: 64) + "…"),
+            (#"{\#(Self.base), "a": 1, "\u001b": 2, "\u001b": 3}"#, #"\u{1b}"#),
+        ] {
+            let error = await expectConfigError { _ = try await Self.load(json) }
+            let description = error?.description ?? ""
+            #expect(description.contains(shown) && !description.contains("\u{1B}") && description.count < 400, "\(description.prefix(400))")
+        }
+    }
+
     @Test func aVariablesNameIsShownWithoutItsControlCharacters() async throws {
         let error = await expectConfigError {
             _ = try await Self.load(#"{\#(Self.base)}"#, environment: ["RESOURCEFUL_RETRY_\u{1B}[31mX": "1"])
