@@ -178,8 +178,9 @@ import Testing
             switch await RefreshLock.acquire(service: service, deadline: .now + .seconds(30), opener: opener) {
             case .held(let lock):
                 // A login whose token request ends near its own deadline, while another process
-                // renews (holds the lock) past that deadline.
-                let requestDeadline = ContinuousClock.now + .seconds(2)
+                // renews (holds the lock) past that deadline (long enough for a loaded machine
+                // to answer the token request within it).
+                let requestDeadline = ContinuousClock.now + .seconds(8)
                 let login = Task {
                     try await storage.request(
                         [("grant_type", "authorization_code"), ("code", "c")], endpoints: endpoints, deadline: requestDeadline,
