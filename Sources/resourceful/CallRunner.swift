@@ -93,6 +93,33 @@ enum CallRunner {
         return try RecordingTransport(network, file: URL(fileURLWithPath: record), masking: config.redaction)
     }
 
+    /// The largest `--data @file` read: parameters, not an upload.
+    static let maxDataFileBytes = 64 << 20
+
+    /// The contents of `--data @path`: a regular file (never a FIFO or device, which could hang or
+    /// never end) of at most ``maxDataFileBytes``; anything else exits with the local-file status.
+    static func readDataFile(_ path: String) -> Data {
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            CallReport.fail("resourceful: --data @\(path): \(String(cString: strerror(errno)))", CallExitCode.localFile)
+        }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            CallReport.fail("resourceful: --data @\(path) is not a regular file", CallExitCode.localFile)
+        }
+        let contents: Data
+        do {
+            contents = try handle.read(upToCount: maxDataFileBytes + 1) ?? Data()
+        } catch {
+            CallReport.fail("resourceful: --data @\(path) could not be read: \(error.localizedDescription)", CallExitCode.localFile)
+        }
+        guard info.st_size <= maxDataFileBytes, contents.count <= maxDataFileBytes else {
+            CallReport.fail("resourceful: --data @\(path) is larger than \(maxDataFileBytes >> 20) MiB", CallExitCode.localFile)
+        }
+        return contents
+    }
+
     /// The parameters: `--data`, or the key=value and key:=json arguments.
     static func parse(_ options: CallOptions) throws -> [String: JSONValue] {
         if let data = options.data {
@@ -100,8 +127,7 @@ enum CallRunner {
             let bytes: Data
             if data.hasPrefix("@") {
                 let path = String(data.dropFirst())
-                guard let contents = FileManager.default.contents(atPath: path) else { throw ValidationError("cannot read \(path)") }
-                bytes = contents
+                bytes = readDataFile(path)
             } else {
                 bytes = Data(data.utf8)
             }

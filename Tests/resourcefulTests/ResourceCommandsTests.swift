@@ -47,6 +47,25 @@ import Testing
         }
     }
 
+    /// `--data @file` reads a regular file only: a FIFO (which would wait for a writer) or a
+    /// device (which never ends) is refused at once with the local-file status, and nothing is sent.
+    @Test(arguments: ["fifo", "/dev/zero", "missing"])
+    func dataFromAnythingButARegularFileIsRefusedWithoutSending(kind: String) async throws {
+        try await MockServer.withRunning { server in
+            server.route(.post, "/v1/users") { request in .json(raw: request.body, status: .created) }
+            var path = kind
+            if kind != "/dev/zero" {
+                path = FileManager.default.temporaryDirectory.appendingPathComponent("data-\(UUID().uuidString)").path
+                if kind == "fifo" { #expect(mkfifo(path, 0o600) == 0) }
+            }
+            defer { if kind == "fifo" { unlink(path) } }
+            let result = try await tool(server, ["create", "users", "--data", "@\(path)"])
+            #expect(result.status == 9, "\(result.output)")
+            #expect(result.output.contains("--data @\(path)"))
+            #expect(server.requests.isEmpty)
+        }
+    }
+
     @Test func updateWithPatchAndDeleteWithNoContent() async throws {
         try await MockServer.withRunning { server in
             server.stub(.patch, "/v1/users/1", .json(raw: #"{"id":1}"#))
