@@ -335,6 +335,8 @@ struct ConfigKeyReader {
         // Whatever a key-by-key check above did not cover is refused here, by the same rules a
         // configuration built in code meets.
         if let problem = config.firstProblem() { throw invalid(problem.key, expected: problem.expected) }
+        // A service on another server inherits no credential of the top level's.
+        try refuseCredentialsInheritedByAnotherServer(config)
         return config
     }
 
