@@ -99,6 +99,18 @@ extension APIConfig {
     /// picks one; its keys are overridden by `RESOURCEFUL_SERVICES_<NAME>_…` variables, and the
     /// top level's by `RESOURCEFUL_…` ones.
     ///
+    /// A service whose `baseURL` (its key or its variable) is on another origin than the top
+    /// level's, or whose top level has none, is another server: it inherits no credential. It
+    /// sets its own `service` (other than the top level's: every credential storage, an app's own
+    /// included, looks the credential up by it), its own `baseHeaders` (`[]` for none) when the
+    /// top level's carry a credential field (the masked names and `authentication.headerName`),
+    /// its own `baseQueryItems` when the top level's carry a secret, and its own
+    /// `http.tls.clientCertificateFile` and `clientKeyFile` when the top level has them; else
+    /// loading it throws, naming the key to set. A service on the top level's origin (its own
+    /// `timeout`, another path) inherits them all. A service with its own `http.proxy` (other than
+    /// `none` and the top level's) sets its own `http.proxyCredentialService` when the top level
+    /// has one.
+    ///
     /// ```json
     /// { "service": "users-api", "baseURL": "https://users.internal/v1", "timeout": 10,
     ///   "services": { "billing": { "baseURL": "https://billing.internal/v2", "service": "billing-api" } } }
