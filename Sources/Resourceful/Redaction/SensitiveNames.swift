@@ -25,6 +25,9 @@
 ///   code (``codeWords``: `otp_code`, `mfa_code`, `pin_code`) is masked; `country_code`,
 ///   `error_code` and `keyCode` stay readable.
 ///
+/// A plural says what its singular says, read either way: `passwords`, `secrets`, `tokens`,
+/// `apiKeys`, `refresh_tokens`, `passphrases`, `cookies`, `X-Api-Keys` are masked.
+///
 /// An identifier is not a secret: `key_id`, `private_key_id` and `SECRET_KEY_ID` stay readable.
 /// `connection_string` (it holds the database password) and `webhook_url` (a Slack or Discord
 /// webhook's address is its own credential) are masked whole.
@@ -49,7 +52,7 @@ package struct SensitiveNames: Sendable {
         "privateKey", "secretKey", "signingKey", "accessKey", "encryptionKey", "masterKey", "clientKey", "session",
         "sessionId", "credential", "credentials", "signature", "jwt", "assertion", "codeVerifier",
         "authentication", "authKey", "subscriptionKey", "functionsKey", "deviceCode", "userCode", "authorizationCode", "authCode",
-        "connectionString", "webhookUrl",
+        "connectionString", "webhookUrl", "dpop", "jfrogArtApi",
     ]
     /// Short names matched only whole, since as suffixes they would hide ordinary fields
     /// (`pass` ends `bypass` and `compass`; `key` ends `sortKey` and `primaryKey`).
@@ -106,12 +109,13 @@ package struct SensitiveNames: Sendable {
     /// Whether `name` holds a secret.
     package func contains(_ name: some StringProtocol) -> Bool {
         let normalised = Self.normalise(name)
-        if matchesNormalised(normalised) { return true }
+        if Self.singulars(ofNormalised: normalised).contains(where: matchesNormalised) { return true }
         guard Self.mayHoldAWord(normalised) else { return false }
         let spelled = Self.words(of: name)
         guard !spelled.isEmpty else { return false }
-        // `password2`, `token1`: a number after a word leaves the word.
-        let words = spelled.map(Self.withoutTrailingNumber)
+        // `password2`, `token1`: a number after a word leaves the word; `secrets`, `apiKeys`:
+        // a plural says what its singular says.
+        let words = spelled.map { Self.singular(of: Self.withoutTrailingNumber($0)) }
         if words.contains(where: Self.anyWords.contains) { return true }
         // The last word that says more than the form the value takes or which one it is.
         var last = words.count - 1
@@ -145,6 +149,31 @@ package struct SensitiveNames: Sendable {
         return word.count > 1 && word.first == "v" && word.dropFirst().allSatisfy(\.isNumber)
     }
 
+    /// Every word a plural of ``singular(of:)`` may stand for: the words for a secret, `code`
+    /// and `session`.
+    private static let pluralisable: Set<String> = headerWords.union(anyWords).union(["code"])
+
+    /// `word`'s singular when it is the plural (`-s`, `-es`, `-ies`) of a word for a secret
+    /// (`secrets`, `tokens`, `passes`, `keys`, `cookies`); otherwise `word`.
+    static func singular(of word: String) -> String {
+        guard word.count > 2, word.last == "s", !pluralisable.contains(word) else { return word }
+        let withoutS = String(word.dropLast())
+        if pluralisable.contains(withoutS) { return withoutS }
+        if word.hasSuffix("es"), case let withoutEs = String(word.dropLast(2)), pluralisable.contains(withoutEs) { return withoutEs }
+        if word.hasSuffix("ies"), case let withY = String(word.dropLast(3)) + "y", pluralisable.contains(withY) { return withY }
+        return word
+    }
+
+    /// A normalised name, and the names it may be the plural of (`apikeys` → `apikey`,
+    /// `passes` → `pass`, `privacies` → `privacy`): a plural of a masked name is masked.
+    private static func singulars(ofNormalised normalised: [UInt8]) -> [[UInt8]] {
+        guard normalised.count > 2, normalised.last == UInt8(ascii: "s") else { return [normalised] }
+        var forms = [normalised, Array(normalised.dropLast())]
+        if normalised.suffix(2).elementsEqual("es".utf8) { forms.append(Array(normalised.dropLast(2))) }
+        if normalised.suffix(3).elementsEqual("ies".utf8) { forms.append(Array(normalised.dropLast(3)) + [UInt8(ascii: "y")]) }
+        return forms
+    }
+
     /// `word` without the number it ends with (`password2` → `password`), unless it is all digits.
     private static func withoutTrailingNumber(_ word: String) -> String {
         let kept = word.reversed().drop(while: \.isNumber)
@@ -159,7 +188,7 @@ package struct SensitiveNames: Sendable {
     package func isSensitiveHeader(_ name: some StringProtocol) -> Bool {
         if contains(name) { return true }
         guard Self.mayHoldAWord(Self.normalise(name)) else { return false }
-        let words = Self.words(of: name).map(Self.withoutTrailingNumber)
+        let words = Self.words(of: name).map { Self.singular(of: Self.withoutTrailingNumber($0)) }
         return words.indices.contains { Self.headerWords.contains(words[$0]) && !Self.isReadableKind(words, at: $0) }
     }
 
