@@ -10,24 +10,173 @@ extension Redactor {
     /// GitHub and Django read an `Authorization` field): elsewhere the word is prose.
     static let leadingCredentialSchemes: Set<String> = ["token"]
 
-    /// A header field's value that is not masked as a whole, as it may be shown: a JSON document
-    /// masked as JSON; otherwise every URL in it masked (``maskedURLs(in:)``), the credential after
-    /// an authentication scheme replaced (`X-Upstream: Bearer ***`), the values of masked names in
-    /// `name=value` pairs (`a=1; password=***`, `password=***&x=1`, quoted values too) replaced;
-    /// and the whole value replaced by `***` when it still gives a masked name a value in a way
-    /// these rules do not mask pair by pair (`"password": "…"` that is not JSON), so that it is
-    /// never shown as it is. Values that give no secret (`max-age=60`, `<…>; rel="next"`,
+    /// Schemes whose credential a header field's value that is not a challenge may carry after
+    /// the scheme's name (``maskedAfterSchemes(in:)``): those of ``credentialSchemes`` and those a
+    /// field carries its credential in as parameters (`Digest`, `OAuth`, `AWS4-HMAC-SHA256`),
+    /// Okta's `SSWS`, and `token` wherever it stands (`upstream token …`).
+    static let fieldValueSchemes: Set<String> = credentialSchemes.union([
+        "token", "ssws", "digest", "oauth", "aws4-hmac-sha256", "hoba", "mutual", "scram-sha-1", "scram-sha-256", "vapid",
+        "hmac", "hmac-sha256", "signature", "jwt", "macaroon", "mac", "sharedaccesssignature", "sharedkey", "apikeyauth",
+    ])
+    /// Header fields that carry challenges (RFC 9110 §11.6.1, §11.7.1): their parameters
+    /// (`realm`, `error`, `scope`) stay readable; a credential in one is masked by name.
+    static let challengeFields: Set<String> = ["www-authenticate", "proxy-authenticate"]
+    /// Parameters a `Digest` exchange carries a secret in (RFC 7616 §3.4): masked in a challenge's
+    /// parameters too.
+    static let digestSecretParameters: Set<String> = ["response", "cnonce"]
+    /// How many times a header field's value is percent-decoded to look for a masked name given
+    /// a value (`password%253D…` is `password=…` encoded twice).
+    static let decodingLevels = 3
+
+    /// A header field's value that is not masked as a whole, as it may be shown. Masking fails
+    /// closed: the whole value is replaced by `***` whenever what it hides cannot be located with
+    /// certainty.
+    ///
+    /// - A value that starts like JSON (`{`, `[`) is masked as JSON, and whole when it does not
+    ///   parse (`{password: …}`).
+    /// - Every URL in it is masked (``maskedURLs(in:)``).
+    /// - In a field that is not a challenge, everything after an authentication scheme's name
+    ///   (``fieldValueSchemes``: `Bearer …`, `Digest username="u", response="…"`, `SSWS …`,
+    ///   `upstream token …`) is replaced, whatever white space or `:` separates them (a
+    ///   no-break space too): `X-Upstream: Bearer ***`. In a challenge (`WWW-Authenticate`) the
+    ///   parameters stay readable and a credential after a scheme's name is replaced.
+    /// - The values of masked names in `name=value` pairs (`a=1; password=***`,
+    ///   `password=***&x=1`, quoted values too) are replaced.
+    /// - The whole value is replaced when it, or what it says once percent-decoded up to
+    ///   ``decodingLevels`` times, still gives a masked name a value these rules did not replace:
+    ///   after `=`, after `:` (`- password: …`, `user=a, pass:…`), or as an element's content
+    ///   (`<password>…</password>`).
+    ///
+    /// Values that give no secret (`max-age=60`, `<…>; rel="next"`, a challenge's
     /// `Bearer realm="api", error="invalid_token"`) stay readable.
-    func maskedFieldValue(_ value: String) -> String {
+    func maskedFieldValue(_ value: String, isChallenge: Bool = false) -> String {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         if let first = trimmed.first, first == "{" || first == "[" {
             let document = Data(trimmed.utf8)
-            if let masked = maskedJSONDocument(document) { return masked == document ? value : String(decoding: masked, as: UTF8.self) }
+            // Looks like JSON but does not parse: where a secret in it ends is not known.
+            guard let masked = maskedJSONDocument(document) else { return Self.mask }
+            return masked == document ? value : String(decoding: masked, as: UTF8.self)
         }
         var shown = maskedURLs(in: value)
-        shown = maskedSchemeCredentials(in: shown, leading: Self.leadingCredentialSchemes)
-        shown = maskedParameters(in: shown)
-        return givesAMaskedNameAValue(shown) ? Self.mask : shown
+        if isChallenge {
+            shown = maskedSchemeCredentials(in: shown, leading: Self.leadingCredentialSchemes)
+            shown = maskedParameters(in: shown, alsoMasking: Self.digestSecretParameters)
+        } else {
+            shown = maskedAfterSchemes(in: shown)
+            shown = maskedParameters(in: shown)
+        }
+        if givesAMaskedNameAValue(shown) { return Self.mask }
+        var level = shown
+        for depth in 0...Self.decodingLevels {
+            if leavesAMaskedNameAValue(level) || (depth > 0 && givesAMaskedNameAValue(level)) { return Self.mask }
+            let decoded = Self.percentDecoded(level)
+            guard decoded != level else { break }
+            level = decoded
+        }
+        return shown
+    }
+
+    /// `text` with everything after the first authentication scheme's name (``fieldValueSchemes``,
+    /// whatever its case) replaced by `***`: the name is a word of its own (not inside a longer
+    /// one) followed by white space of any kind or a `:`, and something other than `***`.
+    func maskedAfterSchemes(in text: String) -> String {
+        let scalars = Array(text.unicodeScalars)
+        var index = 0
+        while index < scalars.count {
+            guard Self.isSchemeScalar(scalars[index]), index == 0 || !Self.isWordScalar(scalars[index - 1]) else {
+                index += 1
+                continue
+            }
+            let start = index
+            while index < scalars.count, Self.isSchemeScalar(scalars[index]) { index += 1 }
+            guard index < scalars.count, scalars[index].properties.isWhitespace || scalars[index] == ":",
+                Self.fieldValueSchemes.contains(String(String.UnicodeScalarView(scalars[start..<index])).lowercased())
+            else { continue }
+            var credential = index
+            while credential < scalars.count, scalars[credential].properties.isWhitespace || scalars[credential] == ":" {
+                credential += 1
+            }
+            let rest = scalars[credential...]
+            guard !rest.isEmpty, !rest.elementsEqual(Self.mask.unicodeScalars) else { continue }
+            var result = String.UnicodeScalarView(scalars[..<credential])
+            result.append(contentsOf: Self.mask.unicodeScalars)
+            return String(result)
+        }
+        return text
+    }
+
+    /// ASCII letters, digits and `-`: the characters of a scheme's name.
+    private static func isSchemeScalar(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.isASCII && (scalar.properties.isAlphabetic || scalar.properties.numericType != nil || scalar == "-")
+    }
+
+    /// Letters and digits of any script: a scheme's name is not read inside a longer word.
+    private static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.isAlphabetic || scalar.properties.numericType != nil
+    }
+
+    /// Whether `text` holds a masked name (a form's or a header's) given a value other than
+    /// `***` anywhere: followed by `=` or `:` (after its closing quote and spaces), or as the
+    /// content of an element (`<password>…`). In one pass.
+    func leavesAMaskedNameAValue(_ text: String) -> Bool {
+        let scalars = Array(text.unicodeScalars)
+        var index = 0
+        while index < scalars.count {
+            guard Self.isNameScalar(scalars[index]) else {
+                index += 1
+                continue
+            }
+            let start = index
+            while index < scalars.count, Self.isNameScalar(scalars[index]) { index += 1 }
+            var position = index
+            if position < scalars.count, scalars[position] == "\"" || scalars[position] == "'" { position += 1 }
+            while position < scalars.count, scalars[position].properties.isWhitespace { position += 1 }
+            guard position < scalars.count else { break }
+            let separator = scalars[position]
+            let assigns = separator == "=" || separator == ":" || (separator == ">" && start > 0 && scalars[start - 1] == "<")
+            guard assigns else { continue }
+            let name = String(String.UnicodeScalarView(scalars[start..<index]))
+            guard isMasked(formName: name) || names.isSensitiveHeader(name) else { continue }
+            position += 1
+            while position < scalars.count, scalars[position].properties.isWhitespace || scalars[position] == "\"" || scalars[position] == "'" {
+                position += 1
+            }
+            let value = scalars[position...]
+            if value.isEmpty || value.starts(with: Self.mask.unicodeScalars) || "&;,}]=<".unicodeScalars.contains(value[value.startIndex]) {
+                continue
+            }
+            return true
+        }
+        return false
+    }
+
+    /// `text` with every `%XX` (two hexadecimal digits) decoded, other `%` left as they are;
+    /// bytes that are not UTF-8 are replaced.
+    static func percentDecoded(_ text: String) -> String {
+        guard text.contains("%") else { return text }
+        let bytes = Array(text.utf8)
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) {
+                decoded.append(high << 4 | low)
+                index += 3
+            } else {
+                decoded.append(bytes[index])
+                index += 1
+            }
+        }
+        return String(decoding: decoded, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     /// `text` with the credential after each authentication scheme's name replaced
@@ -113,8 +262,8 @@ extension Redactor {
     /// `text` with the value of every `name=value` pair whose name is masked replaced by `***`:
     /// the name is the run of name characters before the `=` (``isNameScalar(_:)``), the value
     /// runs to the next `;`, `,`, `&`, space, `>`, `)` or quote, or, when it starts with a quote,
-    /// to its closing quote (`password="a b"`).
-    func maskedParameters(in text: String) -> String {
+    /// to its closing quote (`password="a b"`). Names in `extra` (lower-cased) are masked too.
+    func maskedParameters(in text: String, alsoMasking extra: Set<String> = []) -> String {
         guard text.contains("=") else { return text }
         let scalars = Array(text.unicodeScalars)
         var result = String.UnicodeScalarView()
@@ -129,9 +278,8 @@ extension Redactor {
             while nameStart > 0, Self.isNameScalar(scalars[nameStart - 1]) { nameStart -= 1 }
             let equals = index
             index += 1
-            guard nameStart < equals, nameStart >= copied,
-                isMasked(formName: String(String.UnicodeScalarView(scalars[nameStart..<equals])))
-            else { continue }
+            let name = String(String.UnicodeScalarView(scalars[nameStart..<equals]))
+            guard nameStart < equals, nameStart >= copied, isMasked(formName: name) || extra.contains(name.lowercased()) else { continue }
             var end = index
             if end < scalars.count, scalars[end] == "\"" || scalars[end] == "'" {
                 let quote = scalars[end]

@@ -39,10 +39,11 @@ package struct Redactor: Sendable {
     /// `Referer`, `Origin`, an `X-Callback-Url`, encoded ones too) without its userinfo and with
     /// its masked query values and path parameters replaced, JSON masked as JSON, the values of
     /// masked names in `name=value` pairs (`a=1; password=…`, `password=…&x=1`) and the
-    /// credential after an authentication scheme (`Bearer …`, `Basic …`) replaced.
+    /// credential after an authentication scheme (`Bearer …`, `Basic …`, `Digest …`) replaced;
+    /// the whole value when what it hides cannot be located with certainty.
     package func headerValue(_ name: HTTPField.Name, _ value: String) -> String {
         if masksHeader(name.canonicalName) { return Self.mask }
-        return maskedFieldValue(value)
+        return maskedFieldValue(value, isChallenge: Self.challengeFields.contains(name.canonicalName.lowercased()))
     }
 
     /// `text` with every URL in it masked: the userinfo of each authority replaced
