@@ -118,11 +118,19 @@ public struct API: Sendable {
             let rest = next
             next = { request, context in
                 // A step's change to the options reaches the request the next step gets.
-                guard context.hasUnappliedOptions else { return try await middleware.intercept(request, context: context, next: rest) }
                 var request = request
                 var context = context
-                context.applyOptions(to: &request)
-                return try await middleware.intercept(request, context: context, next: rest)
+                if context.hasUnappliedOptions { context.applyOptions(to: &request) }
+                // A response the step made itself keeps the limits and switches of what it was
+                // given and of what the steps after it answered.
+                let answered = Locked<TransportResponse.CollectionLimits?>(nil)
+                var response = try await middleware.intercept(request, context: context) { request, context in
+                    let response = try await rest(request, context)
+                    answered.withLock { $0 = response.collectionLimits }
+                    return response
+                }
+                response.keepCollectionLimits(of: request, answered: answered.value)
+                return response
             }
         }
         return next

@@ -191,8 +191,9 @@ public struct TransportResponse: Sendable {
     public var redirects: [RequestTarget] = []
     /// The byte cap, deadline and redaction switches of the request the transport answered, as the steps before it
     /// left them (``CallContext/options``), set by the ``API``: the call collects the body under
-    /// them. `nil` for a response a step made without the transport (a cached one): the call's
-    /// own options hold.
+    /// them. A response a step makes itself (a cached one, a body transformed, an answer of its
+    /// own) is given those of the answer it replaced, or of the request the step received, with
+    /// any redaction switch either set.
     package var collectionLimits: CollectionLimits?
 
     /// How a response body is collected: at most ``maxBytes``, by ``deadline``; and whether the
@@ -203,6 +204,18 @@ public struct TransportResponse: Sendable {
         var deadline: ContinuousClock.Instant
         var redactsRequestBody = false
         var redactsResponseBody = false
+    }
+
+    /// Fills ``collectionLimits`` of a response a step made itself (from the answer it was given,
+    /// or without one) so that the contract holds whoever built it: the byte cap and deadline of
+    /// `answered` (what the steps after it answered last) or else of `request` (what the step was
+    /// given), and a redaction switch set by either. A response with limits keeps them.
+    package mutating func keepCollectionLimits(of request: TransportRequest, answered: CollectionLimits?) {
+        guard collectionLimits == nil else { return }
+        var limits = answered ?? CollectionLimits(maxBytes: request.maxResponseBytes, deadline: request.deadline)
+        limits.redactsRequestBody = limits.redactsRequestBody || request.shouldRedactRequestBody
+        limits.redactsResponseBody = limits.redactsResponseBody || request.shouldRedactResponseBody
+        collectionLimits = limits
     }
 
     /// Creates a response.
