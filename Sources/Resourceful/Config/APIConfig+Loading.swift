@@ -145,7 +145,15 @@ extension APIConfig {
         let variables = environmentVariables ?? ProcessInfo.processInfo.environment
         let folder = directory(configDirectory: configDirectory, variables: variables)
         let file = Self.file(environment: environment, in: folder.path)
-        var config = try await load(file: file, environmentVariables: variables, service: service)
+        // A folder found in the working directory (a cloned repository's `Configs`) can link its
+        // file to any JSON file the user can read: a mistake in it is shown without its keys.
+        let showsKeys = folder.isChosen || !RegularFile.passesThroughSymbolicLink("\(folder.path)/\(environment).json")
+        var config: APIConfig
+        do {
+            config = try await read(file: file, environmentVariables: variables, service: service, showsKeys: showsKeys)
+        } catch {
+            throw error.apiError
+        }
         config.authentication.origin = FileOrigin(file: file, isChosen: folder.isChosen, note: folder.note)
         return config
     }
@@ -236,14 +244,18 @@ extension APIConfig {
         service: String? = nil
     ) async throws(APIError) -> APIConfig {
         do {
-            return try await read(file: file, environmentVariables: environmentVariables, service: service)
+            return try await read(file: file, environmentVariables: environmentVariables, service: service, showsKeys: true)
         } catch {
             throw error.apiError
         }
     }
 
-    /// The file's configuration, with the variables overriding its keys.
-    private static func read(file: String, environmentVariables: [String: String]?, service: String?) async throws(APIConfigError) -> APIConfig {
+    /// The file's configuration, with the variables overriding its keys. When not `showsKeys`,
+    /// a mistake found in the file's syntax or keys is told by its line and column alone: no key,
+    /// no service name, no character of the file.
+    private static func read(
+        file: String, environmentVariables: [String: String]?, service: String?, showsKeys: Bool
+    ) async throws(APIConfigError) -> APIConfig {
         // Read once, checked on the descriptor read from: a FIFO would block the read for ever,
         // and a device or a huge file never end it.
         let bytes: [UInt8]
@@ -257,14 +269,24 @@ extension APIConfig {
         }
         // Standard JSON only, and only keys something reads: checked before any value is, so
         // that a misspelt key (`baseUrl`) is named as such, not as the key it stood for missing.
+        // What these checks report may quote the file (a key, a service name, a character).
+        func unshown(_ error: APIConfigError) -> APIConfigError {
+            guard !showsKeys, error.source == file else { return error }
+            return APIConfigError(kind: .unshownMistake, file: file, line: error.line, column: error.column)
+        }
         let json: ConfigJSON
         do {
             json = try ConfigJSONParser.parse(bytes)
         } catch {
-            throw APIConfigError(kind: .notStandardJSON, file: file, expected: error.problem, line: error.line, column: error.column)
+            throw unshown(APIConfigError(kind: .notStandardJSON, file: file, expected: error.problem, line: error.line, column: error.column))
         }
         let variables = environmentVariables ?? ProcessInfo.processInfo.environment
-        let (otherModules, services) = try ConfigurationKeyCheck.check(json, file: file, variables: variables)
+        let otherModules: [OtherModuleKeys], services: [String]
+        do {
+            (otherModules, services) = try ConfigurationKeyCheck.check(json, file: file, variables: variables)
+        } catch {
+            throw unshown(error)
+        }
         let fileProvider: JSONDataProvider
         do {
             fileProvider = try JSONDataProvider(bytes)
@@ -275,7 +297,11 @@ extension APIConfig {
         let environment = variablesProvider.prefixKeys(with: ConfigKey(environmentVariablePrefix.lowercased()))
         var config: APIConfig
         if let service {
-            try checkService(service, in: file, describedServices: services)
+            do {
+                try checkService(service, in: file, describedServices: services)
+            } catch {
+                throw unshown(error)
+            }
             let scope = ["services", service]
             let serviceProviders: [any ConfigProvider] = [
                 variablesProvider.prefixKeys(with: ConfigKey([environmentVariablePrefix.lowercased()] + scope)),

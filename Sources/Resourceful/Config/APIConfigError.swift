@@ -24,6 +24,10 @@ package struct APIConfigError: Error, Sendable, Hashable, CustomStringConvertibl
         /// reads, such as a misspelt one; ``suggestion`` is the known key nearest to it, if one is
         /// near enough.
         case unknownKey
+        /// The file has a mistake (``line`` and ``column`` say where) but was reached through a
+        /// symbolic link from a folder that was not chosen (the working directory's `Configs`):
+        /// the link may lead to any JSON file the user can read, so no key or name of it is shown.
+        case unshownMistake
     }
 
     /// What went wrong.
@@ -70,6 +74,9 @@ package struct APIConfigError: Error, Sendable, Hashable, CustomStringConvertibl
         case .wrongType: text = "configuration key '\(key)' has the wrong type in \(source)"
         case .invalidValue: text = "configuration key '\(key)' has an invalid value in \(source)"
         case .unchosenFile: text = "configuration file \(source) was found in the working directory, not chosen, and names credentials to send"
+        case .unshownMistake:
+            return "configuration file \(source) has a mistake\(place), but it is reached through a symbolic link from a folder that was not chosen, so nothing of it is shown: "
+                + "choose the folder (\(APIConfig.directoryVariable) set to an absolute path, or the tool's --config-directory) to see it"
         case .notStandardJSON: return "configuration file \(source) is not standard JSON\(place): \(expected ?? "a syntax error")"
         case .unknownKey:
             let what = source == key ? "environment variable \(key) is not one the configuration reads" : "configuration key '\(key)' in \(source)\(place) is not a known key"

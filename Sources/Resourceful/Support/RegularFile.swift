@@ -57,6 +57,21 @@ enum RegularFile {
         return (descriptor, status)
     }
 
+    /// Whether `path`, as written, passes through a symbolic link: itself or any folder on it
+    /// (`Configs` in `Configs/development.json`). Relative parts are taken from the working
+    /// directory, and a part that does not exist ends the walk. For a message that must not show
+    /// what a link may lead to, not for a decision a racing local user could change.
+    static func passesThroughSymbolicLink(_ path: String) -> Bool {
+        var prefix = path.hasPrefix("/") ? "/" : ""
+        for component in path.split(separator: "/", omittingEmptySubsequences: true) {
+            prefix += (prefix.isEmpty || prefix.hasSuffix("/") ? "" : "/") + component
+            var status = stat()
+            guard lstat(prefix, &status) == 0 else { return false }
+            if status.st_mode & S_IFMT == S_IFLNK { return true }
+        }
+        return false
+    }
+
     /// The file's bytes and its status, as `fstat` gave it on the descriptor read from.
     static func contents(of path: String, maximumBytes: Int) throws(Failure) -> (bytes: [UInt8], status: stat) {
         let (descriptor, status) = try openForReading(path)
