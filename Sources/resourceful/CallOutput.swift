@@ -28,15 +28,20 @@ enum CallOutput {
         let toTerminal = isatty(STDOUT_FILENO) == 1
         if contentType.map(MediaType.isJSON) ?? true {
             let colours = TerminalText.coloursOnStandardOutput
-            if JSONFormatter.format(bytes, colours: colours, to: { write($0) }) {
-                write(Array("\n".utf8))
-                return .success(())
+            var failure: APIError?
+            let formatted = JSONFormatter.format(bytes, colours: colours) { piece in
+                do throws(APIError) {
+                    try StandardStreams.output(piece)
+                    return true
+                } catch {
+                    failure = error
+                    return false
+                }
             }
+            if let failure { return .failure(failure) }
+            if formatted { return write(Array("\n".utf8)) }
         }
-        guard toTerminal else {
-            write(bytes)
-            return .success(())
-        }
+        guard toTerminal else { return write(bytes) }
         guard let text = TerminalText.text(bytes) else {
             let type = contentType.flatMap(shownMediaType).map { " of \($0)" } ?? ""
             return .failure(APIError(
@@ -45,8 +50,7 @@ enum CallOutput {
             ))
         }
         let shown = TerminalText.escaped(text)
-        write(Array((shown.hasSuffix("\n") ? shown : shown + "\n").utf8))
-        return .success(())
+        return write(Array((shown.hasSuffix("\n") ? shown : shown + "\n").utf8))
     }
 
     /// A server's `Content-Type` fit to be named in a message: its media type when it is a plain
@@ -58,7 +62,14 @@ enum CallOutput {
         return essence
     }
 
-    private static func write(_ bytes: [UInt8]) {
-        FileHandle.standardOutput.write(Data(bytes))
+    /// Writes `bytes` to standard output; a failure (a full disk, the reader gone) is a
+    /// ``APIError/Kind/file`` error, never a crash.
+    private static func write(_ bytes: [UInt8]) -> Result<Void, APIError> {
+        do throws(APIError) {
+            try StandardStreams.output(bytes)
+            return .success(())
+        } catch {
+            return .failure(error)
+        }
     }
 }

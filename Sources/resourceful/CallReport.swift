@@ -191,34 +191,31 @@ enum CallReport {
     }
 
     /// An error status's body as it is shown on standard error: JSON pretty printed, text with
-    /// its control characters escaped, either cut at ``maxBodyBytes``; a binary body only
-    /// named by its size.
+    /// its control characters escaped, either cut at ``maxBodyBytes`` with the count of the
+    /// body's bytes not shown; a binary body only named by its size. Only what is shown is
+    /// formatted: a large or deeply nested body costs no more than its first bytes.
     static func errorBody(_ bytes: [UInt8]) -> String? {
         guard !bytes.isEmpty else { return nil }
-        var shown: [UInt8] = []
-        var total = 0
-        // Only the first bytes are kept, whatever the indentation makes of the rest.
-        let keep = { (piece: [UInt8]) in
-            total += piece.count
-            if shown.count < maxBodyBytes { shown.append(contentsOf: piece.prefix(maxBodyBytes - shown.count)) }
-        }
-        if !JSONFormatter.format(bytes, colours: false, to: keep) {
+        var shown: [UInt8]
+        var unread: Int
+        if let json = JSONFormatter.prefix(bytes, maxBytes: maxBodyBytes + 1) {
+            (shown, unread) = json
+        } else {
             guard let text = TerminalText.text(bytes) else { return "(a binary body of \(bytes.count) bytes, not shown)" }
-            keep(Array(TerminalText.escaped(text).utf8))
+            let prefix = TerminalText.escapedPrefix(text, maxBytes: maxBodyBytes + 1)
+            (shown, unread) = (Array(prefix.text.utf8), bytes.count - prefix.read)
         }
-        if total <= maxBodyBytes {
+        if shown.count <= maxBodyBytes, unread == 0 {
             let text = String(decoding: shown, as: UTF8.self)
             return text.hasSuffix("\n") ? String(text.dropLast()) : text
         }
         // Cut at a character's start.
-        var end = shown.count
-        var lead = end - 1
-        while lead > 0, shown[lead] & 0xC0 == 0x80 { lead -= 1 }
-        if shown[lead] >= 0xC0 {
-            let length = shown[lead] >= 0xF0 ? 4 : shown[lead] >= 0xE0 ? 3 : 2
-            if lead + length > end { end = lead }
+        var end = min(shown.count, maxBodyBytes)
+        if end < shown.count {
+            while end > 0, shown[end] & 0xC0 == 0x80 { end -= 1 }
         }
-        return String(decoding: shown[..<end], as: UTF8.self) + "\n… (\(total - end) more bytes not shown)"
+        let rest = unread > 0 ? "\(unread) more bytes not shown" : "the rest not shown"
+        return String(decoding: shown[..<end], as: UTF8.self) + "\n… (\(rest))"
     }
 
     /// `text` on one line, with no character that could drive a terminal.
@@ -228,7 +225,8 @@ enum CallReport {
 
     /// Writes `message` to standard error and exits with `code`.
     static func fail(_ message: String, _ code: ExitCode) -> Never {
-        FileHandle.standardError.write(Data((message + "\n").utf8))
+        // A failure to write (a full disk, the reader gone) is ignored: the exit code still tells.
+        StandardStreams.error(message + "\n")
         exit(code.rawValue)
     }
 }

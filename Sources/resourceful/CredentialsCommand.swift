@@ -88,6 +88,6 @@ struct CredentialsCommand: AsyncParsableCommand {
     }
 
     private func printError(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        StandardStreams.error(text + "\n")
     }
 }

@@ -107,7 +107,7 @@ struct GenerateCommand: ParsableCommand {
     }
 
     private static func printError(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        StandardStreams.error(line + "\n")
     }
 }
 #else

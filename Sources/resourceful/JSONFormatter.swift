@@ -4,12 +4,19 @@
 ///
 /// Characters that could drive a terminal (C1 controls, DEL, bidirectional overrides and other
 /// format characters) are written as `\uXXXX` escapes, which keeps the document's value. The
-/// formatter works on a copy of the bytes without recursion, so any depth is safe; a document
-/// nested deeper than ``maxDepth`` is left as it is (``format(_:colours:to:)`` returns false), so
-/// that indentation cannot multiply a small body into an enormous output.
+/// formatter works on a copy of the bytes without recursion, so any depth is safe, and writes in
+/// pieces of a few KiB. Indentation cannot multiply a body into an enormous output: a document
+/// nested deeper than ``maxDepth``, or whose indented form would be larger than
+/// ``maxOutputBytes(forBodyOf:)`` (four times the body and 64 KiB), is not formatted
+/// (``format(_:colours:to:)`` returns false and the caller prints the body as it is).
 struct JSONFormatter {
     /// How deep a document may nest and still be indented.
     static let maxDepth = 64
+
+    /// The largest indented form written for a body of `count` bytes: four times it and 64 KiB.
+    static func maxOutputBytes(forBodyOf count: Int) -> Int {
+        count > (Int.max - 64 * 1024) / 4 ? Int.max : 4 * count + 64 * 1024
+    }
 
     /// The terminal colours of each kind of token (ANSI SGR parameters).
     enum Colour {
@@ -22,15 +29,23 @@ struct JSONFormatter {
     /// Whether `bytes` is one JSON document (RFC 8259, UTF-8), with no more than ``maxDepth``
     /// levels.
     static func isJSON(_ bytes: [UInt8]) -> Bool {
-        var formatter = JSONFormatter(bytes: bytes, colours: false, sink: nil)
-        return formatter.run()
+        outputSize(bytes, colours: false) != nil
+    }
+
+    /// The size in bytes of `bytes` pretty printed, without writing it; `nil` when `bytes` is not
+    /// one JSON document of at most ``maxDepth`` levels.
+    static func outputSize(_ bytes: [UInt8], colours: Bool) -> Int? {
+        var formatter = JSONFormatter(bytes: bytes, colours: colours, sink: nil)
+        return formatter.run() ? formatter.size : nil
     }
 
     /// Writes `bytes` pretty printed to `write`, in pieces of a few KiB, and returns true; or
     /// returns false, having written nothing, when `bytes` is not one JSON document of at most
-    /// ``maxDepth`` levels.
-    static func format(_ bytes: [UInt8], colours: Bool, to write: ([UInt8]) -> Void) -> Bool {
-        guard isJSON(bytes) else { return false }
+    /// ``maxDepth`` levels or its indented form would be larger than
+    /// ``maxOutputBytes(forBodyOf:)``. `write` returns false to stop the writing (standard
+    /// output closed): nothing more is handed to it, and `format` still returns true.
+    static func format(_ bytes: [UInt8], colours: Bool, to write: ([UInt8]) -> Bool) -> Bool {
+        guard let size = outputSize(bytes, colours: colours), size <= maxOutputBytes(forBodyOf: bytes.count) else { return false }
         return withoutActuallyEscaping(write) { write in
             var formatter = JSONFormatter(bytes: bytes, colours: colours, sink: write)
             let done = formatter.run()
@@ -39,23 +54,52 @@ struct JSONFormatter {
         }
     }
 
-    /// `bytes` pretty printed as a string, or `nil` when it is not JSON.
+    /// The first `maxBytes` or a little more (up to the end of the token that passes them) of
+    /// `bytes` pretty printed, without colours, and how many of the body's bytes that leaves
+    /// unread; `nil` when `bytes` is not JSON. Formatting stops there, whatever the body's size
+    /// and nesting: it costs what is shown, not what the whole document would indent to.
+    static func prefix(_ bytes: [UInt8], maxBytes: Int) -> (text: [UInt8], unread: Int)? {
+        guard isJSON(bytes) else { return nil }
+        var output: [UInt8] = []
+        let unread = withoutActuallyEscaping({ (piece: [UInt8]) -> Bool in
+            output.append(contentsOf: piece)
+            return true
+        }) { write in
+            var formatter = JSONFormatter(bytes: bytes, colours: false, sink: write, limit: maxBytes)
+            _ = formatter.run()
+            formatter.flush()
+            return formatter.stopped ? bytes.count - formatter.index : 0
+        }
+        return (output, unread)
+    }
+
+    /// `bytes` pretty printed as a string, or `nil` when it is not JSON (or would be larger than
+    /// ``maxOutputBytes(forBodyOf:)`` indented).
     static func formatted(_ bytes: [UInt8], colours: Bool = false) -> String? {
         var output: [UInt8] = []
-        guard format(bytes, colours: colours, to: { output.append(contentsOf: $0) }) else { return nil }
+        guard format(bytes, colours: colours, to: { output.append(contentsOf: $0); return true }) else { return nil }
         return String(decoding: output, as: UTF8.self)
     }
 
     private let bytes: [UInt8]
     private let colours: Bool
-    private let sink: (([UInt8]) -> Void)?
+    private let sink: (([UInt8]) -> Bool)?
+    /// How many bytes of output end the run (``prefix(_:maxBytes:)``).
+    private let limit: Int
     private var index = 0
     private var output: [UInt8] = []
+    /// The bytes of output so far, written or (without a sink) only counted.
+    private var size = 0
+    /// Whether the run ended early: the limit reached, or the sink said to stop.
+    private var stopped = false
+    /// Whether the sink said to stop: nothing more is handed to it.
+    private var refused = false
 
-    private init(bytes: [UInt8], colours: Bool, sink: (([UInt8]) -> Void)?) {
+    private init(bytes: [UInt8], colours: Bool, sink: (([UInt8]) -> Bool)?, limit: Int = .max) {
         self.bytes = bytes
         self.colours = colours
         self.sink = sink
+        self.limit = limit
     }
 
     private enum Expect { case value, key, afterValue }
@@ -65,7 +109,7 @@ struct JSONFormatter {
         // true for an object, false for an array.
         var stack: [Bool] = []
         var expect = Expect.value
-        while true {
+        while !stopped {
             skipWhitespace()
             switch expect {
             case .value:
@@ -125,6 +169,7 @@ struct JSONFormatter {
                 }
             }
         }
+        return true
     }
 
     private mutating func skipWhitespace() {
@@ -209,11 +254,16 @@ struct JSONFormatter {
         index += 1
         if ascii {
             // Printable ASCII only: written as it is.
-            if sink != nil { coloured(bytes[start..<index], colour) }
+            coloured(bytes[start..<index], colour)
             return true
         }
         guard let text = String(validating: bytes[start..<index], as: UTF8.self) else { return false }
-        guard sink != nil else { return true }
+        guard sink != nil else {
+            // Only counted: what the escapes below make of it, and the colour around it.
+            size += text.unicodeScalars.reduce(0) { $0 + (TerminalText.isUnsafe($1) ? 6 * $1.utf16.count : $1.utf8.count) }
+            if colours { size += "\u{1B}[\(colour)m\u{1B}[0m".utf8.count }
+            return true
+        }
         var safe: [UInt8] = []
         safe.reserveCapacity(index - start)
         for scalar in text.unicodeScalars {
@@ -243,15 +293,18 @@ struct JSONFormatter {
     }
 
     private mutating func newline(depth: Int) {
+        size += 1 + 2 * depth
         guard sink != nil else { return }
         output.append(UInt8(ascii: "\n"))
         output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth))
-        if output.count >= 1 << 16 { flush() }
+        wrote()
     }
 
     private mutating func emit(_ byte: UInt8) {
+        size += 1
         guard sink != nil else { return }
         output.append(byte)
+        wrote()
     }
 
     private mutating func emit(_ piece: [UInt8]) {
@@ -259,15 +312,22 @@ struct JSONFormatter {
     }
 
     private mutating func emit(_ piece: ArraySlice<UInt8>) {
+        size += piece.count
         guard sink != nil else { return }
         output.append(contentsOf: piece)
+        wrote()
+    }
+
+    /// After a piece of output: the run stops at the limit, and a few KiB go to the sink.
+    private mutating func wrote() {
+        if size >= limit { stopped = true }
         if output.count >= 1 << 16 { flush() }
     }
 
-    /// Hands what is written so far to the sink.
+    /// Hands what is written so far to the sink, unless it said to stop.
     private mutating func flush() {
-        guard let sink, !output.isEmpty else { return }
-        sink(output)
+        guard let sink, !output.isEmpty, !refused else { return }
+        if !sink(output) { (refused, stopped) = (true, true) }
         output.removeAll(keepingCapacity: true)
     }
 }

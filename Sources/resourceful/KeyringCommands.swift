@@ -30,7 +30,7 @@ struct KeyringOptions: ParsableArguments {
                 service: service, environment: environment, configDirectory: configDirectory, account: account, keyring: keyring
             )
         } catch {
-            FileHandle.standardError.write(Data((CallReport.describe(error) + "\n").utf8))
+            StandardStreams.error(CallReport.describe(error) + "\n")
             throw CallExitCode.configuration
         }
     }
@@ -55,7 +55,7 @@ func reportingKeyringErrors<T>(_ body: () async throws -> T) async throws -> T {
     do {
         return try await body()
     } catch let error as KeyringError {
-        FileHandle.standardError.write(Data("resourceful: \(error)\n".utf8))
+        StandardStreams.error("resourceful: \(error)\n")
         throw ExitCodes.keyringFailed
     }
 }

@@ -2,9 +2,15 @@ import Foundation
 import HTTPTypes
 import Resourceful
 
-/// `--include`: writes the answer's status line and header fields to standard output before its
-/// body, each value masked as the log masks it. The outermost step, so it sees the answer the
-/// call ends with (after retries and redirects), once.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `--include`: writes the status line and header fields of each answer the call's last step
+/// receives to standard output, before the body, each value masked as the log masks it and
+/// escaped as ``TerminalText`` escapes a server's text. The outermost step, so it sees the answer
+/// a call ends with (after retries and redirects); a download resumed on a new connection prints
+/// the head of each connection's answer, as curl does.
 struct ResponseHeadPrinter: APIMiddleware {
     /// The masking rules of the configuration.
     let redactor: Redactor
@@ -19,7 +25,9 @@ struct ResponseHeadPrinter: APIMiddleware {
         next: (TransportRequest, CallContext) async throws -> TransportResponse
     ) async throws -> TransportResponse {
         let response = try await next(request, context)
-        FileHandle.standardOutput.write(Data(head(of: response).utf8))
+        // A failure (the reader gone, a full disk) is not this step's to report: the body's
+        // write that follows meets it too, and a download goes on to its end.
+        StandardStreams.write(Array(head(of: response).utf8), to: STDOUT_FILENO)
         return response
     }
 
@@ -27,13 +35,14 @@ struct ResponseHeadPrinter: APIMiddleware {
     func head(of response: TransportResponse) -> String {
         var text = "HTTP \(response.status.code) \(Self.printable(response.status.reasonPhrase))\n"
         for field in response.headerFields {
-            text += "\(field.name.rawName): \(Self.printable(redactor.headerValue(field.name, field.value)))\n"
+            text += "\(Self.printable(field.name.rawName)): \(Self.printable(redactor.headerValue(field.name, field.value)))\n"
         }
         return text + "\n"
     }
 
-    /// `text` without control characters, which a terminal would act on.
+    /// `text` on one line, with every character a terminal would act on (controls, line ends,
+    /// bidirectional overrides, zero-width and other format characters) written as an escape.
     static func printable(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { $0 != "\t" && $0.properties.generalCategory == .control ? "?" : $0 }))
+        TerminalText.escaped(text).replacingOccurrences(of: "\n", with: "\\x0a")
     }
 }

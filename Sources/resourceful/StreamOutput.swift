@@ -38,15 +38,38 @@ enum StreamOutput {
             return .success(())
         } catch {
             bar?.finish()
-            if resume {
-                let partial = DownloadOptions.partialFile(for: destination).path
-                var status = stat()
-                if lstat(partial, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size > 0 {
-                    ProgressBar.writeError("resourceful: \(ProgressBar.size(Int(status.st_size))) kept in \(partial); run the same command with -C - to resume\n")
-                }
+            if resume, let apiError = error as? APIError, let kept = keptPart(after: apiError, for: destination) {
+                ProgressBar.writeError("resourceful: \(ProgressBar.size(kept.size)) kept in \(kept.path); run the same command with -C - to resume\n")
             }
             return .failure(error as? APIError ?? APIError(kind: .cancelled, underlying: error))
         }
+    }
+
+    /// The part this run kept for a resume after `error`, and its size; `nil` when it kept none:
+    /// the download was refused rather than stopped (another download holds the part, the part
+    /// is not this user's own regular file, too large, a `206` that does not continue it), so
+    /// that a part on disk is not this run's to offer.
+    ///
+    /// The same rule as the library's: a part is kept when the download was cancelled, timed
+    /// out, lost its connection or met a server error or `429`; and what is on disk must be this
+    /// user's regular file with one link, beside the state file a resumable download writes.
+    static func keptPart(after error: APIError, for destination: URL) -> (path: String, size: Int)? {
+        let stopped = switch error.kind {
+        case .cancelled, .timeout: true
+        case .transport: error.status == nil
+        case .unacceptableStatus: error.status.map { $0.kind == .serverError || $0 == .tooManyRequests } ?? false
+        default: false
+        }
+        guard stopped else { return nil }
+        let partial = DownloadOptions.partialFile(for: destination).path
+        let state = DownloadOptions.partialStateFile(for: destination).path
+        func own(_ path: String) -> Glibc.stat? {
+            var status = Glibc.stat()
+            guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == geteuid(), status.st_nlink == 1 else { return nil }
+            return status
+        }
+        guard let part = own(partial), part.st_size > 0, own(state) != nil else { return nil }
+        return (partial, Int(part.st_size))
     }
 
     /// `--output -`: the body's bytes on standard output, as they arrive, unchanged; at most
@@ -69,7 +92,7 @@ enum StreamOutput {
                         throw APIError(kind: .responseTooLarge, status: response.status, detail: "the body is larger than --max-filesize's \(maxBytes) bytes")
                     }
                     written += chunk.readableBytes
-                    FileHandle.standardOutput.write(Data(chunk.readableBytesView))
+                    try StandardStreams.output(chunk.readableBytesView)
                 }
             } catch let error as APIError {
                 throw error
@@ -99,10 +122,10 @@ enum StreamOutput {
                         do {
                             try parser.feed(chunk, into: &events)
                         } catch {
-                            for event in events { write(event.data) }
+                            for event in events { try write(event.data) }
                             throw error
                         }
-                        for event in events { write(event.data) }
+                        for event in events { try write(event.data) }
                     }
                 } else {
                     var splitter = LineSplitter(maxBytes: response.maxBytes, separator: .lineFeed)
@@ -113,13 +136,13 @@ enum StreamOutput {
                         do {
                             try splitter.feed(chunk, into: &lines)
                         } catch {
-                            for line in lines { write(text(line)) }
+                            for line in lines { try write(text(line)) }
                             throw error
                         }
-                        for line in lines { write(text(line)) }
+                        for line in lines { try write(text(line)) }
                     }
                     try splitter.finish(into: &lines)
-                    for line in lines { write(text(line)) }
+                    for line in lines { try write(text(line)) }
                 }
             } catch let error as APIError {
                 throw error
@@ -138,10 +161,11 @@ enum StreamOutput {
     }
 
     /// One line on standard output, at once (not held in a buffer while the stream goes on);
-    /// on a terminal, without the control characters a server could use to drive it.
-    private static func write(_ line: String) {
-        let shown = toTerminal ? String(String.UnicodeScalarView(line.unicodeScalars.filter { $0 == "\t" || $0.properties.generalCategory != .control })) : line
-        FileHandle.standardOutput.write(Data((shown + "\n").utf8))
+    /// on a terminal, with every character a server could use to drive it or to reorder what is
+    /// shown (controls, bidirectional overrides, zero-width and other format characters) written
+    /// as an escape, by ``TerminalText``'s rule.
+    private static func write(_ line: String) throws(APIError) {
+        try StandardStreams.output(Array(((toTerminal ? TerminalText.escaped(line) : line) + "\n").utf8))
     }
 
     private static let toTerminal = isatty(STDOUT_FILENO) == 1
@@ -205,13 +229,7 @@ final class ProgressBar: Sendable {
     /// Writes `text` to standard error, ignoring a failure: a terminal or pipe closed under the
     /// download (`SIGPIPE`, ignored meanwhile) must not end the process before it cleaned up.
     static func writeError(_ text: String) {
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let result = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
-            if result < 0, errno == EINTR { continue }
-            guard result > 0 else { return }
-            bytes = bytes.dropFirst(result)
-        }
+        StandardStreams.error(text)
     }
 
     /// The line drawn for a download at `bytesWritten` of `totalBytes`: every count clamped, so

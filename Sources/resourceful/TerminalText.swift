@@ -20,10 +20,19 @@ enum TerminalText {
     /// `text` with every unsafe character written as an escape (`\x1b`, `\u{202e}`), and CR LF
     /// line ends as LF.
     static func escaped(_ text: String) -> String {
+        escapedPrefix(text, maxBytes: .max).text
+    }
+
+    /// The first characters of `text` escaped as ``escaped(_:)`` escapes them, up to the first
+    /// that makes the result `maxBytes` bytes of UTF-8 or more, and how many bytes of `text`
+    /// they come from: the cost is that of the prefix, whatever the size of `text`.
+    static func escapedPrefix(_ text: String, maxBytes: Int) -> (text: String, read: Int) {
         var result = ""
-        result.reserveCapacity(text.utf8.count)
+        result.reserveCapacity(min(text.utf8.count, maxBytes))
+        var read = 0
         var scalars = text.unicodeScalars[...]
-        while let scalar = scalars.popFirst() {
+        while result.utf8.count < maxBytes, let scalar = scalars.popFirst() {
+            read += scalar.utf8.count
             if scalar == "\r", scalars.first == "\n" { continue }
             guard isUnsafe(scalar) else {
                 result.unicodeScalars.append(scalar)
@@ -32,7 +41,7 @@ enum TerminalText {
             let hex = String(scalar.value, radix: 16)
             result += scalar.value <= 0xFF ? "\\x" + (hex.count == 1 ? "0" : "") + hex : "\\u{\(hex)}"
         }
-        return result
+        return (result, read)
     }
 
     /// `bytes` as text when they are UTF-8 without a NUL byte, else `nil` (a binary body).

@@ -11,7 +11,7 @@ enum TokenInput {
             let data = FileHandle.standardInput.readDataToEndOfFile()
             return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
         }
-        FileHandle.standardError.write(Data(prompt.utf8))
+        StandardStreams.error(prompt)
         var original = termios()
         tcgetattr(STDIN_FILENO, &original)
         var silent = original
@@ -19,7 +19,7 @@ enum TokenInput {
         tcsetattr(STDIN_FILENO, TCSANOW, &silent)
         defer {
             tcsetattr(STDIN_FILENO, TCSANOW, &original)
-            FileHandle.standardError.write(Data("\n".utf8))
+            StandardStreams.error("\n")
         }
         return readLine(strippingNewline: true)
     }
