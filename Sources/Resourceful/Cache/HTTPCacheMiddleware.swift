@@ -64,7 +64,12 @@ import Logging
 /// - **Redaction:** an answer from the cache (a hit, a revalidated entry) carries the byte cap,
 ///   deadline and redaction switches of the request as the steps before left them, as an answer
 ///   from the transport does: a body a request asks never to log is not logged or recorded
-///   because the cache answered.
+///   because the cache answered. A redaction switch that a step after this one set when the
+///   answer was stored is remembered with its entry, in this step's memory (for at most
+///   ``rememberedRedactions`` entries; past them every answer from the cache is redacted), and
+///   applies to the answers served from it: a hit is never logged in clear where the first
+///   answer was redacted. An entry another instance stored in a shared storage is served under
+///   this call's own switches.
 ///
 /// Each lookup is logged at debug level (`resourceful.cache`: `hit`, `miss`, `revalidated`,
 /// `bypass`) and counted in `resourceful.cache` with the dimension `result`.
@@ -81,6 +86,12 @@ public struct HTTPCacheMiddleware: APIMiddleware {
     /// together (and each never more than half the time the call has left): a lookup that takes
     /// longer is a miss, a store is skipped.
     public let storageTimeout: Duration
+    /// How many entries' redaction switches set after this step are remembered: past that, every
+    /// answer from the cache is redacted, so that none is shown in clear by mistake.
+    public static let rememberedRedactions = 10_000
+    /// The redaction switches set after this step when each entry (by its storage key) was
+    /// stored, shared by the copies of this step.
+    private let redactions = Locked(RememberedRedactions())
 
     /// A cache keeping its entries in `storage`.
     ///
@@ -158,6 +169,9 @@ public struct HTTPCacheMiddleware: APIMiddleware {
             // under the cap, deadline and redaction switches the steps before left.
             var answer = TransportResponse(status: entry.status, headerFields: fields, body: entry.body)
             answer.collectionLimits = Self.limits(of: request, and: nil)
+            let remembered = redactions.withLock { $0.switches(forKey: key.storageKey) }
+            answer.collectionLimits?.redactsRequestBody = request.shouldRedactRequestBody || remembered.request
+            answer.collectionLimits?.redactsResponseBody = request.shouldRedactResponseBody || remembered.response
             return answer
         }
         var conditional = request
@@ -199,6 +213,8 @@ public struct HTTPCacheMiddleware: APIMiddleware {
             CachePolicy.refusal(request, response, isCredentialed: key.isCredentialed, storesAuthorizedResponses: storesAuthorized) == nil
         {
             let names = CachePolicy.varyingNames(response.headerFields) ?? []
+            let switches = (request: response.collectionLimits?.redactsRequestBody == true, response: response.collectionLimits?.redactsResponseBody == true)
+            redactions.withLock { $0.remember(switches, forKey: key.storageKey) }
             let entry = HTTPCacheEntry(
                 status: response.status, headerFields: Self.withoutCredentials(response.headerFields, redactor: redactor), body: body,
                 requestTime: sent, responseTime: received,
@@ -363,5 +379,32 @@ public struct HTTPCacheMiddleware: APIMiddleware {
         let factory = factory ?? MetricsSystem.factory
         if factory is NOOPMetricsHandler { return }
         Counter(label: Self.metricLabel, dimensions: [("result", result)], factory: factory).increment()
+    }
+}
+
+/// The redaction switches a step after the cache set when each entry was stored, by storage key:
+/// only keys with a switch set are kept, at most ``HTTPCacheMiddleware/rememberedRedactions``;
+/// past that, every key counts as redacted (failing closed).
+private struct RememberedRedactions: Sendable {
+    var switches: [String: (request: Bool, response: Bool)] = [:]
+    var overflowed = false
+
+    /// Remembers `switches` for `key`, or forgets it when neither is set.
+    mutating func remember(_ value: (request: Bool, response: Bool), forKey key: String) {
+        guard value.request || value.response else {
+            switches[key] = nil
+            return
+        }
+        if switches[key] == nil, switches.count >= HTTPCacheMiddleware.rememberedRedactions {
+            overflowed = true
+            return
+        }
+        switches[key] = value
+    }
+
+    /// The switches remembered for `key`: both set once too many were remembered.
+    func switches(forKey key: String) -> (request: Bool, response: Bool) {
+        if overflowed { return (true, true) }
+        return switches[key] ?? (false, false)
     }
 }

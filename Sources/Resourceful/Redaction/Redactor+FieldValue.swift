@@ -5,6 +5,7 @@ extension Redactor {
     /// the scheme's name after a space: `Bearer …`, `Basic …`, `DPoP …`, `Negotiate …`.
     static let credentialSchemes: Set<String> = [
         "bearer", "basic", "dpop", "gnap", "negotiate", "ntlm", "kerberos", "apikey", "api-key", "sso-key", "privatetoken",
+        "ssws",
     ]
     /// Schemes counted only as the first word of a header field's value (`token ghp_…`, as
     /// GitHub and Django read an `Authorization` field): elsewhere the word is prose.
@@ -182,7 +183,8 @@ extension Redactor {
     /// `text` with the credential after each authentication scheme's name replaced
     /// (``credentialSchemes``: `Bearer abc` → `Bearer ***`, whatever the case of the scheme;
     /// those of `leading` only as the first word). The credential is the run of characters after
-    /// the spaces that follow the name, up to a space or a comma; a run of `name=value`
+    /// the spaces (no-break and other Unicode spaces too) that follow the name, up to a space or
+    /// a comma; a run of `name=value`
     /// parameters (`Bearer realm="api"`) is not one (``maskedParameters(in:)`` masks those).
     func maskedSchemeCredentials(in text: String, leading: Set<String> = []) -> String {
         var contiguous = text
@@ -206,20 +208,19 @@ extension Redactor {
             }
             let start = index
             while index < bytes.count, Self.isSchemeByte(bytes[index]) { index += 1 }
-            guard (3...13).contains(index - start), index < bytes.count,
-                bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: "\t")
-            else { continue }
+            guard (3...13).contains(index - start), Self.separatorLength(in: bytes, at: index) > 0 else { continue }
             let word = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self).lowercased()
             guard Self.credentialSchemes.contains(word) || (start == firstWord && leading.contains(word)) else { continue }
             var credentialStart = index
-            while credentialStart < bytes.count, bytes[credentialStart] == UInt8(ascii: " ") || bytes[credentialStart] == UInt8(ascii: "\t")
-            {
-                credentialStart += 1
+            var length = Self.separatorLength(in: bytes, at: credentialStart)
+            while length > 0 {
+                credentialStart += length
+                length = Self.separatorLength(in: bytes, at: credentialStart)
             }
             var end = credentialStart
-            while end < bytes.count, !Self.endsCredential(bytes[end]) { end += 1 }
+            while end < bytes.count, !Self.endsCredential(bytes[end]), Self.separatorLength(in: bytes, at: end) == 0 { end += 1 }
             let credential = bytes[credentialStart..<end]
-            guard !credential.isEmpty, credential.first != UInt8(ascii: "*"), !Self.isParameter(credential) else { continue }
+            guard !credential.isEmpty, !credential.starts(with: Self.mask.utf8), !Self.isParameter(credential) else { continue }
             result.append(contentsOf: bytes[copied..<credentialStart])
             result.append(contentsOf: Self.mask.utf8)
             copied = end
@@ -228,6 +229,22 @@ extension Redactor {
         guard copied > 0 else { return nil }
         result.append(contentsOf: bytes[copied...])
         return String(decoding: result, as: UTF8.self)
+    }
+
+    /// How many bytes of white space start at `index`: a space or a tab, or a no-break or other
+    /// Unicode space (U+00A0, U+2000–U+200A, U+202F, U+205F, U+3000) in UTF-8; 0 when none does.
+    private static func separatorLength(in bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int {
+        guard index < bytes.count else { return 0 }
+        switch bytes[index] {
+        case UInt8(ascii: " "), UInt8(ascii: "\t"): return 1
+        case 0xC2: return index + 1 < bytes.count && bytes[index + 1] == 0xA0 ? 2 : 0
+        case 0xE2:
+            guard index + 2 < bytes.count else { return 0 }
+            let (second, third) = (bytes[index + 1], bytes[index + 2])
+            return (second == 0x80 && ((0x80...0x8A).contains(third) || third == 0xAF)) || (second == 0x81 && third == 0x9F) ? 3 : 0
+        case 0xE3: return index + 2 < bytes.count && bytes[index + 1] == 0x80 && bytes[index + 2] == 0x80 ? 3 : 0
+        default: return 0
+        }
     }
 
     /// Whether `byte` ends a credential: ASCII white space or a comma.

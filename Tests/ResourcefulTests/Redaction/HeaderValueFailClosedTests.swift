@@ -49,6 +49,14 @@ import Testing
         #expect(Self.shown(value) == expected)
     }
 
+    @Test func aCredentialAfterASchemeInABodyIsMaskedToo() throws {
+        let body = Data(#"{"a":"SSWS S-HVB1","b":"Bearer\u00a0S-HVB2","c":"Bearer *S-HVB3","d":"Bearer\u2003S-HVB4","e":"ok"}"#.utf8)
+        let masked = String(decoding: try #require(Self.redactor.maskedBody(body, contentType: "application/json")), as: UTF8.self)
+        #expect(!masked.contains("S-HVB"), "\(masked)")
+        #expect(masked.contains(#""e":"ok""#))
+        #expect(Self.redactor.maskedText("Bearer ***") == "Bearer ***")
+    }
+
     @Test func aChallengeKeepsItsParametersReadable() {
         let challenge = #"Bearer realm="api", error="invalid_token", error_description="The access token expired""#
         #expect(Self.shown(challenge, in: .wwwAuthenticate) == challenge)
