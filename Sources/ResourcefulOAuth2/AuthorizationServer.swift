@@ -129,32 +129,23 @@ struct AuthorizationServer: Sendable {
         grant == "urn:ietf:params:oauth:grant-type:device_code" ? "device_code" : grant
     }
 
-    /// The error for a refused request: the server's error code, when it is one (``ErrorResponse/code``)
-    /// and holds nothing of the request's secrets, with a fixed sentence of ours for the codes RFC 6749,
-    /// 7009 and 8628 define. The server's `error_description` is free text a hostile server could use
-    /// to tell a person what to run or where to go, so it is never shown: it goes only to `logger` at
-    /// debug level, as metadata, without control or invisible characters, at most 200 characters,
-    /// and not when it holds part of a secret.
+    /// The error for a refused request: the server's error code, when it is one RFC 6749, 7009 and
+    /// 8628 define (``ErrorResponse/code``) and holds nothing of the request's secrets, with a fixed
+    /// sentence of ours; any other code is "another error code", its text never shown. The
+    /// server's `error_description` is free text a hostile server could use to tell a person what
+    /// to run or where to go (a device login polls with it under the prompt), so it is never shown
+    /// nor logged, at any level: `logger` gets the known code only, at debug level.
     static func refusal(
         _ answer: (status: HTTPResponse.Status, body: Data, secrets: [String]), what: String, logger: Logger? = nil
     ) -> OAuth2Error {
-        guard let error = try? JSONDecoder().decode(ErrorResponse.self, from: answer.body), let code = error.code,
-            !echoes(code, answer.secrets)
-        else {
+        guard let error = try? JSONDecoder().decode(ErrorResponse.self, from: answer.body), !echoes(error.error, answer.secrets) else {
             return OAuth2Error(.refused, "\(what) was answered with status \(answer.status.code)")
         }
-        if let logger, let description = error.errorDescription {
-            // Checked as it would be logged: characters dropped between a secret's characters, or
-            // the cut at 200 characters, must not let part of one through.
-            var shown = ""
-            for scalar in description.unicodeScalars where !VerificationAddress.isHidden(scalar) { shown.unicodeScalars.append(scalar) }
-            shown = String(shown.prefix(200))
-            if !shown.isEmpty, !echoes(shown, answer.secrets) {
-                logger.debug(
-                    "OAuth 2 request refused", metadata: ["oauth2.error": .string(code), "oauth2.error_description": .string(shown), "oauth2.request": .string(what)]
-                )
-            }
+        guard let code = error.code else {
+            logger?.debug("OAuth 2 request refused", metadata: ["oauth2.request": .string(what)])
+            return OAuth2Error(.refused, "\(what) was refused (another error code)")
         }
+        logger?.debug("OAuth 2 request refused", metadata: ["oauth2.error": .string(code), "oauth2.request": .string(what)])
         var detail = "\(what) was refused"
         if let meaning = meanings[code] { detail += ": " + meaning }
         let kind: OAuth2Error.Kind = ["invalid_grant", "access_denied", "expired_token"].contains(code) ? .loginRequired : .refused

@@ -59,8 +59,8 @@ extension OAuth2AuthenticationStorage {
             throw OAuth2Error(.invalidResponse, "the redirect names another issuer")
         }
         if let error = callback.parameters["error"] {
-            let code = OAuth2Grammar.all(error, OAuth2Grammar.isTokenByte) && error.utf8.count <= 64 ? error : "error"
-            throw OAuth2Error(code == "access_denied" ? .loginRequired : .refused, "the browser login was not approved", serverError: code)
+            // Only a code RFC 6749 defines is shown (``ErrorResponse/code``): any other is free text.
+            throw OAuth2Error(error == "access_denied" ? .loginRequired : .refused, "the browser login was not approved", serverError: error)
         }
         guard let code = callback.parameters["code"], !code.isEmpty else {
             throw OAuth2Error(.invalidResponse, "the redirect carries no code")

@@ -26,19 +26,20 @@ public struct OAuth2Error: SecretFreeDescription, Sendable, Equatable {
 
     /// The kind of failure.
     public let kind: Kind
-    /// The server's `error` code, such as `invalid_grant`, when it sent one that looks like a
-    /// code: ASCII letters, digits, `_`, `-` and `.`, at most 64 characters. Anything else a
-    /// server sends as its code is free text, and is left out.
+    /// The server's `error` code, such as `invalid_grant`, when it sent one that RFC 6749, RFC 7009
+    /// or RFC 8628 defines. Any other code is free text a hostile server chose, and is left out:
+    /// the description then says "another error code".
     public let serverError: String?
     /// What happened, free of secrets, in our words: never a server's `error_description`.
     public let detail: String
 
     init(_ kind: Kind, _ detail: String, serverError: String? = nil) {
         self.kind = kind
-        self.detail = detail
         // Every server code comes through here, wherever it was read (a token answer, a
-        // redirect's query): only one that is a code is kept, and so shown.
-        self.serverError = serverError.flatMap { ErrorResponse(error: $0).code }
+        // redirect's query): only a registered one is kept, and so shown.
+        let code = serverError.flatMap { ErrorResponse(error: $0).code }
+        self.serverError = code
+        self.detail = serverError != nil && code == nil ? detail + " (another error code)" : detail
     }
 
     /// `OAuth 2: <detail>`, with the server's error code.

