@@ -6,7 +6,9 @@ import Resourceful
 public struct OAuth2Status: Sendable, Equatable, Codable {
     /// When the latest access token expires, when the server said.
     public var expiresAt: Date?
-    /// The scopes the server granted with it, space-separated, when it said.
+    /// The scopes the server granted with it, space-separated, when it said so in the form RFC 6749
+    /// §3.3 gives (at most 32 scope tokens of at most 96 bytes each): show it with
+    /// ``scopeSummary(askedFor:)``, not as it is.
     public var scope: String?
 
     /// A status.
@@ -17,6 +19,37 @@ public struct OAuth2Status: Sendable, Equatable, Codable {
 
     /// The largest stored status read back.
     static let maximumStoredBytes = 4096
+
+    /// The most scope tokens a granted scope may hold; one with more is left out.
+    static let maximumScopes = 32
+    /// The longest scope token a granted scope may hold, in bytes; one with a longer token is left out.
+    static let maximumScopeBytes = 96
+
+    /// `scope` when it is scope tokens (RFC 6749 §3.3: printable ASCII without spaces, `"` or
+    /// `\`) separated by single spaces, at most ``maximumScopes`` of them, each at most
+    /// ``maximumScopeBytes`` bytes; nil otherwise: a server's scope is not free text to keep.
+    static func boundedScope(_ scope: String) -> String? {
+        let tokens = scope.split(separator: " ", omittingEmptySubsequences: false)
+        guard !tokens.isEmpty, tokens.count <= maximumScopes,
+            tokens.allSatisfy({ $0.utf8.count <= maximumScopeBytes && OAuth2Settings.isScopeToken(String($0)) })
+        else { return nil }
+        return scope
+    }
+
+    /// What of the granted ``scope`` to show a person: the scopes in it that were asked for
+    /// (`askedFor`, the configuration's ``OAuth2Settings/scopes``), in the server's order, then
+    /// "and N more" for the others, which are never shown as the server wrote them (a hostile
+    /// server could grant a scope named as an instruction to a person); "N scopes" when none of
+    /// them was asked for; nil when the server said nothing usable.
+    public func scopeSummary(askedFor: [String]) -> String? {
+        guard let scope, let bounded = Self.boundedScope(scope) else { return nil }
+        let granted = bounded.split(separator: " ").map(String.init)
+        let asked = Set(askedFor)
+        let shown = granted.filter { asked.contains($0) }
+        let others = granted.count - shown.count
+        guard !shown.isEmpty else { return others == 1 ? "1 scope" : "\(others) scopes" }
+        return shown.joined(separator: " ") + (others > 0 ? " and \(others) more" : "")
+    }
 }
 
 extension OAuth2AuthenticationStorage {
@@ -54,9 +87,7 @@ extension OAuth2AuthenticationStorage {
         guard let stored, stored.utf8.count <= OAuth2Status.maximumStoredBytes,
             var status = try? JSONDecoder().decode(OAuth2Status.self, from: Data(stored.utf8))
         else { return OAuth2Status() }
-        if let scope = status.scope, !scope.split(separator: " ").allSatisfy({ OAuth2Settings.isScopeToken(String($0)) }) {
-            status.scope = nil
-        }
+        status.scope = status.scope.flatMap(OAuth2Status.boundedScope)
         return status
     }
 

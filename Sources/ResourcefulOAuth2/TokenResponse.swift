@@ -83,11 +83,10 @@ struct TokenResponse: Sendable {
             }
             refreshToken = refresh
         }
-        // Shown by `resourceful status`: scope tokens and spaces only (RFC 6749 §3.3), so that no
-        // control character or escape sequence reaches a terminal; otherwise left out.
-        scope = wire.scope?.string.flatMap { scope in
-            scope.utf8.count <= 4096 && OAuth2Grammar.all(scope, { $0 == 0x20 || OAuth2Grammar.isTokenByte($0) }) ? scope : nil
-        }
+        // Kept for `resourceful status` only when it is a bounded list of scope tokens (RFC 6749
+        // §3.3), so that no control character, escape sequence or sentence is kept; otherwise
+        // left out. What is shown of it is ``OAuth2Status/scopeSummary(askedFor:)``.
+        scope = wire.scope?.string.flatMap(OAuth2Status.boundedScope)
     }
 
     /// `expires_in` as a whole number of seconds (a number, or digits in a string as some servers
@@ -115,17 +114,18 @@ struct ErrorResponse: Decodable {
         case error, errorDescription = "error_description"
     }
 
-    /// The error code when it is one RFC 6749 §5.2 allows (`%x20-21 / %x23-5B / %x5D-7E`) and
-    /// looks like a code, not a sentence: ASCII letters, digits, `_`, `-` and `.` (what every
-    /// registered code is made of), at most 64 characters. A code that is not shown this way is
-    /// left out, as free text a hostile server could address to a person.
+    /// The error code when it is one that RFC 6749 (§4.1.2.1, §5.2), RFC 7009 (§2.2.1) or
+    /// RFC 8628 (§3.5) defines (``registeredCodes``); nil for any other, which is free text a
+    /// hostile server could address to a person (`Session-locked.Run-curl.evil.example…`), and so
+    /// never shown.
     var code: String? {
-        guard error.utf8.count <= 64, OAuth2Grammar.all(error, OAuth2Grammar.isTokenByte),
-            error.utf8.allSatisfy({ byte in
-                (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
-                    || byte == UInt8(ascii: ".")
-            })
-        else { return nil }
-        return error
+        Self.registeredCodes.contains(error) ? error : nil
     }
+
+    /// The error codes RFC 6749, RFC 7009 and RFC 8628 define: the only ones shown.
+    static let registeredCodes: Set<String> = [
+        "invalid_request", "invalid_client", "invalid_grant", "unauthorized_client", "unsupported_grant_type", "invalid_scope",
+        "access_denied", "unsupported_response_type", "server_error", "temporarily_unavailable", "unsupported_token_type",
+        "authorization_pending", "slow_down", "expired_token",
+    ]
 }

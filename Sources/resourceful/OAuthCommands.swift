@@ -110,7 +110,9 @@ struct OAuthSession {
             // Read from the keyring for a person's login: asking does not spend the refresh token.
             let status = try await storage.status(for: config.service)
             let who = storage.settings.grant == .refreshToken ? "Logged in to \(config.service)" : "\(config.service) calls with client credentials"
-            print("\(who)\(Self.expiry(status.expiresAt))\(status.scope.map { "; scopes: \($0)" } ?? "").")
+            // Only the scopes asked for are shown as written: a server's own names are counted.
+            let scopes = status.scopeSummary(askedFor: storage.settings.scopes)
+            print("\(who)\(Self.expiry(status.expiresAt))\(scopes.map { "; scopes: \($0)" } ?? "").")
         }
     }
 
