@@ -19,15 +19,21 @@ public import Resourceful
 /// waiting for another process's renewal at most until its own deadline, and ``logOut(service:)``
 /// holds the same lock. A holder checks that the lock file was not removed or replaced right
 /// before it spends the refresh token (else it takes the lock again, nothing spent) and before it
-/// stores the new one. A rotated refresh token is stored only while the one spent is still
+/// stores the new one. A file lock cannot cover one case: a lock file removed while a holder's
+/// token request is already out lets another process lock a new file and spend the same refresh
+/// token; the store then detects it (below), and a server that revokes a reused token's family
+/// logs the user out. A lock file made readable to others is replaced by a private one only when
+/// no process of the user's can hold its lock (one of the user's is waited for, one of another
+/// user's is not). A rotated refresh token is stored only while the one spent is still
 /// stored: after a logout elsewhere it is revoked and the call fails as logged out
 /// (``OAuth2Error/Kind/loginRequired``). A refusal (`invalid_grant`) of a refresh token that
 /// another process replaced meanwhile is tried once more with the new one. Where no lock folder can
-/// be used (none exists or can be made, or each is another user's), renewals go on without it
-/// (logged at warning) and a logout says it cannot be sure and why; a lock folder of the user's
-/// that others may open, or a lock file that cannot be opened before the deadline (a file system
-/// that does not answer) or for a passing reason, fails a renewal with
-/// ``OAuth2Error/Kind/unreachable``. A login stores its refresh token under the same lock, waiting
+/// be used (none exists or can be made, or a folder on the way is unsafe), renewals go on without
+/// it (logged at warning) and a logout says it cannot be sure and why; a lock folder that is there
+/// but is not the user's own (another user made `/tmp/resourceful-<uid>` first: the error names it
+/// and the fix), a lock folder of the user's that others may open, or a lock file that cannot be
+/// opened before the deadline (a file system that does not answer) or for a passing reason, fails
+/// a renewal with ``OAuth2Error/Kind/unreachable``. A login stores its refresh token under the same lock, waiting
 /// at most `timeout` for it, and stores it all the same when it cannot have it.
 ///
 /// It is also a `CredentialRefresher`: an ``API`` built on dependencies holding it refreshes

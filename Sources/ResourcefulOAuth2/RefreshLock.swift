@@ -33,17 +33,28 @@ import Synchronization
 /// to no one else (a lock folder with any group or other permission fails the lock, naming the
 /// folder and the `chmod` that fixes it, rather than being used or passed over), and every folder
 /// above it the user's or root's and writable by no one else unless sticky (a folder another
-/// user could rename or replace is not used: the next one is tried); the file is created with
-/// mode 0600, never through a symbolic link, and checked with `fstat` on its descriptor to be a
-/// regular file of the user's. A lock file others could open (a `chmod -R` of the home folder) is
-/// replaced by a new 0600 file renamed over it, not narrowed: whoever opened it while it was open
-/// to them keeps that descriptor, and could hold the old file's lock for ever.
+/// user could rename or replace is not used: the next one is tried). A lock folder that is
+/// there but is not the user's own folder (another user made `/tmp/resourceful-<uid>` first; a
+/// file, a link of another user's, one the user may not open) fails the lock, naming the folder
+/// and the fix, rather than being passed over: a renewal never runs without a lock because
+/// another user planted something. The file is created with mode 0600, never through a symbolic
+/// link, and checked with `fstat` on its descriptor to be a regular file of the user's. A lock
+/// file others could open (a `chmod -R` of the home folder) is replaced by a new 0600 file
+/// renamed over it, not narrowed: whoever opened it while it was open to them keeps that
+/// descriptor, and could hold the old file's lock for ever. It is replaced only when no process
+/// of the user's can hold its lock: this process holds it, or `/proc/locks` shows that its holder
+/// is a process of another user (replaced at once); a holder that may be the user's (a renewal
+/// under way when the file was made readable) is waited for as any busy lock, until the deadline.
 ///
 /// The file is never removed (removing a lock file lets two processes lock two files); when
 /// something else removes or replaces it, a lock taken on the old file is let go and the file the
 /// name now gives is locked instead, and a holder checks that the name still gives the file it
 /// holds (``Claim/confirmed(until:)``) right before it spends a refresh token and again before it
-/// stores the new one. Only a folder that is absent or unsafe makes the next one be tried: a
+/// stores the new one. What a file lock cannot do: a lock file removed (by hand, by a cleaner)
+/// while a holder's token request is already out lets another process lock a new file and spend
+/// the same refresh token; the store then tells which rotation came last (a rotated token is
+/// stored only while the one spent is still stored), and a server that revokes a reused token's
+/// family logs the user out. Only a folder that is absent or unsafe makes the next one be tried: a
 /// passing failure (no descriptor left, a file the user may not open) fails the lock, since
 /// other processes would not share a lock in another folder. Every account of a
 /// service shares the service's lock: a renewal for one account may wait for another's.
@@ -102,7 +113,8 @@ struct RefreshLock: ~Copyable {
     enum Attempt: ~Copyable {
         /// The lock is held until the value is gone.
         case held(RefreshLock)
-        /// No lock folder could be used (none known, or each absent or unsafe): why.
+        /// No lock folder could be used (none known, or each absent and impossible to make, or unsafe
+        /// on the way to it; never one that is there but another user's, which is ``failed(_:)``): why.
         case unavailable(String)
         /// The lock file could not be opened or locked for a passing reason (no descriptor left,
         /// a file the user may not open): why. Another folder is not tried.
@@ -124,6 +136,10 @@ struct RefreshLock: ~Copyable {
         var name: String
         /// The folder's path, for messages.
         var folder: String
+        /// Whether others could open the file (a `chmod -R` of the home folder left it so): it is
+        /// replaced by a new 0600 file once its lock is had, or at once when another user holds
+        /// its lock (``lockOpenToOthers(_:)``), never while a process of the user's may hold it.
+        var openToOthers = false
 
         /// Closes both descriptors.
         func close() {
@@ -214,6 +230,7 @@ struct RefreshLock: ~Copyable {
     /// own thread), then checks that the file locked is still the one its name gives, its folder
     /// walked again from `/` (a folder renamed away holds a file no other process finds).
     static func lock(_ file: File) -> Step {
+        if file.openToOthers { return lockOpenToOthers(file) }
         while flock(file.descriptor, LOCK_EX | LOCK_NB) != 0 {
             let error = errno
             if error == EINTR { continue }
@@ -280,7 +297,8 @@ struct RefreshLock: ~Copyable {
     /// The folders a lock file may be in, in the order they are tried, the same for every process
     /// of `user` whatever its environment: the state folder in `accountHome` (the home folder of
     /// the user database), then `/tmp/resourceful-<uid>` (`/tmp` is sticky: no one else can rename
-    /// or replace the user's folder in it; one someone else made is not used).
+    /// or replace the user's folder in it; one someone else made first fails the lock, naming the
+    /// fix: ``openFolder(_:creating:)``).
     static func folders(accountHome: String? = accountHome(), user: uid_t = geteuid()) -> [String] {
         var folders: [String] = []
         if let home = accountHome, home.hasPrefix("/") {
@@ -345,7 +363,7 @@ struct RefreshLock: ~Copyable {
 
     /// Opens (creating it, 0600) the lock file `name` in `folder` (each missing folder created
     /// 0700): the file a regular file of the user's, for the user alone (one that others could
-    /// open, as a `chmod -R` of the home folder leaves, is replaced: ``replaceOpenToOthers(_:name:in:folder:)``),
+    /// open, as a `chmod -R` of the home folder leaves, is replaced: ``lockOpenToOthers(_:)``),
     /// never reached through a symbolic link; the folder and each folder above it checked as in
     /// ``openFolder(_:creating:)``. The file comes with the descriptor of its folder.
     static func openFile(named name: String, in folder: String) -> Result<File, Reason> {
@@ -354,7 +372,7 @@ struct RefreshLock: ~Copyable {
         case .success(let opened): directory = opened
         case .failure(let reason): return .failure(reason)
         }
-        var descriptor = retrying { openat(directory, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600) }
+        let descriptor = retrying { openat(directory, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600) }
         guard descriptor >= 0 else {
             let error = errno
             _ = closeDescriptor(directory)
@@ -369,47 +387,131 @@ struct RefreshLock: ~Copyable {
             return .failure(Reason(text: "the lock file in \(folder) is not a regular file of the user's"))
         }
         // Anyone who could open the file may hold a descriptor of it still, and with it its lock
-        // for ever: a new file takes its name.
-        if status.st_mode & 0o077 != 0 {
-            switch replaceOpenToOthers(descriptor, name: name, in: directory, folder: folder) {
-            case .success(let fresh): descriptor = fresh
-            case .failure(let reason):
-                _ = closeDescriptor(directory)
-                return .failure(reason)
-            }
-        }
-        return .success(File(descriptor: descriptor, directory: directory, name: name, folder: folder))
+        // for ever: a new file takes its name, once that cannot take it from under a process of
+        // the user's (``lockOpenToOthers(_:)``).
+        return .success(
+            File(descriptor: descriptor, directory: directory, name: name, folder: folder, openToOthers: status.st_mode & 0o077 != 0))
     }
 
-    /// Puts a new, empty 0600 file in place of the lock file `name` open as `old` (which others
-    /// could open): made under a random name in the same folder (`O_EXCL`, never through a link)
-    /// and renamed over it, while `old`'s lock is held when it can be had at once, so that no
-    /// process of the user's locks the old file between the check and the rename (one that
-    /// locks it later finds the name gives another file, and opens the new one). `old` is
-    /// closed either way; the new file's descriptor, or why it could not be made.
-    static func replaceOpenToOthers(_ old: Int32, name: String, in directory: Int32, folder: String) -> Result<Int32, Reason> {
-        defer { _ = closeDescriptor(old) }
-        // Held or not, the file is replaced: a holder of the old file's lock may be another user.
-        _ = retrying { flock(old, LOCK_EX | LOCK_NB) }
-        var generator = SystemRandomNumberGenerator()
-        let temporary = ".\(name).\(String(generator.next() as UInt64, radix: 16)).new"
-        let fresh = retrying { openat(directory, temporary, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
-        guard fresh >= 0 else {
-            return .failure(
-                Reason(
-                    text: "the lock file in \(folder) is open to other users and could not be replaced (errno \(errno))", fallsBack: false)
-            )
-        }
-        guard retrying({ fchmod(fresh, 0o600) }) == 0, retrying({ renameat(directory, temporary, directory, name) }) == 0 else {
+    /// Locks `file`, a lock file others could open (blocking: on the lock's own thread), by putting
+    /// a new 0600 file in its place and locking that: when this process holds the old file's lock
+    /// (so no process of the user's does), or when the one who holds it is a process of another
+    /// user (``heldByAnotherUser(_:)``: they opened it while it was open to them, and could hold
+    /// it for ever). When the holder may be a process of the user's (a renewal under way when the
+    /// file was made readable), it is waited for as any busy lock is, until the deadline: the file
+    /// is never replaced under it, which would let a second process lock the new file and spend
+    /// the same refresh token.
+    static func lockOpenToOthers(_ file: File) -> Step {
+        if retrying({ flock(file.descriptor, LOCK_EX | LOCK_NB) }) != 0 {
             let error = errno
-            _ = unlinkat(directory, temporary, 0)
-            _ = closeDescriptor(fresh)
-            return .failure(
-                Reason(
-                    text: "the lock file in \(folder) is open to other users and could not be replaced (errno \(error))", fallsBack: false)
-            )
+            guard error == EWOULDBLOCK || error == EAGAIN else {
+                file.close()
+                return .failed(Reason(text: "the lock file in \(file.folder) could not be locked (errno \(error))", fallsBack: false))
+            }
+            guard heldByAnotherUser(file.descriptor) else { return .busy(file) }
         }
-        return .success(fresh)
+        switch replaceOpenToOthers(file) {
+        case .busy:
+            // Another process of the user's is replacing it: waited for.
+            _ = retrying { flock(file.descriptor, LOCK_UN) }
+            return .busy(file)
+        case .gone:
+            file.close()
+            return .replaced
+        case .failed(let reason):
+            file.close()
+            return .failed(reason)
+        case .replaced(let fresh):
+            // Closing the old file lets go of its lock: whoever locks it next finds its name gives
+            // another file, and opens the new one.
+            _ = closeDescriptor(file.descriptor)
+            return lock(File(descriptor: fresh, directory: file.directory, name: file.name, folder: file.folder))
+        }
+    }
+
+    /// What became of replacing a lock file others could open.
+    enum Replacement {
+        /// A new file has the name: its descriptor.
+        case replaced(Int32)
+        /// Another process of the user's is replacing it now.
+        case busy
+        /// The name no longer gives the file (another process replaced or removed it).
+        case gone
+        /// The new file could not be made: why.
+        case failed(Reason)
+    }
+
+    /// Puts a new, empty 0600 file in place of `file` (which others could open): made under a
+    /// random name in the same folder (`O_EXCL`, never through a link) and renamed over it.
+    /// Replacements are made one at a time, under a lock on the folder's descriptor, and only
+    /// while the name still gives `file`, so that no process replaces a new file another process
+    /// of the user's has put in place and locked. `file` stays open; the caller may replace it
+    /// only when no process of the user's can hold its lock.
+    static func replaceOpenToOthers(_ file: File) -> Replacement {
+        guard retrying({ flock(file.directory, LOCK_EX | LOCK_NB) }) == 0 else { return .busy }
+        defer { _ = retrying { flock(file.directory, LOCK_UN) } }
+        var held = stat()
+        var named = stat()
+        guard retrying({ fstat(file.descriptor, &held) }) == 0,
+            retrying({ fstatat(file.directory, file.name, &named, AT_SYMLINK_NOFOLLOW) }) == 0,
+            held.st_dev == named.st_dev, held.st_ino == named.st_ino
+        else { return .gone }
+        var generator = SystemRandomNumberGenerator()
+        let temporary = ".\(file.name).\(String(generator.next() as UInt64, radix: 16)).new"
+        let fresh = retrying { openat(file.directory, temporary, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
+        guard fresh >= 0 else {
+            return .failed(
+                Reason(text: "the lock file in \(file.folder) is open to other users and could not be replaced (errno \(errno))", fallsBack: false))
+        }
+        guard retrying({ fchmod(fresh, 0o600) }) == 0, retrying({ renameat(file.directory, temporary, file.directory, file.name) }) == 0 else {
+            let error = errno
+            _ = unlinkat(file.directory, temporary, 0)
+            _ = closeDescriptor(fresh)
+            return .failed(
+                Reason(text: "the lock file in \(file.folder) is open to other users and could not be replaced (errno \(error))", fallsBack: false))
+        }
+        return .replaced(fresh)
+    }
+
+    /// Whether the lock on the file open as `descriptor` is held, as far as `/proc/locks` tells,
+    /// only by processes of other users (blocking: on the lock's own thread): each `FLOCK` entry
+    /// on the file names a process whose effective user (`/proc/<pid>/status`) is another, or
+    /// that this process cannot see (`hidepid`; a process of the user's is always seen, and its
+    /// lock files are closed on `exec`, so no lock of the user's outlives its process). False
+    /// whenever it cannot be told (no `/proc`, no entry, a holder in another PID namespace): the
+    /// holder is then taken to be a process of the user's.
+    static func heldByAnotherUser(_ descriptor: Int32) -> Bool {
+        var status = stat()
+        guard retrying({ fstat(descriptor, &status) }) == 0,
+            let table = try? String(contentsOfFile: "/proc/locks", encoding: .utf8)
+        else { return false }
+        let device = UInt64(status.st_dev)
+        let major = ((device >> 8) & 0xfff) | ((device >> 32) & ~UInt64(0xfff))
+        let minor = (device & 0xff) | ((device >> 12) & ~UInt64(0xff))
+        let file = String(format: "%02llx:%02llx:%llu", major, minor, UInt64(status.st_ino))
+        var holders: [Int32] = []
+        for line in table.split(separator: "\n") {
+            // `1: FLOCK  ADVISORY  WRITE 1234 fe:00:5678 0 EOF`; a waiter's line has `->`.
+            let fields = line.split(separator: " ")
+            guard fields.count >= 6, fields[1] == "FLOCK", fields[5] == file else { continue }
+            guard let pid = Int32(fields[4]), pid > 0 else { return false }
+            holders.append(pid)
+        }
+        guard !holders.isEmpty else { return false }
+        let user = geteuid()
+        for pid in holders {
+            var process = stat()
+            if retrying({ stat("/proc/\(pid)", &process) }) != 0 {
+                // Not seen: not a process of the user's, which would be seen.
+                if errno == ENOENT { continue }
+                return false
+            }
+            guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return false }
+            guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Uid:") }) else { return false }
+            let ids = line.split(whereSeparator: { $0 == "\t" || $0 == " " }).dropFirst().compactMap { UInt32($0) }
+            guard ids.count >= 2, ids[1] != user, ids[0] != user else { return false }
+        }
+        return true
     }
 
     /// A descriptor of `folder`, reached from `/` one folder at a time without a race (ssh's rule
@@ -418,15 +520,28 @@ struct RefreshLock: ~Copyable {
     /// away or put one of theirs in its place; `folder` itself the user's own and writable by no
     /// one else, and open to no one else: a lock folder of the user's with any group or other
     /// permission is refused without trying another folder (other processes could be using it),
-    /// saying how to fix it. A missing folder is created, 0700, when `creating` (else it is a
-    /// failure marked ``Reason/missing``). A symbolic link on the way is followed only when the
-    /// user or root owns it.
+    /// saying how to fix it, and so is a lock folder that is there but is not a folder of the
+    /// user's (another user's, a file, another user's link, one the user may not open: another
+    /// user may have made it first, and passing it over could leave no lock at all). A missing
+    /// folder is created, 0700, when `creating` (else it is a failure marked ``Reason/missing``).
+    /// A symbolic link on the way is followed only when the user or root owns it.
     static func openFolder(_ folder: String, creating: Bool = true) -> Result<Int32, Reason> {
         let refused = { (why: String, error: Int32?) in
             Result<Int32, Reason>.failure(
                 Reason(
                     text: "the lock folder \(folder) cannot be used: \(why)", fallsBack: error.map { fallsBack($0) } ?? true,
                     missing: error == ENOENT))
+        }
+        // The lock folder itself there but not usable as the user's: another user may have made it
+        // (`/tmp/resourceful-<uid>` before the user did). Not passed over: without it no lock is
+        // left that the user's processes share, and they would renew without one.
+        let foreign = { (why: String) in
+            Result<Int32, Reason>.failure(
+                Reason(
+                    text:
+                        "the lock folder \(folder) \(why): another user may have made it, and renewing without it could spend a refresh token twice; "
+                        + "have it removed (as root if need be: `sudo rm -r \(folder)`), or give the user a home folder of their own",
+                    fallsBack: false))
         }
         guard folder.hasPrefix("/") else { return refused("it is not an absolute path", nil) }
         let user = geteuid()
@@ -447,7 +562,7 @@ struct RefreshLock: ~Copyable {
             if pending.isEmpty {
                 guard status.st_uid == user else {
                     _ = closeDescriptor(directory)
-                    return refused("it is not the user's own", nil)
+                    return foreign("exists but is not the user's own")
                 }
                 guard status.st_mode & 0o077 == 0 else {
                     // The user's, so perhaps the one other processes lock in: not passed over.
@@ -480,6 +595,8 @@ struct RefreshLock: ~Copyable {
                 continue
             }
             let parent = directory
+            // Whether `name` is the lock folder itself.
+            let last = pending.isEmpty
             var next = retrying { openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
             if next < 0, errno == ENOENT, creating {
                 if retrying({ mkdirat(parent, name, 0o700) }) != 0, errno != EEXIST {
@@ -499,6 +616,7 @@ struct RefreshLock: ~Copyable {
                     link.st_uid == user || link.st_uid == 0, length > 0, links < 16
                 else {
                     _ = closeDescriptor(directory)
+                    if last { return foreign("exists but is not a folder, or is a symbolic link of another user's") }
                     return refused("\(place)/\(name) is not a folder, or a symbolic link of another user's", nil)
                 }
                 links += 1
@@ -514,6 +632,7 @@ struct RefreshLock: ~Copyable {
             guard next >= 0 else {
                 let error = errno
                 _ = closeDescriptor(directory)
+                if last, error == EACCES || error == EPERM { return foreign("exists but the user may not open it (errno \(error))") }
                 return refused("\(place)/\(name) cannot be opened (errno \(error))", error)
             }
             _ = closeDescriptor(directory)
@@ -651,9 +770,10 @@ extension OAuth2AuthenticationStorage {
 
     /// Runs `body` holding `service`'s ``RefreshLock``, waiting for another process (and for a
     /// file system that does not answer) at most until `deadline`; `body` is told whether it
-    /// holds the lock. No usable lock folder (logged at warning) means `body` runs without it; a
-    /// lock file that cannot be opened in time or for a passing reason fails a renewal (`wait`
-    /// `.fail`) with ``OAuth2Error/Kind/unreachable``.
+    /// holds the lock. No usable lock folder (each absent and impossible to make, or unsafe on the
+    /// way; logged at warning) means `body` runs without it; a lock folder another user made or
+    /// holds, one open to others, or a lock file that cannot be opened in time or for a passing
+    /// reason fails a renewal (`wait` `.fail`) with ``OAuth2Error/Kind/unreachable``.
     func withRefreshLock<T: Sendable>(
         for service: String,
         deadline: ContinuousClock.Instant,
