@@ -134,6 +134,11 @@ extension APIConfig {
     /// are made, and ignores them. The keys under `authentication.<kind>` of a kind an app's own
     /// ``AuthenticationStorageFactory`` brings are left to it.
     ///
+    /// A folder that was not chosen (the working directory's `Configs`, a relative
+    /// `RESOURCEFUL_CONFIG_DIR`) may be a cloned repository's, whose file (or the folder itself)
+    /// can be a symbolic link to any JSON file the user can read: a mistake in a file reached so
+    /// is told by its line and column alone, without its keys, service names or characters.
+    ///
     /// - Throws: ``APIError/Kind/invalidConfiguration`` naming the file (or the environment
     ///   variable) and the key at fault, or the service when the file does not describe it.
     public static func load(
