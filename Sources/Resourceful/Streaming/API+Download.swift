@@ -83,21 +83,30 @@ extension API {
         let identity = downloadIdentity(method: method, request: request)
         do throws(APIError) {
             if downloadOptions.keepsPartialFile {
-                (file, resume) = try await PartialFile.resumable(for: destination, request: identity)
+                (file, resume) = try await PartialFile.resumable(for: destination, request: identity, until: deadline)
             } else {
-                (file, resume) = (try await PartialFile.create(for: destination), nil)
+                (file, resume) = (try await PartialFile.create(for: destination, until: deadline), nil)
             }
         } catch {
             throw error.with(method: method, path: path)
         }
         do throws(APIError) {
-            let result = try await fill(
+            let (result, deadline) = try await fill(
                 file, from: request, options: options, limits: downloadOptions, resume: resume, identity: identity, deadline: deadline, progress: progress
             )
-            try await file.commit()
+            try await file.commit(until: deadline)
             return result
         } catch {
-            if Self.keepsPart(after: error) { file.keep() } else { file.discard() }
+            var error = error
+            if Self.keepsPart(after: error) {
+                // A local failure (a full disk, a file system that does not answer) stops a
+                // download the user asked to resume: what is on disk stays for the next run.
+                if await file.keep(), error.kind == .file {
+                    error.detail = (error.detail.map { $0 + "; " } ?? "") + "the part is kept in \(file.temporary) for a resume"
+                }
+            } else {
+                await file.discard()
+            }
             throw error.with(method: method, path: path)
         }
     }
@@ -110,11 +119,11 @@ extension API {
     }
 
     /// Whether a part is worth keeping after `error`: the download was stopped (cancelled, timed
-    /// out, the connection lost, a server error or throttled), not refused (too large, a `206`
-    /// that does not continue it, the file system, another status).
+    /// out, the connection lost, a server error or throttled, the local disk full or failing),
+    /// not refused (too large, a `206` that does not continue it, another status).
     private static func keepsPart(after error: APIError) -> Bool {
         switch error.kind {
-        case .cancelled, .timeout: true
+        case .cancelled, .timeout, .file: true
         case .transport: error.status == nil
         case .unacceptableStatus: error.status.map { $0.kind == .serverError || $0 == .tooManyRequests } ?? false
         default: false
@@ -122,7 +131,8 @@ extension API {
     }
 
     /// Writes the body of `request` into `file`, resuming after dropped connections (and from
-    /// `resume`, a part a download before this one kept).
+    /// `resume`, a part a download before this one kept); returns the result and the download's
+    /// deadline (which the middlewares may have set).
     private func fill<Request: ResourceRequest>(
         _ file: PartialFile,
         from request: Request,
@@ -132,7 +142,7 @@ extension API {
         identity: String,
         deadline: ContinuousClock.Instant,
         progress: (@Sendable (DownloadProgress) -> Void)?
-    ) async throws(APIError) -> DownloadResult {
+    ) async throws(APIError) -> (DownloadResult, ContinuousClock.Instant) {
         var written = resume?.written ?? 0
         var validator = resume?.validator
         var total = resume?.total
@@ -163,7 +173,7 @@ extension API {
             } else if written > 0 {
                 // Nothing tells this body from a changed one, or its size is unknown (a body
                 // decoded on its way in has no Content-Length): the whole body again.
-                try await file.truncate(to: 0)
+                try await file.truncate(to: 0, until: deadline)
                 written = 0
             }
             let response: StreamedResponse
@@ -173,11 +183,12 @@ extension API {
                 // The kept part is as long as the body or longer (the file changed in a way its
                 // validator missed, or the part was whole): the whole body again.
                 fromKeptPart = false
-                try await file.saveState(nil, request: identity)
-                try await file.truncate(to: 0)
+                try await file.saveState(nil, request: identity, until: deadline)
+                try await file.truncate(to: 0, until: deadline)
                 (written, validator, total) = (0, nil, nil)
                 continue
             }
+            let confirmingKeptPart = fromKeptPart
             fromKeptPart = false
             if !deadlineFromSteps {
                 deadline = response.deadline
@@ -186,28 +197,23 @@ extension API {
             /// Where this response's bytes must end: its range's end, or the whole body's size.
             let end: Int?
             if response.status == .partialContent {
-                guard written > 0, let total, let range = ContentRange(Self.single(.contentRange, of: response.headerFields)), range.first == written,
-                    range.last == total - 1, range.total == nil || range.total == total
-                else {
-                    throw APIError(kind: .transport, status: response.status, detail: "the 206's Content-Range does not continue the file at byte \(written)")
-                }
-                if let length = response.body.expectedLength, length != range.last - range.first + 1 {
-                    throw APIError(kind: .transport, status: response.status, detail: "the 206's Content-Length does not match its Content-Range")
-                }
-                // A part of another version (a cache or proxy that ignored If-Range) is refused,
-                // and so is one that does not name the version it is of (RFC 9110 §15.3.7: a 206
-                // to an If-Range carries the validator it was asked for), or names more than one.
-                if let validator, validator.hasPrefix("\""), Self.single(.eTag, of: response.headerFields) != validator {
-                    throw APIError(kind: .transport, status: response.status, detail: "the 206 is of another version of the file (its ETag changed or is missing)")
-                }
-                if let validator, !validator.hasPrefix("\""), Self.single(.lastModified, of: response.headerFields) != validator {
-                    throw APIError(kind: .transport, status: response.status, detail: "the 206 is of another version of the file (its Last-Modified changed or is missing)")
+                guard let range = Self.continuation(response, written: written, total: total, validator: validator) else {
+                    if confirmingKeptPart {
+                        // A part kept by another run that the server's 206 does not continue (its
+                        // size or version changed in a way If-Range missed): the whole body
+                        // again, as after a 416, rather than lose the download.
+                        try await file.saveState(nil, request: identity, until: deadline)
+                        try await file.truncate(to: 0, until: deadline)
+                        (written, validator, total) = (0, nil, nil)
+                        continue
+                    }
+                    throw APIError(kind: .transport, status: response.status, detail: Self.discontinuity(response, written: written, total: total, validator: validator))
                 }
                 end = range.last + 1
             } else {
                 if written > 0 {
                     // The server sent the whole body (it changed, or ignores ranges): from the start.
-                    try await file.truncate(to: 0)
+                    try await file.truncate(to: 0, until: deadline)
                     written = 0
                 }
                 total = response.body.expectedLength
@@ -217,11 +223,11 @@ extension API {
                 // and its state never disagree, whenever the process ends.
                 if file.keepsPart {
                     let state = validator.flatMap { validator in total.map { PartialFile.ResumeState(validator: validator, total: $0, written: 0) } }
-                    try await file.saveState(state, request: identity)
+                    try await file.saveState(state, request: identity, until: deadline)
                 }
             }
             if let end {
-                try await Self.checkRoom(for: end - written, total: end, in: file, limits: limits, status: response.status)
+                try await Self.checkRoom(for: end - written, total: end, in: file, limits: limits, status: response.status, until: deadline)
             }
             progress?(DownloadProgress(bytesWritten: written, totalBytes: total, connections: connections))
             // Parts are written to disk in pieces of up to 1 MiB: fewer trips to the thread pool
@@ -241,32 +247,33 @@ extension API {
                     }
                     piece.writeBuffer(&chunk)
                     if piece.readableBytes >= (file.keepsPart ? Self.keptWritePiece : Self.writePiece) {
-                        try await file.write(piece, at: written)
+                        try await file.write(piece, at: written, until: deadline)
                         written += piece.readableBytes
                         piece.clear()
                         progress?(DownloadProgress(bytesWritten: written, totalBytes: total, connections: connections))
                     }
                 }
                 if piece.readableBytes > 0 {
-                    try await file.write(piece, at: written)
+                    try await file.write(piece, at: written, until: deadline)
                     written += piece.readableBytes
                     progress?(DownloadProgress(bytesWritten: written, totalBytes: total, connections: connections))
                 }
                 if let total, written != total {
                     throw APIError(kind: .transport, detail: "the body ended after \(written) of its \(total) bytes")
                 }
-                return DownloadResult(
-                    file: URL(fileURLWithPath: file.destination),
+                let result = DownloadResult(
+                    file: URL(fileURLWithPath: file.destination, isDirectory: false),
                     bytes: written,
                     status: response.status,
                     headerFields: response.headerFields,
                     connections: connections
                 )
+                return (result, deadline)
             } catch let overrun as Overrun {
                 throw APIError(kind: .transport, status: response.status, detail: "the body runs past byte \(overrun.end), where it said it ends")
             } catch let error as APIError where Self.resumable(error, deadline: deadline) && connections < maxConnections {
                 if piece.readableBytes > 0 {
-                    try await file.write(piece, at: written)
+                    try await file.write(piece, at: written, until: deadline)
                     written += piece.readableBytes
                 }
                 connections += 1
@@ -284,13 +291,13 @@ extension API {
             } catch let error as APIError {
                 // What arrived before the break is kept with the part, for the next run.
                 if file.keepsPart, piece.readableBytes > 0, piece.readableBytes <= (end ?? Int.max) - written {
-                    try? await file.write(piece, at: written)
+                    try? await file.write(piece, at: written, until: deadline, finishing: true)
                 }
                 throw error
             } catch {
                 let error = APIError.classifying(error, deadline: deadline)
                 if file.keepsPart, piece.readableBytes > 0, piece.readableBytes <= (end ?? Int.max) - written {
-                    try? await file.write(piece, at: written)
+                    try? await file.write(piece, at: written, until: deadline, finishing: true)
                 }
                 throw error
             }
@@ -301,14 +308,43 @@ extension API {
     /// bytes would not fit in the space free on the file system of `file`, before a byte is
     /// written.
     private static func checkRoom(
-        for remaining: Int, total: Int, in file: PartialFile, limits: DownloadOptions, status: HTTPResponse.Status
+        for remaining: Int, total: Int, in file: PartialFile, limits: DownloadOptions, status: HTTPResponse.Status, until deadline: ContinuousClock.Instant
     ) async throws(APIError) {
         if let maxBytes = limits.maxBytes, total > maxBytes {
             throw APIError(kind: .responseTooLarge, status: status, detail: "the body's \(total) bytes are more than the download's limit of \(maxBytes) bytes")
         }
-        if remaining > 0, let free = await file.freeBytes(), remaining > free {
+        if remaining > 0, let free = try await file.freeBytes(until: deadline), remaining > free {
             throw APIError(kind: .file, status: status, detail: "the body's \(remaining) bytes do not fit in the \(free) bytes free on the file system of \(file.destination)")
         }
+    }
+
+    /// The range of a `206` that continues the file at byte `written` to its end (`total`), of the
+    /// version `validator` names; `nil` when it does not (``discontinuity(_:written:total:validator:)`` says why).
+    private static func continuation(_ response: StreamedResponse, written: Int, total: Int?, validator: String?) -> ContentRange? {
+        guard written > 0, let total, let range = ContentRange(single(.contentRange, of: response.headerFields)), range.first == written,
+            range.last == total - 1, range.total == nil || range.total == total
+        else { return nil }
+        if let length = response.body.expectedLength, length != range.last - range.first + 1 { return nil }
+        // A part of another version (a cache or proxy that ignored If-Range) is refused, and so
+        // is one that does not name the version it is of (RFC 9110 §15.3.7: a 206 to an If-Range
+        // carries the validator it was asked for), or names more than one.
+        if let validator, validator.hasPrefix("\""), single(.eTag, of: response.headerFields) != validator { return nil }
+        if let validator, !validator.hasPrefix("\""), single(.lastModified, of: response.headerFields) != validator { return nil }
+        return range
+    }
+
+    /// Why a `206` does not continue the file (``continuation(_:written:total:validator:)``).
+    private static func discontinuity(_ response: StreamedResponse, written: Int, total: Int?, validator: String?) -> String {
+        guard written > 0, let total, let range = ContentRange(single(.contentRange, of: response.headerFields)), range.first == written,
+            range.last == total - 1, range.total == nil || range.total == total
+        else { return "the 206's Content-Range does not continue the file at byte \(written)" }
+        if let length = response.body.expectedLength, length != range.last - range.first + 1 {
+            return "the 206's Content-Length does not match its Content-Range"
+        }
+        if let validator, validator.hasPrefix("\"") {
+            return "the 206 is of another version of the file (its ETag changed or is missing)"
+        }
+        return "the 206 is of another version of the file (its Last-Modified changed or is missing)"
     }
 
     /// A body went on past the byte where its `Content-Length` or `Content-Range` said it ends.

@@ -47,12 +47,12 @@ public struct DownloadOptions: Sendable, Hashable {
     public static func partialFile(for destination: URL) -> URL {
         let path = destination.standardizedFileURL.path
         let folder = (path as NSString).deletingLastPathComponent
-        return URL(fileURLWithPath: folder + "/." + (path as NSString).lastPathComponent + ".partial")
+        return URL(fileURLWithPath: folder + "/." + (path as NSString).lastPathComponent + ".partial", isDirectory: false)
     }
 
     /// Where a download to `destination` with ``keepsPartialFile`` keeps what resuming its part
     /// needs (the validator, the size, a digest of the request): `.NAME.partial.state` beside it.
     public static func partialStateFile(for destination: URL) -> URL {
-        URL(fileURLWithPath: partialFile(for: destination).path + ".state")
+        URL(fileURLWithPath: partialFile(for: destination).path + ".state", isDirectory: false)
     }
 }

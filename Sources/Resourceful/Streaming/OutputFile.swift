@@ -51,7 +51,7 @@ package enum OutputFile {
     ///
     /// - Throws: ``OutputFileError``; the file at `path` is then as it was.
     package static func replace(_ path: String, with bytes: Data) throws(OutputFileError) -> Int32 {
-        let destination = URL(fileURLWithPath: path).standardizedFileURL.path
+        let destination = URL(fileURLWithPath: path, isDirectory: false).standardizedFileURL.path
         let folder = (destination as NSString).deletingLastPathComponent
         let name = (destination as NSString).lastPathComponent
         guard !name.isEmpty, name != "/" else { throw OutputFileError(path: path, reason: "names no file") }
@@ -96,7 +96,7 @@ package enum OutputFile {
     /// - Throws: ``OutputFileError`` naming the first file refused or not written.
     package static func write(_ files: [(path: String, bytes: Data)]) throws(OutputFileError) {
         let destinations = try files.map { file throws(OutputFileError) in
-            let destination = URL(fileURLWithPath: file.path).standardizedFileURL.path
+            let destination = URL(fileURLWithPath: file.path, isDirectory: false).standardizedFileURL.path
             let name = (destination as NSString).lastPathComponent
             guard !name.isEmpty, name != "/" else { throw OutputFileError(path: file.path, reason: "names no file") }
             try check(destination)

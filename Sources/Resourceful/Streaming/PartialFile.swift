@@ -15,16 +15,21 @@ import Darwin
 /// rename is atomic, on one file system), written on NIO's thread pool, `fsync`ed and renamed
 /// into place by ``commit()``, removed by ``discard()``. The destination never holds part of a body.
 ///
-/// A resumable one (``DownloadOptions/keepsPartialFile``, made by ``resumable(for:request:)``) has
-/// a stable name and a state file beside it, both mode 0600, and is kept by ``keep()``.
+/// A resumable one (``DownloadOptions/keepsPartialFile``, made by ``resumable(for:request:until:)``)
+/// has a stable name and a state file beside it, both mode 0600, and is kept by ``keep()``.
+///
+/// Every file-system call runs on the thread pool, and every wait for one is bounded: by the
+/// download's deadline and its task's cancellation, or (for what a stopped download still does:
+/// the last piece, the removal) by ``finishingGrace``. A file system that hangs holds a pool
+/// thread, never the cooperative pool, and the download returns a typed error in time.
 final class PartialFile: Sendable {
     let destination: String
     let temporary: String
     /// The file that says how to resume a kept part; `nil` for a temporary file.
     let stateFile: String?
-    private let descriptor: Int32
-    /// Whether the descriptor was closed (by ``commit()``, ``discard()`` or ``keep()``): it is closed once.
-    private let closed = Atomic<Bool>(false)
+    /// The open file, `-1` once closed: every use of it holds the lock, so that an operation
+    /// whose wait was given up and that runs late never writes through a number reused since.
+    private let descriptor: Descriptor
     /// Whether the state file now describes the part (``saveState(_:)``): a part without one is
     /// of no use and is removed rather than kept.
     private let described = Atomic<Bool>(false)
@@ -40,19 +45,25 @@ final class PartialFile: Sendable {
     /// Creates the temporary file beside `destination`.
     ///
     /// - Throws: ``APIError/Kind/file`` naming the folder when it cannot be written.
-    static func create(for destination: URL) async throws(APIError) -> PartialFile {
-        let (path, folder, name) = try await names(destination)
+    /// - Throws: ``APIError/Kind/timeout`` when the file system does not answer before
+    ///   `deadline`, ``APIError/Kind/cancelled`` when the task is cancelled first.
+    static func create(for destination: URL, until deadline: ContinuousClock.Instant) async throws(APIError) -> PartialFile {
+        let (path, folder, name) = try await names(destination, until: deadline)
         let temporary = folder + "/." + name + "." + String(UInt64.random(in: .min ... .max), radix: 36) + ".download"
         do {
-            let descriptor = try await Self.run { () throws -> Int32 in
+            let descriptor = try await Self.run(until: deadline, path: path) { () throws -> Int32 in
                 // Readable by its owner alone while it is written; given its final mode at commit.
                 let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
                 guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
                 return descriptor
+            } abandoned: { descriptor in
+                // Opened after the download gave up waiting: nobody writes it.
+                unlink(temporary)
+                close(descriptor)
             }
             return PartialFile(destination: path, temporary: temporary, stateFile: nil, descriptor: descriptor)
         } catch {
-            throw APIError(kind: .file, detail: "the folder \(folder) cannot be written: \(Self.reason(error))", underlying: error)
+            throw failure(error, "the folder \(folder) cannot be written")
         }
     }
 
@@ -63,12 +74,13 @@ final class PartialFile: Sendable {
     /// - Throws: ``APIError/Kind/file`` when the part or its state is not a regular file of this
     ///   user with one link (another user's, a link, a FIFO…), when another download holds it, or
     ///   when the folder cannot be written.
-    static func resumable(for destination: URL, request: String) async throws(APIError) -> (PartialFile, ResumeState?) {
-        let (path, folder, _) = try await names(destination)
-        let partial = DownloadOptions.partialFile(for: URL(fileURLWithPath: path)).path
-        let stateFile = DownloadOptions.partialStateFile(for: URL(fileURLWithPath: path)).path
+    ///   ``APIError/Kind/timeout`` or ``APIError/Kind/cancelled`` as ``create(for:until:)``.
+    static func resumable(for destination: URL, request: String, until deadline: ContinuousClock.Instant) async throws(APIError) -> (PartialFile, ResumeState?) {
+        let (path, folder, _) = try await names(destination, until: deadline)
+        let partial = DownloadOptions.partialFile(for: URL(fileURLWithPath: path, isDirectory: false)).path
+        let stateFile = DownloadOptions.partialStateFile(for: URL(fileURLWithPath: path, isDirectory: false)).path
         do {
-            let (descriptor, state) = try await Self.run { () throws -> (Int32, ResumeState?) in
+            let (descriptor, state) = try await Self.run(until: deadline, path: path) { () throws -> (Int32, ResumeState?) in
                 let descriptor = try openOwn(partial, flags: O_RDWR | O_CREAT, what: "the partial download")
                 do {
                     guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
@@ -97,6 +109,9 @@ final class PartialFile: Sendable {
                     close(descriptor)
                     throw error
                 }
+            } abandoned: { opened in
+                // Opened after the download gave up waiting: left as it is, unlocked.
+                close(opened.0)
             }
             let file = PartialFile(destination: path, temporary: partial, stateFile: stateFile, descriptor: descriptor)
             if state != nil { file.described.store(true, ordering: .releasing) }
@@ -104,21 +119,28 @@ final class PartialFile: Sendable {
         } catch let refusal as Refusal {
             throw APIError(kind: .file, detail: refusal.detail)
         } catch {
-            throw APIError(kind: .file, detail: "the folder \(folder) cannot be written: \(Self.reason(error))", underlying: error)
+            throw failure(error, "the folder \(folder) cannot be written")
         }
     }
 
     /// The destination's path, folder and name; refused (``APIError/Kind/file``) when it names no
     /// file or what is there is not a regular file, before anything is sent.
-    private static func names(_ destination: URL) async throws(APIError) -> (path: String, folder: String, name: String) {
+    private static func names(_ destination: URL, until deadline: ContinuousClock.Instant) async throws(APIError) -> (path: String, folder: String, name: String) {
         let path = destination.standardizedFileURL.path
         let folder = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
         guard !name.isEmpty, name != "/" else { throw APIError(kind: .file, detail: "\(path) names no file") }
         // Checked before anything is sent (on the thread pool: a hung file system holds one of its
         // threads, not the cooperative pool's), and again just before the rename.
-        let destination = try? await run { Destination.check(path) }
-        if case .refused(let what) = destination ?? .refused("a name that cannot be looked at") {
+        let destination: Destination
+        do {
+            destination = try await run(until: deadline, path: path) { Destination.check(path) }
+        } catch let error as APIError {
+            throw error
+        } catch {
+            destination = .refused("a name that cannot be looked at")
+        }
+        if case .refused(let what) = destination {
             throw APIError(kind: .file, detail: "\(path) is \(what), not a regular file: it is not replaced")
         }
         return (path, folder, name)
@@ -150,10 +172,60 @@ final class PartialFile: Sendable {
         return descriptor
     }
 
-    /// Runs `body` on NIO's thread pool to its end, even when the calling task is cancelled: what
-    /// a cancelled download received is written (and its part kept or removed) before it ends.
-    private static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await NIOThreadPool.singleton.runIfActive(eventLoop: MultiThreadedEventLoopGroup.singleton.any(), body).get()
+    /// How long what a stopped download still does (writing the last piece it received,
+    /// keeping or removing its file) may wait for the file system, cancelled or past its deadline.
+    static let finishingGrace = Duration.seconds(2)
+
+    /// Runs `body` on NIO's thread pool and waits for it until `deadline` or the task's
+    /// cancellation, whichever comes first; with `finishing`, for ``finishingGrace`` from now,
+    /// cancelled or not (what a stopped download still does). A file system that hangs keeps the
+    /// pool thread; the caller gets ``APIError/Kind/timeout`` (naming `path`) or
+    /// ``APIError/Kind/cancelled``, and `abandoned` gets what `body` returns if it ever does.
+    private static func run<T: Sendable>(
+        until deadline: ContinuousClock.Instant,
+        finishing: Bool = false,
+        path: String,
+        _ body: @escaping @Sendable () throws -> T,
+        abandoned: (@Sendable (T) -> Void)? = nil
+    ) async throws -> T {
+        let loop = MultiThreadedEventLoopGroup.singleton.any()
+        let bound = finishing ? ContinuousClock.now + finishingGrace : deadline
+        let race = Race<T>()
+        let future = NIOThreadPool.singleton.runIfActive(eventLoop: loop, body)
+        future.whenComplete { result in
+            if !race.finish(result), case .success(let value) = result, let abandoned {
+                NIOThreadPool.singleton.submit { _ in abandoned(value) }
+            }
+        }
+        let left = ContinuousClock.now.duration(to: bound)
+        let timer = loop.scheduleTask(in: .nanoseconds(nanoseconds(left))) {
+            race.finish(.failure(APIError(kind: .timeout, detail: "the file system of \(path) did not answer before the download's deadline")))
+        }
+        defer { timer.cancel() }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                race.wait(continuation)
+            }
+        } onCancel: {
+            if !finishing {
+                race.finish(.failure(APIError(kind: .cancelled, detail: "while waiting for the file system of \(path)")))
+            }
+        }
+    }
+
+    /// `duration` in whole nanoseconds, between 0 and `Int64.max`.
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0 else { return 0 }
+        guard seconds < Int64.max / 1_000_000_000 - 1 else { return Int64.max }
+        return max(seconds * 1_000_000_000 + attoseconds / 1_000_000_000, 0)
+    }
+
+    /// An ``APIError`` from a failed file-system call: a wait given up (timeout, cancellation)
+    /// as it is, anything else ``APIError/Kind/file`` with `what` and the system's reason.
+    private static func failure(_ error: any Error, _ what: String) -> APIError {
+        if let error = error as? APIError { return error }
+        return APIError(kind: .file, detail: "\(what): \(reason(error))", underlying: error)
     }
 
     /// The state file's first line: its format.
@@ -186,20 +258,30 @@ final class PartialFile: Sendable {
         self.destination = destination
         self.temporary = temporary
         self.stateFile = stateFile
-        self.descriptor = descriptor
+        self.descriptor = Descriptor(descriptor)
     }
 
     /// Whether the part is kept when the download stops (``keep()``).
     var keepsPart: Bool { stateFile != nil }
 
+    /// Runs `body` with the open descriptor on the thread pool, as ``run(until:finishing:path:_:abandoned:)``.
+    private func withDescriptor<T: Sendable>(
+        until deadline: ContinuousClock.Instant, finishing: Bool = false, _ body: @escaping @Sendable (Int32) throws -> T
+    ) async throws -> T {
+        let descriptor = self.descriptor
+        return try await Self.run(until: deadline, finishing: finishing, path: destination) {
+            try descriptor.use(body)
+        }
+    }
+
     /// Writes what resuming the part needs (`state`, for the request named by `request`), or
     /// removes the state file when `state` is `nil`, before a byte of the body is written: a part
     /// and its state never disagree, whenever the process is killed.
-    func saveState(_ state: ResumeState?, request: String) async throws(APIError) {
+    func saveState(_ state: ResumeState?, request: String, until deadline: ContinuousClock.Instant) async throws(APIError) {
         guard let stateFile else { return }
         described.store(false, ordering: .releasing)
         do {
-            try await Self.run {
+            try await Self.run(until: deadline, path: destination) {
                 guard let state else {
                     if unlink(stateFile) != 0, errno != ENOENT { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
                     return
@@ -212,35 +294,45 @@ final class PartialFile: Sendable {
                 let synced = fsync(descriptor)
                 close(descriptor)
                 guard written, synced == 0, rename(staged, stateFile) == 0 else {
+                    let failed = errno
                     unlink(staged)
-                    throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+                    throw POSIXError(POSIXErrorCode(rawValue: failed) ?? .EIO)
                 }
             }
         } catch {
-            throw APIError(kind: .file, detail: "\(stateFile) could not be written: \(Self.reason(error))", underlying: error)
+            throw Self.failure(error, "\(stateFile) could not be written")
         }
         if state != nil { described.store(true, ordering: .releasing) }
     }
 
     /// The bytes free for this user on the file system the file is on (`fstatvfs`); `nil` when it
     /// cannot be told.
-    func freeBytes() async -> Int? {
-        let descriptor = self.descriptor
-        return try? await Self.run { () -> Int? in
-            var info = statvfs()
-            guard fstatvfs(descriptor, &info) == 0 else { return nil }
-            let (free, overflow) = UInt64(info.f_bavail).multipliedReportingOverflow(by: UInt64(info.f_frsize))
-            return overflow || free > UInt64(Int.max) ? Int.max : Int(free)
+    ///
+    /// - Throws: ``APIError/Kind/timeout`` or ``APIError/Kind/cancelled`` when the file system
+    ///   does not answer in time.
+    func freeBytes(until deadline: ContinuousClock.Instant) async throws(APIError) -> Int? {
+        do {
+            return try await withDescriptor(until: deadline) { descriptor -> Int? in
+                var info = statvfs()
+                guard fstatvfs(descriptor, &info) == 0 else { return nil }
+                let (free, overflow) = UInt64(info.f_bavail).multipliedReportingOverflow(by: UInt64(info.f_frsize))
+                return overflow || free > UInt64(Int.max) ? Int.max : Int(free)
+            }
+        } catch let error as APIError {
+            throw error
+        } catch {
+            return nil
         }
     }
 
-    /// Writes `buffer` at `offset`.
+    /// Writes `buffer` at `offset`; with `finishing`, a stopped download's last piece, waited
+    /// for ``finishingGrace`` whatever the deadline and the task's cancellation.
     ///
-    /// - Throws: ``APIError/Kind/file`` (a full disk, say).
-    func write(_ buffer: ByteBuffer, at offset: Int) async throws(APIError) {
-        let descriptor = self.descriptor
+    /// - Throws: ``APIError/Kind/file`` (a full disk, say); ``APIError/Kind/timeout`` or
+    ///   ``APIError/Kind/cancelled`` when the file system does not answer in time.
+    func write(_ buffer: ByteBuffer, at offset: Int, until deadline: ContinuousClock.Instant, finishing: Bool = false) async throws(APIError) {
         do {
-            try await Self.run {
+            try await withDescriptor(until: deadline, finishing: finishing) { descriptor in
                 var written = 0
                 try buffer.withUnsafeReadableBytes { bytes in
                     while written < bytes.count {
@@ -253,84 +345,114 @@ final class PartialFile: Sendable {
                 }
             }
         } catch {
-            throw APIError(kind: .file, detail: "\(temporary) could not be written: \(Self.reason(error))", underlying: error)
+            throw Self.failure(error, "\(temporary) could not be written")
         }
     }
 
     /// Cuts the file to `length` bytes (a download starting again from 0).
-    func truncate(to length: Int) async throws(APIError) {
-        let descriptor = self.descriptor
+    func truncate(to length: Int, until deadline: ContinuousClock.Instant) async throws(APIError) {
         do {
-            try await Self.run {
+            try await withDescriptor(until: deadline) { descriptor in
                 guard ftruncate(descriptor, off_t(length)) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
             }
         } catch {
-            throw APIError(kind: .file, detail: "\(temporary) could not be truncated: \(Self.reason(error))", underlying: error)
+            throw Self.failure(error, "\(temporary) could not be truncated")
         }
     }
 
     /// Flushes the file to disk, closes it and renames it to the destination, then flushes the
-    /// folder, so that the name survives a crash.
-    func commit() async throws(APIError) {
+    /// folder, so that the name survives a crash. The temporary file is removed when it fails.
+    func commit(until deadline: ContinuousClock.Instant) async throws(APIError) {
         let (descriptor, temporary, destination, stateFile) = (self.descriptor, self.temporary, self.destination, self.stateFile)
-        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         do {
-            try await Self.run {
-                defer { close(descriptor) }
-                // The permissions of the regular file it replaces, or a new file's (0666 less
-                // the umask); never the set-user-ID, set-group-ID or sticky bits, which would
-                // make the server's bytes a program that runs with another's rights.
-                let mode: mode_t
-                switch Destination.check(destination) {
-                case .refused(let what): throw Destination.Refused(what: what)
-                case .regularFile(let existing): mode = existing & 0o777
-                case .absent: mode = PartialFile.newFileMode()
-                }
-                guard fchmod(descriptor, mode) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-                guard fsync(descriptor) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-                guard rename(temporary, destination) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-                if let stateFile { unlink(stateFile) }
-                let folder = open((destination as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-                if folder >= 0 {
-                    _ = fsync(folder)
-                    close(folder)
+            try await Self.run(until: deadline, path: destination) {
+                try descriptor.closing { descriptor in
+                    do {
+                        // The permissions of the regular file it replaces, or a new file's (0666 less
+                        // the umask); never the set-user-ID, set-group-ID or sticky bits, which would
+                        // make the server's bytes a program that runs with another's rights.
+                        let mode: mode_t
+                        switch Destination.check(destination) {
+                        case .refused(let what): throw Destination.Refused(what: what)
+                        case .regularFile(let existing): mode = existing & 0o777
+                        case .absent: mode = PartialFile.newFileMode()
+                        }
+                        guard fchmod(descriptor, mode) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                        guard fsync(descriptor) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                        guard rename(temporary, destination) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                        if let stateFile { unlink(stateFile) }
+                        let folder = open((destination as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                        if folder >= 0 {
+                            _ = fsync(folder)
+                            close(folder)
+                        }
+                    } catch {
+                        // Not renamed: nothing of it stays (a kept part's state neither).
+                        unlink(temporary)
+                        if let stateFile { unlink(stateFile) }
+                        throw error
+                    }
                 }
             }
         } catch let refused as Destination.Refused {
-            unlink(temporary)
             throw APIError(kind: .file, detail: "\(destination) is \(refused.what), not a regular file: it is not replaced")
         } catch {
-            unlink(temporary)
-            throw APIError(kind: .file, detail: "\(destination) could not be written: \(Self.reason(error))", underlying: error)
+            throw Self.failure(error, "\(destination) could not be written")
         }
     }
 
     /// A file neither committed, discarded nor kept (a path that forgot to) is removed all the
-    /// same; a resumable part that its state describes is kept.
+    /// same (a resumable part that its state describes is kept), on the thread pool, without
+    /// waiting.
     deinit {
-        keep()
+        let (descriptor, temporary, stateFile) = (self.descriptor, self.temporary, self.stateFile)
+        let keeping = keepsPart && described.load(ordering: .acquiring)
+        NIOThreadPool.singleton.submit { _ in
+            Self.closeFile(descriptor, removing: keeping ? nil : (temporary, stateFile))
+        }
     }
 
-    /// Closes and removes the temporary file (and a part's state). Runs on the calling thread: it
-    /// must happen even when the task is cancelled, and no call blocks for long.
-    func discard() {
-        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        // The names go before the descriptor (and its lock): another download never opens a part
-        // about to disappear.
-        unlink(temporary)
-        if let stateFile { unlink(stateFile) }
-        close(descriptor)
+    /// Closes and removes the temporary file (and a part's state), on the thread pool: waited for
+    /// ``finishingGrace`` at most, cancelled or not, and done in the end even on a file system
+    /// that answers later.
+    func discard() async {
+        _ = await finish(keeping: false)
     }
 
     /// Closes a resumable part, leaving it and its state for the next download to resume, when
     /// the state describes it; removes everything otherwise (a temporary file, a part without a
-    /// state). Runs on the calling thread, as ``discard()``.
-    func keep() {
-        guard keepsPart, described.load(ordering: .acquiring) else { return discard() }
-        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        // The lock goes with the descriptor. No `fsync`: what was written outlives the process,
-        // and after a power loss the part's size (read again from the file) says what it holds.
-        close(descriptor)
+    /// state), as ``discard()`` does.
+    ///
+    /// - Returns: Whether the part was kept now (`false` as well when it was closed before, or
+    ///   the file system did not answer in time).
+    @discardableResult
+    func keep() async -> Bool {
+        let keeping = keepsPart && described.load(ordering: .acquiring)
+        return await finish(keeping: keeping) && keeping
+    }
+
+    /// Closes the file, keeping it or removing it; whether it was closed now.
+    private func finish(keeping: Bool) async -> Bool {
+        let (descriptor, temporary, stateFile) = (self.descriptor, self.temporary, self.stateFile)
+        let closed = try? await Self.run(until: .now, finishing: true, path: destination) {
+            Self.closeFile(descriptor, removing: keeping ? nil : (temporary, stateFile))
+        }
+        return closed ?? false
+    }
+
+    /// Removes `files` (the temporary file and a state file) when given, then closes
+    /// `descriptor`, once. The names go before the descriptor (and its lock): another download
+    /// never opens a part about to disappear. No `fsync` for a kept part: what was written
+    /// outlives the process, and after a power loss the part's size (read again from the file)
+    /// says what it holds.
+    @discardableResult
+    private static func closeFile(_ descriptor: Descriptor, removing files: (temporary: String, stateFile: String?)?) -> Bool {
+        descriptor.closeOnce {
+            if let files {
+                unlink(files.temporary)
+                if let stateFile = files.stateFile { unlink(stateFile) }
+            }
+        }
     }
 
     /// The mode a new file gets: 0666 less the process's umask, read from `/proc` (setting the
@@ -417,5 +539,85 @@ private func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
             done += result
         }
         return true
+    }
+}
+
+/// A file descriptor used under a lock and closed once (``PartialFile``).
+private final class Descriptor: Sendable {
+    private let value: Mutex<Int32>
+
+    init(_ value: Int32) {
+        self.value = Mutex(value)
+    }
+
+    /// Runs `body` with the descriptor, or throws `EBADF` when it was closed.
+    func use<T>(_ body: (Int32) throws -> T) throws -> T {
+        try value.withLock { descriptor in
+            guard descriptor >= 0 else { throw POSIXError(.EBADF) }
+            return try body(descriptor)
+        }
+    }
+
+    /// Runs `body` with the descriptor and closes it, whether `body` throws or not.
+    func closing(_ body: (Int32) throws -> Void) throws {
+        try value.withLock { descriptor in
+            guard descriptor >= 0 else { throw POSIXError(.EBADF) }
+            defer {
+                close(descriptor)
+                descriptor = -1
+            }
+            try body(descriptor)
+        }
+    }
+
+    /// Runs `before` and closes the descriptor, unless it was closed already; whether it did.
+    func closeOnce(_ before: () -> Void) -> Bool {
+        value.withLock { descriptor in
+            guard descriptor >= 0 else { return false }
+            before()
+            close(descriptor)
+            descriptor = -1
+            return true
+        }
+    }
+}
+
+/// The first of a thread-pool result, a deadline and a cancellation to arrive, handed to one waiter.
+private final class Race<T: Sendable>: Sendable {
+    private struct State {
+        var waiter: CheckedContinuation<T, any Error>?
+        var early: Result<T, any Error>?
+        var done = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Delivers `result` to the waiter (now, or when it comes); `false` when another was first.
+    @discardableResult
+    func finish(_ result: Result<T, any Error>) -> Bool {
+        state.withLock { state in
+            guard !state.done, state.early == nil else { return false }
+            if let waiter = state.waiter {
+                state.waiter = nil
+                state.done = true
+                waiter.resume(with: result)
+            } else {
+                state.early = result
+            }
+            return true
+        }
+    }
+
+    /// Waits with `continuation` for the first result.
+    func wait(_ continuation: CheckedContinuation<T, any Error>) {
+        state.withLock { state in
+            if let early = state.early {
+                state.early = nil
+                state.done = true
+                continuation.resume(with: early)
+            } else {
+                state.waiter = continuation
+            }
+        }
     }
 }

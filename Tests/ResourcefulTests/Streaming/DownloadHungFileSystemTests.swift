@@ -1,0 +1,110 @@
+import Foundation
+import HTTPTypes
+import Resourceful
+import ResourcefulTesting
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A download whose destination is on a file system that does not answer (a FUSE mount whose
+/// daemon never replies, as a hung network mount behaves) returns a typed error by its deadline,
+/// or as soon as it is cancelled; it never waits for the file system without end.
+@Suite(.serialized, .enabled(if: HungFileSystem.available, "needs root and /dev/fuse"))
+struct DownloadHungFileSystemTests {
+    struct Asset: ResourceRequest {
+        typealias ResourceType = Empty
+        let verb = ResourceVerb.show
+        let path: ResourcePath = "asset"
+        let streamTimeout: Duration?
+        func configure(_ options: inout RequestOptions) { options.streamTimeout = streamTimeout }
+    }
+
+    @Test(.timeLimit(.minutes(2)), arguments: [false, true])
+    func aDestinationThatHangsFailsByTheDeadline(keepsPartialFile: Bool) async throws {
+        try await HungFileSystem.with { folder in
+            try await Harness.run { harness in
+                DownloadTests.serve(harness.server, cuts: 0, cutAt: 0)
+                // Every name on the mount is built without looking at it (`isDirectory: false`):
+                // looking waits as long as the file system does.
+                let streamTimeout = Duration.seconds(1)
+                let start = ContinuousClock.now
+                let error = await #expect(throws: APIError.self) {
+                    _ = try await harness.api.download(
+                        Asset(streamTimeout: streamTimeout),
+                        to: folder.appendingPathComponent("asset.bin", isDirectory: false),
+                        options: DownloadOptions(keepsPartialFile: keepsPartialFile)
+                    )
+                }
+                #expect(error?.kind == .timeout)
+                // The deadline, and as long again for a loaded machine: the file system never answers.
+                #expect(ContinuousClock.now - start < streamTimeout * 2 + .seconds(1))
+                #expect(harness.server.requests.isEmpty)
+            }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2))) func aCancelledDownloadToADestinationThatHangsReturns() async throws {
+        try await HungFileSystem.with { folder in
+            try await Harness.run { harness in
+                DownloadTests.serve(harness.server, cuts: 0, cutAt: 0)
+                let api = harness.api
+                let work = Task { try await api.download(Asset(streamTimeout: nil), to: folder.appendingPathComponent("asset.bin", isDirectory: false)) }
+                try await Task.sleep(for: .milliseconds(200))
+                let cancelled = ContinuousClock.now
+                work.cancel()
+                let error = await #expect(throws: APIError.self) { _ = try await work.value }
+                #expect(error?.kind == .cancelled)
+                #expect(ContinuousClock.now - cancelled < .seconds(2))
+                #expect(harness.server.requests.isEmpty)
+            }
+        }
+    }
+}
+
+/// A FUSE mount without a daemon: every call that looks into it waits until the connection is
+/// closed. The mount sits in a folder of its own under the temporary folder.
+enum HungFileSystem {
+    /// Whether this process may mount one (root, `/dev/fuse`).
+    static let available: Bool = geteuid() == 0 && access("/dev/fuse", R_OK | W_OK) == 0
+
+    /// Mounts a hung file system, runs `body` with a folder on it, then ends the connection (the
+    /// calls waiting on it fail) and unmounts it, whatever `body` does. A call still waiting after
+    /// 30 s is released too, so that a download that waits without end fails its test rather than
+    /// hang it.
+    static func with(_ body: (URL) async throws -> Void) async throws {
+        let base = try DownloadTests.folder()
+        let mountPoint = base.appendingPathComponent("hung")
+        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: base) }
+        let connection = open("/dev/fuse", O_RDWR | O_CLOEXEC)
+        try #require(connection >= 0)
+        let options = "fd=\(connection),rootmode=40000,user_id=0,group_id=0"
+        guard options.withCString({ mount("resourceful-hung", mountPoint.path, "fuse", 0, $0) }) == 0 else {
+            close(connection)
+            Issue.record("mount: \(String(cString: strerror(errno)))")
+            return
+        }
+        let released = Mutex(false)
+        let release: @Sendable () -> Void = {
+            released.withLock { done in
+                guard !done else { return }
+                done = true
+                // Closing the connection aborts it: every waiting call fails with ENOTCONN.
+                close(connection)
+                umount2(mountPoint.path, Int32(MNT_DETACH))
+            }
+        }
+        let watchdog = Task {
+            try? await Task.sleep(for: .seconds(30))
+            release()
+        }
+        defer {
+            watchdog.cancel()
+            release()
+        }
+        try await body(mountPoint)
+    }
+}
