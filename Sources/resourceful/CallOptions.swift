@@ -73,7 +73,10 @@ struct CallOptions: ParsableArguments {
             if let problem = APIConfig.baseURLProblem(url) { throw ValidationError("--base-url must be \(problem)") }
         }
         if let timeout, let problem = APIConfig.timeoutProblem(seconds: timeout) { throw ValidationError("--timeout must be \(problem)") }
-        _ = try parsedHeaders()
+        if try parsedHeaders().contains(where: { $0.name.lowercased() == "proxy-authorization" }) {
+            // Through a proxy's tunnel (https), a header field goes to the origin, not the proxy.
+            throw ValidationError("--header: 'Proxy-Authorization' would reach the server behind the proxy, not the proxy: name the proxy's credential in a configuration's http.proxyCredentialService")
+        }
     }
 
     /// The `--header` fields, name and value, in the order given; several of one name are joined

@@ -35,9 +35,19 @@ enum CallRunner {
         } catch {
             CallReport.report(error, verbose: options.verbose)
         }
+        // The file's proxy credential still reaches the file's proxy when the base URL moved to
+        // another origin: asked of the file's own storages, for the proxy's service alone.
+        var proxyStorage = storage
+        if let proxyConfig = target.proxyCredentialConfig {
+            do throws(APIError) {
+                proxyStorage = try await CommandCredentials.storage(for: proxyConfig, account: nil, transport: deferred, logger: logger)
+            } catch {
+                CallReport.report(error, verbose: options.verbose)
+            }
+        }
         let transport: any HTTPTransport
         do {
-            transport = try await Self.transport(options, config: config, storage: storage)
+            transport = try await Self.transport(options, config: config, storage: proxyStorage)
             deferred.resolve(transport)
         } catch let error as APIError {
             CallReport.report(error, verbose: options.verbose)
@@ -84,6 +94,7 @@ enum CallRunner {
     }
 
     /// The network, recorded with `--record`; or, with `--replay`, a HAR file and no network.
+    /// `storage` is asked for the proxy's credential alone.
     private static func transport(_ options: CallOptions, config: APIConfig, storage: any AuthenticationStorage) async throws -> any HTTPTransport {
         if let replay = options.replay {
             return try ReplayingTransport(file: URL(fileURLWithPath: replay), masking: config.redaction)

@@ -4,6 +4,11 @@ import Resourceful
 /// The configuration and path of one call: from a configuration file, `--base-url`,
 /// `RESOURCEFUL_BASE_URL` alone, or a whole URL given as the path, with `--header` and
 /// `--timeout` applied.
+///
+/// A base URL given by the flag or a variable on another origin than the file's `baseURL` gets
+/// none of the file's credentials nor its TLS trust settings; a configuration the user did not
+/// choose (none, or the working directory's `Configs`) cannot lower TLS trust for a call that
+/// carries a credential.
 struct CallTarget {
     /// The configuration the call is made with.
     var config: APIConfig
@@ -11,9 +16,31 @@ struct CallTarget {
     var path: String
     /// What the person is warned about: the configuration's credentials left out.
     var warnings: [String] = []
+    /// The file's configuration with its credential storages, kept for its proxy's credential
+    /// alone (`http.proxyCredentialService`) when the base URL moved to another origin; `nil`
+    /// when the proxy's credential comes from ``config``'s storages.
+    var proxyCredentialConfig: APIConfig?
+    /// Whether the user chose the configuration (`--config-directory`, an absolute
+    /// `RESOURCEFUL_CONFIG_DIR`), rather than none or the working directory's `Configs`.
+    var isChosen = false
+    /// Whether the credential's service is the base URL's host (no file, or another origin than
+    /// the file's), so that a keyring item is found by the host alone.
+    var serviceIsHost = false
 
     /// The name of the variable that gives the base URL without a file.
     static let baseURLVariable = "RESOURCEFUL_BASE_URL"
+
+    /// The variable that overrides `services.<service>.baseURL`, as the configuration reads it.
+    static func serviceBaseURLVariable(_ service: String) -> String {
+        var name = ""
+        var previous: Character?
+        for character in service {
+            if let previous, previous.isLowercase, character.isUppercase { name += "_" }
+            name += character.isASCII && (character.isLetter || character.isNumber) ? character.uppercased() : "_"
+            previous = character
+        }
+        return "\(baseURLVariable.dropLast("BASE_URL".count))SERVICES_\(name)_BASE_URL"
+    }
 
     /// The target `options` describe, read from `variables`; on a problem, the message to show and
     /// its exit code.
@@ -25,15 +52,25 @@ struct CallTarget {
             return .failure(error)
         }
         var target: CallTarget
-        do throws(APIError) {
-            let config = try await APIConfig.load(environment: options.environment, configDirectory: options.configDirectory, service: options.service)
-            target = CallTarget(config: config, path: "")
-            if let flag = options.baseURL.flatMap(URL.init(string:)) { target.replaceBaseURL(with: flag) }
-        } catch {
-            guard (error.underlying as? APIConfigError)?.kind == .missingFile else { return .failure(.configuration(CallReport.describe(error))) }
-            switch Self.withoutFile(options, absolute: absolute, variables: variables, missing: error) {
-            case .success(let config): target = CallTarget(config: config, path: "")
+        let folder = APIConfig.directory(configDirectory: options.configDirectory, variables: variables)
+        let variableURL = variables[baseURLVariable].flatMap { $0.isEmpty ? nil : $0 }
+        if !folder.isChosen, options.service == nil, options.baseURL != nil || variableURL != nil || absolute != nil {
+            // A base URL or a whole URL given: a folder found where the command runs (a cloned
+            // repository's `Configs`) has no say in the call, as if there were no file.
+            switch Self.withoutFile(options, absolute: absolute, variables: variables, missing: nil) {
+            case .success(let config): target = CallTarget(config: config, path: "", serviceIsHost: true)
             case .failure(let error): return .failure(error)
+            }
+        } else {
+            do throws(APIError) {
+                target = try await Self.fromFile(options, variables: variables)
+                target.isChosen = folder.isChosen
+            } catch {
+                guard (error.underlying as? APIConfigError)?.kind == .missingFile else { return .failure(.configuration(CallReport.describe(error))) }
+                switch Self.withoutFile(options, absolute: absolute, variables: variables, missing: error) {
+                case .success(let config): target = CallTarget(config: config, path: "", serviceIsHost: true)
+                case .failure(let error): return .failure(error)
+                }
             }
         }
         if let absolute {
@@ -44,20 +81,85 @@ struct CallTarget {
         } else {
             target.path = Self.encodePath(options.path)
         }
+        let headers: [(name: String, value: String)]
         do {
-            for header in try options.parsedHeaders() {
-                for name in target.config.baseHeaders.keys where name.lowercased() == header.name.lowercased() {
-                    target.config.baseHeaders[name] = nil
-                }
-                target.config.baseHeaders[header.name] = header.value
-            }
+            headers = try options.parsedHeaders()
         } catch {
             return .failure(.invalid(CallReport.describe(error)))
+        }
+        for header in headers {
+            for name in target.config.baseHeaders.keys where name.lowercased() == header.name.lowercased() {
+                target.config.baseHeaders[name] = nil
+            }
+            target.config.baseHeaders[header.name] = header.value
         }
         if let timeout = options.timeout {
             target.config.timeout = .milliseconds(Int64((timeout * 1000).rounded()))
         }
+        if let problem = target.credentialProblem(options, headers: headers) { return .failure(.configuration(problem)) }
         return .success(target)
+    }
+
+    /// The file's configuration, with a base URL from `--base-url`, `RESOURCEFUL_BASE_URL` or
+    /// the picked service's `RESOURCEFUL_SERVICES_<NAME>_BASE_URL` compared with the file's own:
+    /// on another origin, the file's credentials stay behind whichever of them moved it.
+    private static func fromFile(_ options: CallOptions, variables: [String: String]) async throws(APIError) -> CallTarget {
+        let load = { (variables: [String: String]) async throws(APIError) -> APIConfig in
+            try await APIConfig.load(
+                environment: options.environment, configDirectory: options.configDirectory, environmentVariables: variables, service: options.service
+            )
+        }
+        let effective = try await load(variables)
+        let names = [baseURLVariable] + (options.service.map { [serviceBaseURLVariable($0)] } ?? [])
+        var fileVariables = variables
+        for name in names { fileVariables[name] = nil }
+        var target: CallTarget
+        if fileVariables.count != variables.count, let file = try? await load(fileVariables) {
+            target = CallTarget(config: file, path: "")
+            if effective.baseURL != file.baseURL, let name = names.reversed().first(where: { variables[$0] != nil }) {
+                target.replaceBaseURL(with: effective.baseURL, by: name)
+            }
+        } else {
+            // No variable moved the base URL, or the file has none of its own to compare with.
+            target = CallTarget(config: effective, path: "")
+        }
+        if let flag = options.baseURL.flatMap(URL.init(string:)) { target.replaceBaseURL(with: flag, by: "--base-url") }
+        return target
+    }
+
+    /// Why the call must not be made with the credential it carries (`--account`, or a header
+    /// field named like a credential): a stored credential found by host alone over plain http
+    /// to a host that is not this machine, or TLS trust lowered by a configuration the user did
+    /// not choose. `nil` when it may.
+    private func credentialProblem(_ options: CallOptions, headers: [(name: String, value: String)]) -> String? {
+        let redactor = Redactor(settings: config.logging)
+        let typed = headers.map(\.name).filter(redactor.masksHeader)
+        if options.account != nil, serviceIsHost, config.baseURL.scheme?.lowercased() != "https", !Self.isLoopback(config.baseURL.host ?? "") {
+            return "resourceful: --account sends the keyring item of \(config.baseURL.host ?? "the base URL's host") over plain http to another machine (\(Self.shownOrigin(config.baseURL))): give an https base URL, or choose a configuration file that names this service with --config-directory"
+        }
+        guard !isChosen, options.account != nil || !typed.isEmpty else { return nil }
+        var lowered: [String] = []
+        if config.http.dangerouslyDisableCertificateVerification { lowered.append("http.dangerouslyDisableCertificateVerification") }
+        if config.http.tls.caFile != nil { lowered.append("http.tls.caFile") }
+        if config.http.tls.caDirectory != nil { lowered.append("http.tls.caDirectory") }
+        if !config.http.tls.trustSystemRoots { lowered.append("http.tls.trustSystemRoots") }
+        guard !lowered.isEmpty else { return nil }
+        let sent = (options.account != nil ? ["--account"] : []) + typed.map { "--header \($0)" }
+        return "resourceful: the call sends a credential (\(sent.joined(separator: ", "))) but TLS trust is changed (\(lowered.joined(separator: ", "))) by a configuration you did not choose (environment variables, or a file found in the working directory): \(CommandCredentials.howToChoose)"
+    }
+
+    /// Whether `host` is this machine: `localhost`, `127.0.0.0/8` or `::1`.
+    static func isLoopback(_ host: String) -> Bool {
+        var host = host.lowercased()
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        if host == "localhost" || host == "::1" { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { $0.count <= 3 && UInt8($0) != nil }
+    }
+
+    /// The origin of `url` as shown, or its host.
+    private static func shownOrigin(_ url: URL) -> String {
+        URLComponents(url: url, resolvingAgainstBaseURL: false).flatMap(origin(of:)) ?? (url.host ?? "")
     }
 
     /// The configuration of a call made without a configuration file: the environment's
@@ -65,7 +167,7 @@ struct CallTarget {
     /// host as the service (the keyring item `--account` names is that host's), and no credential
     /// storage.
     private static func withoutFile(
-        _ options: CallOptions, absolute: URLComponents?, variables: [String: String], missing: APIError
+        _ options: CallOptions, absolute: URLComponents?, variables: [String: String], missing: APIError?
     ) -> Result<APIConfig, CallTargetError> {
         var variables = variables
         if let flag = options.baseURL {
@@ -73,13 +175,13 @@ struct CallTarget {
         } else if variables[baseURLVariable]?.isEmpty ?? true {
             guard let absolute, let origin = Self.origin(of: absolute) else {
                 return .failure(.configuration(
-                    "resourceful: \(missing.detail ?? "no configuration file"); to call without one, give --base-url URL (or set \(baseURLVariable)), or a whole URL as the path"
+                    "resourceful: \(missing?.detail ?? "no configuration file"); to call without one, give --base-url URL (or set \(baseURLVariable)), or a whole URL as the path"
                 ))
             }
             variables[baseURLVariable] = origin
         }
         if options.service != nil {
-            return .failure(.configuration("resourceful: --service picks a service a configuration file describes, and \(missing.detail ?? "there is none")"))
+            return .failure(.configuration("resourceful: --service picks a service a configuration file describes, and \(missing?.detail ?? "there is none")"))
         }
         // The credential's service is the host it goes to, whatever a variable says: variables
         // alone must not pick a stored secret (`--account`'s) and send it to the host they name.
@@ -103,16 +205,22 @@ struct CallTarget {
         return .success(config)
     }
 
-    /// Makes `url` the base URL; when it is another origin than the file's, the credentials the
-    /// file names (storages, a TLS client key, base header fields, masked base query items) stay
-    /// behind, as they would on a redirect there.
-    private mutating func replaceBaseURL(with url: URL) {
+    /// Makes `url` the base URL (given by `source`, a flag or a variable); when it is another
+    /// origin than the file's, what the file names for its own server stays behind, as it would
+    /// on a redirect there: its credential storages (kept for its proxy's credential alone), a
+    /// TLS client certificate, all base header fields and query items, and the TLS trust settings
+    /// (another server is checked with the default trust). The credential's service becomes the
+    /// new URL's host, as without a file, so that `--account` names that host's keyring item.
+    private mutating func replaceBaseURL(with url: URL, by source: String) {
         let previous = config.baseURL
         config.baseURL = url
         guard let before = URLComponents(url: previous, resolvingAgainstBaseURL: false),
             let after = URLComponents(url: url, resolvingAgainstBaseURL: false),
             Self.origin(of: before) != Self.origin(of: after)
         else { return }
+        if config.http.proxyCredentialService != nil, proxyCredentialConfig == nil { proxyCredentialConfig = config }
+        config.service = after.host.flatMap { $0.isEmpty ? nil : $0 } ?? "default"
+        serviceIsHost = true
         var leftOut: [String] = []
         if !config.authentication.storages.isEmpty || !config.authentication.optional.isEmpty {
             leftOut.append("its credential storages")
@@ -128,15 +236,21 @@ struct CallTarget {
             leftOut.append("its baseHeaders")
             config.baseHeaders = [:]
         }
-        let redactor = Redactor(settings: config.logging)
-        let masked = config.baseQueryItems.keys.filter(redactor.isMasked(formName:))
-        if !masked.isEmpty {
-            leftOut.append("its masked baseQueryItems")
-            for name in masked { config.baseQueryItems[name] = nil }
+        if !config.baseQueryItems.isEmpty {
+            leftOut.append("its baseQueryItems")
+            config.baseQueryItems = [:]
+        }
+        let tls = config.http.tls
+        if config.http.dangerouslyDisableCertificateVerification || tls.caFile != nil || tls.caDirectory != nil || !tls.trustSystemRoots {
+            leftOut.append("its TLS trust settings (the default trust checks that server)")
+            config.http.dangerouslyDisableCertificateVerification = false
+            config.http.tls.caFile = nil
+            config.http.tls.caDirectory = nil
+            config.http.tls.trustSystemRoots = true
         }
         guard !leftOut.isEmpty else { return }
         warnings.append(
-            "--base-url names another origin than the configuration's baseURL: \(leftOut.joined(separator: ", ")) are not sent there; name a credential with --account or --header"
+            "\(source) names another origin than the configuration's baseURL: \(leftOut.joined(separator: ", ")) are not sent there; name a credential with --account or --header"
         )
     }
 
