@@ -45,8 +45,9 @@ extension Redactor {
     ///   `password=***&x=1`, quoted values too) are replaced.
     /// - The whole value is replaced when it, or what it says once percent-decoded up to
     ///   ``decodingLevels`` times, still gives a masked name a value these rules did not replace:
-    ///   after `=`, after `:` (`- password: …`, `user=a, pass:…`), or as an element's content
-    ///   (`<password>…</password>`).
+    ///   after `=`, after `:` (`- password: …`, `user=a, pass:…`), as an element's content
+    ///   (`<password>…</password>`), or, in a field that is not a challenge, after white space
+    ///   (`secret S…`, `the password is …`).
     ///
     /// Values that give no secret (`max-age=60`, `<…>; rel="next"`, a challenge's
     /// `Bearer realm="api", error="invalid_token"`) stay readable.
@@ -69,7 +70,7 @@ extension Redactor {
         if givesAMaskedNameAValue(shown) { return Self.mask }
         var level = shown
         for depth in 0...Self.decodingLevels {
-            if leavesAMaskedNameAValue(level) || (depth > 0 && givesAMaskedNameAValue(level)) { return Self.mask }
+            if leavesAMaskedNameAValue(level, orAWord: !isChallenge) || (depth > 0 && givesAMaskedNameAValue(level)) { return Self.mask }
             let decoded = Self.percentDecoded(level)
             guard decoded != level else { break }
             level = decoded
@@ -118,8 +119,9 @@ extension Redactor {
 
     /// Whether `text` holds a masked name (a form's or a header's) given a value other than
     /// `***` anywhere: followed by `=` or `:` (after its closing quote and spaces), or as the
-    /// content of an element (`<password>…`). In one pass.
-    func leavesAMaskedNameAValue(_ text: String) -> Bool {
+    /// content of an element (`<password>…`), or, when `orAWord` says so, followed by white space
+    /// and a word (`password S…`). In one pass.
+    func leavesAMaskedNameAValue(_ text: String, orAWord: Bool = false) -> Bool {
         let scalars = Array(text.unicodeScalars)
         var index = 0
         while index < scalars.count {
@@ -131,14 +133,18 @@ extension Redactor {
             while index < scalars.count, Self.isNameScalar(scalars[index]) { index += 1 }
             var position = index
             if position < scalars.count, scalars[position] == "\"" || scalars[position] == "'" { position += 1 }
+            let beforeSpaces = position
             while position < scalars.count, scalars[position].properties.isWhitespace { position += 1 }
             guard position < scalars.count else { break }
             let separator = scalars[position]
             let assigns = separator == "=" || separator == ":" || (separator == ">" && start > 0 && scalars[start - 1] == "<")
-            guard assigns else { continue }
+            // `password S…`: a word after the name, which may be its value.
+            let followedByAWord = orAWord && position > beforeSpaces
+                && (Self.isNameScalar(separator) || separator == "\"" || separator == "'" || separator == "*")
+            guard assigns || followedByAWord else { continue }
             let name = String(String.UnicodeScalarView(scalars[start..<index]))
             guard isMasked(formName: name) || names.isSensitiveHeader(name) else { continue }
-            position += 1
+            if assigns { position += 1 }
             while position < scalars.count, scalars[position].properties.isWhitespace || scalars[position] == "\"" || scalars[position] == "'" {
                 position += 1
             }
