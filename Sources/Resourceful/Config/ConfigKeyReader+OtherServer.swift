@@ -1,3 +1,4 @@
+import Configuration
 import Foundation
 
 extension ConfigKeyReader {
@@ -31,7 +32,12 @@ extension ConfigKeyReader {
         } catch {
             throw error.underlying as? APIConfigError ?? APIConfigError(kind: .invalidValue, file: file, key: prefix + "service")
         }
-        let names = config.redaction.sensitiveNames
+        // The names the top level masks count too: a service's own masking rules cannot make
+        // the top level's credential field an ordinary one.
+        let topLevelNames = ["logging.maskedHeaders", "logging.maskedBodyKeys"].flatMap { topLevel?.stringArray(forKey: ConfigKey($0)) ?? [] }
+            + [topLevelString("authentication.headerName")].compactMap { $0 }
+        let settings = config.redaction
+        let names = SensitiveNames(extra: settings.maskedHeaders + settings.maskedBodyKeys + topLevelNames)
         if !isSetByService("baseHeaders"), let name = config.baseHeaders.keys.sorted().first(where: { names.isSensitiveHeader($0) }) {
             throw APIConfigError(
                 kind: .missingKey, file: file, key: prefix + "baseHeaders",

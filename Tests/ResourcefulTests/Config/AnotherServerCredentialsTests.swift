@@ -110,6 +110,13 @@ import Testing
         )
         defer { try? FileManager.default.removeItem(at: configured) }
         #expect(await Self.refusal(configured, service: "b")?.key == "services.b.baseHeaders")
+        // A service's own masking rules do not make the top level's credential field ordinary.
+        let unmasked = try Self.folder(
+            extra: #""baseHeaders": ["X-Tenant: t1"], "logging": {"maskedHeaders": ["X-Tenant"]},"#,
+            services: #""b": {"baseURL": "https://b.example", "service": "b", "logging": {"maskedHeaders": []}}"#
+        )
+        defer { try? FileManager.default.removeItem(at: unmasked) }
+        #expect(await Self.refusal(unmasked, service: "b")?.key == "services.b.baseHeaders")
         let named = try Self.folder(
             authentication: #"{"storages": ["environment"], "headerName": "Tenant-Login"}"#, extra: #""baseHeaders": ["Tenant-Login: t1"],"#,
             services: #""b": {"baseURL": "https://b.example", "service": "b"}"#
