@@ -186,6 +186,7 @@ struct RefreshLock: ~Copyable {
             // The file is moved to the attempt, which owns it from here on.
             let file = kept
             kept = nil
+            let readable = file?.openToOthers == true
             let outcome = await OffPoolWork.run(until: deadline, abandon: { (step: Step) in step.release() }) { () -> Step in
                 let opened: File
                 if let file {
@@ -199,7 +200,7 @@ struct RefreshLock: ~Copyable {
                 return lock(opened)
             }
             switch outcome {
-            case .timedOut: return .timedOut(opening: file == nil)
+            case .timedOut: return readable ? Self.heldReadable(file) : .timedOut(opening: file == nil)
             case .cancelled: return .cancelled
             case .done(.locked(let descriptor, let folder, let name)):
                 return .held(RefreshLock(descriptor: descriptor, folder: folder, name: name))
@@ -213,8 +214,8 @@ struct RefreshLock: ~Copyable {
             }
             let left = deadline - ContinuousClock.now
             guard left > .zero else {
-                kept?.close()
-                return .timedOut(opening: false)
+                defer { kept?.close() }
+                return kept?.openToOthers == true ? Self.heldReadable(kept) : .timedOut(opening: false)
             }
             do {
                 try await Task.sleep(for: min(pause, left))
@@ -224,6 +225,15 @@ struct RefreshLock: ~Copyable {
             }
             pause = min(pause * 2, maximumPause)
         }
+    }
+
+    /// The failure of a wait that ended at the deadline on a lock file others could open: its
+    /// holder may be another user's process (one this process cannot see), holding it for ever.
+    static func heldReadable(_ file: File?) -> Attempt {
+        let path = file.map { "\($0.folder)/\($0.name)" } ?? "the lock file"
+        return .failed(
+            "\(path) was open to other users, and its lock was held until the deadline, perhaps by another user: "
+                + "once no process of yours is renewing the token, remove it (`rm \(path)`)")
     }
 
     /// Tries to lock `file` without waiting (blocking on the file system: called on the lock's
@@ -355,7 +365,8 @@ struct RefreshLock: ~Copyable {
     /// may be tried (`existing`: the lock file itself, which the user may not be denied).
     static func fallsBack(_ error: Int32, existing: Bool = false) -> Bool {
         switch error {
-        case EMFILE, ENFILE, ENOMEM, EIO, EINTR, EAGAIN, ETIMEDOUT: return false
+        // A full file system is passing, and one another user can cause (filling `/tmp`).
+        case EMFILE, ENFILE, ENOMEM, EIO, EINTR, EAGAIN, ETIMEDOUT, ENOSPC, EDQUOT: return false
         case EACCES, EPERM: return !existing
         default: return true
         }
@@ -475,11 +486,10 @@ struct RefreshLock: ~Copyable {
 
     /// Whether the lock on the file open as `descriptor` is held, as far as `/proc/locks` tells,
     /// only by processes of other users (blocking: on the lock's own thread): each `FLOCK` entry
-    /// on the file names a process whose effective user (`/proc/<pid>/status`) is another, or
-    /// that this process cannot see (`hidepid`; a process of the user's is always seen, and its
-    /// lock files are closed on `exec`, so no lock of the user's outlives its process). False
-    /// whenever it cannot be told (no `/proc`, no entry, a holder in another PID namespace): the
-    /// holder is then taken to be a process of the user's.
+    /// on the file names a process whose real and effective users (`/proc/<pid>/status`) are
+    /// others. False whenever it cannot be told (no `/proc`, no entry, a holder this process
+    /// cannot see or in another PID namespace): the holder is then taken to be a process of the
+    /// user's, and waited for.
     static func heldByAnotherUser(_ descriptor: Int32) -> Bool {
         var status = stat()
         guard retrying({ fstat(descriptor, &status) }) == 0,
@@ -500,12 +510,8 @@ struct RefreshLock: ~Copyable {
         guard !holders.isEmpty else { return false }
         let user = geteuid()
         for pid in holders {
-            var process = stat()
-            if retrying({ stat("/proc/\(pid)", &process) }) != 0 {
-                // Not seen: not a process of the user's, which would be seen.
-                if errno == ENOENT { continue }
-                return false
-            }
+            // A holder not seen (`hidepid`, a process that ended and left the lock to a child, a
+            // PID of another namespace on an old kernel) is not known to be another user's.
             guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return false }
             guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Uid:") }) else { return false }
             let ids = line.split(whereSeparator: { $0 == "\t" || $0 == " " }).dropFirst().compactMap { UInt32($0) }

@@ -36,10 +36,16 @@ extension RefreshLockTests {
         let before = Self.inode(path)
 
         // A second process waits for it as for any busy lock: it neither replaces the file nor
-        // gets a lock of its own while the renewal holds it.
+        // gets a lock of its own while the renewal holds it, and at its deadline says which file
+        // to remove should the holder be someone else.
         let opener: RefreshLock.Opener = { RefreshLock.openFile(named: "a.lock", in: folder) }
         let deadline = ContinuousClock.now + .milliseconds(800)
-        #expect(Self.describe(await RefreshLock.acquire(service: "s", deadline: deadline, opener: opener)) == "timed out")
+        var reason = ""
+        switch await RefreshLock.acquire(service: "s", deadline: deadline, opener: opener) {
+        case .failed(let why): reason = why
+        default: Issue.record("the lock was had, or the wait did not say why it ended")
+        }
+        #expect(reason.contains("rm \(path)"), "\(reason)")
         #expect(ContinuousClock.now >= deadline)
         #expect(Self.inode(path) == before, "the file was replaced while a process of the user's held it")
 
