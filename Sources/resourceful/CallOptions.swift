@@ -19,7 +19,7 @@ struct CallOptions: ParsableArguments {
     @Option(help: "Where the configuration files are (default: $RESOURCEFUL_CONFIG_DIR, else ./Configs).")
     var configDirectory: String?
 
-    @Option(name: .customLong("base-url"), help: ArgumentHelp("The base URL paths are resolved against, winning over the configuration's (default: $RESOURCEFUL_BASE_URL). With no configuration file, the call is made with this alone and no stored credential unless --account (the keyring item of this URL's host) or --header names one; a configuration's credentials are not sent when this names another origin than its baseURL.", valueName: "url"))
+    @Option(name: .customLong("base-url"), help: ArgumentHelp("The base URL paths are resolved against, winning over the configuration's (default: $RESOURCEFUL_BASE_URL). With no configuration file, the call is made with this alone and no stored credential unless --account (the keyring item of this URL's host) or --header names one; a configuration's credentials, base header fields and query items and TLS trust settings are not used when this (or the variable) names another origin than its baseURL, and the working directory's Configs is not read unless chosen with --config-directory.", valueName: "url"))
     var baseURL: String?
 
     @Option(help: "One of the upstream services the configuration describes under `services`.")

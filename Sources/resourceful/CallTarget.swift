@@ -114,7 +114,8 @@ struct CallTarget {
         var fileVariables = variables
         for name in names { fileVariables[name] = nil }
         var target: CallTarget
-        if fileVariables.count != variables.count, let file = try? await load(fileVariables) {
+        // The flag wins over the variables: it alone is compared with the file's base URL then.
+        if options.baseURL == nil, fileVariables.count != variables.count, let file = try? await load(fileVariables) {
             target = CallTarget(config: file, path: "")
             if effective.baseURL != file.baseURL, let name = names.reversed().first(where: { variables[$0] != nil }) {
                 target.replaceBaseURL(with: effective.baseURL, by: name)
@@ -132,6 +133,8 @@ struct CallTarget {
     /// to a host that is not this machine, or TLS trust lowered by a configuration the user did
     /// not choose. `nil` when it may.
     private func credentialProblem(_ options: CallOptions, headers: [(name: String, value: String)]) -> String? {
+        // `--curl` and `--replay` send nothing over the network.
+        guard !options.curl, options.replay == nil else { return nil }
         let redactor = Redactor(settings: config.logging)
         let typed = headers.map(\.name).filter(redactor.masksHeader)
         if options.account != nil, serviceIsHost, config.baseURL.scheme?.lowercased() != "https", !Self.isLoopback(config.baseURL.host ?? "") {
