@@ -9,14 +9,20 @@ import Glibc
 /// `write` ends the process when the write fails: a closed pipe while `SIGPIPE` is ignored (as it
 /// is during a download), a full disk (`> /dev/full`), a terminal gone.
 enum StandardStreams {
-    /// Writes all of `bytes` to `descriptor`, again after an interrupted write; `nil` when all
-    /// were written, else the `errno` of the write that failed.
+    /// Writes all of `bytes` to `descriptor`, again after an interrupted write (and, when the
+    /// descriptor is non-blocking, once it can take more); `nil` when all were written, else the
+    /// `errno` of the write that failed.
     @discardableResult
     static func write(_ bytes: some Collection<UInt8>, to descriptor: Int32) -> Int32? {
         var rest = Array(bytes)[...]
         while !rest.isEmpty {
             let result = rest.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
             if result < 0, errno == EINTR { continue }
+            if result < 0, errno == EAGAIN || errno == EWOULDBLOCK {
+                var ready = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                if poll(&ready, 1, -1) >= 0 || errno == EINTR { continue }
+                return errno
+            }
             guard result > 0 else { return result < 0 ? errno : EIO }
             rest = rest.dropFirst(result)
         }
