@@ -42,7 +42,10 @@ extension API {
     ///   not continue the file (another range, or another version: its `ETag` or `Last-Modified`
     ///   changed, or it lacks the one `If-Range` sent);
     ///   ``APIError/Kind/timeout`` when ``RequestOptions/streamTimeout`` passes, waiting to
-    ///   resume included. The temporary file is removed whatever the error, cancellation too.
+    ///   resume or for the destination's file system included (one that does not answer holds a
+    ///   thread of NIO's pool, never the caller's, and the download returns by its deadline, or
+    ///   at once when its task is cancelled). The temporary file is removed whatever the error,
+    ///   cancellation too.
     public func download<Request: ResourceRequest>(
         _ request: Request,
         to destination: URL,
@@ -64,7 +67,8 @@ extension API {
     ///   body is larger than ``DownloadOptions/maxBytes``; ``APIError/Kind/file`` when it does
     ///   not fit on the file system, or another download writes the same kept part. What was
     ///   written is removed, unless ``DownloadOptions/keepsPartialFile`` keeps it for a resume
-    ///   (cancelled, timed out, the connection lost, a server error).
+    ///   (cancelled, timed out, the connection lost, a server error, the local disk full or
+    ///   failing: the error's detail then names the part kept).
     public func download<Request: ResourceRequest>(
         _ request: Request,
         to destination: URL,

@@ -20,7 +20,7 @@ public struct DownloadOptions: Sendable, Hashable {
     public var maxBytes: Int?
 
     /// Whether a download that stops before its end (cancelled, timed out, the connection lost, the
-    /// process killed) keeps what it wrote, so that the next download to the same destination with
+    /// process killed, the local disk full or failing) keeps what it wrote, so that the next download to the same destination with
     /// this option set resumes it; `false`, the default, removes it.
     ///
     /// The part is kept beside the destination as ``partialFile(for:)`` (mode 0600), with the
@@ -31,7 +31,9 @@ public struct DownloadOptions: Sendable, Hashable {
     /// otherwise the download starts again from the first byte. A part is kept only when the
     /// server gave a validator and a `Content-Length`: without them nothing could resume it. It is
     /// removed when the body is refused (too large, a `206` that does not continue it, a status
-    /// other than a server error). While a download writes it, the part is locked (`flock`): a
+    /// other than a server error). When the server's first answer to a kept part is a `416` or a
+    /// `206` that does not continue it (another range, size or version), the download starts
+    /// again from the first byte. While a download writes it, the part is locked (`flock`): a
     /// second download to the same destination fails with ``APIError/Kind/file`` instead of
     /// writing into it.
     public var keepsPartialFile: Bool

@@ -177,13 +177,15 @@ final class PartialFile: Sendable {
     static let finishingGrace = Duration.seconds(2)
 
     /// Runs `body` on NIO's thread pool and waits for it until `deadline` or the task's
-    /// cancellation, whichever comes first; with `finishing`, for ``finishingGrace`` from now,
-    /// cancelled or not (what a stopped download still does). A file system that hangs keeps the
-    /// pool thread; the caller gets ``APIError/Kind/timeout`` (naming `path`) or
-    /// ``APIError/Kind/cancelled``, and `abandoned` gets what `body` returns if it ever does.
+    /// cancellation (unless not `cancellable`), whichever comes first; with `finishing`, for
+    /// ``finishingGrace`` from now, cancelled or not (what a stopped download still does). A file
+    /// system that hangs keeps the pool thread; the caller gets ``APIError/Kind/timeout``
+    /// (naming `path`) or ``APIError/Kind/cancelled``, and `abandoned` gets what `body` returns
+    /// if it ever does.
     private static func run<T: Sendable>(
         until deadline: ContinuousClock.Instant,
         finishing: Bool = false,
+        cancellable: Bool = true,
         path: String,
         _ body: @escaping @Sendable () throws -> T,
         abandoned: (@Sendable (T) -> Void)? = nil
@@ -207,7 +209,7 @@ final class PartialFile: Sendable {
                 race.wait(continuation)
             }
         } onCancel: {
-            if !finishing {
+            if cancellable, !finishing {
                 race.finish(.failure(APIError(kind: .cancelled, detail: "while waiting for the file system of \(path)")))
             }
         }
@@ -362,10 +364,13 @@ final class PartialFile: Sendable {
 
     /// Flushes the file to disk, closes it and renames it to the destination, then flushes the
     /// folder, so that the name survives a crash. The temporary file is removed when it fails.
+    /// A cancellation does not stop it (a file renamed into place is not reported as not
+    /// written); `deadline` does, on a file system that does not answer — the rename may then
+    /// still happen when it does.
     func commit(until deadline: ContinuousClock.Instant) async throws(APIError) {
         let (descriptor, temporary, destination, stateFile) = (self.descriptor, self.temporary, self.destination, self.stateFile)
         do {
-            try await Self.run(until: deadline, path: destination) {
+            try await Self.run(until: deadline, cancellable: false, path: destination) {
                 try descriptor.closing { descriptor in
                     do {
                         // The permissions of the regular file it replaces, or a new file's (0666 less
