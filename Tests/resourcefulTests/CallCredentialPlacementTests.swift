@@ -4,6 +4,8 @@ import ProcessTestSupport
 import ResourcefulTesting
 import Testing
 
+@testable import resourceful
+
 /// Where the tool's credentials may go: a base URL from a variable is compared with the file's
 /// own as `--base-url` is, another origin gets none of the file's credentials nor its TLS trust,
 /// and a configuration nobody chose cannot lower TLS trust for a call that carries a credential.
@@ -186,7 +188,7 @@ import Testing
             in: folder, ["show", "user", "--account", "me"], environment: ["RESOURCEFUL_BASE_URL": "http://api.github.com:8080"]
         )
         #expect(result.status == 5, "\(result.output)")
-        #expect(result.output.contains("https"), "\(result.output)")
+        #expect(result.output.contains("plain http") && result.output.contains("https base URL"), "\(result.output)")
         // Another origin than a file's: the same rule.
         let directory = try Self.configDirectory(#"{"baseURL": "https://api.example.com/v1", "service": "cli-test"}"#)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -194,6 +196,10 @@ import Testing
             resourcefulTool, ["show", "user", "--account", "me", "--env", "test", "--config-directory", directory, "--base-url", "http://api.example.com:8080"]
         )
         #expect(moved.status == 5, "\(moved.output)")
+        #expect(moved.output.contains("plain http"), "\(moved.output)")
+        // This machine over plain http is allowed: nothing leaves it.
+        #expect(CallTarget.isLoopback("127.0.0.2") && CallTarget.isLoopback("[::1]") && CallTarget.isLoopback("LOCALHOST"))
+        #expect(!CallTarget.isLoopback("127.0.0.1.example.com") && !CallTarget.isLoopback("128.0.0.1"))
     }
 
     @Test func anAccountOnAnotherOriginNamesThatHostsItem() async throws {
