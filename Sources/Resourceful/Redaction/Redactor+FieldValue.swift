@@ -122,7 +122,8 @@ extension Redactor {
     /// content of an element (`<password>…`), or, when `orAWord` says so, followed by white space
     /// and a word (`password S…`). In one pass.
     func leavesAMaskedNameAValue(_ text: String, orAWord: Bool = false) -> Bool {
-        let scalars = Array(text.unicodeScalars)
+        // A `+` is a space in a form: `password+S…` is `password S…`.
+        let scalars = Array(text.unicodeScalars).map { orAWord && $0 == "+" ? " " : $0 }
         var index = 0
         while index < scalars.count {
             guard Self.isNameScalar(scalars[index]) else {

@@ -21,7 +21,7 @@ import Testing
         "{password: S-HV1}", #"{"a":1, password: "S-HV1"}"#, "[password, S-HV1", "- password: S-HV1",
         "<password>S-HV1</password>", "user=a, pass:S-HV1", "password%253DS-HV1", "password%25253DS-HV1",
         "note: api_key: S-HV1", "x; X-Api-Key: S-HV1", "secrets: S-HV1", "client_secret S-HV1", "the password is S-HV1",
-        "api_key%2520S-HV1",
+        "api_key%2520S-HV1", "password+S-HV1",
     ])
     func aValueWhoseSecretCannotBeLocatedIsMaskedWhole(value: String) {
         #expect(Self.shown(value) == "***")
