@@ -471,17 +471,22 @@ struct RefreshLock: ~Copyable {
         let temporary = ".\(file.name).\(String(generator.next() as UInt64, radix: 16)).new"
         let fresh = retrying { openat(file.directory, temporary, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
         guard fresh >= 0 else {
-            return .failed(
-                Reason(text: "the lock file in \(file.folder) is open to other users and could not be replaced (errno \(errno))", fallsBack: false))
+            return .failed(Self.unreplaceable(file, errno))
         }
-        guard retrying({ fchmod(fresh, 0o600) }) == 0, retrying({ renameat(file.directory, temporary, file.directory, file.name) }) == 0 else {
+        guard retrying({ fchmod(fresh, 0o600) }) == 0,
+            retrying({ renameat(file.directory, temporary, file.directory, file.name) }) == 0
+        else {
             let error = errno
             _ = unlinkat(file.directory, temporary, 0)
             _ = closeDescriptor(fresh)
-            return .failed(
-                Reason(text: "the lock file in \(file.folder) is open to other users and could not be replaced (errno \(error))", fallsBack: false))
+            return .failed(Self.unreplaceable(file, error))
         }
         return .replaced(fresh)
+    }
+
+    /// Why a lock file others could open was not replaced.
+    private static func unreplaceable(_ file: File, _ error: Int32) -> Reason {
+        Reason(text: "the lock file in \(file.folder) is open to other users and could not be replaced (errno \(error))", fallsBack: false)
     }
 
     /// Whether the lock on the file open as `descriptor` is held, as far as `/proc/locks` tells,

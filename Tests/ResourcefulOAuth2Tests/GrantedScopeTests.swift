@@ -54,7 +54,8 @@ import Testing
         try await MockServer.withTransport { server, transport in
             let storage = try await OAuth2AuthenticationStorage(
                 settings: OAuth2Settings(
-                    clientID: "c", tokenEndpoint: server.baseURL.appendingPathComponent("token"), clientAuthentication: .none, grant: .refreshToken),
+                    clientID: "c", tokenEndpoint: server.baseURL.appendingPathComponent("token"), clientAuthentication: .none,
+                    grant: .refreshToken),
                 transport: transport, refreshTokens: refreshTokens
             )
             #expect(try await storage.status(for: "s").scope == nil)
