@@ -6,8 +6,9 @@
 /// format characters) are written as `\uXXXX` escapes, which keeps the document's value. The
 /// formatter works on a copy of the bytes without recursion, so any depth is safe, and writes in
 /// pieces of a few KiB. Indentation cannot multiply a body into an enormous output: a document
-/// nested deeper than ``maxDepth``, or whose indented form would be larger than
-/// ``maxOutputBytes(forBodyOf:)`` (four times the body and 64 KiB), is not formatted
+/// nested deeper than ``maxDepth``, or whose indented form (colours aside, which add a few bytes
+/// a token) would be larger than ``maxOutputBytes(forBodyOf:)`` (four times the body and 64 KiB),
+/// is not formatted
 /// (``format(_:colours:to:)`` returns false and the caller prints the body as it is).
 struct JSONFormatter {
     /// How deep a document may nest and still be indented.
@@ -41,11 +42,12 @@ struct JSONFormatter {
 
     /// Writes `bytes` pretty printed to `write`, in pieces of a few KiB, and returns true; or
     /// returns false, having written nothing, when `bytes` is not one JSON document of at most
-    /// ``maxDepth`` levels or its indented form would be larger than
+    /// ``maxDepth`` levels or its indented form, without colours, would be larger than
     /// ``maxOutputBytes(forBodyOf:)``. `write` returns false to stop the writing (standard
     /// output closed): nothing more is handed to it, and `format` still returns true.
     static func format(_ bytes: [UInt8], colours: Bool, to write: ([UInt8]) -> Bool) -> Bool {
-        guard let size = outputSize(bytes, colours: colours), size <= maxOutputBytes(forBodyOf: bytes.count) else { return false }
+        // Colours add a few bytes a token, whatever the nesting: the bound is on the indentation.
+        guard let size = outputSize(bytes, colours: false), size <= maxOutputBytes(forBodyOf: bytes.count) else { return false }
         return withoutActuallyEscaping(write) { write in
             var formatter = JSONFormatter(bytes: bytes, colours: colours, sink: write)
             let done = formatter.run()

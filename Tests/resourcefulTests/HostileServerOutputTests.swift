@@ -144,6 +144,9 @@ import Glibc
         let deep = Self.deepArrays(100_000)
         #expect(!JSONFormatter.format(deep, colours: false, to: { _ in true }))
         #expect(JSONFormatter.formatted(deep) == nil)
+        // A long flat array is indented 2.5 times its size: formatted, in colour too.
+        let flat = Array(("[" + Array(repeating: "1", count: 100_000).joined(separator: ",") + "]").utf8)
+        #expect(JSONFormatter.formatted(flat, colours: true) != nil)
         // Within the bound, the size counted without writing is the size written.
         let documents = [
             Self.deepArrays(10), Array(#"{"a":"x\u202ey","b":"é\u200b","c":[1,2.5e3,true,null,{}],"d":"\u0001"}"#.utf8),
