@@ -40,7 +40,7 @@ enum CallRunner {
         var proxyStorage = storage
         if let proxyConfig = target.proxyCredentialConfig {
             do throws(APIError) {
-                proxyStorage = try await CommandCredentials.storage(for: proxyConfig, account: nil, transport: deferred, logger: logger)
+                proxyStorage = try await CommandCredentials.storage(for: proxyConfig, account: options.account, transport: deferred, logger: logger)
             } catch {
                 CallReport.report(error, verbose: options.verbose)
             }

@@ -9,7 +9,9 @@ import ResourcefulOAuth2
 /// same `--service`, so the storages and the credential's service are those of that entry.
 enum CommandCredentials {
     /// `config` with the keyring asked first when `account` is given and the configuration does
-    /// not list the keyring.
+    /// not list the keyring. The keyring item is `config.service`'s: on a base URL of another
+    /// origin than the file's, ``CallTarget`` has made that the new URL's host (as without a
+    /// file), so `account` never brings back the file's credential there.
     static func configure(_ config: inout APIConfig, account: String?) {
         guard account != nil, !config.authentication.storages.contains(.keyring) else { return }
         config.authentication.storages.insert(.keyring, at: 0)
