@@ -64,7 +64,10 @@ import Testing
     /// The cross-origin strip and the log masking are one rule: a field the logs would mask never
     /// reaches another origin, whichever step added it; one they show does.
     @Test func everyFieldTheLogsWouldMaskIsDroppedBeforeAnotherOrigin() async throws {
-        let names = ["X-Auth", "X-Key", "X-Auth-Token", "X-Api-Key", "X-Session", "X-Tenant-Secret", "X-Request-Id", "X-Trace-Sampled"]
+        let names = [
+            "X-Auth", "X-Key", "X-Auth-Token", "X-Api-Key", "X-Session", "X-Tenant-Secret", "X-Request-Id", "X-Trace-Sampled", "DPoP",
+            "X-Secrets", "X-Api-Keys", "X-Vault-Token",
+        ]
         try await Harness.run(configure: { $0.logging.maskedHeaders = ["X-Tenant-Secret"] }) { harness in
             try await MockServer.withRunning { other in
                 other.stub(.get, "/elsewhere", .status(.noContent))
@@ -80,7 +83,7 @@ import Testing
                     // Checked without printing the values, should they arrive.
                     #expect((arrived.headerFields[field] == nil) == masked, "\(name)")
                 }
-                for name in ["X-Auth", "X-Key", "X-Auth-Token", "X-Tenant-Secret"] {
+                for name in ["X-Auth", "X-Key", "X-Auth-Token", "X-Tenant-Secret", "DPoP", "X-Secrets", "X-Api-Keys", "X-Vault-Token"] {
                     #expect(arrived.headerFields[HTTPField.Name(name)!] == nil ? true : false, "\(name)")
                 }
                 #expect(arrived.headerFields[HTTPField.Name("X-Request-Id")!] != nil)
