@@ -22,7 +22,7 @@ enum StreamOutput {
             return await copy(api, request, maxBytes: maxFileSize)
         }
         let bar = isatty(STDERR_FILENO) == 1 ? ProgressBar() : nil
-        let destination = URL(fileURLWithPath: path)
+        let destination = URL(fileURLWithPath: path, isDirectory: false)
         let options = DownloadOptions(maxBytes: maxFileSize, keepsPartialFile: resume)
         let work = Task { () async throws -> Void in
             _ = try await api.download(request, to: destination, options: options) { progress in bar?.draw(progress) }
