@@ -103,7 +103,8 @@ import Testing
             let renewal = Task { try await storage.authenticationHeader(for: service) }
             let start = ContinuousClock.now
             while other.withLock({ $0 }) == nil, ContinuousClock.now < start + .seconds(30) { try await Task.sleep(for: .milliseconds(5)) }
-            let descriptor = try #require(other.withLock { $0 })
+            let held = other.withLock { $0 }
+            let descriptor = try #require(held)
             try #require(descriptor >= 0, "the other process could not lock the new file")
             // While the other process holds the new file's lock, the renewal spends nothing.
             let watched = ContinuousClock.now + .seconds(1)
