@@ -114,10 +114,13 @@ struct CallTarget {
         var fileVariables = variables
         for name in names { fileVariables[name] = nil }
         var target: CallTarget
-        // The flag wins over the variables: it alone is compared with the file's base URL then.
-        if options.baseURL == nil, fileVariables.count != variables.count, let file = try? await load(fileVariables) {
+        // The flag wins over the variables: it alone is compared with the file's own base URL
+        // then (never with one a variable put in its place).
+        if fileVariables.count != variables.count, let file = try? await load(fileVariables) {
             target = CallTarget(config: file, path: "")
-            if effective.baseURL != file.baseURL, let name = names.reversed().first(where: { variables[$0] != nil }) {
+            if options.baseURL == nil, effective.baseURL != file.baseURL,
+                let name = names.reversed().first(where: { variables[$0] != nil })
+            {
                 target.replaceBaseURL(with: effective.baseURL, by: name)
             }
         } else {

@@ -65,6 +65,39 @@ import Testing
         }
     }
 
+    /// With `--base-url` and the variable both set, the flag is compared with the file's own base
+    /// URL, never with the one the variable put in its place: the same other origin in both gets
+    /// none of the file's credentials, and the file's own origin in the flag keeps them.
+    @Test func theFlagIsComparedWithTheFilesBaseURLWhateverTheVariableSays() async throws {
+        try await MockServer.withRunning { named in
+            try await MockServer.withRunning { other in
+                other.stub(.get, "/v1/me", .json(raw: #"{"ok": true}"#))
+                named.stub(.get, "/v1/me", .json(raw: #"{"ok": true}"#))
+                let origin = named.baseURL.absoluteString
+                let directory = try Self.configDirectory(
+                    #"{"baseURL": "\#(origin)/v1", "service": "cli-test", "authentication": {"storages": ["environment"]}, "#
+                        + #""baseHeaders": ["X-Api-Key: file-key-5a1"], "baseQueryItems": ["api_key=file-qkey-9"]}"#
+                )
+                defer { try? FileManager.default.removeItem(atPath: directory) }
+                let token = ["RESOURCEFUL_AUTH_CLI_TEST_TOKEN": "file-token-7c2"]
+                let both = try await Command.run(
+                    resourcefulTool, ["show", "me", "--env", "test", "--config-directory", directory, "--base-url", "\(other.baseURL.absoluteString)/v1"],
+                    environment: token.merging(["RESOURCEFUL_BASE_URL": "\(other.baseURL.absoluteString)/v1"]) { $1 }
+                )
+                #expect(both.status == 0, "\(both.output)")
+                #expect(other.requests.map { $0.headerFields[.authorization] } == [nil])
+                #expect(other.requests.map { $0.headerFields[Self.apiKey] } == [nil])
+                #expect(other.requests.map(\.path) == ["/v1/me"])
+                let own = try await Command.run(
+                    resourcefulTool, ["show", "me", "--env", "test", "--config-directory", directory, "--base-url", "\(origin)/v1"],
+                    environment: token.merging(["RESOURCEFUL_BASE_URL": "\(other.baseURL.absoluteString)/v1"]) { $1 }
+                )
+                #expect(own.status == 0, "\(own.output)")
+                #expect(named.requests.map { $0.headerFields[.authorization] } == ["Bearer file-token-7c2"])
+            }
+        }
+    }
+
     @Test func theFilesProxyCredentialStillReachesItsProxyOnAnotherOrigin() async throws {
         try await MockServer.withRunning { other in
             other.stub(.get, "/v1/me", .json(raw: #"{"ok": true}"#))
