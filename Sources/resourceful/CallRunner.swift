@@ -6,6 +6,12 @@ import Resourceful
 import ResourcefulKeyring
 import ResourcefulTesting
 
+#if canImport(Glibc)
+import CDispatch
+import CoreFoundation
+import Glibc
+#endif
+
 /// Makes one call with `verb` and prints the answer.
 enum CallRunner {
     static func run(_ verb: ResourceVerb, _ options: CallOptions, updateMethod: UpdateMethod = .put) async throws {

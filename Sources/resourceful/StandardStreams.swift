@@ -2,6 +2,8 @@ import Foundation
 import Resourceful
 
 #if canImport(Glibc)
+import CDispatch
+import CoreFoundation
 import Glibc
 #endif
 

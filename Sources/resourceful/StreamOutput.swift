@@ -4,6 +4,8 @@ import NIOCore
 import Resourceful
 
 #if canImport(Glibc)
+import CDispatch
+import CoreFoundation
 import Glibc
 #endif
 

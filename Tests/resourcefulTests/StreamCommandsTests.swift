@@ -8,6 +8,8 @@ import Testing
 @testable import resourceful
 
 #if canImport(Glibc)
+import CDispatch
+import CoreFoundation
 import Glibc
 #endif
 

@@ -1,4 +1,6 @@
 #if canImport(Glibc)
+import CDispatch
+import CoreFoundation
 import Glibc
 #elseif canImport(Musl)
 import Musl

@@ -3,6 +3,8 @@ import Logging
 import NIOSSL
 
 #if canImport(Glibc)
+import CDispatch
+import CoreFoundation
 import Glibc
 #elseif canImport(Musl)
 import Musl

@@ -2,6 +2,8 @@ import Foundation
 import NIOSSL
 
 #if canImport(Glibc)
+import CDispatch
+import CoreFoundation
 import Glibc
 #elseif canImport(Musl)
 import Musl

@@ -3,6 +3,8 @@ import NIOCore
 import NIOPosix
 
 #if canImport(Glibc)
+import CDispatch
+import CoreFoundation
 import Glibc
 #elseif canImport(Musl)
 import Musl

@@ -4,6 +4,8 @@ import NIOPosix
 import Synchronization
 
 #if canImport(Glibc)
+import CDispatch
+import CoreFoundation
 import Glibc
 #elseif canImport(Musl)
 import Musl

@@ -6,6 +6,8 @@ import ResourcefulTesting
 import Testing
 
 #if canImport(Glibc)
+import CDispatch
+import CoreFoundation
 import Glibc
 #endif
 

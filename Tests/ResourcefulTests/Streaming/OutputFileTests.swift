@@ -3,6 +3,8 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
+import CDispatch
+import CoreFoundation
 import Glibc
 #endif
 
