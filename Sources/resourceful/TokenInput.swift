@@ -1,6 +1,8 @@
 import Foundation
 
 #if canImport(Glibc)
+import CDispatch
+import CoreFoundation
 import Glibc
 #endif
 

@@ -7,6 +7,8 @@ import Testing
 @testable import ResourcefulOAuth2
 
 #if canImport(Glibc)
+import CDispatch
+import CoreFoundation
 import Glibc
 #endif
 

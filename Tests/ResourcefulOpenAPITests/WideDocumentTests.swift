@@ -2,6 +2,12 @@ import Foundation
 import ResourcefulOpenAPI
 import Testing
 
+#if canImport(Glibc)
+import CDispatch
+import CoreFoundation
+import Glibc
+#endif
+
 /// A document with ten thousand names that all map to one Swift name is generated in time that
 /// grows linearly: a hostile document cannot stall a build that runs the generator.
 @Suite struct WideDocumentTests {
