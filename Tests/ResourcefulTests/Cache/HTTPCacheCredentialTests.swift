@@ -125,7 +125,7 @@ import Testing
         try await Harness.run(authorization: nil) { (harness: inout Harness) async throws in
             Self.serveIdentity(harness.server, cacheControl: "public, max-age=60")
             let storage = KeyRecordingStorage()
-            let api = API(dependencies: harness.dependencies, middlewares: API.defaultMiddlewares + [HTTPCacheMiddleware(storage: storage)])
+            let api = API(dependencies: harness.dependencies, middlewares: API.defaultMiddlewares + [HTTPCacheMiddleware(storage: storage, storageTimeout: .seconds(30))])
             let alice = try await Self.me(api, headers: first.0, query: first.1)
             #expect(try await Self.me(api, headers: first.0, query: first.1) == alice)
             #expect(harness.server.requests.count == 1, "\(name)")

@@ -30,7 +30,7 @@ import Testing
         try await Harness.run(authorization: nil) { harness in
             try Self.stubMovingTarget(harness)
             let storage = InMemoryHTTPCacheStorage()
-            let api = API(dependencies: harness.dependencies, middlewares: API.defaultMiddlewares + [HTTPCacheMiddleware(storage: storage)])
+            let api = API(dependencies: harness.dependencies, middlewares: API.defaultMiddlewares + [HTTPCacheMiddleware(storage: storage, storageTimeout: .seconds(30))])
             #expect(try await api.call(AdHocRequest<Item, Empty>(.show, "current")).name == "a")
             #expect(try await api.call(AdHocRequest<Item, Empty>(.show, "current")).name == "b")
             // `/v1/a` and `/v1/b` each hold their own answer; the redirecting URL holds none, so
@@ -47,7 +47,7 @@ import Testing
         try await Harness.run(authorization: nil) { harness in
             try Self.stubMovingTarget(harness)
             let storage = InMemoryHTTPCacheStorage()
-            let api = API(dependencies: harness.dependencies, middlewares: [HTTPCacheMiddleware(storage: storage)] + API.defaultMiddlewares)
+            let api = API(dependencies: harness.dependencies, middlewares: [HTTPCacheMiddleware(storage: storage, storageTimeout: .seconds(30))] + API.defaultMiddlewares)
             let response = try await api.response(AdHocRequest<Item, Empty>(.show, "current"))
             #expect(response.value.name == "a")
             #expect(try await api.call(AdHocRequest<Item, Empty>(.show, "current")).name == "b")
@@ -79,7 +79,7 @@ import Testing
                 fresh
             )
             let storage = InMemoryHTTPCacheStorage()
-            let api = API(dependencies: harness.dependencies, middlewares: API.defaultMiddlewares + [HTTPCacheMiddleware(storage: storage)])
+            let api = API(dependencies: harness.dependencies, middlewares: API.defaultMiddlewares + [HTTPCacheMiddleware(storage: storage, storageTimeout: .seconds(30))])
             #expect(try await api.call(AdHocRequest<Item, Empty>(.show, "a")).name == "a")
             // The revalidation is redirected and answered 304 by the other origin: not an answer
             // about this entry.

@@ -100,7 +100,7 @@ import Testing
             response.headerFields[HTTPField.Name("X-Session-Token")!] = "token-SECRET-2"
             harness.server.stub(.get, "/v1/doc", response)
             let storage = InspectedStorage()
-            let api = API(dependencies: harness.dependencies, middlewares: API.defaultMiddlewares + [HTTPCacheMiddleware(storage: storage)])
+            let api = API(dependencies: harness.dependencies, middlewares: API.defaultMiddlewares + [HTTPCacheMiddleware(storage: storage, storageTimeout: .seconds(30))])
             let show = AdHocRequest<Document, Empty>(.show, "doc")
             #expect(try await api.call(show).version == "v1")
             var notModified = MockResponse.status(.notModified)
@@ -136,7 +136,7 @@ import Testing
                 return response
             }
             let storage = InspectedStorage()
-            let api = API(dependencies: harness.dependencies, middlewares: API.defaultMiddlewares + [HTTPCacheMiddleware(storage: storage)])
+            let api = API(dependencies: harness.dependencies, middlewares: API.defaultMiddlewares + [HTTPCacheMiddleware(storage: storage, storageTimeout: .seconds(30))])
             var alice = AdHocRequest<Document, Empty>(.show, "doc")
             alice.headers = [field: "vary-SECRET-alice"]
             var bob = alice
