@@ -551,10 +551,10 @@ private func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
 
 /// A file descriptor used under a lock and closed once (``PartialFile``).
 private final class Descriptor: Sendable {
-    private let value: Mutex<Int32>
+    private let value: Locked<Int32>
 
     init(_ value: Int32) {
-        self.value = Mutex(value)
+        self.value = Locked(value)
     }
 
     /// Runs `body` with the descriptor, or throws `EBADF` when it was closed.
@@ -597,7 +597,7 @@ private final class Race<T: Sendable>: Sendable {
         var done = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Delivers `result` to the waiter (now, or when it comes); `false` when another was first.
     @discardableResult

@@ -96,8 +96,9 @@ import Testing
         defer { storage.release() }
         try await Harness.run(authorization: nil) { (harness: inout Harness) async throws in
             harness.server.stub(.get, "/v1/doc", try .json(Document(version: "v2")))
-            // A deadline that leaves the network (half of it) enough time on a loaded machine.
-            let timeout = Duration.seconds(20)
+            // A deadline that leaves the network (half of it) enough time on a loaded machine,
+            // under the thread sanitizer too.
+            let timeout = Duration.seconds(40)
             harness.dependencies.apiConfig.timeout = timeout
             // A storage time-out longer than the call: the call's deadline bounds the wait.
             let cache = HTTPCacheMiddleware(storage: storage, storageTimeout: .seconds(600))
