@@ -52,7 +52,10 @@ struct DownloadHungFileSystemTests {
                 DownloadTests.serve(harness.server, cuts: 0, cutAt: 0)
                 let api = harness.api
                 let work = Task { try await api.download(Asset(streamTimeout: nil), to: folder.appendingPathComponent("asset.bin", isDirectory: false)) }
-                try await Task.sleep(for: .milliseconds(200))
+                // Cancelled once a thread of this process waits on the mount, not after a guess.
+                let giveUp = ContinuousClock.now + .seconds(20)
+                while !HungFileSystem.aThreadWaits(), ContinuousClock.now < giveUp { try await Task.sleep(for: .milliseconds(5)) }
+                #expect(HungFileSystem.aThreadWaits(), "the download never reached the file system")
                 let cancelled = ContinuousClock.now
                 work.cancel()
                 let error = await #expect(throws: APIError.self) { _ = try await work.value }
@@ -67,6 +70,18 @@ struct DownloadHungFileSystemTests {
 /// A FUSE mount without a daemon: every call that looks into it waits until the connection is
 /// closed. The mount sits in a folder of its own under the temporary folder.
 enum HungFileSystem {
+    /// Whether a thread of this process waits in the kernel (state `D`: a FUSE request waits
+    /// killably for its answer), as a call into the hung mount does.
+    static func aThreadWaits() -> Bool {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.contains { task in
+            guard let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+                let end = stat.lastIndex(of: ")")
+            else { return false }
+            return stat[stat.index(after: end)...].split(separator: " ").first == "D"
+        }
+    }
+
     /// Whether this process may mount one (root, `/dev/fuse`).
     static let available: Bool = geteuid() == 0 && access("/dev/fuse", R_OK | W_OK) == 0
 
