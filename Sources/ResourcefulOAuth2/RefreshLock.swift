@@ -140,6 +140,9 @@ struct RefreshLock: ~Copyable {
         /// replaced by a new 0600 file once its lock is had, or at once when another user holds
         /// its lock (``lockOpenToOthers(_:)``), never while a process of the user's may hold it.
         var openToOthers = false
+        /// Whether replacing it waited for its folder's lock (``replaceOpenToOthers(_:)``), which
+        /// another user who opened the folder while it was open to them can hold for ever.
+        var folderLockBusy = false
 
         /// Closes both descriptors.
         func close() {
@@ -187,7 +190,9 @@ struct RefreshLock: ~Copyable {
             let file = kept
             kept = nil
             let readable = file?.openToOthers == true
-            let outcome = await OffPoolWork.run(until: deadline, abandon: { (step: Step) in step.release() }) { () -> Step in
+            let outcome = await OffPoolWork.run(
+                until: deadline, notRun: { file?.close() }, abandon: { (step: Step) in step.release() }
+            ) { () -> Step in
                 let opened: File
                 if let file {
                     opened = file
@@ -231,6 +236,12 @@ struct RefreshLock: ~Copyable {
     /// holder may be another user's process (one this process cannot see), holding it for ever.
     static func heldReadable(_ file: File?) -> Attempt {
         let path = file.map { "\($0.folder)/\($0.name)" } ?? "the lock file"
+        if let file, file.folderLockBusy {
+            return .failed(
+                "\(path) was open to other users, and could not be replaced: its folder \(file.folder) was locked until the deadline, "
+                    + "perhaps by another user who opened the folder while it was open to them: "
+                    + "once no process of yours is renewing the token, remove the file (`rm \(path)`)")
+        }
         return .failed(
             "\(path) was open to other users, and its lock was held until the deadline, perhaps by another user: "
                 + "once no process of yours is renewing the token, remove it (`rm \(path)`)")
@@ -413,6 +424,9 @@ struct RefreshLock: ~Copyable {
     /// is never replaced under it, which would let a second process lock the new file and spend
     /// the same refresh token.
     static func lockOpenToOthers(_ file: File) -> Step {
+        // What held it up last time is told again by this attempt.
+        var file = file
+        file.folderLockBusy = false
         if retrying({ flock(file.descriptor, LOCK_EX | LOCK_NB) }) != 0 {
             let error = errno
             guard error == EWOULDBLOCK || error == EAGAIN else {
@@ -423,9 +437,12 @@ struct RefreshLock: ~Copyable {
         }
         switch replaceOpenToOthers(file) {
         case .busy:
-            // Another process of the user's is replacing it: waited for.
+            // Another process of the user's is replacing it (or another user holds the folder's
+            // lock, and `/proc/locks` cannot tell): waited for, and named at the deadline.
             _ = retrying { flock(file.descriptor, LOCK_UN) }
-            return .busy(file)
+            var waiting = file
+            waiting.folderLockBusy = true
+            return .busy(waiting)
         case .gone:
             file.close()
             return .replaced
@@ -459,7 +476,23 @@ struct RefreshLock: ~Copyable {
     /// of the user's has put in place and locked. `file` stays open; the caller may replace it
     /// only when no process of the user's can hold its lock.
     static func replaceOpenToOthers(_ file: File) -> Replacement {
-        guard retrying({ flock(file.directory, LOCK_EX | LOCK_NB) }) == 0 else { return .busy }
+        guard retrying({ flock(file.directory, LOCK_EX | LOCK_NB) }) == 0 else {
+            let error = errno
+            // Another user who opened the folder while it was open to them can hold its lock for
+            // ever: no replacement can then be made safely, and waiting would only end at the
+            // deadline. Said at once, with the fix (a new file takes no replacement).
+            if error == EWOULDBLOCK || error == EAGAIN, heldByAnotherUser(file.directory) {
+                let path = "\(file.folder)/\(file.name)"
+                return .failed(
+                    Reason(
+                        text:
+                            "\(path) is open to other users and cannot be replaced: its folder \(file.folder) is locked by another user's process, "
+                            + "which opened the folder while it was open to them: once no process of yours is renewing the token, "
+                            + "remove the file (`rm \(path)`)",
+                        fallsBack: false))
+            }
+            return .busy
+        }
         defer { _ = retrying { flock(file.directory, LOCK_UN) } }
         var held = stat()
         var named = stat()
@@ -489,7 +522,7 @@ struct RefreshLock: ~Copyable {
         Reason(text: "the lock file in \(file.folder) is open to other users and could not be replaced (errno \(error))", fallsBack: false)
     }
 
-    /// Whether the lock on the file open as `descriptor` is held, as far as `/proc/locks` tells,
+    /// Whether the lock on the file (or folder) open as `descriptor` is held, as far as `/proc/locks` tells,
     /// only by processes of other users (blocking: on the lock's own thread): each `FLOCK` entry
     /// on the file names a process whose real and effective users (`/proc/<pid>/status`) are
     /// others. False whenever it cannot be told (no `/proc`, no entry, a holder this process
@@ -664,89 +697,6 @@ private func retrying(_ call: () -> Int32) -> Int32 {
 /// Closes `descriptor` (the C function, which `RefreshLock.File.close()` hides).
 private func closeDescriptor(_ descriptor: Int32) -> Int32 {
     close(descriptor)
-}
-
-/// Blocking work run on a thread of its own, never on the cooperative pool, and waited for at
-/// most until a deadline: a file system that does not answer holds that thread, not the caller.
-///
-/// Each piece of work gets a new thread: not a Dispatch queue, whose worker threads on Linux are
-/// those the cooperative pool and other queues share (work blocked there starves them), and not a
-/// fixed pool, which work that never returns would fill.
-enum OffPoolWork {
-
-    /// What became of the work.
-    enum Outcome<T: Sendable>: Sendable {
-        /// It finished in time with this.
-        case done(T)
-        /// The deadline passed first (what it gives later goes to `abandon`).
-        case timedOut
-        /// The waiting task was cancelled first.
-        case cancelled
-    }
-
-    /// The one answer a wait gets, from the work, the timer or a cancellation, whichever is first.
-    private final class Race<T: Sendable>: Sendable {
-        struct State {
-            var continuation: CheckedContinuation<Outcome<T>, Never>?
-            var early: Outcome<T>?
-            var settled = false
-        }
-        let state = Locked(State())
-
-        /// Gives `outcome` to the waiter unless something was first; whether it was given.
-        func settle(_ outcome: Outcome<T>) -> Bool {
-            let waiting: CheckedContinuation<Outcome<T>, Never>?? = state.withLock { state in
-                guard !state.settled else { return .none }
-                state.settled = true
-                if let continuation = state.continuation {
-                    state.continuation = nil
-                    return .some(continuation)
-                }
-                state.early = outcome
-                return .some(nil)
-            }
-            guard case .some(let continuation) = waiting else { return false }
-            continuation?.resume(returning: outcome)
-            return true
-        }
-
-        /// Waits with `continuation`, or answers it at once with what came first.
-        func install(_ continuation: CheckedContinuation<Outcome<T>, Never>) {
-            let early: Outcome<T>? = state.withLock { state in
-                if let early = state.early { return early }
-                state.continuation = continuation
-                return nil
-            }
-            if let early { continuation.resume(returning: early) }
-        }
-    }
-
-    /// Runs `body` on a thread of its own, waiting for it at most until `deadline`; what it
-    /// returns after the wait ended goes to `abandon` (to close what it opened).
-    static func run<T: Sendable>(
-        until deadline: ContinuousClock.Instant,
-        abandon: @escaping @Sendable (T) -> Void,
-        _ body: @escaping @Sendable () -> T
-    ) async -> Outcome<T> {
-        let left = deadline - ContinuousClock.now
-        guard left > .zero else { return .timedOut }
-        if Task.isCancelled { return .cancelled }
-        let race = Race<T>()
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Outcome<T>, Never>) in
-                race.install(continuation)
-                DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: left.nanoseconds))) {
-                    _ = race.settle(.timedOut)
-                }
-                Thread.detachNewThread {
-                    let value = body()
-                    if !race.settle(.done(value)) { abandon(value) }
-                }
-            }
-        } onCancel: {
-            _ = race.settle(.cancelled)
-        }
-    }
 }
 
 extension OAuth2AuthenticationStorage {
