@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import HTTPTypes
+import ProcessTestSupport
 import Resourceful
 import ResourcefulTesting
 import Testing
@@ -447,5 +448,73 @@ import Testing
             #expect(!description.contains("could not be had in time"))
             #expect(try await refreshTokens.secret(named: name) == nil)
         }
+    }
+
+    @Test func aLockFileThatCannotBeReplacedForItsFolderSLockNamesTheFolderAndTheFix() async throws {
+        // The folder and the file were open to others once: another user who opened the folder
+        // then holds a descriptor of it, and with it the folder's lock, which replacing the file
+        // takes. Here a second descriptor of this process holds it (`/proc/locks` shows the user's
+        // own process): waited for until the deadline, then named, with the fix.
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/a.lock"
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        #expect(chmod(path, 0o644) == 0)
+        let theirs = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        try #require(theirs >= 0)
+        defer { close(theirs) }
+        try #require(flock(theirs, LOCK_EX | LOCK_NB) == 0)
+        let before = Self.inode(path)
+
+        let opener: RefreshLock.Opener = { RefreshLock.openFile(named: "a.lock", in: folder) }
+        let deadline = ContinuousClock.now + .milliseconds(800)
+        var reason = ""
+        switch await RefreshLock.acquire(service: "s", deadline: deadline, opener: opener) {
+        case .failed(let why): reason = why
+        default: Issue.record("the lock was had, or the wait did not say why it ended")
+        }
+        #expect(reason.contains("its folder \(folder) was locked"), "\(reason)")
+        #expect(reason.contains("rm \(path)"), "\(reason)")
+        #expect(Self.inode(path) == before, "the file was replaced without its folder's lock")
+        // The fix works: once the file is gone, a new private one needs no replacement.
+        #expect(unlink(path) == 0)
+        #expect(Self.describe(await RefreshLock.acquire(service: "s", deadline: .now + .seconds(20), opener: opener)) == "held")
+    }
+
+    /// Another user holds the folder's lock (they opened it while it was open to them): the
+    /// renewal fails at once, naming the folder, the file and the fix, not at its time-out.
+    @Test(.enabled(if: geteuid() == 0, "needs root to be another user"))
+    func aLockFolderHeldByAnotherUserFailsAtOnceNamingTheFix() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/a.lock"
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        #expect(chmod(path, 0o644) == 0)
+        #expect(chmod(folder, 0o755) == 0)
+        let script = """
+            import fcntl, os, sys, time
+            fd = os.open(sys.argv[1], os.O_RDONLY)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            os.setresgid(4242, 4242, 4242)
+            os.setresuid(4242, 4242, 4242)
+            print("held", flush=True)
+            time.sleep(120)
+            """
+        let stranger = try RunningCommand("/usr/bin/python3", ["-c", script, folder])
+        defer { stranger.send(signal: SIGKILL) }
+        #expect(try await stranger.line(where: { $0 == "held" }) == "held")
+        #expect(chmod(folder, 0o700) == 0)
+
+        let opener: RefreshLock.Opener = { RefreshLock.openFile(named: "a.lock", in: folder) }
+        let started = ContinuousClock.now
+        var reason = ""
+        switch await RefreshLock.acquire(service: "s", deadline: started + .seconds(40), opener: opener) {
+        case .failed(let why): reason = why
+        default: Issue.record("the lock was had, or the wait did not say why it ended")
+        }
+        #expect(ContinuousClock.now - started < .seconds(20), "it waited for a lock another user holds")
+        #expect(reason.contains(folder) && reason.contains("rm \(path)"), "\(reason)")
+        stranger.send(signal: SIGKILL)
+        _ = try await stranger.finish()
     }
 }

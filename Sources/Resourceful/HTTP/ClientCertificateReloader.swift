@@ -77,7 +77,10 @@ final class ClientCertificateReloader: Sendable {
     private let state: Locked<State>
 
     /// Follows the pair `settings.tls` names, starting from `configuration` (made from it), checking
-    /// the files at most once per `interval`; a request waits at most `maximumWait` for a check.
+    /// the files at most once per `interval`; a request waits at most `maximumWait` for a check,
+    /// and so does this `init` for its first look at the files (on a thread of its own: a file
+    /// system that does not answer leaves them unknown, to be read again by the first look that
+    /// gets an answer).
     init(
         settings: APIConfig.HTTPSettings,
         environment: [String: String],
@@ -94,7 +97,20 @@ final class ClientCertificateReloader: Sendable {
         self.logger = logger
         self.identify = identify
         // The pair was just read from these files: what they are now is what it was made from.
-        state = Locked(State(configuration: configuration, identities: identify(settings.tls), lastCheck: .now))
+        // Looked at on a thread of its own, for `maximumWait` at most (this is a synchronous
+        // `init`): on a file system that stopped answering, the files count as unknown, and the
+        // first look that gets an answer reads the pair again.
+        let identities = Locked<[CredentialFile.Identity?]?>(nil)
+        let looked = DispatchSemaphore(value: 0)
+        let tls = settings.tls
+        Thread.detachNewThread {
+            let found = identify(tls)
+            identities.withLock { $0 = found }
+            looked.signal()
+        }
+        let wait = Int(OffPoolWork.nanoseconds(maximumWait))
+        let known = looked.wait(timeout: .now() + .nanoseconds(wait)) == .success ? identities.value : nil
+        state = Locked(State(configuration: configuration, identities: known ?? [nil, nil], lastCheck: .now))
     }
 
     /// The configuration for the next request: the newest pair that could be read. Waits for a
@@ -136,7 +152,9 @@ final class ClientCertificateReloader: Sendable {
         var outcome: TLSConfiguration?
         if changed {
             do throws(APIError) {
-                if let fresh = try TLSTrust.configuration(for: settings, environment: environment) {
+                // Read here, on the look's own thread, however long the file system takes: a
+                // time-out would be taken for a broken pair, and the pair never read again.
+                if let fresh = try TLSTrust.readConfiguration(for: settings, environment: environment) {
                     outcome = fresh
                     state.withLock { state in
                         state.configuration = fresh

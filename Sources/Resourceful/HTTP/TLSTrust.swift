@@ -17,13 +17,60 @@ enum TLSTrust {
     /// The largest CA file read: the system's whole bundle is about 200 KB.
     static let maximumFileBytes = 16 << 20
 
+    /// The longest ``configuration(for:environment:fileWait:)`` waits for the files it reads by
+    /// default: a transport is made synchronously (its `init`), so a file on a file system that
+    /// does not answer (a hung network mount) costs the caller's thread this long at most.
+    static let fileWait: Duration = .seconds(10)
+
+    /// The file being read, for the error that names it when its file system does not answer.
+    final class Reading: Sendable {
+        let current = Locked<(key: String, path: String)?>(nil)
+
+        /// The file a reading thread is at; noted by the functions that read one.
+        @TaskLocal static var active: Reading?
+
+        /// Notes that `path` (configured as `key`) is read now.
+        static func note(_ key: String, _ path: String) {
+            active?.current.withLock { $0 = (key, path) }
+        }
+    }
+
     /// The configuration for `settings`, or `nil` when it is AsyncHTTPClient's own default (the
     /// system's roots, TLS 1.2 or later, no client certificate), which the client then makes only
     /// for the connections that need it; `environment` holds `SSL_CERT_FILE` and `SSL_CERT_DIR`.
     ///
+    /// The files are read on a thread of their own, waited for at most `fileWait` (the caller's
+    /// thread blocks that long at most: a transport's `init` is synchronous); a file on a file
+    /// system that does not answer leaves that thread waiting, not the caller.
+    ///
     /// - Throws: ``APIError/Kind/invalidConfiguration`` naming the key and the path when a
-    ///   configured file or directory cannot be read or holds no certificate.
-    static func configuration(for settings: APIConfig.HTTPSettings, environment: [String: String]) throws(APIError) -> TLSConfiguration? {
+    ///   configured file or directory cannot be read or holds no certificate, or when its file
+    ///   system did not answer within `fileWait`.
+    static func configuration(
+        for settings: APIConfig.HTTPSettings, environment: [String: String], fileWait: Duration = fileWait
+    ) throws(APIError) -> TLSConfiguration? {
+        let reading = Reading()
+        let finished = DispatchSemaphore(value: 0)
+        let outcome = Locked<Result<TLSConfiguration?, APIError>?>(nil)
+        Thread.detachNewThread {
+            let result = Reading.$active.withValue(reading) {
+                Result { () throws(APIError) in try readConfiguration(for: settings, environment: environment) }
+            }
+            outcome.withLock { $0 = result }
+            finished.signal()
+        }
+        let nanoseconds = Int(OffPoolWork.nanoseconds(fileWait))
+        guard finished.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .success, let result = outcome.value else {
+            let (key, path) = reading.current.value ?? ("http.tls", "a file it names")
+            throw problem(key, path, "did not answer within \(fileWait) (a file system that does not answer, such as a hung network mount)")
+        }
+        return try result.get()
+    }
+
+    /// The configuration for `settings` (as ``configuration(for:environment:fileWait:)``), read
+    /// on the calling thread, which blocks as long as the file system does: for a thread of its
+    /// own (``ClientCertificateReloader``'s look at the files).
+    static func readConfiguration(for settings: APIConfig.HTTPSettings, environment: [String: String]) throws(APIError) -> TLSConfiguration? {
         let configuration = try makeConfiguration(for: settings, environment: environment)
         if let configuration, settings.tls.clientCertificateFile != nil, settings.tls.clientKeyFile != nil {
             // A certificate and a key that are not a pair (one file rotated, the other not yet)
@@ -86,6 +133,8 @@ enum TLSTrust {
     private static func trustOpenSSLVariables(_ environment: [String: String], in tls: inout TLSConfiguration) throws(APIError) {
         let file = environment["SSL_CERT_FILE"] ?? "", directories = environment["SSL_CERT_DIR"] ?? ""
         let cacheKey = file + "\0" + directories
+        // Another transport's reading, under the lock, may wait on the same files.
+        Reading.note(file.isEmpty ? "SSL_CERT_DIR" : "SSL_CERT_FILE", file.isEmpty ? directories : file)
         // Read under the lock, so that transports made at once wait for one reading instead of each
         // making its own.
         let read = environmentRoots.withLock { cache in
@@ -134,6 +183,7 @@ enum TLSTrust {
     /// Kubernetes Secret's `tls.key` → `..data/tls.key`): its target is read under the same rule.
     static func privateKey(inFile path: String) throws(APIError) -> NIOSSLPrivateKey {
         let key = "http.tls.clientKeyFile"
+        Reading.note(key, path)
         let bytes: [UInt8]
         do {
             bytes = try PrivateFile.contents(of: linkTargetInsideFolder(of: path) ?? path, maximumBytes: maximumKeyBytes)
@@ -152,6 +202,7 @@ enum TLSTrust {
     /// as Kubernetes' `..data`) and files without a PEM certificate are passed over.
     static func certificates(inDirectory directory: String, key: String) throws(APIError) -> [NIOSSLCertificate] {
         let names: [String]
+        Reading.note(key, directory)
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { !$0.hasPrefix(".") }.sorted()
         } catch {
@@ -160,6 +211,7 @@ enum TLSTrust {
         var certificates: [NIOSSLCertificate] = []
         for name in names {
             let path = directory + "/" + name
+            Reading.note(key, path)
             guard isRegularFile(path) else { continue }
             certificates += try pemCertificates(at: path, key: key, skippingOtherFiles: true)
         }
@@ -184,6 +236,7 @@ enum TLSTrust {
     /// The bytes of the regular file at `path`, checked on the descriptor it is read from (a FIFO
     /// would block the read for ever, a device never end it).
     private static func contents(of path: String, key: String) throws(APIError) -> Data {
+        Reading.note(key, path)
         do {
             return Data(try RegularFile.contents(of: path, maximumBytes: maximumFileBytes).bytes)
         } catch {

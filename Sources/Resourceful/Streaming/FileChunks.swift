@@ -1,6 +1,5 @@
 import Foundation
 import NIOCore
-import NIOPosix
 
 #if canImport(Glibc)
 import CDispatch
@@ -12,8 +11,10 @@ import Musl
 import Darwin
 #endif
 
-/// The bytes of a regular file as buffers of at most 64 KiB, read on NIO's thread pool as the
-/// reader asks for them, from one descriptor opened (and checked with `fstat`) by
+/// The bytes of a regular file as buffers of at most 64 KiB, read on a thread of the file's own
+/// (an ``OffPoolWork/Worker``: a file system that does not answer holds it, not NIO's shared
+/// thread pool) as the reader asks for them, each wait ended by the reader's cancellation, from
+/// one descriptor opened (and checked with `fstat`) by
 /// ``open(_:)``: every read of the sequence — a retry, a refreshed credential, a `307` — sends
 /// the same file from its start, never another one put at its path since.
 ///
@@ -35,6 +36,8 @@ struct FileChunks: AsyncSequence, Sendable {
         let path: String
         let descriptor: Int32
         let length: Int
+        /// The thread its reads run on, one at a time.
+        let worker = OffPoolWork.Worker()
 
         init(path: String, descriptor: Int32, length: Int) {
             self.path = path
@@ -43,7 +46,9 @@ struct FileChunks: AsyncSequence, Sendable {
         }
 
         deinit {
+            // No read is under way: each holds the file until it returns.
             close(descriptor)
+            worker.close()
         }
     }
 
@@ -80,22 +85,34 @@ struct FileChunks: AsyncSequence, Sendable {
             let (file, offset) = (self.file, self.offset)
             guard offset < file.length else { return nil }
             let count = Swift.min(FileChunks.chunkSize, file.length - offset)
-            let chunk = try await NIOThreadPool.singleton.runIfActive { () throws -> ByteBuffer in
-                var buffer = ByteBuffer()
-                let read = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { bytes in
-                    while true {
-                        // `bytes` holds at least `count` writable bytes: pread writes no more.
-                        let read = pread(file.descriptor, bytes.baseAddress, count, off_t(offset))
-                        if read < 0, errno == EINTR { continue }
-                        guard read >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-                        return read
-                    }
-                }
-                guard read > 0 else { throw TransportError.invalidRequest("the file \(file.path) shrank while it was sent") }
-                return buffer
+            let outcome = await file.worker.run(
+                until: .now + API.unboundedStream, abandon: { (_: Result<ByteBuffer, any Error>) in }
+            ) { () -> Result<ByteBuffer, any Error> in
+                Result { try Self.read(count, at: offset, of: file) }
+            }
+            let chunk: ByteBuffer
+            switch outcome {
+            case .done(let result): chunk = try result.get()
+            case .timedOut, .cancelled: throw CancellationError()
             }
             self.offset += chunk.readableBytes
             return chunk
+        }
+
+        /// Reads `count` bytes at `offset` of `file` (blocking: on the file's worker).
+        private static func read(_ count: Int, at offset: Int, of file: OpenedFile) throws -> ByteBuffer {
+            var buffer = ByteBuffer()
+            let read = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { bytes in
+                while true {
+                    // `bytes` holds at least `count` writable bytes: pread writes no more.
+                    let read = pread(file.descriptor, bytes.baseAddress, count, off_t(offset))
+                    if read < 0, errno == EINTR { continue }
+                    guard read >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                    return read
+                }
+            }
+            guard read > 0 else { throw TransportError.invalidRequest("the file \(file.path) shrank while it was sent") }
+            return buffer
         }
     }
 

@@ -1,6 +1,5 @@
 import Foundation
 import NIOCore
-import NIOPosix
 import Synchronization
 
 #if canImport(Glibc)
@@ -14,16 +13,18 @@ import Darwin
 #endif
 
 /// A download's file while it is written: a temporary file beside the destination (so that the
-/// rename is atomic, on one file system), written on NIO's thread pool, `fsync`ed and renamed
+/// rename is atomic, on one file system), written on a thread of the download's own, `fsync`ed and renamed
 /// into place by ``commit()``, removed by ``discard()``. The destination never holds part of a body.
 ///
 /// A resumable one (``DownloadOptions/keepsPartialFile``, made by ``resumable(for:request:until:)``)
 /// has a stable name and a state file beside it, both mode 0600, and is kept by ``keep()``.
 ///
-/// Every file-system call runs on the thread pool, and every wait for one is bounded: by the
-/// download's deadline and its task's cancellation, or (for what a stopped download still does:
-/// the last piece, the removal) by ``finishingGrace``. A file system that hangs holds a pool
-/// thread, never the cooperative pool, and the download returns a typed error in time.
+/// Every file-system call runs on the download's own thread (an ``OffPoolWork/Worker``, made once
+/// per download, not once per piece), and every wait for one is bounded: by the download's
+/// deadline and its task's cancellation, or (for what a stopped download still does: the last
+/// piece, the removal) by ``finishingGrace``. A file system that hangs holds that thread, never
+/// the cooperative pool nor NIO's shared thread pool (whose few threads other file work of the
+/// process needs), and the download returns a typed error in time.
 final class PartialFile: Sendable {
     let destination: String
     let temporary: String
@@ -32,6 +33,8 @@ final class PartialFile: Sendable {
     /// The open file, `-1` once closed: every use of it holds the lock, so that an operation
     /// whose wait was given up and that runs late never writes through a number reused since.
     private let descriptor: Descriptor
+    /// The thread every file-system call of this download runs on, in order.
+    private let worker: OffPoolWork.Worker
     /// Whether the state file now describes the part (``saveState(_:)``): a part without one is
     /// of no use and is removed rather than kept.
     private let described = Atomic<Bool>(false)
@@ -50,10 +53,11 @@ final class PartialFile: Sendable {
     /// - Throws: ``APIError/Kind/timeout`` when the file system does not answer before
     ///   `deadline`, ``APIError/Kind/cancelled`` when the task is cancelled first.
     static func create(for destination: URL, until deadline: ContinuousClock.Instant) async throws(APIError) -> PartialFile {
-        let (path, folder, name) = try await names(destination, until: deadline)
+        let worker = OffPoolWork.Worker()
+        let (path, folder, name) = try await names(destination, on: worker, until: deadline)
         let temporary = folder + "/." + name + "." + String(UInt64.random(in: .min ... .max), radix: 36) + ".download"
         do {
-            let descriptor = try await Self.run(until: deadline, path: path) { () throws -> Int32 in
+            let descriptor = try await Self.run(on: worker, until: deadline, path: path) { () throws -> Int32 in
                 // Readable by its owner alone while it is written; given its final mode at commit.
                 let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
                 guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
@@ -63,7 +67,7 @@ final class PartialFile: Sendable {
                 unlink(temporary)
                 close(descriptor)
             }
-            return PartialFile(destination: path, temporary: temporary, stateFile: nil, descriptor: descriptor)
+            return PartialFile(destination: path, temporary: temporary, stateFile: nil, descriptor: descriptor, worker: worker)
         } catch {
             throw failure(error, "the folder \(folder) cannot be written")
         }
@@ -78,11 +82,12 @@ final class PartialFile: Sendable {
     ///   when the folder cannot be written.
     ///   ``APIError/Kind/timeout`` or ``APIError/Kind/cancelled`` as ``create(for:until:)``.
     static func resumable(for destination: URL, request: String, until deadline: ContinuousClock.Instant) async throws(APIError) -> (PartialFile, ResumeState?) {
-        let (path, folder, _) = try await names(destination, until: deadline)
+        let worker = OffPoolWork.Worker()
+        let (path, folder, _) = try await names(destination, on: worker, until: deadline)
         let partial = DownloadOptions.partialFile(for: URL(fileURLWithPath: path, isDirectory: false)).path
         let stateFile = DownloadOptions.partialStateFile(for: URL(fileURLWithPath: path, isDirectory: false)).path
         do {
-            let (descriptor, state) = try await Self.run(until: deadline, path: path) { () throws -> (Int32, ResumeState?) in
+            let (descriptor, state) = try await Self.run(on: worker, until: deadline, path: path) { () throws -> (Int32, ResumeState?) in
                 let descriptor = try openOwn(partial, flags: O_RDWR | O_CREAT, what: "the partial download")
                 do {
                     guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
@@ -115,7 +120,7 @@ final class PartialFile: Sendable {
                 // Opened after the download gave up waiting: left as it is, unlocked.
                 close(opened.0)
             }
-            let file = PartialFile(destination: path, temporary: partial, stateFile: stateFile, descriptor: descriptor)
+            let file = PartialFile(destination: path, temporary: partial, stateFile: stateFile, descriptor: descriptor, worker: worker)
             if state != nil { file.described.store(true, ordering: .releasing) }
             return (file, state)
         } catch let refusal as Refusal {
@@ -127,16 +132,18 @@ final class PartialFile: Sendable {
 
     /// The destination's path, folder and name; refused (``APIError/Kind/file``) when it names no
     /// file or what is there is not a regular file, before anything is sent.
-    private static func names(_ destination: URL, until deadline: ContinuousClock.Instant) async throws(APIError) -> (path: String, folder: String, name: String) {
+    private static func names(
+        _ destination: URL, on worker: OffPoolWork.Worker, until deadline: ContinuousClock.Instant
+    ) async throws(APIError) -> (path: String, folder: String, name: String) {
         let path = destination.standardizedFileURL.path
         let folder = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
         guard !name.isEmpty, name != "/" else { throw APIError(kind: .file, detail: "\(path) names no file") }
-        // Checked before anything is sent (on the thread pool: a hung file system holds one of its
-        // threads, not the cooperative pool's), and again just before the rename.
+        // Checked before anything is sent (on the download's thread: a hung file system holds it,
+        // not the cooperative pool's), and again just before the rename.
         let destination: Destination
         do {
-            destination = try await run(until: deadline, path: path) { Destination.check(path) }
+            destination = try await run(on: worker, until: deadline, path: path) { Destination.check(path) }
         } catch let error as APIError {
             throw error
         } catch {
@@ -178,13 +185,14 @@ final class PartialFile: Sendable {
     /// keeping or removing its file) may wait for the file system, cancelled or past its deadline.
     static let finishingGrace = Duration.seconds(2)
 
-    /// Runs `body` on NIO's thread pool and waits for it until `deadline` or the task's
-    /// cancellation (unless not `cancellable`), whichever comes first; with `finishing`, for
-    /// ``finishingGrace`` from now, cancelled or not (what a stopped download still does). A file
-    /// system that hangs keeps the pool thread; the caller gets ``APIError/Kind/timeout``
-    /// (naming `path`) or ``APIError/Kind/cancelled``, and `abandoned` gets what `body` returns
-    /// if it ever does.
+    /// Runs `body` on `worker` (after the work given to it before) and waits for it until
+    /// `deadline` or the task's cancellation (unless not `cancellable`), whichever comes first;
+    /// with `finishing`, for ``finishingGrace`` from now, cancelled or not (what a stopped download
+    /// still does). A file system that hangs keeps the worker's thread; the caller gets
+    /// ``APIError/Kind/timeout`` (naming `path`) or ``APIError/Kind/cancelled``, and `abandoned`
+    /// gets what `body` returns if it ever does.
     private static func run<T: Sendable>(
+        on worker: OffPoolWork.Worker,
         until deadline: ContinuousClock.Instant,
         finishing: Bool = false,
         cancellable: Bool = true,
@@ -192,37 +200,23 @@ final class PartialFile: Sendable {
         _ body: @escaping @Sendable () throws -> T,
         abandoned: (@Sendable (T) -> Void)? = nil
     ) async throws -> T {
-        let loop = MultiThreadedEventLoopGroup.singleton.any()
         let bound = finishing ? ContinuousClock.now + finishingGrace : deadline
-        let race = Race<T>()
-        let future = NIOThreadPool.singleton.runIfActive(eventLoop: loop, body)
-        future.whenComplete { result in
-            if !race.finish(result), case .success(let value) = result, let abandoned {
-                NIOThreadPool.singleton.submit { _ in abandoned(value) }
-            }
+        let outcome = await worker.run(
+            until: bound,
+            cancellable: cancellable && !finishing,
+            abandon: { (result: Result<T, any Error>) in
+                if case .success(let value) = result { abandoned?(value) }
+            },
+            { Result { try body() } }
+        )
+        switch outcome {
+        case .done(let result):
+            return try result.get()
+        case .timedOut:
+            throw APIError(kind: .timeout, detail: "the file system of \(path) did not answer before the download's deadline")
+        case .cancelled:
+            throw APIError(kind: .cancelled, detail: "while waiting for the file system of \(path)")
         }
-        let left = ContinuousClock.now.duration(to: bound)
-        let timer = loop.scheduleTask(in: .nanoseconds(nanoseconds(left))) {
-            race.finish(.failure(APIError(kind: .timeout, detail: "the file system of \(path) did not answer before the download's deadline")))
-        }
-        defer { timer.cancel() }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                race.wait(continuation)
-            }
-        } onCancel: {
-            if cancellable, !finishing {
-                race.finish(.failure(APIError(kind: .cancelled, detail: "while waiting for the file system of \(path)")))
-            }
-        }
-    }
-
-    /// `duration` in whole nanoseconds, between 0 and `Int64.max`.
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        guard seconds >= 0 else { return 0 }
-        guard seconds < Int64.max / 1_000_000_000 - 1 else { return Int64.max }
-        return max(seconds * 1_000_000_000 + attoseconds / 1_000_000_000, 0)
     }
 
     /// An ``APIError`` from a failed file-system call: a wait given up (timeout, cancellation)
@@ -258,22 +252,23 @@ final class PartialFile: Sendable {
         return ResumeState(validator: String(lines[3]), total: total, written: 0)
     }
 
-    private init(destination: String, temporary: String, stateFile: String?, descriptor: Int32) {
+    private init(destination: String, temporary: String, stateFile: String?, descriptor: Int32, worker: OffPoolWork.Worker) {
         self.destination = destination
         self.temporary = temporary
         self.stateFile = stateFile
         self.descriptor = Descriptor(descriptor)
+        self.worker = worker
     }
 
     /// Whether the part is kept when the download stops (``keep()``).
     var keepsPart: Bool { stateFile != nil }
 
-    /// Runs `body` with the open descriptor on the thread pool, as ``run(until:finishing:path:_:abandoned:)``.
+    /// Runs `body` with the open descriptor on the download's thread, as ``run(on:until:finishing:cancellable:path:_:abandoned:)``.
     private func withDescriptor<T: Sendable>(
         until deadline: ContinuousClock.Instant, finishing: Bool = false, _ body: @escaping @Sendable (Int32) throws -> T
     ) async throws -> T {
         let descriptor = self.descriptor
-        return try await Self.run(until: deadline, finishing: finishing, path: destination) {
+        return try await Self.run(on: worker, until: deadline, finishing: finishing, path: destination) {
             try descriptor.use(body)
         }
     }
@@ -285,7 +280,7 @@ final class PartialFile: Sendable {
         guard let stateFile else { return }
         described.store(false, ordering: .releasing)
         do {
-            try await Self.run(until: deadline, path: destination) {
+            try await Self.run(on: worker, until: deadline, path: destination) {
                 guard let state else {
                     if unlink(stateFile) != 0, errno != ENOENT { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
                     return
@@ -372,7 +367,7 @@ final class PartialFile: Sendable {
     func commit(until deadline: ContinuousClock.Instant) async throws(APIError) {
         let (descriptor, temporary, destination, stateFile) = (self.descriptor, self.temporary, self.destination, self.stateFile)
         do {
-            try await Self.run(until: deadline, cancellable: false, path: destination) {
+            try await Self.run(on: worker, until: deadline, cancellable: false, path: destination) {
                 try descriptor.closing { descriptor in
                     do {
                         // The permissions of the regular file it replaces, or a new file's (0666 less
@@ -409,17 +404,18 @@ final class PartialFile: Sendable {
     }
 
     /// A file neither committed, discarded nor kept (a path that forgot to) is removed all the
-    /// same (a resumable part that its state describes is kept), on the thread pool, without
-    /// waiting.
+    /// same (a resumable part that its state describes is kept), on the download's thread,
+    /// without waiting; the thread ends once that is done.
     deinit {
         let (descriptor, temporary, stateFile) = (self.descriptor, self.temporary, self.stateFile)
         let keeping = keepsPart && described.load(ordering: .acquiring)
-        NIOThreadPool.singleton.submit { _ in
+        worker.submit {
             Self.closeFile(descriptor, removing: keeping ? nil : (temporary, stateFile))
         }
+        worker.close()
     }
 
-    /// Closes and removes the temporary file (and a part's state), on the thread pool: waited for
+    /// Closes and removes the temporary file (and a part's state), on the download's thread: waited for
     /// ``finishingGrace`` at most, cancelled or not, and done in the end even on a file system
     /// that answers later.
     func discard() async {
@@ -441,7 +437,7 @@ final class PartialFile: Sendable {
     /// Closes the file, keeping it or removing it; whether it was closed now.
     private func finish(keeping: Bool) async -> Bool {
         let (descriptor, temporary, stateFile) = (self.descriptor, self.temporary, self.stateFile)
-        let closed = try? await Self.run(until: .now, finishing: true, path: destination) {
+        let closed = try? await Self.run(on: worker, until: .now, finishing: true, path: destination) {
             Self.closeFile(descriptor, removing: keeping ? nil : (temporary, stateFile))
         }
         return closed ?? false
@@ -585,46 +581,6 @@ private final class Descriptor: Sendable {
             close(descriptor)
             descriptor = -1
             return true
-        }
-    }
-}
-
-/// The first of a thread-pool result, a deadline and a cancellation to arrive, handed to one waiter.
-private final class Race<T: Sendable>: Sendable {
-    private struct State {
-        var waiter: CheckedContinuation<T, any Error>?
-        var early: Result<T, any Error>?
-        var done = false
-    }
-
-    private let state = Locked(State())
-
-    /// Delivers `result` to the waiter (now, or when it comes); `false` when another was first.
-    @discardableResult
-    func finish(_ result: Result<T, any Error>) -> Bool {
-        state.withLock { state in
-            guard !state.done, state.early == nil else { return false }
-            if let waiter = state.waiter {
-                state.waiter = nil
-                state.done = true
-                waiter.resume(with: result)
-            } else {
-                state.early = result
-            }
-            return true
-        }
-    }
-
-    /// Waits with `continuation` for the first result.
-    func wait(_ continuation: CheckedContinuation<T, any Error>) {
-        state.withLock { state in
-            if let early = state.early {
-                state.early = nil
-                state.done = true
-                continuation.resume(with: early)
-            } else {
-                state.waiter = continuation
-            }
         }
     }
 }
