@@ -25,10 +25,6 @@ extension Redactor {
     /// Parameters a `Digest` exchange carries a secret in (RFC 7616 §3.4): masked in a challenge's
     /// parameters too.
     static let digestSecretParameters: Set<String> = ["response", "cnonce"]
-    /// How many times a header field's value is percent-decoded to look for a masked name given
-    /// a value (`password%253D…` is `password=…` encoded twice).
-    static let decodingLevels = 3
-
     /// A header field's value that is not masked as a whole, as it may be shown. Masking fails
     /// closed: the whole value is replaced by `***` whenever what it hides cannot be located with
     /// certainty.
@@ -44,10 +40,13 @@ extension Redactor {
     /// - The values of masked names in `name=value` pairs (`a=1; password=***`,
     ///   `password=***&x=1`, quoted values too) are replaced.
     /// - The whole value is replaced when it, or what it says once percent-decoded up to
-    ///   ``decodingLevels`` times, still gives a masked name a value these rules did not replace:
-    ///   after `=`, after `:` (`- password: …`, `user=a, pass:…`), as an element's content
-    ///   (`<password>…</password>`), or, in a field that is not a challenge, after white space
-    ///   (`secret S…`, `the password is …`).
+    ///   ``maxDecodings`` times, still gives a masked name a value these rules did not replace
+    ///   (``givesAMaskedNameAValue(_:reading:)``): after `=`, after `:` (`- password: …`,
+    ///   `user=a, pass:…`), as an element's content (`<password>…</password>`), after any
+    ///   separator that does not plainly end the name (`password|…`, `password,…`, `password->…`,
+    ///   `password&#61;…`, `password\u003d…`, escaped JSON: `data={\"password\":\"…\"}`), or, in
+    ///   a field that is not a challenge, after white space (`secret S…`, `the password is …`,
+    ///   `password !…`): a field's value such as `password reset required` is replaced whole.
     ///
     /// Values that give no secret (`max-age=60`, `<…>; rel="next"`, a challenge's
     /// `Bearer realm="api", error="invalid_token"`) stay readable.
@@ -67,15 +66,7 @@ extension Redactor {
             shown = maskedAfterSchemes(in: shown)
             shown = maskedParameters(in: shown)
         }
-        if givesAMaskedNameAValue(shown) { return Self.mask }
-        var level = shown
-        for depth in 0...Self.decodingLevels {
-            if leavesAMaskedNameAValue(level, orAWord: !isChallenge) || (depth > 0 && givesAMaskedNameAValue(level)) { return Self.mask }
-            let decoded = Self.percentDecoded(level)
-            guard decoded != level else { break }
-            level = decoded
-        }
-        return shown
+        return givesAMaskedNameAValue(shown, reading: isChallenge ? .challenge : .fieldValue) ? Self.mask : shown
     }
 
     /// `text` with everything after the first authentication scheme's name (``fieldValueSchemes``,
@@ -115,47 +106,6 @@ extension Redactor {
     /// Letters and digits of any script: a scheme's name is not read inside a longer word.
     private static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
         scalar.properties.isAlphabetic || scalar.properties.numericType != nil
-    }
-
-    /// Whether `text` holds a masked name (a form's or a header's) given a value other than
-    /// `***` anywhere: followed by `=` or `:` (after its closing quote and spaces), or as the
-    /// content of an element (`<password>…`), or, when `orAWord` says so, followed by white space
-    /// and a word (`password S…`). In one pass.
-    func leavesAMaskedNameAValue(_ text: String, orAWord: Bool = false) -> Bool {
-        // A `+` is a space in a form: `password+S…` is `password S…`.
-        let scalars = Array(text.unicodeScalars).map { orAWord && $0 == "+" ? " " : $0 }
-        var index = 0
-        while index < scalars.count {
-            guard Self.isNameScalar(scalars[index]) else {
-                index += 1
-                continue
-            }
-            let start = index
-            while index < scalars.count, Self.isNameScalar(scalars[index]) { index += 1 }
-            var position = index
-            if position < scalars.count, scalars[position] == "\"" || scalars[position] == "'" { position += 1 }
-            let beforeSpaces = position
-            while position < scalars.count, scalars[position].properties.isWhitespace { position += 1 }
-            guard position < scalars.count else { break }
-            let separator = scalars[position]
-            let assigns = separator == "=" || separator == ":" || (separator == ">" && start > 0 && scalars[start - 1] == "<")
-            // `password S…`: a word after the name, which may be its value.
-            let followedByAWord = orAWord && position > beforeSpaces
-                && (Self.isNameScalar(separator) || separator == "\"" || separator == "'" || separator == "*")
-            guard assigns || followedByAWord else { continue }
-            let name = String(String.UnicodeScalarView(scalars[start..<index]))
-            guard isMasked(formName: name) || names.isSensitiveHeader(name) else { continue }
-            if assigns { position += 1 }
-            while position < scalars.count, scalars[position].properties.isWhitespace || scalars[position] == "\"" || scalars[position] == "'" {
-                position += 1
-            }
-            let value = scalars[position...]
-            if value.isEmpty || value.starts(with: Self.mask.unicodeScalars) || "&;,}]=<".unicodeScalars.contains(value[value.startIndex]) {
-                continue
-            }
-            return true
-        }
-        return false
     }
 
     /// `text` with every `%XX` (two hexadecimal digits) decoded, other `%` left as they are;

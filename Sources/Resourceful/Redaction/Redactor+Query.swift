@@ -200,7 +200,7 @@ extension Redactor {
     /// a `postgres://app:password@db/prod`). An authority is read as a WHATWG URL parser reads
     /// one: after a special scheme (`http`, `https`, `ws`, `wss`, `ftp`, `file`), its colon and
     /// any number of `/` or `\` (none too: `https:user:pass@host`); after any other scheme, `//`;
-    /// after a leading `//`. It ends at the first `/`, `?` or `#`, and its userinfo at its last
+    /// after `//` (or `\\`, `\/\/`) anywhere (a scheme-relative URL: `see //user:pass@host/x`). It ends at the first `/`, `?` or `#`, and its userinfo at its last
     /// `@`, so that whatever a parser could read as userinfo is masked.
     ///
     /// A WHATWG parser drops every tab, CR and LF of a URL first (`ht\ttps:/\t/user:pass@h`):
@@ -256,8 +256,18 @@ extension Redactor {
             return at + 1
         }
         var index = 0
-        if scalars.count >= 2, scalars[0] == "/", scalars[1] == "/" { index = maskAuthority(at: 2) }
         while index < scalars.count {
+            // A scheme-relative URL (`//user:pass@host`, `\\user:pass@host` as a WHATWG parser
+            // reads one against a base of a special scheme, `\/\/…` as JSON escapes it), wherever
+            // it stands in a text.
+            if scalars[index] == "/" || scalars[index] == "\\", index + 1 < scalars.count,
+                scalars[index + 1] == "/" || scalars[index + 1] == "\\"
+            {
+                var authority = index
+                while authority < scalars.count, scalars[authority] == "/" || scalars[authority] == "\\" { authority += 1 }
+                index = max(maskAuthority(at: authority), authority)
+                continue
+            }
             guard scalars[index] == ":" else {
                 index += 1
                 continue
@@ -293,9 +303,19 @@ extension Redactor {
     }
 
     /// Whether a query or form name such as `user[password]` or `user%5Bpassword%5D` holds a
-    /// masked key.
+    /// masked key, once decoded or decoded again up to ``maxDecodings`` times (`%2570assword` is
+    /// `password` encoded twice, as a chain of proxies may decode it); `true` when it still
+    /// decodes to something else after as many rounds, since nothing says what it names.
     package func isMasked(formName: String) -> Bool {
-        isMasked(decodedFormName: RequestTarget.QueryItem(encodedName: formName, encodedValue: nil).name)
+        var level = RequestTarget.QueryItem(encodedName: formName, encodedValue: nil).name
+        for _ in 0..<Self.maxDecodings {
+            if isMasked(decodedFormName: level) { return true }
+            guard level.contains("%") else { return false }
+            let decoded = PercentEncoding.decode(level)
+            guard decoded != level else { return false }
+            level = decoded
+        }
+        return isMasked(decodedFormName: level) || PercentEncoding.decode(level) != level
     }
 
     /// Whether a decoded query or form name holds a masked key in any of its bracketed parts, as

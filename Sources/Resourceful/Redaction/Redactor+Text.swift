@@ -1,27 +1,148 @@
+import Foundation
+
 extension Redactor {
     /// A text value (a JSON string, a multipart field of plain text) as it may be shown: every URL
     /// in it without its userinfo and with its masked query values and path parameters replaced
-    /// (`postgres://app:***@db/prod` → `postgres://***@db/prod`), percent-encoded ones too
-    /// (`https%3A%2F%2Fapp%3A…%40db`), a form in it (`password=…&a=1`) with its masked values
-    /// replaced, the credential after an authentication scheme (`Bearer …`, `Basic …`) replaced;
-    /// and the whole text replaced by `***` when it still gives a masked name a value in a way
-    /// these rules do not mask field by field (`prefix {"password":"…"}`, `a=1 password=…`), so
-    /// that it is never shown as it is.
+    /// (`postgres://app:***@db/prod` → `postgres://***@db/prod`, `see //user:***@host` too),
+    /// percent-encoded ones too (`https%3A%2F%2Fapp%3A…%40db`), a form in it (`password=…&a=1`)
+    /// with its masked values replaced, the credential after an authentication scheme (`Bearer …`,
+    /// `Basic …`) replaced; and the whole text replaced by `***` when it still gives a masked name
+    /// a value in a way these rules do not mask field by field (`prefix {"password":"…"}`,
+    /// `a=1 password=…`, `password|…`, `data={\"password\":\"…\"}`), as it is or once
+    /// percent-decoded (``givesAMaskedNameAValue(_:reading:)``), so that it is never shown as it is.
     ///
-    /// A name counts when it is followed by `=`, or by `:` when it is quoted (as in JSON) or starts
-    /// a line (a header line, YAML); prose such as `invalid token: expired` stays readable.
+    /// Prose stays readable: a word after a masked name and a space is the next word
+    /// (`The access token expired`, `password reset required`), and so is what follows `: `
+    /// unless the name is quoted or starts a line (`invalid token: expired`).
     package func maskedText(_ text: String) -> String {
-        guard text.contains(where: { "@=:?#;%".contains($0) || $0.isWhitespace }) else { return text }
+        // A run of name characters alone gives nothing a value (`%` included: `password%3D…`).
+        guard text.unicodeScalars.contains(where: { !Self.isNameScalar($0) || $0 == "%" }) else { return text }
         var masked = maskedURLs(in: text)
-        if masked.contains("="), !masked.contains(where: \.isWhitespace) { masked = query(masked) }
+        // A form (`password=…&a=1`); a URL's query is masked by the URL rules.
+        if masked.contains("="), !masked.contains(where: { $0.isWhitespace || $0 == "?" }) { masked = query(masked) }
         masked = maskedSchemeCredentials(in: masked)
         return givesAMaskedNameAValue(masked) ? Self.mask : masked
     }
 
-    /// Whether `text` holds a masked name followed by `=` (or by `:`, quoted or at the start of a
-    /// line) and a value other than `***`; in one pass.
-    func givesAMaskedNameAValue(_ text: String) -> Bool {
-        let scalars = Array(text.unicodeScalars)
+    /// How ``givesAMaskedNameAValue(_:reading:)`` reads what follows a masked name.
+    struct ValueReading: Sendable {
+        /// A word after a masked name and white space is its value (`password S…`, `secret S…`),
+        /// as in a header field's value; in prose it is the next word (`password reset required`).
+        var wordIsAValue: Bool
+        /// `:` and white space give a value only after a quoted name or a name that starts a line
+        /// (`"password": …` as in JSON, `password: …` as in YAML), so that prose such as
+        /// `invalid token: expired` stays readable.
+        var colonNeedsContext: Bool
+        /// Names a header's rule calls sensitive (`X-Session-Id`) count wherever they stand, not
+        /// only at the start of a line.
+        var headerNamesAnywhere: Bool
+
+        /// Free text: a JSON string, a part of plain text, an event's `id`.
+        static let text = ValueReading(wordIsAValue: false, colonNeedsContext: true, headerNamesAnywhere: false)
+        /// A header field's value that is not a challenge.
+        static let fieldValue = ValueReading(wordIsAValue: true, colonNeedsContext: false, headerNamesAnywhere: true)
+        /// A challenge (`WWW-Authenticate`): its `error_description` is prose.
+        static let challenge = ValueReading(wordIsAValue: false, colonNeedsContext: false, headerNamesAnywhere: true)
+    }
+
+    /// Whether `text` gives a masked name a value other than `***`, as it is or once decoded up to
+    /// ``maxDecodings`` times (``decodedOnce(_:)``: percent-encoding, JSON's and HTML's escapes:
+    /// `password%25253D…`, `%2570assword=…`, `{\"\u0070assword\":…}`, `&#112;assword=…`); `true`
+    /// too when it still decodes to something else after as many rounds, since nothing says what
+    /// it hides. Characters that show nothing (zero-width spaces and joiners, soft hyphens) are
+    /// read as absent, and compatibility forms as their plain ones (`password＝…` is `password=…`).
+    ///
+    /// The rule is an allow-list. After a masked name (with its closing quote, if it has one, and
+    /// any white space), the name has no value only when what follows plainly ends it:
+    ///
+    /// - the end of the text;
+    /// - `&` that starts the next pair of a form (not a character reference such as `&#61;`;
+    ///   `&amp;` is one `&`), `)`, `}`, `<` (the next tag), or `>` (not of an arrow `->`);
+    /// - `,`, `;`, `!` or `?` followed by white space or the end (a list, parameters, a sentence);
+    /// - `/`, `?`, `#` or `;` after a name that is a path segment (`/auth/login`,
+    ///   `/reset-password?lang=en`): a URL's query and path parameters are masked by the URL rules;
+    /// - `=` or `:` followed by nothing, by `***`, or by `&`, `;`, `,`, `}`, `]`, `=` or `<`;
+    /// - for prose (``ValueReading``), a word or `(` after white space, and `: ` after a name
+    ///   that is neither quoted nor the start of a line.
+    ///
+    /// Anything else is a value: `=`, `:` and an element's content (`<password>…`), and any other
+    /// separator (`password|…`, `password,…`, `password/…`, `password->…`, `password&#61;…`,
+    /// `password\u003d…`, `{\"password\":\"…\"}`, `password !…` in a header field's value).
+    func givesAMaskedNameAValue(_ text: String, reading: ValueReading = .text) -> Bool {
+        var level = text
+        if level.unicodeScalars.contains(where: { !$0.isASCII }) {
+            level = String(String.UnicodeScalarView(level.unicodeScalars.filter { !$0.properties.isDefaultIgnorableCodePoint }))
+            level = level.precomposedStringWithCompatibilityMapping
+        }
+        var round = 0
+        while true {
+            if scanGivesAValue(level, reading: reading) { return true }
+            let decoded = Self.decodedOnce(level)
+            guard decoded != level else { return false }
+            guard round < Self.maxDecodings else { return true }
+            round += 1
+            level = decoded
+        }
+    }
+
+    /// `text` decoded once as a reader of it might: every `%XX` (``percentDecoded(_:)``), then
+    /// JSON's escapes (`\"`, `\\`, `\/`, `\uXXXX`) and HTML's character references (`&#61;`,
+    /// `&#x3D;`, `&quot;`, `&amp;`, `&equals;`…); others are left as they are.
+    static func decodedOnce(_ text: String) -> String {
+        let percent = percentDecoded(text)
+        guard percent.contains("\\") || percent.contains("&") else { return percent }
+        let scalars = Array(percent.unicodeScalars)
+        var result = String.UnicodeScalarView()
+        var index = 0
+        while index < scalars.count {
+            let scalar = scalars[index]
+            if scalar == "\\", index + 1 < scalars.count {
+                switch scalars[index + 1] {
+                case "\"", "\\", "/":
+                    result.append(scalars[index + 1])
+                    index += 2
+                    continue
+                case "u":
+                    if index + 5 < scalars.count, let value = UInt32(String(String.UnicodeScalarView(scalars[(index + 2)..<(index + 6)])), radix: 16),
+                        let decoded = Unicode.Scalar(value)
+                    {
+                        result.append(decoded)
+                        index += 6
+                        continue
+                    }
+                default: break
+                }
+            } else if scalar == "&", let semicolon = scalars[(index + 1)...].prefix(12).firstIndex(of: ";"),
+                let decoded = characterReference(String(String.UnicodeScalarView(scalars[(index + 1)..<semicolon])))
+            {
+                result.append(decoded)
+                index = semicolon + 1
+                continue
+            }
+            result.append(scalar)
+            index += 1
+        }
+        return String(result)
+    }
+
+    /// Named character references that spell what separates a name from its value.
+    private static let namedReferences: [String: Unicode.Scalar] = [
+        "amp": "&", "quot": "\"", "apos": "'", "lt": "<", "gt": ">", "equals": "=", "colon": ":", "sol": "/", "bsol": "\\",
+        "verbar": "|", "vert": "|", "comma": ",", "semi": ";", "num": "#", "excl": "!", "lpar": "(", "rpar": ")",
+        "lcub": "{", "rcub": "}", "lbrace": "{", "rbrace": "}", "nbsp": "\u{00A0}",
+    ]
+
+    /// The scalar an HTML character reference's body (`#61`, `#x3D`, `equals`) stands for.
+    private static func characterReference(_ body: String) -> Unicode.Scalar? {
+        if body.hasPrefix("#x") || body.hasPrefix("#X") { return UInt32(body.dropFirst(2), radix: 16).flatMap(Unicode.Scalar.init) }
+        if body.hasPrefix("#") { return UInt32(body.dropFirst(), radix: 10).flatMap(Unicode.Scalar.init) }
+        return namedReferences[body.lowercased()]
+    }
+
+    /// ``givesAMaskedNameAValue(_:reading:)`` of one level of decoding, in one pass.
+    private func scanGivesAValue(_ text: String, reading: ValueReading) -> Bool {
+        // A `+` is a space in a form: `password+S…` is `password S…`.
+        let scalars = Array(text.unicodeScalars).map { reading.wordIsAValue && $0 == "+" ? " " : $0 }
         var index = 0
         // Where the current line's first character other than a space is.
         var lineContent: Int?
@@ -38,36 +159,121 @@ extension Redactor {
             let start = index
             lineContent = lineContent ?? start
             while index < scalars.count, Self.isNameScalar(scalars[index]) { index += 1 }
-            let name = String(String.UnicodeScalarView(scalars[start..<index]))
-            var position = index
-            var quoted = false
-            if start > 0, scalars[start - 1] == "\"" || scalars[start - 1] == "'", position < scalars.count,
-                scalars[position] == scalars[start - 1]
+            let end = index
+            var position = end
+            let opening = start > 0 && (scalars[start - 1] == "\"" || scalars[start - 1] == "'") ? scalars[start - 1] : nil
+            // `password's`, `password’s`: an apostrophe, and the rest of a word of prose.
+            if !reading.wordIsAValue, opening != "'", position + 1 < scalars.count,
+                scalars[position] == "'" || scalars[position] == "\u{2019}", scalars[position + 1].properties.isAlphabetic
             {
-                quoted = true
+                continue
+            }
+            var quoted = false
+            if position < scalars.count, scalars[position] == "\"" || scalars[position] == "'" {
+                quoted = scalars[position] == opening
                 position += 1
             }
-            while position < scalars.count, scalars[position] == " " || scalars[position] == "\t" { position += 1 }
+            let beforeSpaces = position
+            while position < scalars.count, scalars[position].properties.isWhitespace { position += 1 }
             guard position < scalars.count else { break }
-            let assigns: Bool
-            switch scalars[position] {
-            case "=": assigns = isMasked(formName: name)
-            case ":":
-                // `"password": …` as in JSON, or a line of its own: `Authorization: Bearer …`,
-                // `password: …` as in YAML.
-                let startsALine = lineContent == (quoted ? start - 1 : start)
-                assigns = (quoted && names.contains(name)) || (startsALine && names.isSensitiveHeader(name))
-            default: assigns = false
+            let spaced = position > beforeSpaces
+            let startsALine = lineContent == (opening != nil ? start - 1 : start)
+            let separator = Self.separator(
+                scalars, at: position, spaced: spaced, reading: reading, nameStart: start, nameEnd: end,
+                contextForColon: quoted || startsALine)
+            guard separator != .none else { continue }
+            let name = String(String.UnicodeScalarView(scalars[start..<end]))
+            let masked: Bool
+            switch separator {
+            case .equals: masked = isMasked(formName: name) || (reading.headerNamesAnywhere && names.isSensitiveHeader(name))
+            default:
+                // `code` is masked in a form only: `code: 404` is an error's code.
+                masked =
+                    (names.contains(name) || (isMasked(formName: name) && !Self.queryOnlyNames.contains(name.lowercased())))
+                    || ((reading.headerNamesAnywhere || startsALine) && names.isSensitiveHeader(name))
             }
-            guard assigns else { continue }
-            position += 1
-            while position < scalars.count, " \t\"'".unicodeScalars.contains(scalars[position]) { position += 1 }
-            let value = scalars[position...]
-            // No value (or base64 padding: `…Token==`) is nothing to hide.
-            guard value.isEmpty || value.starts(with: Self.mask.unicodeScalars) || "&;,}]=".unicodeScalars.contains(value[value.startIndex])
-            else { return true }
+            guard masked else { continue }
+            var value = position
+            switch separator {
+            case .equals, .element:
+                value += 1
+                while value < scalars.count, " \t\"'".unicodeScalars.contains(scalars[value]) || scalars[value].properties.isWhitespace {
+                    value += 1
+                }
+                // No value (or base64 padding: `…Token==`, an empty element) is nothing to hide.
+                if value == scalars.count || "&;,}]=<".unicodeScalars.contains(scalars[value]) { continue }
+            case .other:
+                // Past the separator's characters (`->`, `|`, `&#`), nothing or `***` is nothing to hide.
+                while value < scalars.count, !Self.isNameScalar(scalars[value]), !Self.startsMask(scalars, at: value) { value += 1 }
+                if value == scalars.count { continue }
+            case .none: continue
+            }
+            if Self.startsMask(scalars, at: value) { continue }
+            return true
         }
         return false
+    }
+
+    /// What follows a name in ``scanGivesAValue(_:reading:)``.
+    private enum Separator {
+        /// Nothing that gives the name a value.
+        case none
+        /// `=`, or `:` where it assigns: its value follows.
+        case equals
+        /// The `>` of an element's opening tag (`<password>…`): its content follows.
+        case element
+        /// Any other character: a separator of some syntax, or the value itself.
+        case other
+    }
+
+    /// How the character at `position` after a name reads (``givesAMaskedNameAValue(_:reading:)``
+    /// says which characters end a name without a value).
+    private static func separator(
+        _ scalars: [Unicode.Scalar], at position: Int, spaced: Bool, reading: ValueReading, nameStart: Int, nameEnd: Int,
+        contextForColon: Bool
+    ) -> Separator {
+        let next = scalars[position]
+        let following: Unicode.Scalar? = position + 1 < scalars.count ? scalars[position + 1] : nil
+        let endsHere = following.map { $0.properties.isWhitespace } ?? true
+        let pathSegment = nameStart > 0 && scalars[nameStart - 1] == "/"
+        if spaced, !reading.wordIsAValue {
+            // Prose: the next word, a parenthesis, a quoted word.
+            if isNameScalar(next) || next == "(" || next == "\"" || next == "'" { return .none }
+        }
+        switch next {
+        case "=": return .equals
+        case ":":
+            if reading.colonNeedsContext, !contextForColon, spaced || endsHere { return .none }
+            return .equals
+        case ">":
+            if nameStart > 0, scalars[nameStart - 1] == "<" { return .element }
+            // `->` is an arrow, not the end of a tag.
+            return scalars[nameEnd - 1] == "-" && !spaced ? .other : .none
+        case ")", "}", "<": return .none
+        case "&": return startsACharacterReference(scalars, at: position) ? .other : .none
+        case ",", ";", "!", "?": return endsHere || (pathSegment && !spaced && (next == "?" || next == ";")) ? .none : .other
+        case "/", "#": return pathSegment && !spaced ? .none : .other
+        default: return .other
+        }
+    }
+
+    /// Whether the `&` at `position` starts a character reference other than `&amp;`: `&#…`, or
+    /// `&` and letters and `;` (`&equals;`).
+    private static func startsACharacterReference(_ scalars: [Unicode.Scalar], at position: Int) -> Bool {
+        var index = position + 1
+        guard index < scalars.count else { return false }
+        if scalars[index] == "#" { return true }
+        while index < scalars.count, scalars[index].isASCII, scalars[index].properties.isAlphabetic { index += 1 }
+        guard index > position + 1, index < scalars.count, scalars[index] == ";" else { return false }
+        return String(String.UnicodeScalarView(scalars[(position + 1)..<index])).lowercased() != "amp"
+    }
+
+    /// Whether `***` starts at `index`, as a whole: not followed by a name's character.
+    private static func startsMask(_ scalars: [Unicode.Scalar], at index: Int) -> Bool {
+        let mask = Array(Self.mask.unicodeScalars)
+        guard index + mask.count <= scalars.count, Array(scalars[index..<(index + mask.count)]) == mask else { return false }
+        let after = index + mask.count
+        return after == scalars.count || !isNameScalar(scalars[after])
     }
 
     /// Characters of a name a form or a document in a text may give a value: letters, digits,
