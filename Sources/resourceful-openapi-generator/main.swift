@@ -11,12 +11,12 @@ guard arguments.count == 3 || arguments.count == 4 else {
     FileHandle.standardError.write(Data("usage: resourceful-openapi-generator DOCUMENT SCHEMAS-FILE REQUESTS-FILE [CONFIGURATION]\n".utf8))
     exit(64)
 }
-let document = URL(fileURLWithPath: arguments[0])
-let outputs = [URL(fileURLWithPath: arguments[1]), URL(fileURLWithPath: arguments[2])]
+let document = URL(fileURLWithPath: arguments[0], isDirectory: false)
+let outputs = [URL(fileURLWithPath: arguments[1], isDirectory: false), URL(fileURLWithPath: arguments[2], isDirectory: false)]
 do {
     var configuration = OpenAPIGeneratorConfiguration()
     if arguments.count == 4 {
-        configuration = try OpenAPIGeneratorConfiguration(contentsOf: URL(fileURLWithPath: arguments[3]))
+        configuration = try OpenAPIGeneratorConfiguration(contentsOf: URL(fileURLWithPath: arguments[3], isDirectory: false))
     }
     let generation = try OpenAPIGenerator(configuration: configuration).generate(contentsOf: document)
     for (file, url) in zip(generation.files, outputs) {

@@ -103,11 +103,11 @@ enum CallRunner {
     /// `storage` is asked for the proxy's credential alone.
     private static func transport(_ options: CallOptions, config: APIConfig, storage: any AuthenticationStorage) async throws -> any HTTPTransport {
         if let replay = options.replay {
-            return try ReplayingTransport(file: URL(fileURLWithPath: replay), masking: config.redaction)
+            return try ReplayingTransport(file: URL(fileURLWithPath: replay, isDirectory: false), masking: config.redaction)
         }
         let network = try await APIDependencies.transport(for: config, storage: storage, environment: nil)
         guard let record = options.record else { return network }
-        return try RecordingTransport(network, file: URL(fileURLWithPath: record), masking: config.redaction)
+        return try RecordingTransport(network, file: URL(fileURLWithPath: record, isDirectory: false), masking: config.redaction)
     }
 
     /// The largest `--data @file` read: parameters, not an upload.

@@ -53,7 +53,7 @@ struct GenerateCommand: ParsableCommand {
         let start = ContinuousClock.now
         do {
             let generator = OpenAPIGenerator(configuration: try generatorConfiguration())
-            generation = try generator.generate(contentsOf: URL(fileURLWithPath: document))
+            generation = try generator.generate(contentsOf: URL(fileURLWithPath: document, isDirectory: false))
         } catch {
             Self.printError("resourceful: \(error)")
             throw ExitCode(2)
@@ -63,7 +63,7 @@ struct GenerateCommand: ParsableCommand {
         }
         let folder = URL(fileURLWithPath: output, isDirectory: true)
         if check {
-            let stale = generation.files.filter { !$0.isWritten(at: folder.appendingPathComponent($0.name)) }
+            let stale = generation.files.filter { !$0.isWritten(at: folder.appendingPathComponent($0.name, isDirectory: false)) }
             guard stale.isEmpty else {
                 Self.printError("resourceful: out of date in \(output): \(stale.map(\.name).joined(separator: ", ")); run without --check to generate them")
                 throw ExitCode(1)
@@ -75,7 +75,7 @@ struct GenerateCommand: ParsableCommand {
         // through a temporary file renamed into place, never keeping set-ID bits. Every
         // destination is checked before the folder is made or a file written: one refused (a
         // FIFO, a device) leaves them all as they were.
-        let files = generation.files.map { (path: folder.appendingPathComponent($0.name).path, bytes: Data($0.contents.utf8)) }
+        let files = generation.files.map { (path: folder.appendingPathComponent($0.name, isDirectory: false).path, bytes: Data($0.contents.utf8)) }
         do {
             for file in files { try OutputFile.check(file.path) }
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -98,7 +98,7 @@ struct GenerateCommand: ParsableCommand {
     private func generatorConfiguration() throws(OpenAPIGeneratorError) -> OpenAPIGeneratorConfiguration {
         var configuration = OpenAPIGeneratorConfiguration()
         if let config {
-            configuration = try OpenAPIGeneratorConfiguration(contentsOf: URL(fileURLWithPath: config))
+            configuration = try OpenAPIGeneratorConfiguration(contentsOf: URL(fileURLWithPath: config, isDirectory: false))
         }
         if let namespace { configuration.namespace = namespace }
         if !operations.isEmpty { configuration.operations = operations }

@@ -23,7 +23,7 @@ extension API {
     /// wait between them past the deadline.
     ///
     /// ```swift
-    /// let result = try await api.download(ReleaseAsset(id: 42), to: URL(filePath: "release.tar.gz")) { progress in
+    /// let result = try await api.download(ReleaseAsset(id: 42), to: URL(filePath: "release.tar.gz", directoryHint: .notDirectory)) { progress in
     ///     print(progress.bytesWritten, "of", progress.totalBytes ?? -1)
     /// }
     /// ```

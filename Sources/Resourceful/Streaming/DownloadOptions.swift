@@ -7,7 +7,7 @@ public import Foundation
 /// var options = DownloadOptions()
 /// options.maxBytes = 2 << 30              // refuse a body over 2 GiB
 /// options.keepsPartialFile = true         // curl's `-C -`: a rerun continues where this one stopped
-/// let result = try await api.download(ReleaseAsset(id: 42), to: URL(filePath: "release.tar.gz"), options: options)
+/// let result = try await api.download(ReleaseAsset(id: 42), to: URL(filePath: "release.tar.gz", directoryHint: .notDirectory), options: options)
 /// ```
 public struct DownloadOptions: Sendable, Hashable {
     /// The largest body the download writes, in bytes (curl's `--max-filesize`); `nil`, the

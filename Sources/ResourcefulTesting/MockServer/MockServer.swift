@@ -140,7 +140,7 @@ public final class MockServer: Sendable {
         components.scheme = "http"
         components.host = "127.0.0.1"
         components.port = port
-        return components.url ?? URL(fileURLWithPath: "/")
+        return components.url ?? URL(fileURLWithPath: "/", isDirectory: true)
     }
 
     /// Every request received so far, in order of arrival.

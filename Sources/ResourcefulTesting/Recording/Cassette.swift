@@ -17,7 +17,7 @@ public enum CassetteMode: String, Sendable, CaseIterable {
 /// A HAR file that a test's transport records to or replays from, by its ``CassetteMode``.
 ///
 /// ```swift
-/// let cassette = Cassette(URL(fileURLWithPath: "Tests/Cassettes/users.har"), mode: .once)
+/// let cassette = Cassette(URL(fileURLWithPath: "Tests/Cassettes/users.har", isDirectory: false), mode: .once)
 /// let transport = try cassette.transport(network: AsyncHTTPClientTransport())
 /// let api = API(dependencies: APIDependencies(apiConfig: config, authenticationStorage: storage, transport: transport))
 /// ```
