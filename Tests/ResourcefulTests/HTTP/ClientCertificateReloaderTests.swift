@@ -77,4 +77,21 @@ import Testing
         #expect(ContinuousClock.now - start < .seconds(30))
         files.release(1_000)
     }
+
+    @Test func aReloaderMadeWhileTheFilesDoNotAnswerIsMadeInTime() async throws {
+        // Its first look at the files, made by its synchronous `init`, hangs (a hung mount).
+        let files = HungFileSystem(blockFrom: 1)
+        // Released in the end, so that a wait for ever fails the test rather than hang it.
+        let release = Task.detached {
+            try? await Task.sleep(for: .seconds(40))
+            files.release(1_000)
+        }
+        defer { release.cancel() }
+        let start = ContinuousClock.now
+        let reloader = Self.reloader(files, maximumWait: .milliseconds(200))
+        #expect(ContinuousClock.now - start < .seconds(20), "making the reloader waited for the file system")
+        // Requests go on with the pair it was given.
+        _ = await reloader.configuration(deadline: .now + .milliseconds(100))
+        files.release(1_000)
+    }
 }

@@ -67,9 +67,59 @@ struct DownloadHungFileSystemTests {
     }
 }
 
+extension DownloadHungFileSystemTests {
+    @Test(.timeLimit(.minutes(2))) func downloadsOntoAHungFileSystemLeaveOtherDownloadsTheirThreads() async throws {
+        // More downloads onto the hung mount than NIO's shared thread pool has threads (one a
+        // core): each holds a thread of its own, and a download to a folder that answers, started
+        // after them, finishes. Before, they held every thread of the pool and it waited too.
+        let hung = ProcessInfo.processInfo.activeProcessorCount + 1
+        let folder = try DownloadTests.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await HungFileSystem.with { hungFolder in
+            try await Harness.run { harness in
+                DownloadTests.serve(harness.server, cuts: 0, cutAt: 0)
+                let api = harness.api
+                let waiting = (0..<hung).map { number in
+                    Task {
+                        try await api.download(
+                            Asset(streamTimeout: .seconds(90)), to: hungFolder.appendingPathComponent("asset-\(number).bin", isDirectory: false))
+                    }
+                }
+                defer { for download in waiting { download.cancel() } }
+                let giveUp = ContinuousClock.now + .seconds(15)
+                while HungFileSystem.threadsWaiting() < hung, ContinuousClock.now < giveUp { try await Task.sleep(for: .milliseconds(5)) }
+                #expect(HungFileSystem.threadsWaiting() >= hung, "the downloads do not each wait on a thread of their own")
+
+                let start = ContinuousClock.now
+                let result = try await api.download(
+                    Asset(streamTimeout: .seconds(10)), to: folder.appendingPathComponent("asset.bin", isDirectory: false))
+                #expect(result.bytes == DownloadTests.content.count)
+                #expect(ContinuousClock.now - start < .seconds(10))
+                for download in waiting {
+                    download.cancel()
+                    let error = await #expect(throws: APIError.self) { _ = try await download.value }
+                    #expect(error?.kind == .cancelled)
+                }
+            }
+        }
+    }
+}
+
 /// A FUSE mount without a daemon: every call that looks into it waits until the connection is
 /// closed. The mount sits in a folder of its own under the temporary folder.
 enum HungFileSystem {
+    /// How many threads of this process wait in the kernel (state `D`), as calls into the hung
+    /// mount do.
+    static func threadsWaiting() -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.count { task in
+            guard let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+                let end = stat.lastIndex(of: ")")
+            else { return false }
+            return stat[stat.index(after: end)...].split(separator: " ").first == "D"
+        }
+    }
+
     /// Whether a thread of this process waits in the kernel (state `D`: a FUSE request waits
     /// killably for its answer), as a call into the hung mount does.
     static func aThreadWaits() -> Bool {
