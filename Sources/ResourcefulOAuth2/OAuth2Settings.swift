@@ -5,13 +5,18 @@ public import Resourceful
 /// it, and which grant gets its tokens. Read from the `authentication.oauth2` keys (listed in the
 /// configuration guide of `Resourceful`'s documentation), or made in code.
 ///
-/// A service under `services.<name>` that sets its own `clientId` (other than the top level's)
-/// or any endpoint (`issuer`, `tokenEndpoint`, `deviceAuthorizationEndpoint`,
-/// `authorizationEndpoint`, `revocationEndpoint`) talks to another server: it must set its own
+/// A service under `services.<name>` that sets its own `clientId` (other than the top level's),
+/// any endpoint (`issuer`, `tokenEndpoint`, `deviceAuthorizationEndpoint`,
+/// `authorizationEndpoint`, `revocationEndpoint`), or a `baseURL` on another origin than the top
+/// level's talks to another server: it must set its own
 /// `service` (the key its login and refresh token are kept under), other than the top level's;
 /// it inherits the top level's client ID (not a secret) but no client secret or private key, and
 /// must name its own (`clientSecret.name`, `privateKey.name`, `privateKeyFile`); settings that
 /// would send the top level's are refused.
+/// An environment variable that sets an endpoint to another value than the configuration file's
+/// (`RESOURCEFUL_AUTHENTICATION_OAUTH2_TOKEN_ENDPOINT`, a service's
+/// `RESOURCEFUL_SERVICES_<NAME>_AUTHENTICATION_OAUTH2_…`) is refused, naming it: the file's client
+/// secret, private key and refresh tokens would follow it. Set the endpoint in the file instead.
 /// Plain `http` endpoints are taken only on a loopback IP address (`127.0.0.1`, `[::1]`), not
 /// `localhost` (RFC 8252 §8.3).
 public struct OAuth2Settings: Sendable, Equatable {
@@ -113,6 +118,11 @@ public struct OAuth2Settings: Sendable, Equatable {
         guard issuer != nil || tokenEndpoint != nil else {
             throw keys.invalid("issuer", expected: "the authorization server's issuer URL, or tokenEndpoint")
         }
+        // An endpoint a variable moves away from the file's would receive the file's client
+        // secret, private key signature, refresh tokens and the person's login.
+        for key in Self.endpointKeys {
+            try keys.refuseVariable(for: key, because: "the OAuth 2 client's credentials, refresh tokens and logins would be sent to the endpoint it names")
+        }
         let secret = keys.scoped(to: "clientSecret")
         clientSecretStorage = try secret.nonEmptyString("storage").map(APIConfig.StorageKind.init(rawValue:))
         clientSecretName = try secret.nonEmptyString("name")
@@ -168,8 +178,9 @@ public struct OAuth2Settings: Sendable, Equatable {
     /// another part of one that the top level's client was not set up for.
     static let endpointKeys = ["issuer", "tokenEndpoint", "deviceAuthorizationEndpoint", "authorizationEndpoint", "revocationEndpoint"]
 
-    /// A service that names a client of its own (a `clientId` other than the top level's) or any
-    /// endpoint of its own (``endpointKeys``) talks to another server, or as another client:
+    /// A service that names a client of its own (a `clientId` other than the top level's), any
+    /// endpoint of its own (``endpointKeys``), or a `baseURL` on another origin than the top
+    /// level's talks to another server, or as another client:
     /// - it must set its own `service` key, other than the top level's, since the logins and
     ///   refresh tokens kept are keyed by it (a shared one would spend the top level's refresh
     ///   token at the service's server, and a logout of one would end the other's);
@@ -177,17 +188,23 @@ public struct OAuth2Settings: Sendable, Equatable {
     ///   client, and would be sent (or sign an assertion) to the service's endpoint. The client ID
     ///   is inherited: it is not a secret (RFC 6749 §2.2), and a default secret or key name made
     ///   from an inherited client ID, or one equal to the top level's, names the top level's
-    ///   secret, so it is refused too. A service with an endpoint of its own names them
-    ///   explicitly whatever its client ID.
+    ///   secret, so it is refused too. A service with an endpoint of its own, or on another
+    ///   origin, names them explicitly whatever its client ID.
     private static func refuseAnotherClientsCredentials(_ keys: ConfigurationKeys, settings: OAuth2Settings) throws(APIError) {
         // Repeating the top level's client ID is keeping its client, not naming another.
         let ownClient = keys.isSetByService("clientId") && settings.clientID != keys.topLevelString("clientId")
-        let ownServer = endpointKeys.contains { keys.isSetByService($0) }
+        let ownEndpoint = endpointKeys.first { keys.isSetByService($0) }
+        // A service on another origin than the top level's is another server, whatever its
+        // OAuth 2 keys: a token got with the top level's client would be sent there.
+        let anotherServer = keys.anotherServerReason
+        let ownServer = ownEndpoint != nil || anotherServer != nil
         guard ownClient || ownServer else { return }
-        try keys.requireOwnServiceKey(
-            because: "it sets an OAuth 2 \(ownServer ? "endpoint" : "client") of its own (\(keys.full(ownServer ? endpointKeys.first { keys.isSetByService($0) } ?? "tokenEndpoint" : "clientId")))"
-        )
-        let where_ = "set under services.<name> with its clientId or any of its endpoints (the top level's is another client's)"
+        let reason =
+            if let ownEndpoint { "it sets an OAuth 2 endpoint of its own (\(keys.full(ownEndpoint)))" }
+            else if let anotherServer { anotherServer }
+            else { "it sets an OAuth 2 client of its own (\(keys.full("clientId")))" }
+        try keys.requireOwnServiceKey(because: reason)
+        let where_ = "set under services.<name> with its clientId, any of its endpoints or a baseURL on another origin (the top level's is another client's)"
         if settings.clientSecretName != nil, !keys.isSetByService("clientSecret.name") {
             throw keys.invalid("clientSecret.name", expected: "the name of the service's own client secret, \(where_)")
         }

@@ -70,6 +70,9 @@ extension APIConfig {
         /// The keys of other modules' storage kinds the configuration sets (one per module), for
         /// a warning when the program does not link the module. Not compared by `==`.
         package var otherModules: [OtherModuleKeys] = []
+        /// The file's credentials left out because an environment variable moved the base URL
+        /// to another origin than the file's, if that happened. Not compared by `==`.
+        package var withheldBy: APIConfig.WithheldCredentials? = nil
 
         /// Creates settings: no storage, files under `/run/secrets`, variables under
         /// `RESOURCEFUL_AUTH`, and `Bearer` tokens. The settings of kinds other modules bring

@@ -230,7 +230,9 @@ extension APIConfig {
 
     /// `<directory>/<environment>.json`.
     private static func file(environment: String, in directory: String) -> String {
-        URL(fileURLWithPath: directory).appendingPathComponent("\(environment).json").path
+        // `isDirectory` given: without it Foundation asks the file system, which may hang on a
+        // mount that does not answer.
+        URL(fileURLWithPath: directory, isDirectory: true).appendingPathComponent("\(environment).json", isDirectory: false).path
     }
 
     /// Loads one JSON configuration file, with environment variables overriding its keys. The
@@ -317,10 +319,14 @@ extension APIConfig {
                 file: file,
                 variables: variables,
                 service: (service, ConfigReader(providers: serviceProviders)),
-                topLevel: ConfigReader(providers: [environment, fileProvider])
+                topLevel: ConfigReader(providers: [environment, fileProvider]),
+                fileAlone: ConfigReader(providers: [fileProvider.prefixKeys(with: ConfigKey(scope)), fileProvider])
             ).apiConfig()
         } else {
-            config = try ConfigKeyReader(reader: ConfigReader(providers: [environment, fileProvider]), file: file, variables: variables).apiConfig()
+            config = try ConfigKeyReader(
+                reader: ConfigReader(providers: [environment, fileProvider]), file: file, variables: variables,
+                fileAlone: ConfigReader(providers: [fileProvider])
+            ).apiConfig()
         }
         config.authentication.otherModules = otherModules
         return config
@@ -354,6 +360,10 @@ struct ConfigKeyReader {
     var service: (name: String, reader: ConfigReader)? = nil
     /// The top level's keys alone, without the picked service's, when a service is picked.
     var topLevel: ConfigReader? = nil
+    /// The file's keys alone, without the environment variables (the picked service's before
+    /// the top level's), when a file is read: what the file says, for telling what a variable
+    /// changed.
+    var fileAlone: ConfigReader? = nil
 
     func apiConfig() throws(APIConfigError) -> APIConfig {
         let baseURL = try url("baseURL")
@@ -380,6 +390,8 @@ struct ConfigKeyReader {
         if let problem = config.firstProblem() { throw invalid(problem.key, expected: problem.expected) }
         // A service on another server inherits no credential of the top level's.
         try refuseCredentialsInheritedByAnotherServer(config)
+        // A variable that moves where the file's credentials go, or lowers TLS trust, takes none.
+        try refuseCredentialsMovedByVariables(&config)
         return config
     }
 
@@ -535,7 +547,7 @@ struct ConfigKeyReader {
 
     /// Where `key`'s value comes from: its environment variable when one is set (variables
     /// override the file), else the file.
-    private func source(of key: String) -> String? {
+    func source(of key: String) -> String? {
         let qualifiedKey = qualified(key)
         let variable = environmentVariable(for: qualifiedKey)
         if variables[variable] != nil { return variable }

@@ -28,6 +28,11 @@ package struct APIConfigError: Error, Sendable, Hashable, CustomStringConvertibl
         /// symbolic link from a folder that was not chosen (the working directory's `Configs`):
         /// the link may lead to any JSON file the user can read, so no key or name of it is shown.
         case unshownMistake
+        /// An environment variable (``source``) overrides ``key`` in a way that would move where
+        /// the file's credentials go (a base URL on another origin, an OAuth 2 endpoint, a proxy)
+        /// or lower the TLS trust they are sent over: a variable may be set by something other
+        /// than the user who chose the file, so it takes none of the file's credentials.
+        case movedByVariable
     }
 
     /// What went wrong.
@@ -74,6 +79,7 @@ package struct APIConfigError: Error, Sendable, Hashable, CustomStringConvertibl
         case .wrongType: text = "configuration key '\(key)' has the wrong type in \(source)"
         case .invalidValue: text = "configuration key '\(key)' has an invalid value in \(source)"
         case .unchosenFile: text = "configuration file \(source) was found in the working directory, not chosen, and names credentials to send"
+        case .movedByVariable: text = "environment variable \(source) overrides configuration key '\(key)' of \(file ?? "the configuration file")"
         case .unshownMistake:
             return "configuration file \(source) has a mistake\(place), but it is reached through a symbolic link from a folder that was not chosen, so nothing of it is shown: "
                 + "choose the folder (\(APIConfig.directoryVariable) set to an absolute path, or the tool's --config-directory) to see it"

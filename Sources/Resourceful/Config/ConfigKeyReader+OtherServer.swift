@@ -20,11 +20,7 @@ extension ConfigKeyReader {
         guard let service else { return }
         let prefix = "services.\(service.name)."
         try refuseProxyCredentialInheritedByAnotherProxy(config, prefix: prefix)
-        guard isSetByService("baseURL") else { return }
-        let topLevelURL = topLevelString("baseURL").flatMap { URL(string: $0) }
-        if let topLevelURL, Origin.same(topLevelURL, config.baseURL) { return }
-        let server = Origin(config.baseURL)?.description ?? "another server"
-        let reason = "its baseURL (\(prefix)baseURL) is another server (\(server)) than the top level's"
+        guard let reason = anotherServerReason(baseURL: config.baseURL) else { return }
 
         // The login: every storage, the app's own included, looks the credential up by `service`.
         do {
@@ -58,6 +54,19 @@ extension ConfigKeyReader {
                 expected: "a client certificate and key of its own, because \(reason): the top level's must not prove who it is there (set it under the services that use it instead)"
             )
         }
+    }
+
+    /// Why the picked service is another server than the top level's, or `nil` when it is not
+    /// (or no service is picked): its `baseURL` (its key or its variable), here `baseURL`, is on
+    /// another origin than the top level's, or the top level has none. Such a service inherits
+    /// no credential of the top level's: this rule is the one every part of the configuration
+    /// (the OAuth 2 client's among them) asks.
+    func anotherServerReason(baseURL: URL) -> String? {
+        guard let service, isSetByService("baseURL") else { return nil }
+        let topLevelURL = topLevelString("baseURL").flatMap { URL(string: $0) }
+        if let topLevelURL, Origin.same(topLevelURL, baseURL) { return nil }
+        let server = Origin(baseURL)?.description ?? "another server"
+        return "its baseURL (services.\(service.name).baseURL) is another server (\(server)) than the top level's"
     }
 
     /// Refuses a service that sends its requests through a proxy of its own (`http.proxy` set

@@ -131,6 +131,25 @@ public struct ConfigurationKeys: Sendable {
         }
     }
 
+    /// Why the service the configuration was loaded for is another server than the top level's
+    /// (its `baseURL` on another origin, or a top level without one), or `nil` when it is not or
+    /// no service was picked: such a service inherits no credential of the top level's.
+    package var anotherServerReason: String? {
+        guard let text = reader.topLevel == nil ? nil : reader.reader.string(forKey: ConfigKey("baseURL")), let url = URL(string: text) else { return nil }
+        return reader.anotherServerReason(baseURL: url)
+    }
+
+    /// Refuses the environment variable that sets `key` to another value than the
+    /// configuration file's, if one does: `reason` says what it would do with the file's
+    /// credentials (a variable that moves where they go, or lowers the TLS trust they are sent
+    /// over, takes none of them). Nothing is refused for a configuration read without a file.
+    ///
+    /// - Throws: ``APIError/Kind/invalidConfiguration`` naming the variable and the full key,
+    ///   never a value.
+    package func refuseVariable(for key: String, because reason: String) throws(APIError) {
+        try run { () throws(APIConfigError) in try reader.refuseVariable(for: full(key), because: reason) }
+    }
+
     /// Whether `key`'s value was read from a configuration file the package opened, rather than
     /// from an environment variable (set outside the file) or an app's own reader.
     package func isReadFromFile(_ key: String) -> Bool {

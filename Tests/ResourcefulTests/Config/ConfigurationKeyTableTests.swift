@@ -37,7 +37,8 @@ import Testing
         "http.maxDecompressionRatio": ("7", nil),
         "http.version": (#""http1""#, nil),
         "http.proxy": (#""none""#, nil),
-        "http.proxyCredentialService": (#""proxy-svc""#, nil),
+        // A proxy login goes only to a proxy the file names.
+        "http.proxyCredentialService": (#""proxy-svc""#, #""http.proxy": "http://127.0.0.1:3128""#),
         "http.dangerouslyDisableCertificateVerification": ("true", nil),
         "http.tls.caFile": (#""/etc/ca.pem""#, nil),
         "http.tls.caDirectory": (#""/etc/certs""#, nil),
