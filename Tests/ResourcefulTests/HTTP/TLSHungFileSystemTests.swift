@@ -10,9 +10,10 @@ import Glibc
 
 /// A CA file, client certificate or key on a file system that does not answer (a FUSE mount
 /// without a daemon, as a hung network mount behaves): making the transport ends within its bound
-/// with a typed error naming the file; it never waits for the file system without end.
-@Suite(.serialized, .enabled(if: HungFileSystem.available, "needs root and /dev/fuse"))
-struct TLSHungFileSystemTests {
+/// with a typed error naming the file; it never waits for the file system without end. In the
+/// hung file system's suite, whose tests run one at a time: they count the threads waiting on a
+/// mount.
+extension DownloadHungFileSystemTests {
     @Test(.timeLimit(.minutes(2)), arguments: ["http.tls.caFile", "http.tls.clientCertificateFile"])
     func aTLSFileOnAFileSystemThatHangsFailsTheTransportInTime(_ key: String) async throws {
         try await HungFileSystem.with { folder in

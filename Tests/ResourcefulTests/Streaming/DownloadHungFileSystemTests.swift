@@ -79,6 +79,7 @@ extension DownloadHungFileSystemTests {
             try await Harness.run { harness in
                 DownloadTests.serve(harness.server, cuts: 0, cutAt: 0)
                 let api = harness.api
+                let before = HungFileSystem.threadsWaiting()
                 let waiting = (0..<hung).map { number in
                     Task {
                         try await api.download(
@@ -87,8 +88,10 @@ extension DownloadHungFileSystemTests {
                 }
                 defer { for download in waiting { download.cancel() } }
                 let giveUp = ContinuousClock.now + .seconds(15)
-                while HungFileSystem.threadsWaiting() < hung, ContinuousClock.now < giveUp { try await Task.sleep(for: .milliseconds(5)) }
-                #expect(HungFileSystem.threadsWaiting() >= hung, "the downloads do not each wait on a thread of their own")
+                while HungFileSystem.threadsWaiting() < before + hung, ContinuousClock.now < giveUp {
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+                #expect(HungFileSystem.threadsWaiting() >= before + hung, "the downloads do not each wait on a thread of their own")
 
                 let start = ContinuousClock.now
                 let result = try await api.download(
