@@ -58,14 +58,17 @@ extension Redactor {
     /// - the end of the text;
     /// - `&` that starts the next pair of a form (not a character reference such as `&#61;`;
     ///   `&amp;` is one `&`), `)`, `}`, `<` (the next tag), or `>` (not of an arrow `->`);
-    /// - `,`, `;`, `!` or `?` followed by white space or the end (a list, parameters, a sentence);
+    /// - `,`, `;`, `!` or `?` followed by white space or the end (a list, parameters, a sentence),
+    ///   and `,` or `;` followed by the next `name=` pair (`auth;dur=12`);
     /// - `/`, `?`, `#` or `;` after a name that is a path segment (`/auth/login`,
     ///   `/reset-password?lang=en`): a URL's query and path parameters are masked by the URL rules;
     /// - `=` or `:` followed by nothing, by `***`, or by `&`, `;`, `,`, `}`, `]`, `=` or `<`;
-    /// - for prose (``ValueReading``), a word or `(` after white space, and `: ` after a name
-    ///   that is neither quoted nor the start of a line.
+    /// - for prose (``ValueReading``), a word, a quote or `(` after white space, and `: ` after a
+    ///   name that is a word of a sentence (`invalid token: expired`), not quoted, at the start of
+    ///   a line or after a sign (`note: password: …`, `user=a, pass: …` give a value).
     ///
-    /// Anything else is a value: `=`, `:` and an element's content (`<password>…`), and any other
+    /// Anything else is a value: `=`, `:` and an element's content (`<password>…`,
+    /// `<password type="text">…`), and any other
     /// separator (`password|…`, `password,…`, `password/…`, `password->…`, `password&#61;…`,
     /// `password\u003d…`, `{\"password\":\"…\"}`, `password !…` in a header field's value).
     func givesAMaskedNameAValue(_ text: String, reading: ValueReading = .text) -> Bool {
@@ -86,7 +89,7 @@ extension Redactor {
     }
 
     /// `text` decoded once as a reader of it might: every `%XX` (``percentDecoded(_:)``), then
-    /// JSON's escapes (`\"`, `\\`, `\/`, `\uXXXX`) and HTML's character references (`&#61;`,
+    /// JSON's escapes (`\"`, `\\`, `\/`, `\uXXXX`, and `\xXX` as other languages write one) and HTML's character references (`&#61;`,
     /// `&#x3D;`, `&quot;`, `&amp;`, `&equals;`…); others are left as they are.
     static func decodedOnce(_ text: String) -> String {
         let percent = percentDecoded(text)
@@ -102,6 +105,14 @@ extension Redactor {
                     result.append(scalars[index + 1])
                     index += 2
                     continue
+                case "x":
+                    if index + 3 < scalars.count, let value = UInt32(String(String.UnicodeScalarView(scalars[(index + 2)..<(index + 4)])), radix: 16),
+                        let decoded = Unicode.Scalar(value)
+                    {
+                        result.append(decoded)
+                        index += 4
+                        continue
+                    }
                 case "u":
                     if index + 5 < scalars.count, let value = UInt32(String(String.UnicodeScalarView(scalars[(index + 2)..<(index + 6)])), radix: 16),
                         let decoded = Unicode.Scalar(value)
@@ -178,9 +189,21 @@ extension Redactor {
             guard position < scalars.count else { break }
             let spaced = position > beforeSpaces
             let startsALine = lineContent == (opening != nil ? start - 1 : start)
-            let separator = Self.separator(
-                scalars, at: position, spaced: spaced, reading: reading, nameStart: start, nameEnd: end,
-                contextForColon: quoted || startsALine)
+            // A name after a sign rather than a word starts a field of its own: `note: password: …`,
+            // `user=a, pass: …` (`invalid token: expired` is prose).
+            var before = (opening != nil ? start - 1 : start) - 1
+            while before >= 0, scalars[before] == " " || scalars[before] == "\t" { before -= 1 }
+            let startsAField = startsALine || (before >= 0 && !Self.isNameScalar(scalars[before]))
+            // `<password type="text">…`: an element's content is its value, whatever its attributes.
+            let separator: Separator
+            if spaced, start > 0, scalars[start - 1] == "<", let close = Self.endOfTag(scalars, from: position) {
+                position = close
+                separator = .element
+            } else {
+                separator = Self.separator(
+                    scalars, at: position, spaced: spaced, reading: reading, nameStart: start, nameEnd: end,
+                    contextForColon: quoted || startsAField)
+            }
             guard separator != .none else { continue }
             let name = String(String.UnicodeScalarView(scalars[start..<end]))
             let masked: Bool
@@ -251,10 +274,30 @@ extension Redactor {
             return scalars[nameEnd - 1] == "-" && !spaced ? .other : .none
         case ")", "}", "<": return .none
         case "&": return startsACharacterReference(scalars, at: position) ? .other : .none
-        case ",", ";", "!", "?": return endsHere || (pathSegment && !spaced && (next == "?" || next == ";")) ? .none : .other
+        case ",", ";":
+            // `a;dur=12`, `a,b=1`: the next pair of a list of parameters.
+            if endsHere || (pathSegment && !spaced && next == ";") || startsAPair(scalars, at: position + 1) { return .none }
+            return .other
+        case "!", "?": return endsHere || (pathSegment && !spaced && next == "?") ? .none : .other
         case "/", "#": return pathSegment && !spaced ? .none : .other
         default: return .other
         }
+    }
+
+    /// The `>` that closes an opening tag whose attributes start at `index`, before any `<`; `nil`
+    /// when there is none or the tag closes itself (`/>`).
+    private static func endOfTag(_ scalars: [Unicode.Scalar], from index: Int) -> Int? {
+        var end = index
+        while end < scalars.count, scalars[end] != ">", scalars[end] != "<" { end += 1 }
+        guard end < scalars.count, scalars[end] == ">", scalars[end - 1] != "/" else { return nil }
+        return end
+    }
+
+    /// Whether a `name=` pair starts at `index`: name characters, then `=`.
+    private static func startsAPair(_ scalars: [Unicode.Scalar], at index: Int) -> Bool {
+        var end = index
+        while end < scalars.count, isNameScalar(scalars[end]) { end += 1 }
+        return end > index && end < scalars.count && scalars[end] == "="
     }
 
     /// Whether the `&` at `position` starts a character reference other than `&amp;`: `&#…`, or

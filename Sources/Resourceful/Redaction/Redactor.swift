@@ -41,9 +41,32 @@ package struct Redactor: Sendable {
     /// masked names in `name=value` pairs (`a=1; password=…`, `password=…&x=1`) and the
     /// credential after an authentication scheme (`Bearer …`, `Basic …`, `Digest …`) replaced;
     /// the whole value when what it hides cannot be located with certainty.
+    ///
+    /// A field whose value is a list of field names (`Vary`, `Access-Control-Allow-Headers`,
+    /// `Connection`…) is shown as it is while it holds only names, commas and spaces
+    /// (`authorization,x-api-key`): a name there is not given a value.
     package func headerValue(_ name: HTTPField.Name, _ value: String) -> String {
         if masksHeader(name.canonicalName) { return Self.mask }
+        if Self.fieldNameListFields.contains(name.canonicalName.lowercased()),
+            value.unicodeScalars.allSatisfy({ Self.isFieldNameListScalar($0) || $0 == "," || $0 == " " || $0 == "\t" })
+        {
+            return value
+        }
         return maskedFieldValue(value, isChallenge: Self.challengeFields.contains(name.canonicalName.lowercased()))
+    }
+
+    /// Header fields whose value is a list of field names (RFC 9110 §7.6.1, §12.5.5; Fetch's CORS
+    /// fields).
+    static let fieldNameListFields: Set<String> = [
+        "vary", "connection", "trailer", "access-control-allow-headers", "access-control-expose-headers",
+        "access-control-request-headers",
+    ]
+
+    /// The characters field names use in practice (ASCII letters, digits, `-`, `_`, `.`), and the
+    /// `*` of `Vary: *`: no separator a secret name could be given a value with (`password|…`).
+    private static func isFieldNameListScalar(_ scalar: Unicode.Scalar) -> Bool {
+        guard scalar.isASCII else { return false }
+        return scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "-_.*".unicodeScalars.contains(scalar)
     }
 
     /// `text` with every URL in it masked: the userinfo of each authority replaced
