@@ -26,6 +26,8 @@ extension ConfigKeyReader {
     ///   service's, else the top level's) gets none of the file's credentials, as on a redirect
     ///   there: no credential storage, TLS client certificate, credential header field or secret
     ///   query item. A file without a `baseURL` leaves it to the variables.
+    /// - A variable for a list of masked or redirect-sensitive names (`logging.maskedHeaders`,
+    ///   `logging.maskedBodyKeys`, `http.redirects.sensitiveHeaders`) adds to the file's list.
     ///
     /// Nothing is checked for a configuration read without a file (an app's reader, or variables
     /// alone): there the program, or the variables, chose everything.
@@ -45,6 +47,22 @@ extension ConfigKeyReader {
         }
         try refuseProxyMovedByVariable(config)
         withholdCredentialsFromMovedBaseURL(&config)
+        keepTheFilesProtectedNames(&config)
+    }
+
+    /// The lists of names that keep a credential masked in logs and off a redirect to another
+    /// origin: a variable adds to the file's, and never takes a name off it (an empty
+    /// `RESOURCEFUL_LOGGING_MASKED_HEADERS` would otherwise log the file's own credential field in
+    /// clear, and let it follow a redirect).
+    private func keepTheFilesProtectedNames(_ config: inout APIConfig) {
+        func merged(_ key: String, _ current: [String]) -> [String] {
+            guard let source = source(of: key), source != file, let own = fileAlone?.stringArray(forKey: ConfigKey(key)) else { return current }
+            let present = Set(current.map { $0.lowercased() })
+            return current + own.filter { !present.contains($0.lowercased()) }
+        }
+        config.logging.maskedHeaders = merged("logging.maskedHeaders", config.logging.maskedHeaders)
+        config.logging.maskedBodyKeys = merged("logging.maskedBodyKeys", config.logging.maskedBodyKeys)
+        config.http.sensitiveRedirectHeaders = merged("http.redirects.sensitiveHeaders", config.http.sensitiveRedirectHeaders)
     }
 
     /// The environment variable that sets `key` to a value other than the file's, or `nil` when
