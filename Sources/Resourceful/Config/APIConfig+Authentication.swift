@@ -141,6 +141,14 @@ extension APIConfig {
                     metadata: ["key": "\(keys.key)", "source": "\(keys.source)", "kind": "\(keys.kind)"]
                 )
             }
+            // Credentials left out because a variable moved the base URL: said, so that a call
+            // answered 401 there is understood. Names only, never a value.
+            if let withheldBy {
+                logger.warning(
+                    "the configuration file's credentials are not sent to the base URL an environment variable names",
+                    metadata: ["variable": "\(withheldBy.variable)", "keys": "\(withheldBy.keys.joined(separator: ", "))"]
+                )
+            }
             guard !storages.isEmpty else { return InMemoryAuthenticationStorage() }
             var links: [ChainedAuthenticationStorage.Link] = []
             for kind in storages {

@@ -116,6 +116,34 @@ extension APIConfig {
     ///   "services": { "billing": { "baseURL": "https://billing.internal/v2", "service": "billing-api" } } }
     /// ```
     ///
+    /// ## Variables and the file's credentials
+    ///
+    /// A variable may be set by something other than the user who chose the file (a folder's
+    /// environment file, a parent process), so one that moves where the file's credentials go, or
+    /// lowers the TLS trust they are sent over, takes none of them:
+    /// - a variable that lowers TLS trust (`RESOURCEFUL_HTTP_TLS_CA_FILE`, `…_CA_DIRECTORY`,
+    ///   `…_TRUST_SYSTEM_ROOTS` over a file that trusts its own CA alone, `…_MINIMUM_VERSION` of
+    ///   `1.2` over the file's `1.3`, `RESOURCEFUL_HTTP_DANGEROUSLY_DISABLE_CERTIFICATE_VERIFICATION`)
+    ///   while the configuration names a credential (storages, a proxy login, a TLS client key, a
+    ///   credential header field or secret query item) is refused, naming the variable and the
+    ///   key: set the key in the file instead;
+    /// - a proxy login (`http.proxyCredentialService`) goes only to a proxy the file names by URL
+    ///   in `http.proxy`: `RESOURCEFUL_HTTP_PROXY` naming another is refused, and so is a proxy
+    ///   login with the proxy the `https_proxy`/`http_proxy` variables name; a proxy from a
+    ///   variable is refused too when a credential would cross it in clear (a plain `http` base
+    ///   URL that is not loopback);
+    /// - an OAuth 2 endpoint from a variable (`RESOURCEFUL_AUTHENTICATION_OAUTH2_TOKEN_ENDPOINT`,
+    ///   `…_ISSUER`, `…_DEVICE_AUTHORIZATION_ENDPOINT`, `…_AUTHORIZATION_ENDPOINT`,
+    ///   `…_REVOCATION_ENDPOINT`) other than the file's is refused by ResourcefulOAuth2;
+    /// - a base URL from a variable (`RESOURCEFUL_BASE_URL`, `RESOURCEFUL_SERVICES_<NAME>_BASE_URL`)
+    ///   on another origin than the file's own `baseURL` gets none of the file's credentials, as
+    ///   on a redirect there: no credential storage, client certificate, credential header field
+    ///   or secret query item (the live dependencies log a warning naming the variable);
+    /// - a variable for `logging.maskedHeaders`, `logging.maskedBodyKeys` or
+    ///   `http.redirects.sensitiveHeaders` adds to the file's names, never takes one off.
+    ///
+    /// The same value as the file's, or a stricter one, is always taken.
+    ///
     /// - Parameters:
     ///   - environment: The file's name without `.json`, such as `development`.
     ///   - configDirectory: Where the files are.
