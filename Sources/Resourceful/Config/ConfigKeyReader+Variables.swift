@@ -36,6 +36,8 @@ extension ConfigKeyReader {
     ///   variable and the key; never a value.
     func refuseCredentialsMovedByVariables(_ config: inout APIConfig) throws(APIConfigError) {
         guard file != nil, fileAlone != nil else { return }
+        // First what a moved base URL leaves out: what is left is what the other checks guard.
+        withholdCredentialsFromMovedBaseURL(&config)
         let credentials = credentialKeys(config)
         if !credentials.isEmpty {
             for key in Self.trustKeys where lowersTrust(key, config: config) {
@@ -46,7 +48,6 @@ extension ConfigKeyReader {
             }
         }
         try refuseProxyMovedByVariable(config)
-        withholdCredentialsFromMovedBaseURL(&config)
         keepTheFilesProtectedNames(&config)
     }
 

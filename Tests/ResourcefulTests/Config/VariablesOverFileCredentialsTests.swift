@@ -205,3 +205,18 @@ import Testing
         #expect(Redactor(settings: config.redaction).masksHeader("X-Corp-Sig"))
     }
 }
+
+extension VariablesOverFileCredentialsTests {
+    /// A base URL moved to another origin carries none of the file's credentials, so the trust
+    /// it is reached with guards nothing of the file's: the variable's CA is taken there.
+    @Test func aMovedBaseURLWithItsOwnTrustCarriesNothingOfTheFiles() async throws {
+        let folder = try Self.folder(Self.credentialed())
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let config = try await APIConfig.load(
+            environment: "x", configDirectory: folder.path,
+            environmentVariables: ["RESOURCEFUL_BASE_URL": "https://elsewhere.example/v1", "RESOURCEFUL_HTTP_TLS_CA_FILE": "/srv/other-ca.pem"]
+        )
+        #expect(config.authentication.storages.isEmpty)
+        #expect(config.http.tls.caFile == "/srv/other-ca.pem")
+    }
+}
