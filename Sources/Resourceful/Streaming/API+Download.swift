@@ -43,9 +43,9 @@ extension API {
     ///   changed, or it lacks the one `If-Range` sent);
     ///   ``APIError/Kind/timeout`` when ``RequestOptions/streamTimeout`` passes, waiting to
     ///   resume or for the destination's file system included (one that does not answer holds a
-    ///   thread of NIO's pool, never the caller's, and the download returns by its deadline, or
-    ///   at once when its task is cancelled). The temporary file is removed whatever the error,
-    ///   cancellation too.
+    ///   thread of the download's own, never the caller's nor one other downloads need, and the
+    ///   download returns by its deadline, or at once when its task is cancelled). The temporary
+    ///   file is removed whatever the error, cancellation too.
     public func download<Request: ResourceRequest>(
         _ request: Request,
         to destination: URL,
@@ -234,8 +234,8 @@ extension API {
                 try await Self.checkRoom(for: end - written, total: end, in: file, limits: limits, status: response.status, until: deadline)
             }
             progress?(DownloadProgress(bytesWritten: written, totalBytes: total, connections: connections))
-            // Parts are written to disk in pieces of up to 1 MiB: fewer trips to the thread pool
-            // than one per network read, in bounded memory. What arrived before a break is
+            // Parts are written to disk in pieces of up to 1 MiB: fewer trips to the download's own
+            // thread than one per network read, in bounded memory. What arrived before a break is
             // written before the download resumes.
             var piece = ByteBuffer()
             do {
