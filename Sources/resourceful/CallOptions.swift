@@ -79,11 +79,18 @@ struct CallOptions: ParsableArguments {
         }
     }
 
+    /// The fields that frame the message or manage the connection (RFC 9110 §7.6.1, RFC 9112
+    /// §6-7), lowercased: the transport sets them, `--header` may not.
+    static let framingFields: Set<String> = [
+        "content-length", "transfer-encoding", "te", "trailer", "connection", "keep-alive", "upgrade", "proxy-connection",
+    ]
+
     /// The `--header` fields, name and value, in the order given; several of one name are joined
     /// with `, ` as HTTP joins them.
     ///
     /// - Throws: `ValidationError` naming the field (never its value) when one is not
-    ///   `Name: value` with a token for a name and no CR, LF or NUL in the value.
+    ///   `Name: value` with a token for a name and no CR, LF or NUL in the value, or is one of
+    ///   ``framingFields``.
     func parsedHeaders() throws -> [(name: String, value: String)] {
         var result: [(name: String, value: String)] = []
         for line in headers {
@@ -96,6 +103,11 @@ struct CallOptions: ParsableArguments {
                 // The value may be a secret: only the name is shown, and only when it is a token.
                 let shown = APIConfig.isValidHeader(name: name, value: "") ? "'\(name)'" : "a header"
                 throw ValidationError("--header: \(shown) is not a valid header field: a name of letters, digits and !#$%&'*+-.^_`|~ and a value without CR, LF or NUL")
+            }
+            guard !Self.framingFields.contains(name.lowercased()) else {
+                // The transport frames the body and manages the connection: a field of its own
+                // would contradict the body sent, or ask a server or proxy to read it otherwise.
+                throw ValidationError("--header: '\(name)' is set by the transport from the body and the connection; it cannot be given")
             }
             if let index = result.firstIndex(where: { $0.name.lowercased() == name.lowercased() }) {
                 result[index].value += ", " + value

@@ -103,6 +103,14 @@ import Testing
                 #expect(!refused.output.contains(secret), "a refused header's value was shown")
             }
             #expect(server.requests.count == count, "a refused header was sent")
+
+            // Fields that frame the body or steer the connection are the transport's.
+            for framing in ["Content-Length: 1", "transfer-encoding: chunked", "Connection: close", "Upgrade: h2c", "TE: trailers"] {
+                let refused = try await Self.tool(server, ["create", "me", "--data", "{}", "-H", framing])
+                #expect(refused.status == 64, "\(framing): \(refused.output)")
+                #expect(refused.output.contains("set by the transport"), "\(refused.output)")
+            }
+            #expect(server.requests.count == count, "a framing field was sent")
         }
     }
 
