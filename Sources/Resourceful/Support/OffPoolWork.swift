@@ -37,9 +37,16 @@ package enum OffPoolWork {
         _ body: @escaping @Sendable () -> T
     ) async -> Outcome<T> {
         await wait(until: deadline, cancellable: cancellable, notRun: notRun, abandon: abandon, body) { job in
-            Thread.detachNewThread(job)
+            Thread.detachNewThread {
+                Thread.current.name = threadName
+                job()
+            }
         }
     }
+
+    /// The name of the threads work runs on (as `ps -L` and a debugger show it): a thread of the
+    /// package that waits on a file system.
+    package static let threadName = "resourceful-io"
 
     /// Waits for `body`, started by `start`, as ``run(until:cancellable:notRun:abandon:_:)`` says.
     fileprivate static func wait<T: Sendable>(
@@ -170,7 +177,10 @@ package enum OffPoolWork {
             }
             if starts {
                 // The thread holds the worker until it ends (idle, or closed and done).
-                Thread.detachNewThread { self.serve() }
+                Thread.detachNewThread {
+                    Thread.current.name = OffPoolWork.threadName
+                    self.serve()
+                }
             }
             wake.signal()
         }

@@ -79,7 +79,6 @@ extension DownloadHungFileSystemTests {
             try await Harness.run { harness in
                 DownloadTests.serve(harness.server, cuts: 0, cutAt: 0)
                 let api = harness.api
-                let before = HungFileSystem.threadsWaiting()
                 let waiting = (0..<hung).map { number in
                     Task {
                         try await api.download(
@@ -88,10 +87,11 @@ extension DownloadHungFileSystemTests {
                 }
                 defer { for download in waiting { download.cancel() } }
                 let giveUp = ContinuousClock.now + .seconds(15)
-                while HungFileSystem.threadsWaiting() < before + hung, ContinuousClock.now < giveUp {
+                while HungFileSystem.threadsWaiting(named: "resourceful-io") < hung, ContinuousClock.now < giveUp {
                     try await Task.sleep(for: .milliseconds(5))
                 }
-                #expect(HungFileSystem.threadsWaiting() >= before + hung, "the downloads do not each wait on a thread of their own")
+                #expect(
+                    HungFileSystem.threadsWaiting(named: "resourceful-io") >= hung, "the downloads do not each wait on a thread of their own")
 
                 let start = ContinuousClock.now
                 let result = try await api.download(
@@ -111,15 +111,15 @@ extension DownloadHungFileSystemTests {
 /// A FUSE mount without a daemon: every call that looks into it waits until the connection is
 /// closed. The mount sits in a folder of its own under the temporary folder.
 enum HungFileSystem {
-    /// How many threads of this process wait in the kernel (state `D`), as calls into the hung
-    /// mount do.
-    static func threadsWaiting() -> Int {
+    /// How many threads of this process named `name` wait in the kernel (state `D`), as calls
+    /// into the hung mount do.
+    static func threadsWaiting(named name: String) -> Int {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
         return tasks.count { task in
             guard let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
-                let end = stat.lastIndex(of: ")")
+                let start = stat.firstIndex(of: "("), let end = stat.lastIndex(of: ")")
             else { return false }
-            return stat[stat.index(after: end)...].split(separator: " ").first == "D"
+            return stat[stat.index(after: start)..<end] == name && stat[stat.index(after: end)...].split(separator: " ").first == "D"
         }
     }
 
