@@ -18,7 +18,7 @@ extension APIConfig.HTTPSettings {
             guard names.allSatisfy(HeaderValidation.isValidName) else {
                 throw keys.invalid("redirects.sensitiveHeaders", expected: "header names")
             }
-            sensitiveRedirectHeaders = names
+            sensitiveRedirectHeaders = keys.addingTopLevelNames(names, of: "redirects.sensitiveHeaders")
         }
         decompression = try keys.bool("decompression") ?? decompression
         maxDecompressionRatio =
