@@ -212,9 +212,11 @@ extension Redactor {
     }
 
     /// `text` with the value of every `name=value` pair whose name is masked replaced by `***`:
-    /// the name is the run of name characters before the `=` (``isNameScalar(_:)``), the value
-    /// runs to the next `;`, `,`, `&`, space, `>`, `)` or quote, or, when it starts with a quote,
-    /// to its closing quote (`password="a b"`). Names in `extra` (lower-cased) are masked too.
+    /// the name is the run of name characters before the `=` (``isNameScalar(_:)``). Masking
+    /// fails closed: the value (past its closing quote when it starts with one: `password="a b"`)
+    /// runs to a `;`, `,` or `&` that starts the next pair (`; Path=/`, `&a=1`, `, b=2`) or to the
+    /// end of the text, so that a quote, `)`, `>` or space inside a secret hides the rest of it
+    /// too (`password=p)w"x` → `password=***`). Names in `extra` (lower-cased) are masked too.
     func maskedParameters(in text: String, alsoMasking extra: Set<String> = []) -> String {
         guard text.contains("=") else { return text }
         let scalars = Array(text.unicodeScalars)
@@ -240,11 +242,11 @@ extension Redactor {
                     end += scalars[end] == "\\" ? 2 : 1
                 }
                 end = min(end + 1, scalars.count)
-            } else {
-                while end < scalars.count, !";,& \t>)\"'".unicodeScalars.contains(scalars[end]) { end += 1 }
             }
+            // Fail closed: the value runs on to a separator that starts the next pair, or the end.
+            while end < scalars.count, !Self.startsNextPair(scalars, at: end) { end += 1 }
             let value = scalars[index..<end]
-            guard !value.isEmpty, !value.elementsEqual(Self.mask.unicodeScalars) else { continue }
+            guard !value.isEmpty, !Self.isMaskAlready(value) else { continue }
             result.append(contentsOf: scalars[copied..<index])
             result.append(contentsOf: Self.mask.unicodeScalars)
             copied = end
@@ -253,5 +255,24 @@ extension Redactor {
         guard copied > 0 else { return text }
         result.append(contentsOf: scalars[copied...])
         return String(result)
+    }
+
+    /// Whether a `;`, `,` or `&` at `index` starts the next `name=value` pair: optional white
+    /// space, name characters (``isNameScalar(_:)``), then `=`.
+    static func startsNextPair(_ scalars: [Unicode.Scalar], at index: Int) -> Bool {
+        guard ";,&".unicodeScalars.contains(scalars[index]) else { return false }
+        var name = index + 1
+        while name < scalars.count, scalars[name] == " " || scalars[name] == "\t" { name += 1 }
+        var end = name
+        while end < scalars.count, isNameScalar(scalars[end]) { end += 1 }
+        return end > name && end < scalars.count && scalars[end] == "="
+    }
+
+    /// Whether `value` is `***` already, alone or before the one character that closes what holds
+    /// it (`<https://…?token=***>; rel="next"`, `url='…?token=***'`): nothing of a secret is left.
+    private static func isMaskAlready(_ value: ArraySlice<Unicode.Scalar>) -> Bool {
+        guard value.starts(with: mask.unicodeScalars) else { return false }
+        let rest = value.dropFirst(mask.unicodeScalars.count)
+        return rest.isEmpty || (rest.count == 1 && ">\"')".unicodeScalars.contains(rest[rest.startIndex]))
     }
 }

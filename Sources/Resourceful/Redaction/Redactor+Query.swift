@@ -12,15 +12,20 @@ extension Redactor {
         self.query(query, depth: 0)
     }
 
-    /// ``query(_:)-(String)`` for a query found `depth` URLs deep in a query value.
-    private func query(_ query: String, depth: Int) -> String {
+    /// ``query(_:)-(String)`` for a query found `depth` URLs deep in a query value. In a URL's
+    /// query or fragment (`inURL`), a `?` or `#` starts a piece of its own too (`?a=1?token=…`,
+    /// `#?a=1#?b=2`), as a reader that splits there reads it: each piece is masked once, where it
+    /// stands, rather than again as a URL inside the value before it.
+    private func query(_ query: String, depth: Int, inURL: Bool = false) -> String {
         guard !query.isEmpty else { return query }
         var result = ""
         result.reserveCapacity(query.utf8.count)
         var pairStart = query.startIndex
         var index = query.startIndex
         while true {
-            if index == query.endIndex || query[index] == "&" || query[index] == ";" {
+            if index == query.endIndex || query[index] == "&" || query[index] == ";"
+                || (inURL && (query[index] == "?" || query[index] == "#"))
+            {
                 result += maskedPair(query[pairStart..<index], depth: depth)
                 guard index < query.endIndex else { break }
                 result.append(query[index])
@@ -125,8 +130,11 @@ extension Redactor {
     /// ``withoutUserinfo(_:)`` reads it), with the values of masked keys replaced in its path
     /// parameters (`/cart;jsessionid=…`), its query (values that hold URLs, once decoded, masked
     /// as URLs) and a fragment of `name=value` pairs (the `#access_token=…` of an implicit grant).
+    /// The whole URL is replaced by `***` when it still holds userinfo once decoded
+    /// (``holdsUserinfo(_:)``: `http://u:p&#64;h/`, `http:&#47;&#47;u:p@h/`).
     package func maskedURL(_ url: String) -> String {
-        maskedURL(url, depth: 0)
+        let masked = maskedURL(url, depth: 0)
+        return Self.holdsUserinfo(masked) ? Self.mask : masked
     }
 
     /// ``maskedURL(_:)-(String)`` for a URL found `depth` URLs deep in a query value.
@@ -138,12 +146,12 @@ extension Redactor {
         if let question = beforeFragment.firstIndex(of: "?") {
             result =
                 maskedPath(String(url[..<question]), depth: depth) + "?"
-                + query(String(beforeFragment[beforeFragment.index(after: question)...]), depth: depth)
+                + query(String(beforeFragment[beforeFragment.index(after: question)...]), depth: depth, inURL: true)
         } else {
             result = maskedPath(String(beforeFragment), depth: depth)
         }
         if let fragment {
-            result += "#" + query(String(url[url.index(after: fragment)...]), depth: depth)
+            result += "#" + query(String(url[url.index(after: fragment)...]), depth: depth, inURL: true)
         }
         return result
     }
@@ -216,14 +224,15 @@ extension Redactor {
         return compactMasked
     }
 
-    /// Whether `text` holds a URL with userinfo as it is or once percent-decoded, up to
-    /// ``maxDecodings`` times (`https%3A%2F%2Fuser%3Apass%40host`); `true` too when it is still
-    /// encoded after as many decodings, since nothing says what it hides.
+    /// Whether `text` holds a URL with userinfo as it is or once decoded (``decodedOnce(_:)``:
+    /// percent-encoding, JSON's and HTML's escapes), up to ``maxDecodings`` times
+    /// (`https%3A%2F%2Fuser%3Apass%40host`, `http://u:p&#64;h/`, `http:\/\/u:p\u0040h/`); `true`
+    /// too when it is still encoded after as many decodings, since nothing says what it hides.
     package static func holdsUserinfo(_ text: String) -> Bool {
         var level = text
         for _ in 0...maxDecodings {
             if withoutUserinfo(level) != level { return true }
-            let decoded = PercentEncoding.decode(level)
+            let decoded = decodedOnce(level)
             guard decoded != level else { return false }
             level = decoded
         }

@@ -80,6 +80,8 @@ extension Redactor {
         var round = 0
         while true {
             if scanGivesAValue(level, reading: reading) { return true }
+            // `http://u:p&#64;h/`, `http:&#47;&#47;u:p@h/`: userinfo a reader finds once decoded.
+            if round > 0, level.contains("@"), Self.withoutUserinfo(level) != level { return true }
             let decoded = Self.decodedOnce(level)
             guard decoded != level else { return false }
             guard round < Self.maxDecodings else { return true }
@@ -140,7 +142,7 @@ extension Redactor {
     private static let namedReferences: [String: Unicode.Scalar] = [
         "amp": "&", "quot": "\"", "apos": "'", "lt": "<", "gt": ">", "equals": "=", "colon": ":", "sol": "/", "bsol": "\\",
         "verbar": "|", "vert": "|", "comma": ",", "semi": ";", "num": "#", "excl": "!", "lpar": "(", "rpar": ")",
-        "lcub": "{", "rcub": "}", "lbrace": "{", "rbrace": "}", "nbsp": "\u{00A0}",
+        "commat": "@", "lcub": "{", "rcub": "}", "lbrace": "{", "rbrace": "}", "nbsp": "\u{00A0}",
     ]
 
     /// The scalar an HTML character reference's body (`#61`, `#x3D`, `equals`) stands for.
@@ -224,14 +226,14 @@ extension Redactor {
                     value += 1
                 }
                 // No value (or base64 padding: `…Token==`, an empty element) is nothing to hide.
-                if value == scalars.count || "&;,}]=<".unicodeScalars.contains(scalars[value]) { continue }
+                if Self.givesNoValue(scalars, from: value) { continue }
             case .other:
                 // Past the separator's characters (`->`, `|`, `&#`), nothing or `***` is nothing to hide.
                 while value < scalars.count, !Self.isNameScalar(scalars[value]), !Self.startsMask(scalars, at: value) { value += 1 }
                 if value == scalars.count { continue }
             case .none: continue
             }
-            if Self.startsMask(scalars, at: value) { continue }
+            if Self.startsMask(scalars, at: value), Self.endsAfterMask(scalars, at: value + Self.mask.unicodeScalars.count) { continue }
             return true
         }
         return false
@@ -309,6 +311,52 @@ extension Redactor {
         while index < scalars.count, scalars[index].isASCII, scalars[index].properties.isAlphabetic { index += 1 }
         guard index > position + 1, index < scalars.count, scalars[index] == ";" else { return false }
         return String(String.UnicodeScalarView(scalars[(position + 1)..<index])).lowercased() != "amp"
+    }
+
+    /// Whether what starts at `index`, after a masked name's `=` or `:` (and any spaces and
+    /// quotes), leaves the name without a value: the end, or a run of separators (`=`, `&`, `;`,
+    /// `,`, `}`, `]`, quotes, white space) up to the end, `***`, the next pair (`&a=1`,
+    /// `, "b": 1`) or a closing tag (`</password>`). Anything else is a value: `password:=…`,
+    /// `password = = …`, `password=="…"`, `password: <…>`, `password=;…`.
+    private static func givesNoValue(_ scalars: [Unicode.Scalar], from start: Int) -> Bool {
+        var index = start
+        while index < scalars.count, "=&;,}]\"'".unicodeScalars.contains(scalars[index]) || scalars[index].properties.isWhitespace {
+            index += 1
+        }
+        guard index < scalars.count else { return true }
+        if startsMask(scalars, at: index) { return endsAfterMask(scalars, at: index + mask.unicodeScalars.count) }
+        if scalars[index] == "<" { return index + 1 < scalars.count && scalars[index + 1] == "/" }
+        // The next pair, after a separator (`:=a=1` is a value).
+        guard scalars[start..<index].contains(where: { "&;,}]".unicodeScalars.contains($0) }) else { return false }
+        return startsAField(scalars, at: index)
+    }
+
+    /// Whether a field's name starts at `index`: name characters, a closing quote if any, white
+    /// space, then `=` or `:` (`a=1`, `"b": 1`).
+    private static func startsAField(_ scalars: [Unicode.Scalar], at index: Int) -> Bool {
+        var end = index
+        while end < scalars.count, isNameScalar(scalars[end]) { end += 1 }
+        guard end > index else { return false }
+        if end < scalars.count, scalars[end] == "\"" || scalars[end] == "'" { end += 1 }
+        while end < scalars.count, scalars[end] == " " || scalars[end] == "\t" { end += 1 }
+        return end < scalars.count && (scalars[end] == "=" || scalars[end] == ":")
+    }
+
+    /// Whether `***` ending at `index` stands alone: after at most one character that closes what
+    /// holds it (a quote, `>`, `)`), the end, white space, `}`, `]`, `<`, `/`, `?`, `#`, or `&`,
+    /// `;` or `,` before the end or the next field (`&a=1`, `, "b": 1`). `password=***)w0rd`,
+    /// `password=***"x` and `password=***;x` still give a value.
+    private static func endsAfterMask(_ scalars: [Unicode.Scalar], at start: Int) -> Bool {
+        var index = start
+        if index < scalars.count, "\"'>)".unicodeScalars.contains(scalars[index]) { index += 1 }
+        guard index < scalars.count else { return true }
+        let next = scalars[index]
+        guard "&;,".unicodeScalars.contains(next) else { return next.properties.isWhitespace || "}]</?#".unicodeScalars.contains(next) }
+        index += 1
+        while index < scalars.count, scalars[index] == " " || scalars[index] == "\t" || scalars[index] == "\"" || scalars[index] == "'" {
+            index += 1
+        }
+        return index == scalars.count || startsAField(scalars, at: index) || startsMask(scalars, at: index)
     }
 
     /// Whether `***` starts at `index`, as a whole: not followed by a name's character.
