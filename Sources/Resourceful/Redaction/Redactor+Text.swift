@@ -218,6 +218,11 @@ extension Redactor {
                     || ((reading.headerNamesAnywhere || startsALine) && names.isSensitiveHeader(name))
             }
             guard masked else { continue }
+            // A list of names (`no-cache="Set-Cookie,Authorization"`, `read:token,write:token`):
+            // what follows the comma is the next name, not a value.
+            if separator == .other, !spaced, scalars[position] == ",", nextItemIsAName(scalars, after: position, scoped: start > 0 && scalars[start - 1] == ":") {
+                continue
+            }
             var value = position
             switch separator {
             case .equals, .element:
@@ -237,6 +242,33 @@ extension Redactor {
             return true
         }
         return false
+    }
+
+    /// Whether the item after the comma at `comma` is a name of a list rather than a value: a
+    /// masked name or a sensitive header's (`Set-Cookie,Authorization`), or, in a list of
+    /// scopes (`scoped`: the name follows a `:`), another `word:word` (`read:token,write:token`);
+    /// it ends at the end, white space, a quote, `,`, `;` or `)`.
+    private func nextItemIsAName(_ scalars: [Unicode.Scalar], after comma: Int, scoped: Bool) -> Bool {
+        var start = comma + 1
+        while start < scalars.count, scalars[start] == " " { start += 1 }
+        func nameRun(from index: Int) -> Int {
+            var end = index
+            while end < scalars.count, Self.isNameScalar(scalars[end]) { end += 1 }
+            return end
+        }
+        func endsAnItem(_ index: Int) -> Bool {
+            index == scalars.count || scalars[index].properties.isWhitespace || "\"',;)".unicodeScalars.contains(scalars[index])
+        }
+        let end = nameRun(from: start)
+        guard end > start else { return false }
+        if scoped {
+            guard end < scalars.count, scalars[end] == ":" else { return false }
+            let second = nameRun(from: end + 1)
+            return second > end + 1 && endsAnItem(second)
+        }
+        guard endsAnItem(end) else { return false }
+        let item = String(String.UnicodeScalarView(scalars[start..<end]))
+        return names.contains(item) || names.isSensitiveHeader(item)
     }
 
     /// What follows a name in ``scanGivesAValue(_:reading:)``.

@@ -83,6 +83,16 @@ import Testing
         if !value.hasPrefix("{") { #expect(Self.shown(value) == value) }
     }
 
+    /// A list of names or scopes is not a name and its value.
+    @Test func aListOfNamesOrScopesStaysReadable() {
+        #expect(Self.redactor.headerValue(.cacheControl, #"no-cache="Set-Cookie,Authorization", private"#) == #"no-cache="Set-Cookie,Authorization", private"#)
+        #expect(Self.shown("read:token,write:token") == "read:token,write:token")
+        #expect(Self.shown("token, password") == "token, password")
+        #expect(Self.shown("read:token,S-N1") == "***")
+        #expect(Self.shown("Set-Cookie,S-N2") == "***")
+        #expect(Self.shown("password,S-N3,token") == "***")
+    }
+
     @Test(arguments: [
         "http://u:S-W1&#64;h/", "http://u:S-W1&#x40;h/", "http://u:S-W1&commat;h/", #"http://u:S-W1\x40h/"#,
         #"http://u:S-W1\u0040h/"#, "http:&#47;&#47;u:S-W1@h/", "see http://u:S-W1%26%2364%3Bh/",
