@@ -50,7 +50,11 @@ extension Redactor {
     ///
     /// Values that give no secret (`max-age=60`, `<…>; rel="next"`, a challenge's
     /// `Bearer realm="api", error="invalid_token"`) stay readable.
-    func maskedFieldValue(_ value: String, isChallenge: Bool = false) -> String {
+    ///
+    /// With `quotesProse` (``quotedProseFields``), each quoted string is read as a text is (a word
+    /// after a masked name is the next word of a sentence: `desc="Auth check"`), and the rest of
+    /// the value as any field's value is.
+    func maskedFieldValue(_ value: String, isChallenge: Bool = false, quotesProse: Bool = false) -> String {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         if let first = trimmed.first, first == "{" || first == "[" {
             let document = Data(trimmed.utf8)
@@ -66,7 +70,41 @@ extension Redactor {
             shown = maskedAfterSchemes(in: shown)
             shown = maskedParameters(in: shown)
         }
+        if quotesProse, !isChallenge, let (outside, quoted) = Self.quotedStrings(of: shown) {
+            let gives = givesAMaskedNameAValue(outside, reading: .fieldValue) || quoted.contains { givesAMaskedNameAValue($0) }
+            return gives ? Self.mask : shown
+        }
         return givesAMaskedNameAValue(shown, reading: isChallenge ? .challenge : .fieldValue) ? Self.mask : shown
+    }
+
+    /// `text` with the content of each quoted string (`"…"`, with `\` escapes) taken out
+    /// (`desc="…"` → `desc=""`), and those contents; `nil` when a quoted string is not closed.
+    static func quotedStrings(of text: String) -> (outside: String, quoted: [String])? {
+        var outside = String.UnicodeScalarView()
+        var quoted: [String] = []
+        var content = String.UnicodeScalarView()
+        var inQuote = false
+        var escaped = false
+        for scalar in text.unicodeScalars {
+            guard inQuote else {
+                outside.append(scalar)
+                inQuote = scalar == "\""
+                continue
+            }
+            if escaped {
+                escaped = false
+            } else if scalar == "\\" {
+                escaped = true
+            } else if scalar == "\"" {
+                quoted.append(String(content))
+                content.removeAll()
+                outside.append(scalar)
+                inQuote = false
+                continue
+            }
+            content.append(scalar)
+        }
+        return inQuote ? nil : (String(outside), quoted)
     }
 
     /// `text` with everything after the first authentication scheme's name (``fieldValueSchemes``,

@@ -44,7 +44,8 @@ package struct Redactor: Sendable {
     ///
     /// A field whose value is a list of field names (`Vary`, `Access-Control-Allow-Headers`,
     /// `Connection`…) is shown as it is while it holds only names, commas and spaces
-    /// (`authorization,x-api-key`): a name there is not given a value.
+    /// (`authorization,x-api-key`): a name there is not given a value. The quoted strings of a
+    /// `Server-Timing` or `Warning` field are prose (`desc="Auth check"`, `"password expires soon"`).
     package func headerValue(_ name: HTTPField.Name, _ value: String) -> String {
         if masksHeader(name.canonicalName) { return Self.mask }
         if Self.fieldNameListFields.contains(name.canonicalName.lowercased()),
@@ -52,8 +53,14 @@ package struct Redactor: Sendable {
         {
             return value
         }
-        return maskedFieldValue(value, isChallenge: Self.challengeFields.contains(name.canonicalName.lowercased()))
+        let lowercased = name.canonicalName.lowercased()
+        return maskedFieldValue(
+            value, isChallenge: Self.challengeFields.contains(lowercased), quotesProse: Self.quotedProseFields.contains(lowercased))
     }
+
+    /// Header fields whose quoted strings are prose (Server-Timing's `desc`, a `Warning`'s text):
+    /// read as a text is (``maskedFieldValue(_:isChallenge:quotesProse:)``).
+    static let quotedProseFields: Set<String> = ["server-timing", "warning"]
 
     /// Header fields whose value is a list of field names (RFC 9110 §7.6.1, §12.5.5; Fetch's CORS
     /// fields).

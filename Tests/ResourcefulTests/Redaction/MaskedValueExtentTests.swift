@@ -93,6 +93,20 @@ import Testing
         #expect(Self.shown("password,S-N3,token") == "***")
     }
 
+    /// The quoted strings of `Server-Timing` and `Warning` are prose; what they give a value, and
+    /// the rest of the field, are masked as in any field.
+    @Test func quotedProseOfServerTimingAndWarningStaysReadable() {
+        let timing = HTTPField.Name("Server-Timing")!
+        let warning = HTTPField.Name("Warning")!
+        #expect(Self.redactor.headerValue(timing, #"auth;desc="Auth check";dur=12"#) == #"auth;desc="Auth check";dur=12"#)
+        #expect(Self.redactor.headerValue(warning, #"299 - "password expires soon""#) == #"299 - "password expires soon""#)
+        #expect(!Self.redactor.headerValue(timing, #"auth;desc="password=S-P1""#).contains("S-P1"))
+        #expect(Self.redactor.headerValue(timing, #"auth;desc="password: S-P2""#) == "***")
+        #expect(Self.redactor.headerValue(timing, #"password S-P3;desc="x""#) == "***")
+        #expect(Self.redactor.headerValue(warning, #"299 - "password S-P4"#) == "***")
+        #expect(Self.redactor.headerValue(warning, #"299 - "Bearer S-P5""#) == #"299 - "Bearer ***"#)
+    }
+
     @Test(arguments: [
         "http://u:S-W1&#64;h/", "http://u:S-W1&#x40;h/", "http://u:S-W1&commat;h/", #"http://u:S-W1\x40h/"#,
         #"http://u:S-W1\u0040h/"#, "http:&#47;&#47;u:S-W1@h/", "see http://u:S-W1%26%2364%3Bh/",
