@@ -70,9 +70,13 @@ extension APIConfig {
         /// The keys of other modules' storage kinds the configuration sets (one per module), for
         /// a warning when the program does not link the module. Not compared by `==`.
         package var otherModules: [OtherModuleKeys] = []
-        /// The file's credentials left out because an environment variable moved the base URL
-        /// to another origin than the file's, if that happened. Not compared by `==`.
+        /// What the file names for its own server (credentials, base header fields and query
+        /// items), left out because an environment variable moved the base URL to another origin
+        /// than the file's, if that happened. Not compared by `==`.
         package var withheldBy: APIConfig.WithheldCredentials? = nil
+        /// What environment variables changed of the file's TLS trust and proxy, for the checks a
+        /// credential added after loading meets; `nil` when no file was read. Not compared by `==`.
+        package var variableRule: APIConfig.VariableRule? = nil
 
         /// Creates settings: no storage, files under `/run/secrets`, variables under
         /// `RESOURCEFUL_AUTH`, and `Bearer` tokens. The settings of kinds other modules bring
@@ -141,11 +145,11 @@ extension APIConfig {
                     metadata: ["key": "\(keys.key)", "source": "\(keys.source)", "kind": "\(keys.kind)"]
                 )
             }
-            // Credentials left out because a variable moved the base URL: said, so that a call
-            // answered 401 there is understood. Names only, never a value.
+            // What a variable's base URL left out: said, so that a call answered 401 there is
+            // understood. Names only, never a value.
             if let withheldBy {
                 logger.warning(
-                    "the configuration file's credentials are not sent to the base URL an environment variable names",
+                    "the configuration file's credentials, base header fields and query items are not sent to the base URL an environment variable names",
                     metadata: ["variable": "\(withheldBy.variable)", "keys": "\(withheldBy.keys.joined(separator: ", "))"]
                 )
             }

@@ -16,18 +16,27 @@ extension ConfigKeyReader {
     /// - A variable that lowers TLS trust (a CA file or folder other than the file's, system roots
     ///   trusted where the file trusts its own CA alone, TLS 1.2 where the file asks for 1.3,
     ///   certificate verification turned off) while the configuration names a credential is
-    ///   refused, naming the variable and the key: set the key in the file instead.
+    ///   refused, naming the variable and the key: set the key in the file instead. So are
+    ///   OpenSSL's `SSL_CERT_FILE` and `SSL_CERT_DIR` when the file configures no CA of its own
+    ///   (`http.tls.caFile`, `http.tls.caDirectory`): their certificates would take the place of
+    ///   the system's roots. A value naming the system's own store (`/etc/ssl/certs`,
+    ///   `/etc/ssl/certs/ca-certificates.crt` and the like) is taken.
     /// - A variable that names a proxy other than the file's (`RESOURCEFUL_HTTP_PROXY`) is refused
     ///   when the proxy login (`http.proxyCredentialService`) would go to it, or the API's
-    ///   credential would cross it in clear (a plain `http` base URL that is not loopback). A
-    ///   proxy login goes to a proxy the file names by URL only: not to the one the `https_proxy`
-    ///   and `http_proxy` variables name (`http.proxy` of `environment`, the default).
+    ///   credential would cross it in clear (a plain `http` base URL that is not loopback); so is
+    ///   `http_proxy` in that second case when `http.proxy` is `environment` (the default) and
+    ///   `no_proxy` does not exempt the base URL. A proxy login goes to a proxy the file names by
+    ///   URL only: not to the one the `https_proxy` and `http_proxy` variables name.
     /// - A base URL from a variable on another origin than the file's own `baseURL` (the picked
-    ///   service's, else the top level's) gets none of the file's credentials, as on a redirect
-    ///   there: no credential storage, TLS client certificate, credential header field or secret
-    ///   query item. A file without a `baseURL` leaves it to the variables.
+    ///   service's, else the top level's) gets none of what the file names for its own server, as
+    ///   on a redirect there: no credential storage, TLS client certificate, base header field or
+    ///   base query item. A file without a `baseURL` leaves it to the variables.
     /// - A variable for a list of masked or redirect-sensitive names (`logging.maskedHeaders`,
     ///   `logging.maskedBodyKeys`, `http.redirects.sensitiveHeaders`) adds to the file's list.
+    ///
+    /// What the variables changed is kept in ``APIConfig/AuthenticationSettings/variableRule``,
+    /// so that a credential a program adds after loading (the command-line tool's `--account`)
+    /// meets the same checks (``APIConfig/refuseVariablesMovingCredentials(sentBy:variables:)``).
     ///
     /// Nothing is checked for a configuration read without a file (an app's reader, or variables
     /// alone): there the program, or the variables, chose everything.
@@ -35,19 +44,20 @@ extension ConfigKeyReader {
     /// - Throws: ``APIConfigError`` of kind ``APIConfigError/Kind/movedByVariable`` naming the
     ///   variable and the key; never a value.
     func refuseCredentialsMovedByVariables(_ config: inout APIConfig) throws(APIConfigError) {
-        guard file != nil, fileAlone != nil else { return }
+        guard let file, fileAlone != nil else { return }
         // First what a moved base URL leaves out: what is left is what the other checks guard.
         withholdCredentialsFromMovedBaseURL(&config)
-        let credentials = credentialKeys(config)
-        if !credentials.isEmpty {
-            for key in Self.trustKeys where lowersTrust(key, config: config) {
-                try refuseVariable(
-                    for: key,
-                    because: "it lowers the TLS trust that the file's credentials (\(credentials.joined(separator: ", "))) are sent over"
-                )
-            }
+        var rule = APIConfig.VariableRule(
+            file: file, caFileKey: qualified("http.tls.caFile"), caDirectoryKey: qualified("http.tls.caDirectory"),
+            proxyKey: qualified("http.proxy")
+        )
+        for key in Self.trustKeys where lowersTrust(key, config: config) {
+            if let variable = movingVariable(for: key) { rule.loweredTrust.append(.init(variable: variable, key: qualified(key))) }
         }
-        try refuseProxyMovedByVariable(config)
+        rule.movedProxy = movingVariable(for: "http.proxy")
+        config.authentication.variableRule = rule
+        try config.refuseVariablesMovingCredentials(credentialKeys(config), variables: variables)
+        try refuseProxyLoginMovedByVariable(config)
         keepTheFilesProtectedNames(&config)
     }
 
@@ -132,37 +142,27 @@ extension ConfigKeyReader {
         }
     }
 
-    /// Refuses a proxy a variable names when a credential would reach it: the proxy login, or
-    /// the API's credential over plain http to a host that is not this machine. A proxy login is
+    /// Refuses a proxy a variable names when the proxy login would reach it: a proxy login is
     /// given to a proxy the file names by URL alone.
-    private func refuseProxyMovedByVariable(_ config: APIConfig) throws(APIConfigError) {
-        guard config.http.proxy != .none else { return }
-        let proxyLogin = config.http.proxyCredentialService != nil
+    private func refuseProxyLoginMovedByVariable(_ config: APIConfig) throws(APIConfigError) {
+        guard config.http.proxy != .none, config.http.proxyCredentialService != nil else { return }
         let key = "http.proxy"
-        if proxyLogin {
-            try refuseVariable(for: key, because: "the proxy login (\(qualified("http.proxyCredentialService"))) would be sent to the proxy it names")
-            if config.http.proxy == .environment {
-                throw invalid(
-                    "http.proxyCredentialService",
-                    expected: "a proxy the file names by URL in \(qualified(key)) (http://host:port) for the proxy login to be sent to: the proxy the https_proxy or http_proxy variables name may be set by something other than the user who chose the file"
-                )
-            }
-        }
-        // Loopback targets never go through a proxy, whatever names it.
-        let plain = config.baseURL.scheme?.lowercased() == "http" && ProxyRoute.Target(config.baseURL)?.isLoopback == false
-        if plain, !credentialKeys(config).isEmpty {
-            try refuseVariable(for: key, because: "the API's credential would cross the proxy it names in clear (the base URL is plain http)")
+        try refuseVariable(for: key, because: "the proxy login (\(qualified("http.proxyCredentialService"))) would be sent to the proxy it names")
+        if config.http.proxy == .environment {
+            throw invalid(
+                "http.proxyCredentialService",
+                expected: "a proxy the file names by URL in \(qualified(key)) (http://host:port) for the proxy login to be sent to: the proxy the https_proxy or http_proxy variables name may be set by something other than the user who chose the file"
+            )
         }
     }
 
-    /// Leaves out the file's credentials when a variable moved the base URL to another origin
-    /// than the file's own, noting which variable did in ``APIConfig/AuthenticationSettings/withheldBy``.
+    /// Leaves out what the file names for its own server (credentials, base header fields and
+    /// query items) when a variable moved the base URL to another origin than the file's own, noting which variable did in ``APIConfig/AuthenticationSettings/withheldBy``.
     private func withholdCredentialsFromMovedBaseURL(_ config: inout APIConfig) {
         guard let variable = movingVariable(for: "baseURL"),
             let own = fileAlone?.string(forKey: ConfigKey("baseURL")).flatMap({ URL(string: $0) }),
             !Origin.same(own, config.baseURL)
         else { return }
-        let names = sensitiveNames(config)
         var withheld: [String] = []
         if !config.authentication.storages.isEmpty {
             withheld.append(qualified("authentication.storages"))
@@ -174,15 +174,16 @@ extension ConfigKeyReader {
             config.http.tls.clientKeyFile = nil
             config.http.tls.clientCertificateFile = nil
         }
-        let headers = config.baseHeaders.keys.filter(names.isSensitiveHeader)
-        if !headers.isEmpty {
+        // Every base header field and query item, as a redirect to another origin strips them
+        // (and as the command-line tool does): which of them carry a credential is the file's to
+        // know, not a list of names'.
+        if !config.baseHeaders.isEmpty {
             withheld.append(qualified("baseHeaders"))
-            for name in headers { config.baseHeaders[name] = nil }
+            config.baseHeaders = [:]
         }
-        let items = config.baseQueryItems.keys.filter(names.contains)
-        if !items.isEmpty {
+        if !config.baseQueryItems.isEmpty {
             withheld.append(qualified("baseQueryItems"))
-            for name in items { config.baseQueryItems[name] = nil }
+            config.baseQueryItems = [:]
         }
         guard !withheld.isEmpty else { return }
         config.authentication.withheldBy = APIConfig.WithheldCredentials(variable: variable, keys: withheld)
@@ -190,17 +191,129 @@ extension ConfigKeyReader {
 }
 
 extension APIConfig {
-    /// The file's credentials left out because an environment variable moved the base URL to
-    /// another origin than the file's own.
+    /// What the file names for its own server (credentials, base header fields and query items),
+    /// left out because an environment variable moved the base URL to another origin than the
+    /// file's own.
     package struct WithheldCredentials: Sendable, Equatable {
         /// The variable that moved the base URL, such as `RESOURCEFUL_BASE_URL`.
         package var variable: String
-        /// The keys whose credentials were left out, such as `authentication.storages`.
+        /// The keys whose values were left out, such as `authentication.storages` or `baseHeaders`.
         package var keys: [String]
 
         /// What a person is told: the variable, and what was left out; never a value.
         package var description: String {
-            "\(variable) names another origin than the configuration file's baseURL: the file's credentials (\(keys.joined(separator: ", "))) are not sent there"
+            "\(variable) names another origin than the configuration file's baseURL: what the file names for its own server (\(keys.joined(separator: ", "))) is not sent there"
+        }
+    }
+}
+
+extension APIConfig {
+    /// What the environment variables changed of a configuration file's trust and proxy, kept
+    /// when it was loaded (``load(environment:configDirectory:environmentVariables:service:)``)
+    /// for the checks a credential added later meets
+    /// (``refuseVariablesMovingCredentials(sentBy:variables:)``): the file is gone by then.
+    package struct VariableRule: Sendable, Equatable {
+        /// A variable and the key it changed, as written where its value is.
+        package struct Moved: Sendable, Equatable {
+            /// The variable, such as `RESOURCEFUL_HTTP_TLS_CA_FILE`.
+            package var variable: String
+            /// The key, such as `http.tls.caFile` or `services.b.http.tls.caFile`.
+            package var key: String
+        }
+
+        /// The configuration file read.
+        package var file: String
+        /// The keys of `http.tls.caFile`, `http.tls.caDirectory` and `http.proxy`, as written
+        /// where their values are: what a refusal tells the user to set in the file.
+        package var caFileKey: String
+        package var caDirectoryKey: String
+        package var proxyKey: String
+        /// The variables that lower the TLS trust the file asks for.
+        package var loweredTrust: [Moved] = []
+        /// The variable that sets `http.proxy` to another value than the file's, if one does.
+        package var movedProxy: String? = nil
+    }
+
+    /// Refuses the environment variables that would move a credential or lower the trust it is
+    /// sent over, when `credentials` (what sends one: a command's `--account`, a header field) is
+    /// not empty: the same checks the file's own credentials meet when the configuration is
+    /// loaded, for one a program adds afterwards. `variables` are the ones the transport reads
+    /// (`SSL_CERT_FILE`, `SSL_CERT_DIR`, `http_proxy`, `no_proxy`): the process environment for
+    /// the live transport. Nothing is checked for a configuration not loaded from a file.
+    ///
+    /// - Throws: ``APIError/Kind/invalidConfiguration`` whose underlying ``APIConfigError`` is of
+    ///   kind ``APIConfigError/Kind/movedByVariable``, naming the variable and the key; never a value.
+    package func refuseVariablesMovingCredentials(sentBy credentials: [String], variables: [String: String]) throws(APIError) {
+        do {
+            try refuseVariablesMovingCredentials(credentials, variables: variables)
+        } catch {
+            throw error.apiError
+        }
+    }
+
+    /// The system's own certificate stores: the files and folders the TLS library reads for the
+    /// system's roots, and those of the common distributions. Their folders are root's to write.
+    static let systemTrustStores = (
+        files: [
+            "/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem",
+            "/etc/ssl/ca-bundle.pem", "/etc/ssl/cert.pem", "/etc/pki/tls/cacert.pem",
+        ],
+        directories: ["/etc/ssl/certs", "/etc/pki/tls/certs", "/etc/pki/ca-trust/extracted/pem"]
+    )
+
+    /// Whether `value` (of `SSL_CERT_FILE`, or of `SSL_CERT_DIR` when `directories`, a list
+    /// separated by `:`) names the system's own stores alone, as written: no file is looked at.
+    static func namesSystemTrustStore(_ value: String, directories: Bool) -> Bool {
+        guard directories else { return systemTrustStores.files.contains(value) }
+        let entries = value.split(separator: ":").map { entry in
+            var path = String(entry)
+            while path.count > 1, path.hasSuffix("/") { path.removeLast() }
+            return path
+        }
+        return !entries.isEmpty && entries.allSatisfy(systemTrustStores.directories.contains)
+    }
+
+    /// ``refuseVariablesMovingCredentials(sentBy:variables:)``, with the configuration's error.
+    func refuseVariablesMovingCredentials(_ credentials: [String], variables: [String: String]) throws(APIConfigError) {
+        guard let rule = authentication.variableRule, !credentials.isEmpty else { return }
+        let sent = "the credentials (\(credentials.joined(separator: ", ")))"
+        func refusal(_ variable: String, _ key: String, because reason: String, instead: String) -> APIConfigError {
+            APIConfigError(
+                kind: .movedByVariable, file: rule.file, key: key, source: variable,
+                expected: "no such variable, because \(reason): a variable may be set by something other than the user who chose the file; \(instead), or unset \(variable)"
+            )
+        }
+        if let moved = rule.loweredTrust.first {
+            throw refusal(moved.variable, moved.key, because: "it lowers the TLS trust that \(sent) are sent over", instead: "set \(moved.key) in the file instead")
+        }
+        // OpenSSL's variables, read as the transport reads them: where the file names no CA.
+        // One that names the system's own store (root's to write, what many distributions and
+        // Nix set them to) lowers nothing.
+        if let variable = TLSTrust.openSSLVariables(trustedUnder: http, environment: variables).first(where: {
+            !Self.namesSystemTrustStore(variables[$0] ?? "", directories: $0 == "SSL_CERT_DIR")
+        }) {
+            throw refusal(
+                variable, variable == "SSL_CERT_DIR" ? rule.caDirectoryKey : rule.caFileKey,
+                because: "its certificates take the place of the system's roots that \(sent) are sent over",
+                instead: "set \(rule.caFileKey) or \(rule.caDirectoryKey) in the file instead (with http.tls.trustSystemRoots false to trust that CA alone)"
+            )
+        }
+        // Over plain http to another machine, a proxy sees the credential. Loopback targets never
+        // go through a proxy, whatever names it.
+        guard baseURL.scheme?.lowercased() == "http", ProxyRoute.Target(baseURL)?.isLoopback == false, http.proxy != .none else { return }
+        let inClear = "\(sent) would cross the proxy it names in clear (the base URL is plain http)"
+        if let variable = rule.movedProxy {
+            throw refusal(variable, rule.proxyKey, because: inClear, instead: "set \(rule.proxyKey) in the file instead")
+        }
+        // The standard variables, when the file leaves the proxy to them: unless `no_proxy`
+        // sends the base URL direct.
+        if http.proxy == .environment, ProxyRoute(.environment, environment: variables).proxy(for: baseURL) != nil,
+            let variable = ProxyRoute.httpVariables.first(where: { variables[$0] != nil })
+        {
+            throw refusal(
+                variable, rule.proxyKey, because: inClear,
+                instead: "set \(rule.proxyKey) in the file to the proxy's URL (or none) instead, give an https base URL, list the host in no_proxy"
+            )
         }
     }
 }

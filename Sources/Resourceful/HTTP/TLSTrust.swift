@@ -88,8 +88,8 @@ enum TLSTrust {
     }
 
     private static func makeConfiguration(for settings: APIConfig.HTTPSettings, environment: [String: String]) throws(APIError) -> TLSConfiguration? {
-        let openSSLVariables = [environment["SSL_CERT_FILE"], environment["SSL_CERT_DIR"]].contains { !($0 ?? "").isEmpty }
-        if settings.tls == APIConfig.TLSSettings(), !settings.dangerouslyDisableCertificateVerification, !openSSLVariables {
+        let readsOpenSSLVariables = !openSSLVariables(trustedUnder: settings, environment: environment).isEmpty
+        if settings.tls == APIConfig.TLSSettings(), !settings.dangerouslyDisableCertificateVerification, !readsOpenSSLVariables {
             return nil
         }
         var tls = TLSConfiguration.makeClientConfiguration()
@@ -121,6 +121,15 @@ enum TLSTrust {
             tls.trustRoots = .certificates(configured)
         }
         return tls
+    }
+
+    /// The OpenSSL variables (`SSL_CERT_FILE`, `SSL_CERT_DIR`) whose certificates take the place
+    /// of the system's roots under `settings`: those set and not empty, when certificates are
+    /// verified and neither `http.tls.caFile` nor `http.tls.caDirectory` is configured. The
+    /// configuration's check of variables over a file's credentials asks this too.
+    static func openSSLVariables(trustedUnder settings: APIConfig.HTTPSettings, environment: [String: String]) -> [String] {
+        guard !settings.dangerouslyDisableCertificateVerification, settings.tls.caFile == nil, settings.tls.caDirectory == nil else { return [] }
+        return ["SSL_CERT_FILE", "SSL_CERT_DIR"].filter { !(environment[$0] ?? "").isEmpty }
     }
 
     /// Trusts what OpenSSL's variables name, when nothing is configured: the certificates of
