@@ -96,7 +96,7 @@ struct CallTarget {
         if let timeout = options.timeout {
             target.config.timeout = .milliseconds(Int64((timeout * 1000).rounded()))
         }
-        if let problem = target.credentialProblem(options, headers: headers) { return .failure(.configuration(problem)) }
+        if let problem = target.credentialProblem(options, headers: headers, variables: variables) { return .failure(.configuration(problem)) }
         return .success(target)
     }
 
@@ -133,13 +133,21 @@ struct CallTarget {
 
     /// Why the call must not be made with the credential it carries (`--account`, or a header
     /// field named like a credential): a stored credential found by host alone over plain http
-    /// to a host that is not this machine, or TLS trust lowered by a configuration the user did
-    /// not choose. `nil` when it may.
-    private func credentialProblem(_ options: CallOptions, headers: [(name: String, value: String)]) -> String? {
+    /// to a host that is not this machine, an environment variable that would move it or lower
+    /// the TLS trust it is sent over (as for the file's own credentials, which the configuration
+    /// checked when it was loaded, before the command added this one), or TLS trust lowered by a
+    /// configuration the user did not choose. `nil` when it may.
+    private func credentialProblem(_ options: CallOptions, headers: [(name: String, value: String)], variables: [String: String]) -> String? {
         // `--curl` and `--replay` send nothing over the network.
         guard !options.curl, options.replay == nil else { return nil }
         let redactor = Redactor(settings: config.logging)
         let typed = headers.map(\.name).filter(redactor.masksHeader)
+        let sent = (options.account != nil ? ["--account"] : []) + typed.map { "--header \($0)" }
+        do throws(APIError) {
+            try config.refuseVariablesMovingCredentials(sentBy: sent, variables: variables)
+        } catch {
+            return CallReport.describe(error)
+        }
         if options.account != nil, serviceIsHost, config.baseURL.scheme?.lowercased() != "https", !Self.isLoopback(config.baseURL.host ?? "") {
             return "resourceful: --account sends the keyring item of \(config.baseURL.host ?? "the base URL's host") over plain http to another machine (\(Self.shownOrigin(config.baseURL))): give an https base URL, or choose a configuration file that names this service with --config-directory"
         }
@@ -150,7 +158,6 @@ struct CallTarget {
         if config.http.tls.caDirectory != nil { lowered.append("http.tls.caDirectory") }
         if !config.http.tls.trustSystemRoots { lowered.append("http.tls.trustSystemRoots") }
         guard !lowered.isEmpty else { return nil }
-        let sent = (options.account != nil ? ["--account"] : []) + typed.map { "--header \($0)" }
         return "resourceful: the call sends a credential (\(sent.joined(separator: ", "))) but TLS trust is changed (\(lowered.joined(separator: ", "))) by a configuration you did not choose (environment variables, or a file found in the working directory): \(CommandCredentials.howToChoose)"
     }
 
@@ -225,6 +232,9 @@ struct CallTarget {
             Self.origin(of: before) != Self.origin(of: after)
         else { return }
         if config.http.proxyCredentialService != nil, proxyCredentialConfig == nil { proxyCredentialConfig = config }
+        // The file's TLS trust is for its own server: what a variable lowered of it guards
+        // nothing there (OpenSSL's variables and the proxy are still checked).
+        config.authentication.variableRule?.loweredTrust = []
         config.service = after.host.flatMap { $0.isEmpty ? nil : $0 } ?? "default"
         serviceIsHost = true
         var leftOut: [String] = []
