@@ -60,7 +60,7 @@ extension Redactor {
     /// to mask only once decoded again (`https%253A%252F%252Fu%253Ap%2540h`, as a chain of
     /// redirects decodes it), replaced whole.
     private func maskedValue(_ encodedValue: String, depth: Int) -> String? {
-        guard encodedValue.contains(where: { "{[%@?#\\".contains($0) }) else { return nil }
+        guard encodedValue.contains(where: { "{[%@?#\\=:&".contains($0) }) else { return nil }
         let value = RequestTarget.QueryItem(encodedName: encodedValue, encodedValue: nil).name
         let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (trimmed.hasPrefix("{") && trimmed.hasSuffix("}")) || (trimmed.hasPrefix("[") && trimmed.hasSuffix("]")) else {
@@ -69,8 +69,9 @@ extension Redactor {
             guard depth < Self.maxDecodings else { return Self.mask }
             let masked = maskedURL(value, depth: depth + 1)
             if masked != value { return PercentEncoding.encode(masked, allowing: .unreserved) }
-            // A form once decoded (`password%3D…`): nothing says which part a reader decodes.
-            if value != encodedValue, givesAMaskedNameAValue(value) { return Self.mask }
+            // A form, as it is or once decoded (`password:=…`, `password%3D…`): nothing says which
+            // part a reader decodes.
+            if givesAMaskedNameAValue(value) { return Self.mask }
             var level = value
             for _ in 0..<Self.maxDecodings {
                 let decoded = PercentEncoding.decode(level)
