@@ -3,6 +3,10 @@ SWIFT ?= swift
 SWIFT_BUILD_FLAGS ?=
 # Runs a command with a private, unlocked gnome-keyring on a private session bus.
 KEYRING := scripts/private-keyring.sh run
+# Swift Testing starts every test of a run at once; on two cores, hundreds of tests that each
+# start servers and check time bounds starve one another. Sixteen at a time keeps the run as
+# short and leaves each test's deadlines to the test.
+export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH ?= 16
 # Debian packages: what a build needs (libsecret's headers), what the demo adds (a keyring on a
 # session bus), and the third-party servers and parsers the tests run against.
 BUILD_PACKAGES := libsecret-1-dev pkg-config
