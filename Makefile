@@ -115,11 +115,14 @@ test-loaded: setup
 # sanitizer to see: not run here.
 # The OpenAPI generator is left out (RESOURCEFUL_WITHOUT_OPENAPI, read by Package.swift): its tests
 # are not run here, and its parser would only be built again.
+# The sanitizer makes every step several times slower: four tests at a time leave each test's
+# deadlines the same share of the machine as sixteen do without it.
 TSAN_FLAGS := --sanitize=thread --scratch-path .build-tsan
+TSAN_WIDTH := SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=4
 test-tsan: setup
 	RESOURCEFUL_WITHOUT_OPENAPI=1 $(SWIFT) build --build-tests $(TSAN_FLAGS)
-	RESOURCEFUL_WITHOUT_OPENAPI=1 $(SWIFT) test --skip-build $(TSAN_FLAGS) --filter 'ResourcefulTests|ResourcefulTestingTests' --skip ForeignHARTests --skip '\.LoadTests' --skip DownloadHungFileSystemTests
-	RESOURCEFUL_WITHOUT_OPENAPI=1 $(SWIFT) test --skip-build $(TSAN_FLAGS) --filter '\.LoadTests'
+	$(TSAN_WIDTH) RESOURCEFUL_WITHOUT_OPENAPI=1 $(SWIFT) test --skip-build $(TSAN_FLAGS) --filter 'ResourcefulTests|ResourcefulTestingTests' --skip ForeignHARTests --skip '\.LoadTests' --skip DownloadHungFileSystemTests
+	$(TSAN_WIDTH) RESOURCEFUL_WITHOUT_OPENAPI=1 $(SWIFT) test --skip-build $(TSAN_FLAGS) --filter '\.LoadTests'
 
 # Runs the benchmarks: a release build, then the runs with the client pinned to the first core,
 # against nginx on the last core (scripts/bench-server.sh) and credentials in a private keyring.
