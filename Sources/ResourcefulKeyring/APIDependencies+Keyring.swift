@@ -39,11 +39,12 @@ extension APIDependencies {
         environmentVariables: [String: String]? = nil,
         service: String? = nil
     ) async throws -> APIDependencies {
-        let variables = environmentVariables ?? ProcessInfo.processInfo.environment
+        let variables = environmentVariables ?? TransportEnvironment.process()
         let file = APIConfig.file(environment: environment, configDirectory: configDirectory, variables: variables)
         let config = try await APIConfig.load(file: file, environmentVariables: variables, service: service)
         return try await live(
-            config: config, environmentVariables: environmentVariables, storageFactories: [KeyringStorageFactory(keyring: keyring)], sharedAs: file
+            config: config, environmentVariables: environmentVariables, storageFactories: [KeyringStorageFactory(keyring: keyring)], sharedAs: file,
+            transportEnvironment: TransportEnvironment.restricted(variables)
         )
     }
 }

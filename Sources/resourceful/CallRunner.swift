@@ -16,7 +16,10 @@ import Glibc
 enum CallRunner {
     static func run(_ verb: ResourceVerb, _ options: CallOptions, updateMethod: UpdateMethod = .put) async throws {
         let target: CallTarget
-        switch await CallTarget.resolve(options, variables: ProcessInfo.processInfo.environment) {
+        // One reading of the environment: the checks of the credentials and the transport see
+        // the same values.
+        let variables = TransportEnvironment.process()
+        switch await CallTarget.resolve(options, variables: variables) {
         case .success(let resolved): target = resolved
         case .failure(.configuration(let message)): CallReport.fail(message, CallExitCode.configuration)
         case .failure(.invalid(let message)): CallReport.fail(message, CallExitCode.invalid)
@@ -53,7 +56,7 @@ enum CallRunner {
         }
         let transport: any HTTPTransport
         do {
-            transport = try await Self.transport(options, config: config, storage: proxyStorage)
+            transport = try await Self.transport(options, config: config, storage: proxyStorage, environment: TransportEnvironment.restricted(variables))
             deferred.resolve(transport)
         } catch let error as APIError {
             CallReport.report(error, verbose: options.verbose)
@@ -101,11 +104,13 @@ enum CallRunner {
 
     /// The network, recorded with `--record`; or, with `--replay`, a HAR file and no network.
     /// `storage` is asked for the proxy's credential alone.
-    private static func transport(_ options: CallOptions, config: APIConfig, storage: any AuthenticationStorage) async throws -> any HTTPTransport {
+    private static func transport(
+        _ options: CallOptions, config: APIConfig, storage: any AuthenticationStorage, environment: [String: String]
+    ) async throws -> any HTTPTransport {
         if let replay = options.replay {
             return try ReplayingTransport(file: URL(fileURLWithPath: replay, isDirectory: false), masking: config.redaction)
         }
-        let network = try await APIDependencies.transport(for: config, storage: storage, environment: nil)
+        let network = try await APIDependencies.transport(for: config, storage: storage, environment: environment)
         guard let record = options.record else { return network }
         return try RecordingTransport(network, file: URL(fileURLWithPath: record, isDirectory: false), masking: config.redaction)
     }

@@ -26,6 +26,9 @@ struct CallTarget {
     /// Whether the credential's service is the base URL's host (no file, or another origin than
     /// the file's), so that a keyring item is found by the host alone.
     var serviceIsHost = false
+    /// The variable that moved the base URL to another origin than the file's, when the command
+    /// line named none (`--base-url`): a credential the command adds does not go there.
+    var baseURLMovedBy: String?
 
     /// The name of the variable that gives the base URL without a file.
     static let baseURLVariable = "RESOURCEFUL_BASE_URL"
@@ -143,6 +146,9 @@ struct CallTarget {
         let redactor = Redactor(settings: config.logging)
         let typed = headers.map(\.name).filter(redactor.masksHeader)
         let sent = (options.account != nil ? ["--account"] : []) + typed.map { "--header \($0)" }
+        if let variable = baseURLMovedBy, !typed.isEmpty {
+            return "resourceful: the call sends a credential (\(typed.map { "--header \($0)" }.joined(separator: ", "))) to \(Self.shownOrigin(config.baseURL)), which \(variable) names instead of the configuration file's baseURL: a variable may be set by something other than you; give the URL with --base-url, or unset \(variable)"
+        }
         do throws(APIError) {
             try config.refuseVariablesMovingCredentials(sentBy: sent, variables: variables)
         } catch {
@@ -199,12 +205,18 @@ struct CallTarget {
         // The credential's service is the host it goes to, whatever a variable says: variables
         // alone must not pick a stored secret (`--account`'s) and send it to the host they name.
         variables["RESOURCEFUL_SERVICE"] = variables[baseURLVariable].flatMap(URLComponents.init(string:))?.host.flatMap { $0.isEmpty ? nil : $0 } ?? "default"
-        let config: APIConfig
+        var config: APIConfig
         do throws(APIError) {
             config = try APIConfig.load(environmentVariablesOnly: variables)
         } catch {
             return .failure(.configuration(CallReport.describe(error)))
         }
+        // A credential the command adds meets the checks of the variables the transport reads,
+        // as a file's does: OpenSSL's, and a proxy it would cross in clear.
+        let proxyVariable = "RESOURCEFUL_HTTP_PROXY"
+        var rule = APIConfig.VariableRule(file: nil, caFileKey: "http.tls.caFile", caDirectoryKey: "http.tls.caDirectory", proxyKey: "http.proxy")
+        if !(variables[proxyVariable] ?? "").isEmpty { rule.movedProxy = proxyVariable }
+        config.authentication.variableRule = rule
         // Variables set by something else (a folder's environment file) must not choose a
         // secret and the host it goes to: without a file, only the command line names one.
         var named = config.authentication.storages.map(\.rawValue) + config.authentication.optional.map(\.rawValue)
@@ -264,9 +276,13 @@ struct CallTarget {
             config.http.tls.caDirectory = nil
             config.http.tls.trustSystemRoots = true
         }
+        // What is left to send is the proxy's credential, to the proxy.
+        config.authentication.variableRule?.credentialKeys.removeAll { !$0.hasSuffix("http.proxyCredentialService") }
+        if source != "--base-url" { baseURLMovedBy = source }
         guard !leftOut.isEmpty else { return }
         warnings.append(
-            "\(source) names another origin than the configuration's baseURL: \(leftOut.joined(separator: ", ")) are not sent there; name a credential with --account or --header"
+            "\(source) names another origin than the configuration's baseURL: \(leftOut.joined(separator: ", ")) are not sent there"
+                + (source == "--base-url" ? "; name a credential with --account or --header" : "; to send a credential there, give the URL with --base-url")
         )
     }
 

@@ -175,7 +175,7 @@ extension APIConfig {
         environmentVariables: [String: String]? = nil,
         service: String? = nil
     ) async throws(APIError) -> APIConfig {
-        let variables = environmentVariables ?? ProcessInfo.processInfo.environment
+        let variables = environmentVariables ?? TransportEnvironment.process()
         let folder = directory(configDirectory: configDirectory, variables: variables)
         let file = Self.file(environment: environment, in: folder.path)
         // A folder found in the working directory (a cloned repository's `Configs`) can link its
@@ -315,7 +315,7 @@ extension APIConfig {
         } catch {
             throw unshown(APIConfigError(kind: .notStandardJSON, file: file, expected: error.problem, line: error.line, column: error.column))
         }
-        let variables = environmentVariables ?? ProcessInfo.processInfo.environment
+        let variables = environmentVariables ?? TransportEnvironment.process()
         let otherModules: [OtherModuleKeys], services: [String]
         do {
             (otherModules, services) = try ConfigurationKeyCheck.check(json, file: file, variables: variables)

@@ -79,7 +79,9 @@ package struct APIConfigError: Error, Sendable, Hashable, CustomStringConvertibl
         case .wrongType: text = "configuration key '\(key)' has the wrong type in \(source)"
         case .invalidValue: text = "configuration key '\(key)' has an invalid value in \(source)"
         case .unchosenFile: text = "configuration file \(source) was found in the working directory, not chosen, and names credentials to send"
-        case .movedByVariable: text = "environment variable \(source) overrides configuration key '\(key)' of \(file ?? "the configuration file")"
+        case .movedByVariable:
+            text = file.map { "environment variable \(source) overrides configuration key '\(key)' of \($0)" }
+                ?? "environment variable \(source) sets configuration key '\(key)' (no configuration file is read)"
         case .unshownMistake:
             return "configuration file \(source) has a mistake\(place), but it is reached through a symbolic link from a folder that was not chosen, so nothing of it is shown: "
                 + "choose the folder (\(APIConfig.directoryVariable) set to an absolute path, or the tool's --config-directory) to see it"

@@ -55,8 +55,9 @@ extension ConfigKeyReader {
             if let variable = movingVariable(for: key) { rule.loweredTrust.append(.init(variable: variable, key: qualified(key))) }
         }
         rule.movedProxy = movingVariable(for: "http.proxy")
+        rule.credentialKeys = credentialKeys(config)
         config.authentication.variableRule = rule
-        try config.refuseVariablesMovingCredentials(credentialKeys(config), variables: variables)
+        try config.refuseVariablesMovingCredentials(rule.credentialKeys, variables: variables)
         try refuseProxyLoginMovedByVariable(config)
         keepTheFilesProtectedNames(&config)
     }
@@ -221,8 +222,9 @@ extension APIConfig {
             package var key: String
         }
 
-        /// The configuration file read.
-        package var file: String
+        /// The configuration file read; `nil` for a configuration of variables alone, whose
+        /// credentials a program adds (the command-line tool without a file).
+        package var file: String?
         /// The keys of `http.tls.caFile`, `http.tls.caDirectory` and `http.proxy`, as written
         /// where their values are: what a refusal tells the user to set in the file.
         package var caFileKey: String
@@ -232,6 +234,18 @@ extension APIConfig {
         package var loweredTrust: [Moved] = []
         /// The variable that sets `http.proxy` to another value than the file's, if one does.
         package var movedProxy: String? = nil
+        /// The keys that name the configuration's credentials (`authentication.storages`,
+        /// `baseHeaders` with a credential field, …): what the transport's variables are checked
+        /// against again where the transport is made.
+        package var credentialKeys: [String] = []
+
+        /// A rule for `file`, whose keys are written as `caFileKey`, `caDirectoryKey` and `proxyKey`.
+        package init(file: String?, caFileKey: String, caDirectoryKey: String, proxyKey: String) {
+            self.file = file
+            self.caFileKey = caFileKey
+            self.caDirectoryKey = caDirectoryKey
+            self.proxyKey = proxyKey
+        }
     }
 
     /// Refuses the environment variables that would move a credential or lower the trust it is
@@ -239,7 +253,9 @@ extension APIConfig {
     /// not empty: the same checks the file's own credentials meet when the configuration is
     /// loaded, for one a program adds afterwards. `variables` are the ones the transport reads
     /// (`SSL_CERT_FILE`, `SSL_CERT_DIR`, `http_proxy`, `no_proxy`): the process environment for
-    /// the live transport. Nothing is checked for a configuration not loaded from a file.
+    /// the live transport. Nothing is checked for a configuration without a
+    /// ``APIConfig/AuthenticationSettings/variableRule`` (one built in code: the program chose
+    /// everything).
     ///
     /// - Throws: ``APIError/Kind/invalidConfiguration`` whose underlying ``APIConfigError`` is of
     ///   kind ``APIConfigError/Kind/movedByVariable``, naming the variable and the key; never a value.
@@ -277,14 +293,18 @@ extension APIConfig {
     func refuseVariablesMovingCredentials(_ credentials: [String], variables: [String: String]) throws(APIConfigError) {
         guard let rule = authentication.variableRule, !credentials.isEmpty else { return }
         let sent = "the credentials (\(credentials.joined(separator: ", ")))"
+        // Without a file, what to set instead goes in one the user chooses.
+        func inFile(_ keys: String) -> String {
+            rule.file == nil ? "choose a configuration file that sets \(keys) (--config-directory)" : "set \(keys) in the file instead"
+        }
         func refusal(_ variable: String, _ key: String, because reason: String, instead: String) -> APIConfigError {
             APIConfigError(
                 kind: .movedByVariable, file: rule.file, key: key, source: variable,
-                expected: "no such variable, because \(reason): a variable may be set by something other than the user who chose the file; \(instead), or unset \(variable)"
+                expected: "no such variable, because \(reason): a variable may be set by something other than the user\(rule.file == nil ? "" : " who chose the file"); \(instead), or unset \(variable)"
             )
         }
         if let moved = rule.loweredTrust.first {
-            throw refusal(moved.variable, moved.key, because: "it lowers the TLS trust that \(sent) are sent over", instead: "set \(moved.key) in the file instead")
+            throw refusal(moved.variable, moved.key, because: "it lowers the TLS trust that \(sent) are sent over", instead: inFile(moved.key))
         }
         // OpenSSL's variables, read as the transport reads them: where the file names no CA.
         // One that names the system's own store (root's to write, what many distributions and
@@ -295,7 +315,7 @@ extension APIConfig {
             throw refusal(
                 variable, variable == "SSL_CERT_DIR" ? rule.caDirectoryKey : rule.caFileKey,
                 because: "its certificates take the place of the system's roots that \(sent) are sent over",
-                instead: "set \(rule.caFileKey) or \(rule.caDirectoryKey) in the file instead (with http.tls.trustSystemRoots false to trust that CA alone)"
+                instead: inFile("\(rule.caFileKey) or \(rule.caDirectoryKey)") + " (with http.tls.trustSystemRoots false to trust that CA alone)"
             )
         }
         // Over plain http to another machine, a proxy sees the credential. Loopback targets never
@@ -303,7 +323,7 @@ extension APIConfig {
         guard baseURL.scheme?.lowercased() == "http", ProxyRoute.Target(baseURL)?.isLoopback == false, http.proxy != .none else { return }
         let inClear = "\(sent) would cross the proxy it names in clear (the base URL is plain http)"
         if let variable = rule.movedProxy {
-            throw refusal(variable, rule.proxyKey, because: inClear, instead: "set \(rule.proxyKey) in the file instead")
+            throw refusal(variable, rule.proxyKey, because: inClear, instead: inFile(rule.proxyKey))
         }
         // The standard variables, when the file leaves the proxy to them: unless `no_proxy`
         // sends the base URL direct.
@@ -312,7 +332,8 @@ extension APIConfig {
         {
             throw refusal(
                 variable, rule.proxyKey, because: inClear,
-                instead: "set \(rule.proxyKey) in the file to the proxy's URL (or none) instead, give an https base URL, list the host in no_proxy"
+                instead: (rule.file == nil ? "choose a configuration file that sets \(rule.proxyKey) to the proxy's URL (or none)" : "set \(rule.proxyKey) in the file to the proxy's URL (or none) instead")
+                    + ", give an https base URL, list the host in no_proxy"
             )
         }
     }

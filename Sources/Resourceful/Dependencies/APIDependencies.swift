@@ -76,7 +76,7 @@ public struct APIDependencies: API.Dependencies {
         storageFactories: [any AuthenticationStorageFactory] = [],
         service: String? = nil
     ) async throws -> APIDependencies {
-        let variables = environmentVariables ?? ProcessInfo.processInfo.environment
+        let variables = environmentVariables ?? TransportEnvironment.process()
         let file = APIConfig.file(environment: environment, configDirectory: configDirectory, variables: variables)
         let config = try await APIConfig.load(file: file, environmentVariables: variables, service: service)
         return try await live(
@@ -84,7 +84,8 @@ public struct APIDependencies: API.Dependencies {
             environmentVariables: environmentVariables,
             authenticationStorage: authenticationStorage,
             storageFactories: storageFactories,
-            sharedAs: file
+            sharedAs: file,
+            transportEnvironment: TransportEnvironment.restricted(variables)
         )
     }
 
@@ -117,12 +118,15 @@ public struct APIDependencies: API.Dependencies {
     ///   - storageFactories: The storage kinds known besides `file` and `environment`.
     ///   - file: The configuration file `config` came from: the transport is shared with the other
     ///     dependencies loaded from it (``SharedTransports``); a transport of its own when `nil`.
+    ///   - transportEnvironment: The variables the transport reads, as `config` was checked
+    ///     against when it was loaded; `environmentVariables` (or the process's) when `nil`.
     package static func live(
         config: APIConfig,
         environmentVariables: [String: String]? = nil,
         authenticationStorage: (any AuthenticationStorage)? = nil,
         storageFactories: [any AuthenticationStorageFactory] = [],
-        sharedAs file: String?
+        sharedAs file: String?,
+        transportEnvironment: [String: String]? = nil
     ) async throws(APIError) -> APIDependencies {
         let logger = Self.logger(level: config.logging.level)
         let deferred = DeferredTransport()
@@ -134,14 +138,22 @@ public struct APIDependencies: API.Dependencies {
                 config: config, factories: storageFactories, logger: logger, environment: environmentVariables, transport: deferred
             )
         }
-        let transport = try await transport(for: config, storage: storage, environment: environmentVariables, sharedAs: file, logger: logger)
+        let transport = try await transport(
+            for: config, storage: storage, environment: transportEnvironment ?? environmentVariables, sharedAs: file, logger: logger
+        )
         deferred.resolve(transport)
         return APIDependencies(apiConfig: config, authenticationStorage: storage, transport: transport, logger: logger)
     }
 
     /// The live transport for `config`, with the proxy's credential from `storage` when
     /// `http.proxyCredentialService` names one; `logger` hears of settings that weaken it (once per
-    /// transport made).
+    /// transport made). The variables it reads (`environment`, else the process's) meet the checks
+    /// of a configuration file's credentials here, where they are used, whatever the file was
+    /// loaded with (``APIConfig/refuseVariablesMovingCredentials(sentBy:variables:)``).
+    ///
+    /// - Throws: ``APIError/Kind/invalidConfiguration`` when a variable would move the file's
+    ///   credentials or lower their TLS trust; ``APIError/Kind/authentication`` when the proxy's
+    ///   credential cannot be had.
     package static func transport(
         for config: APIConfig,
         storage: any AuthenticationStorage,
@@ -149,6 +161,10 @@ public struct APIDependencies: API.Dependencies {
         sharedAs file: String? = nil,
         logger: Logger = APIDependencies.logger(level: .info)
     ) async throws(APIError) -> any HTTPTransport {
+        let variables = environment ?? TransportEnvironment.current()
+        if let rule = config.authentication.variableRule {
+            try config.refuseVariablesMovingCredentials(sentBy: rule.credentialKeys, variables: variables)
+        }
         var proxyAuthorization: String?
         if let service = config.http.proxyCredentialService {
             do {
@@ -162,7 +178,6 @@ public struct APIDependencies: API.Dependencies {
                 throw APIError(kind: .authentication, detail: "no credential is stored for the proxy's service '\(service)'")
             }
         }
-        let variables = environment ?? TransportEnvironment.current()
         let make = {
             AsyncHTTPClientTransport(settings: config.http, environment: variables, proxyAuthorization: proxyAuthorization, logger: logger)
         }

@@ -246,20 +246,3 @@ extension ProxyRoute.Exception {
         }
     }
 }
-
-/// The variables the live transport reads from the process environment, each with `getenv`:
-/// Foundation's `ProcessInfo.environment` copies the whole environment under a lock that process
-/// launches hold too.
-enum TransportEnvironment {
-    static let names = [
-        "SSL_CERT_FILE", "SSL_CERT_DIR", "https_proxy", "HTTPS_PROXY", "http_proxy", "no_proxy", "NO_PROXY",
-    ]
-
-    static func current() -> [String: String] {
-        var variables: [String: String] = [:]
-        for name in names {
-            if let value = getenv(name) { variables[name] = String(cString: value) }
-        }
-        return variables
-    }
-}

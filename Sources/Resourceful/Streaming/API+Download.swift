@@ -28,8 +28,9 @@ extension API {
     /// }
     /// ```
     ///
-    /// ``RequestOptions/timeout`` bounds the wait for each head and each silence of the server;
-    /// ``RequestOptions/streamTimeout`` (none by default) the whole download.
+    /// ``RequestOptions/timeout`` bounds the wait for each head, each silence of the server and
+    /// each call to the destination's file system; ``RequestOptions/streamTimeout`` (none by
+    /// default) the whole download.
     ///
     /// - Parameter progress: Called as the file grows: after each head and each part written.
     /// - Throws: ``APIError``: as ``call(_:)`` for the request and its status;
@@ -42,7 +43,8 @@ extension API {
     ///   not continue the file (another range, or another version: its `ETag` or `Last-Modified`
     ///   changed, or it lacks the one `If-Range` sent);
     ///   ``APIError/Kind/timeout`` when ``RequestOptions/streamTimeout`` passes, waiting to
-    ///   resume or for the destination's file system included (one that does not answer holds a
+    ///   resume or for the destination's file system included, or when that file system does not
+    ///   answer one call within ``RequestOptions/timeout`` (one that does not answer holds a
     ///   thread of the download's own, never the caller's nor one other downloads need, and the
     ///   download returns by its deadline, or at once when its task is cancelled). The temporary
     ///   file is removed whatever the error, cancellation too.
@@ -87,9 +89,9 @@ extension API {
         let identity = downloadIdentity(method: method, request: request)
         do throws(APIError) {
             if downloadOptions.keepsPartialFile {
-                (file, resume) = try await PartialFile.resumable(for: destination, request: identity, until: deadline)
+                (file, resume) = try await PartialFile.resumable(for: destination, request: identity, until: deadline, step: options.timeout)
             } else {
-                (file, resume) = (try await PartialFile.create(for: destination, until: deadline), nil)
+                (file, resume) = (try await PartialFile.create(for: destination, until: deadline, step: options.timeout), nil)
             }
         } catch {
             throw error.with(method: method, path: path)
@@ -98,7 +100,7 @@ extension API {
             let (result, deadline) = try await fill(
                 file, from: request, options: options, limits: downloadOptions, resume: resume, identity: identity, deadline: deadline, progress: progress
             )
-            try await file.commit(until: deadline)
+            try await file.commit(until: deadline, bytes: result.bytes)
             return result
         } catch {
             var error = error

@@ -20,9 +20,10 @@ import Darwin
 /// has a stable name and a state file beside it, both mode 0600, and is kept by ``keep()``.
 ///
 /// Every file-system call runs on the download's own thread (an ``OffPoolWork/Worker``, made once
-/// per download, not once per piece), and every wait for one is bounded: by the download's
-/// deadline and its task's cancellation, or (for what a stopped download still does: the last
-/// piece, the removal) by ``finishingGrace``. A file system that hangs holds that thread, never
+/// per download, not once per piece), and every wait for one is bounded: by the request's
+/// time-out (`step`, as each silence of the server is), the download's deadline and its task's
+/// cancellation, or (for what a stopped download still does: the last piece, the removal) by
+/// ``finishingGrace``. A file system that hangs holds that thread, never
 /// the cooperative pool nor NIO's shared thread pool (whose few threads other file work of the
 /// process needs), and the download returns a typed error in time.
 final class PartialFile: Sendable {
@@ -35,6 +36,8 @@ final class PartialFile: Sendable {
     private let descriptor: Descriptor
     /// The thread every file-system call of this download runs on, in order.
     private let worker: OffPoolWork.Worker
+    /// The longest wait for one file-system call: the request's time-out.
+    private let step: Duration
     /// Whether the state file now describes the part (``saveState(_:)``): a part without one is
     /// of no use and is removed rather than kept.
     private let described = Atomic<Bool>(false)
@@ -50,14 +53,14 @@ final class PartialFile: Sendable {
     /// Creates the temporary file beside `destination`.
     ///
     /// - Throws: ``APIError/Kind/file`` naming the folder when it cannot be written.
-    /// - Throws: ``APIError/Kind/timeout`` when the file system does not answer before
-    ///   `deadline`, ``APIError/Kind/cancelled`` when the task is cancelled first.
-    static func create(for destination: URL, until deadline: ContinuousClock.Instant) async throws(APIError) -> PartialFile {
+    /// - Throws: ``APIError/Kind/timeout`` when the file system does not answer to a call within
+    ///   `step` or before `deadline`, ``APIError/Kind/cancelled`` when the task is cancelled first.
+    static func create(for destination: URL, until deadline: ContinuousClock.Instant, step: Duration) async throws(APIError) -> PartialFile {
         let worker = OffPoolWork.Worker()
-        let (path, folder, name) = try await names(destination, on: worker, until: deadline)
+        let (path, folder, name) = try await names(destination, on: worker, until: deadline, step: step)
         let temporary = folder + "/." + name + "." + String(UInt64.random(in: .min ... .max), radix: 36) + ".download"
         do {
-            let descriptor = try await Self.run(on: worker, until: deadline, path: path) { () throws -> Int32 in
+            let descriptor = try await Self.run(on: worker, until: deadline, step: step, path: path) { () throws -> Int32 in
                 // Readable by its owner alone while it is written; given its final mode at commit.
                 let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
                 guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
@@ -67,7 +70,7 @@ final class PartialFile: Sendable {
                 unlink(temporary)
                 close(descriptor)
             }
-            return PartialFile(destination: path, temporary: temporary, stateFile: nil, descriptor: descriptor, worker: worker)
+            return PartialFile(destination: path, temporary: temporary, stateFile: nil, descriptor: descriptor, worker: worker, step: step)
         } catch {
             throw failure(error, "the folder \(folder) cannot be written")
         }
@@ -80,14 +83,16 @@ final class PartialFile: Sendable {
     /// - Throws: ``APIError/Kind/file`` when the part or its state is not a regular file of this
     ///   user with one link (another user's, a link, a FIFO…), when another download holds it, or
     ///   when the folder cannot be written.
-    ///   ``APIError/Kind/timeout`` or ``APIError/Kind/cancelled`` as ``create(for:until:)``.
-    static func resumable(for destination: URL, request: String, until deadline: ContinuousClock.Instant) async throws(APIError) -> (PartialFile, ResumeState?) {
+    ///   ``APIError/Kind/timeout`` or ``APIError/Kind/cancelled`` as ``create(for:until:step:)``.
+    static func resumable(
+        for destination: URL, request: String, until deadline: ContinuousClock.Instant, step: Duration
+    ) async throws(APIError) -> (PartialFile, ResumeState?) {
         let worker = OffPoolWork.Worker()
-        let (path, folder, _) = try await names(destination, on: worker, until: deadline)
+        let (path, folder, _) = try await names(destination, on: worker, until: deadline, step: step)
         let partial = DownloadOptions.partialFile(for: URL(fileURLWithPath: path, isDirectory: false)).path
         let stateFile = DownloadOptions.partialStateFile(for: URL(fileURLWithPath: path, isDirectory: false)).path
         do {
-            let (descriptor, state) = try await Self.run(on: worker, until: deadline, path: path) { () throws -> (Int32, ResumeState?) in
+            let (descriptor, state) = try await Self.run(on: worker, until: deadline, step: step, path: path) { () throws -> (Int32, ResumeState?) in
                 let descriptor = try openOwn(partial, flags: O_RDWR | O_CREAT, what: "the partial download")
                 do {
                     guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
@@ -120,7 +125,7 @@ final class PartialFile: Sendable {
                 // Opened after the download gave up waiting: left as it is, unlocked.
                 close(opened.0)
             }
-            let file = PartialFile(destination: path, temporary: partial, stateFile: stateFile, descriptor: descriptor, worker: worker)
+            let file = PartialFile(destination: path, temporary: partial, stateFile: stateFile, descriptor: descriptor, worker: worker, step: step)
             if state != nil { file.described.store(true, ordering: .releasing) }
             return (file, state)
         } catch let refusal as Refusal {
@@ -133,7 +138,7 @@ final class PartialFile: Sendable {
     /// The destination's path, folder and name; refused (``APIError/Kind/file``) when it names no
     /// file or what is there is not a regular file, before anything is sent.
     private static func names(
-        _ destination: URL, on worker: OffPoolWork.Worker, until deadline: ContinuousClock.Instant
+        _ destination: URL, on worker: OffPoolWork.Worker, until deadline: ContinuousClock.Instant, step: Duration
     ) async throws(APIError) -> (path: String, folder: String, name: String) {
         let path = destination.standardizedFileURL.path
         let folder = (path as NSString).deletingLastPathComponent
@@ -143,7 +148,7 @@ final class PartialFile: Sendable {
         // not the cooperative pool's), and again just before the rename.
         let destination: Destination
         do {
-            destination = try await run(on: worker, until: deadline, path: path) { Destination.check(path) }
+            destination = try await run(on: worker, until: deadline, step: step, path: path) { Destination.check(path) }
         } catch let error as APIError {
             throw error
         } catch {
@@ -185,22 +190,29 @@ final class PartialFile: Sendable {
     /// keeping or removing its file) may wait for the file system, cancelled or past its deadline.
     static let finishingGrace = Duration.seconds(2)
 
-    /// Runs `body` on `worker` (after the work given to it before) and waits for it until
-    /// `deadline` or the task's cancellation (unless not `cancellable`), whichever comes first;
-    /// with `finishing`, for ``finishingGrace`` from now, cancelled or not (what a stopped download
-    /// still does). A file system that hangs keeps the worker's thread; the caller gets
-    /// ``APIError/Kind/timeout`` (naming `path`) or ``APIError/Kind/cancelled``, and `abandoned`
-    /// gets what `body` returns if it ever does.
+    /// How many bytes a commit's flush to disk may take one more request time-out for: 64 MiB,
+    /// what a slow disk (a few MiB a second) writes in well under the default 30 seconds.
+    static let flushedPerStep = 64 << 20
+
+    /// Runs `body` on `worker` (after the work given to it before) and waits for it for `step`,
+    /// until `deadline` or until the task's cancellation (unless not `cancellable`), whichever
+    /// comes first; with `finishing`, for ``finishingGrace`` from now, cancelled or not (what a
+    /// stopped download still does). A file system that hangs keeps the worker's thread; the
+    /// caller gets ``APIError/Kind/timeout`` (naming `path`) or ``APIError/Kind/cancelled``, and
+    /// `abandoned` gets what `body` returns if it ever does.
     private static func run<T: Sendable>(
         on worker: OffPoolWork.Worker,
         until deadline: ContinuousClock.Instant,
+        step: Duration,
         finishing: Bool = false,
         cancellable: Bool = true,
         path: String,
         _ body: @escaping @Sendable () throws -> T,
         abandoned: (@Sendable (T) -> Void)? = nil
     ) async throws -> T {
-        let bound = finishing ? ContinuousClock.now + finishingGrace : deadline
+        let now = ContinuousClock.now
+        let stepEnd = now + Swift.min(Swift.max(step, .zero), .seconds(365 * 86_400))
+        let bound = finishing ? now + finishingGrace : Swift.min(deadline, stepEnd)
         let outcome = await worker.run(
             until: bound,
             cancellable: cancellable && !finishing,
@@ -213,7 +225,8 @@ final class PartialFile: Sendable {
         case .done(let result):
             return try result.get()
         case .timedOut:
-            throw APIError(kind: .timeout, detail: "the file system of \(path) did not answer before the download's deadline")
+            let within = finishing ? "within \(finishingGrace)" : bound == stepEnd ? "within the request's time-out" : "before the download's deadline"
+            throw APIError(kind: .timeout, detail: "the file system of \(path) did not answer \(within)")
         case .cancelled:
             throw APIError(kind: .cancelled, detail: "while waiting for the file system of \(path)")
         }
@@ -252,7 +265,8 @@ final class PartialFile: Sendable {
         return ResumeState(validator: String(lines[3]), total: total, written: 0)
     }
 
-    private init(destination: String, temporary: String, stateFile: String?, descriptor: Int32, worker: OffPoolWork.Worker) {
+    private init(destination: String, temporary: String, stateFile: String?, descriptor: Int32, worker: OffPoolWork.Worker, step: Duration) {
+        self.step = step
         self.destination = destination
         self.temporary = temporary
         self.stateFile = stateFile
@@ -263,12 +277,12 @@ final class PartialFile: Sendable {
     /// Whether the part is kept when the download stops (``keep()``).
     var keepsPart: Bool { stateFile != nil }
 
-    /// Runs `body` with the open descriptor on the download's thread, as ``run(on:until:finishing:cancellable:path:_:abandoned:)``.
+    /// Runs `body` with the open descriptor on the download's thread, as ``run(on:until:step:finishing:cancellable:path:_:abandoned:)``.
     private func withDescriptor<T: Sendable>(
         until deadline: ContinuousClock.Instant, finishing: Bool = false, _ body: @escaping @Sendable (Int32) throws -> T
     ) async throws -> T {
         let descriptor = self.descriptor
-        return try await Self.run(on: worker, until: deadline, finishing: finishing, path: destination) {
+        return try await Self.run(on: worker, until: deadline, step: step, finishing: finishing, path: destination) {
             try descriptor.use(body)
         }
     }
@@ -280,7 +294,7 @@ final class PartialFile: Sendable {
         guard let stateFile else { return }
         described.store(false, ordering: .releasing)
         do {
-            try await Self.run(on: worker, until: deadline, path: destination) {
+            try await Self.run(on: worker, until: deadline, step: step, path: destination) {
                 guard let state else {
                     if unlink(stateFile) != 0, errno != ENOENT { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
                     return
@@ -363,11 +377,13 @@ final class PartialFile: Sendable {
     /// folder, so that the name survives a crash. The temporary file is removed when it fails.
     /// A cancellation does not stop it (a file renamed into place is not reported as not
     /// written); `deadline` does, on a file system that does not answer — the rename may then
-    /// still happen when it does.
-    func commit(until deadline: ContinuousClock.Instant) async throws(APIError) {
+    /// still happen when it does. Flushing `bytes` written takes time on a slow disk: the wait is
+    /// one request time-out, and one more for each ``flushedPerStep`` bytes.
+    func commit(until deadline: ContinuousClock.Instant, bytes: Int) async throws(APIError) {
         let (descriptor, temporary, destination, stateFile) = (self.descriptor, self.temporary, self.destination, self.stateFile)
+        let flush = step * (1 + Swift.min(Swift.max(bytes, 0) / Self.flushedPerStep, 1 << 20))
         do {
-            try await Self.run(on: worker, until: deadline, cancellable: false, path: destination) {
+            try await Self.run(on: worker, until: deadline, step: flush, cancellable: false, path: destination) {
                 try descriptor.closing { descriptor in
                     do {
                         // The permissions of the regular file it replaces, or a new file's (0666 less
@@ -437,7 +453,7 @@ final class PartialFile: Sendable {
     /// Closes the file, keeping it or removing it; whether it was closed now.
     private func finish(keeping: Bool) async -> Bool {
         let (descriptor, temporary, stateFile) = (self.descriptor, self.temporary, self.stateFile)
-        let closed = try? await Self.run(on: worker, until: .now, finishing: true, path: destination) {
+        let closed = try? await Self.run(on: worker, until: .now, step: Self.finishingGrace, finishing: true, path: destination) {
             Self.closeFile(descriptor, removing: keeping ? nil : (temporary, stateFile))
         }
         return closed ?? false

@@ -150,6 +150,45 @@ import Testing
         #expect(throws: Never.self) { try code.refuseVariablesMovingCredentials(sentBy: ["--account"], variables: ["SSL_CERT_FILE": "/x"]) }
     }
 
+    /// A file loaded without variables (or with others than the process has) is checked again
+    /// where its transport is made, against the variables that transport reads: the checks and
+    /// the transport never see two different environments.
+    @Test func theTransportsVariablesAreCheckedWhereTheTransportIsMade() async throws {
+        let folder = try Files.folder(Files.credentialed(base: "http://api.internal.example/v1"))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let token = ["RESOURCEFUL_AUTH_S_TOKEN": "SECRET-T"]
+        let config = try await APIConfig.load(environment: "x", configDirectory: folder.path, environmentVariables: token)
+        let refused: [(variables: [String: String], named: String)] = [
+            (["SSL_CERT_FILE": "/srv/attacker-ca.pem"], "SSL_CERT_FILE"),
+            (["SSL_CERT_DIR": "/srv/attacker-certs"], "SSL_CERT_DIR"),
+            (["http_proxy": "http://127.0.0.1:4444"], "http_proxy"),
+        ]
+        for (variables, named) in refused {
+            do {
+                let dependencies = try await APIDependencies.live(config: config, environmentVariables: token.merging(variables) { $1 })
+                try? await dependencies.transport.shutdown()
+                Issue.record("\(named) reached the transport")
+            } catch {
+                #expect(error.kind == .invalidConfiguration)
+                #expect((error.underlying as? APIConfigError)?.source == named, "\(error)")
+                #expect(!error.description.contains("attacker") && !error.description.contains("SECRET"))
+            }
+        }
+        // The system's own store, or no variable at all: the transport is made.
+        for variables in [["SSL_CERT_FILE": "/etc/ssl/certs/ca-certificates.crt"], ["no_proxy": "*", "http_proxy": "http://127.0.0.1:4444"]] {
+            let dependencies = try await APIDependencies.live(config: config, environmentVariables: token.merging(variables) { $1 })
+            try await dependencies.transport.shutdown()
+        }
+    }
+
+    /// The process environment as the library reads it: the transport's variables as the C
+    /// library gives them (`getenv`), whatever Foundation's copy holds.
+    @Test func theProcessEnvironmentHoldsTheTransportsVariablesAsTheTransportReadsThem() {
+        let process = TransportEnvironment.process()
+        #expect(TransportEnvironment.restricted(process) == TransportEnvironment.current())
+        #expect(process["PATH"] == ProcessInfo.processInfo.environment["PATH"])
+    }
+
     /// A base URL a variable moves to another origin takes none of the file's base header fields
     /// or query items, as a redirect there would not (the command-line tool drops them too).
     @Test func aMovedBaseURLTakesNoneOfTheFilesBaseFields() async throws {

@@ -46,6 +46,29 @@ struct DownloadHungFileSystemTests {
         }
     }
 
+    /// Without a deadline for the whole download, each wait for the file system is bounded by
+    /// the request's time-out, as each silence of the server is (the command line's `--timeout`).
+    @Test(.timeLimit(.minutes(2)))
+    func aDestinationThatHangsFailsWithinTheRequestsTimeOut() async throws {
+        try await HungFileSystem.with { folder in
+            try await Harness.run { (harness: inout Harness) async throws in
+                DownloadTests.serve(harness.server, cuts: 0, cutAt: 0)
+                let timeout = Duration.seconds(1)
+                harness.dependencies.apiConfig.timeout = timeout
+                let api = harness.api
+                let start = ContinuousClock.now
+                let error = await #expect(throws: APIError.self) {
+                    _ = try await api.download(Asset(streamTimeout: nil), to: folder.appendingPathComponent("asset.bin", isDirectory: false))
+                }
+                #expect(error?.kind == .timeout)
+                #expect(error?.detail?.contains("request's time-out") == true, "\(String(describing: error))")
+                // The time-out, and as long again for a loaded machine: the file system never answers.
+                #expect(ContinuousClock.now - start < timeout * 2 + .seconds(1))
+                #expect(harness.server.requests.isEmpty)
+            }
+        }
+    }
+
     @Test(.timeLimit(.minutes(2))) func aCancelledDownloadToADestinationThatHangsReturns() async throws {
         try await HungFileSystem.with { folder in
             try await Harness.run { harness in
