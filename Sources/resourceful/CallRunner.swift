@@ -25,7 +25,7 @@ enum CallRunner {
         case .failure(.invalid(let message)): CallReport.fail(message, CallExitCode.invalid)
         }
         var config = target.config
-        let parameters = try parse(options)
+        let parameters = try await parse(options, timeout: config.timeout)
         var logger = Logger(label: "resourceful") { _ in
             var handler = StreamLogHandler.standardError(label: "resourceful")
             handler.logLevel = .debug
@@ -107,49 +107,59 @@ enum CallRunner {
     private static func transport(
         _ options: CallOptions, config: APIConfig, storage: any AuthenticationStorage, environment: [String: String]
     ) async throws -> any HTTPTransport {
+        let (masking, timeout) = (config.redaction, config.timeout)
         if let replay = options.replay {
-            return try ReplayingTransport(file: URL(fileURLWithPath: replay, isDirectory: false), masking: config.redaction)
+            let file = URL(fileURLWithPath: replay, isDirectory: false)
+            return try await offPool(replay, "--replay", timeout: timeout) { try ReplayingTransport(file: file, masking: masking) }
         }
         let network = try await APIDependencies.transport(for: config, storage: storage, environment: environment)
         guard let record = options.record else { return network }
-        return try RecordingTransport(network, file: URL(fileURLWithPath: record, isDirectory: false), masking: config.redaction)
+        let file = URL(fileURLWithPath: record, isDirectory: false)
+        do {
+            return try await offPool(record, "--record", timeout: timeout) { try RecordingTransport(network, file: file, masking: masking) }
+        } catch {
+            try? await network.shutdown()
+            throw error
+        }
+    }
+
+    /// Makes a transport that reads or checks `path` (`flag`'s file) on a thread of its own,
+    /// waiting at most `timeout`: a file system that does not answer fails the command with the
+    /// local-file status instead of holding it.
+    private static func offPool<T: HTTPTransport>(
+        _ path: String, _ flag: String, timeout: Duration, _ make: @escaping @Sendable () throws -> T
+    ) async throws -> T {
+        let outcome = await OffPoolWork.run(until: .now + timeout, abandon: { (_: Result<T, any Error>) in }) { Result { try make() } }
+        switch outcome {
+        case .done(let result): return try result.get()
+        case .timedOut, .cancelled:
+            CallReport.fail("resourceful: \(flag) \(path): its file system did not answer within \(timeout)", CallExitCode.localFile)
+        }
     }
 
     /// The largest `--data @file` read: parameters, not an upload.
     static let maxDataFileBytes = 64 << 20
 
     /// The contents of `--data @path`: a regular file (never a FIFO or device, which could hang or
-    /// never end) of at most ``maxDataFileBytes``; anything else exits with the local-file status.
-    static func readDataFile(_ path: String) -> Data {
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            CallReport.fail("resourceful: --data @\(path): \(String(cString: strerror(errno)))", CallExitCode.localFile)
-        }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            CallReport.fail("resourceful: --data @\(path) is not a regular file", CallExitCode.localFile)
-        }
-        let contents: Data
+    /// never end) of at most ``maxDataFileBytes``, read within `timeout` (a file system that does
+    /// not answer holds a thread of its own, not the command); anything else exits with the
+    /// local-file status.
+    static func readDataFile(_ path: String, timeout: Duration) async -> Data {
         do {
-            contents = try handle.read(upToCount: maxDataFileBytes + 1) ?? Data()
+            return Data(try await readRegularFile(path, maximumBytes: maxDataFileBytes, until: .now + timeout))
         } catch {
-            CallReport.fail("resourceful: --data @\(path) could not be read: \(error.localizedDescription)", CallExitCode.localFile)
+            CallReport.fail("resourceful: --data @\(path) was not read: \(error.reason)", CallExitCode.localFile)
         }
-        guard info.st_size <= maxDataFileBytes, contents.count <= maxDataFileBytes else {
-            CallReport.fail("resourceful: --data @\(path) is larger than \(maxDataFileBytes >> 20) MiB", CallExitCode.localFile)
-        }
-        return contents
     }
 
     /// The parameters: `--data`, or the key=value and key:=json arguments.
-    static func parse(_ options: CallOptions) throws -> [String: JSONValue] {
+    static func parse(_ options: CallOptions, timeout: Duration) async throws -> [String: JSONValue] {
         if let data = options.data {
             guard options.parameters.isEmpty else { throw ValidationError("give parameters either as --data or as key=value, not both") }
             let bytes: Data
             if data.hasPrefix("@") {
                 let path = String(data.dropFirst())
-                bytes = readDataFile(path)
+                bytes = await readDataFile(path, timeout: timeout)
             } else {
                 bytes = Data(data.utf8)
             }

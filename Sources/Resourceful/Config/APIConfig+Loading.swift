@@ -15,6 +15,20 @@ extension APIConfig {
     /// The largest configuration file read.
     static let maximumFileBytes = 1 << 20
 
+    /// The longest a configuration file's loading waits for its file system: the file is read on
+    /// a thread of its own (``OffPoolWork``), so that a hung network mount holds that thread, not
+    /// the caller's; past this, loading fails (``APIConfigError/Kind/unanswered``).
+    static let fileWait: Duration = .seconds(10)
+
+    /// Runs `body` (calls to the file system of `file`) on a thread of its own, waiting at most
+    /// ``fileWait``, or until the task is cancelled.
+    static func offPool<T: Sendable>(_ file: String, _ body: @escaping @Sendable () -> T) async throws(APIConfigError) -> T {
+        switch await OffPoolWork.run(until: .now + fileWait, abandon: { (_: T) in }, body) {
+        case .done(let value): return value
+        case .timedOut, .cancelled: throw APIConfigError(kind: .unanswered, file: file, source: file, expected: "\(fileWait)")
+        }
+    }
+
     /// The prefix of environment variables that override configuration keys.
     package static let environmentVariablePrefix = "RESOURCEFUL"
 
@@ -180,9 +194,10 @@ extension APIConfig {
         let file = Self.file(environment: environment, in: folder.path)
         // A folder found in the working directory (a cloned repository's `Configs`) can link its
         // file to any JSON file the user can read: a mistake in it is shown without its keys.
-        let showsKeys = folder.isChosen || !RegularFile.passesThroughSymbolicLink("\(folder.path)/\(environment).json")
+        let link = "\(folder.path)/\(environment).json"
         var config: APIConfig
-        do {
+        do throws(APIConfigError) {
+            let showsKeys = try await folder.isChosen ? true : !offPool(file) { RegularFile.passesThroughSymbolicLink(link) }
             config = try await read(file: file, environmentVariables: variables, service: service, showsKeys: showsKeys)
         } catch {
             throw error.apiError
@@ -294,8 +309,9 @@ extension APIConfig {
         // Read once, checked on the descriptor read from: a FIFO would block the read for ever,
         // and a device or a huge file never end it.
         let bytes: [UInt8]
-        do {
-            bytes = try RegularFile.contents(of: file, maximumBytes: maximumFileBytes).bytes
+        let read = try await offPool(file) { Result { () throws(RegularFile.Failure) in try RegularFile.contents(of: file, maximumBytes: maximumFileBytes).bytes } }
+        do throws(RegularFile.Failure) {
+            bytes = try read.get()
         } catch {
             switch error.reason {
             case .system(ENOENT), .system(ENOTDIR): throw APIConfigError(kind: .missingFile, file: file)

@@ -33,6 +33,9 @@ package struct APIConfigError: Error, Sendable, Hashable, CustomStringConvertibl
         /// or lower the TLS trust they are sent over: a variable may be set by something other
         /// than the user who chose the file, so it takes none of the file's credentials.
         case movedByVariable
+        /// The file system holding the configuration file did not answer within
+        /// ``APIConfig/fileWait`` (a hung network mount).
+        case unanswered
     }
 
     /// What went wrong.
@@ -85,6 +88,8 @@ package struct APIConfigError: Error, Sendable, Hashable, CustomStringConvertibl
         case .unshownMistake:
             return "configuration file \(source) has a mistake\(place), but it is reached through a symbolic link from a folder that was not chosen, so nothing of it is shown: "
                 + "choose the folder (\(APIConfig.directoryVariable) set to an absolute path, or the tool's --config-directory) to see it"
+        case .unanswered:
+            return "configuration file \(source): its file system did not answer within \(expected ?? "the time allowed") (a file system that does not answer, such as a hung network mount)"
         case .notStandardJSON: return "configuration file \(source) is not standard JSON\(place): \(expected ?? "a syntax error")"
         case .unknownKey:
             let what = source == key ? "environment variable \(key) is not one the configuration reads" : "configuration key '\(key)' in \(source)\(place) is not a known key"

@@ -125,3 +125,17 @@ package func readRegularFile(_ path: String, maximumBytes: Int) throws(RegularFi
         }
     }
 }
+
+/// ``readRegularFile(_:maximumBytes:)`` on a thread of its own (``OffPoolWork``), waited for
+/// until `deadline` or the task's cancellation: a file system that does not answer (a hung
+/// network mount) holds that thread, never the caller's.
+package func readRegularFile(_ path: String, maximumBytes: Int, until deadline: ContinuousClock.Instant) async throws(RegularFileReadError) -> [UInt8] {
+    let outcome = await OffPoolWork.run(until: deadline, abandon: { (_: Result<[UInt8], RegularFileReadError>) in }) {
+        Result { () throws(RegularFileReadError) in try readRegularFile(path, maximumBytes: maximumBytes) }
+    }
+    switch outcome {
+    case .done(let result): return try result.get()
+    case .timedOut: throw RegularFileReadError(reason: "its file system did not answer in time (a hung network mount?)")
+    case .cancelled: throw RegularFileReadError(reason: "cancelled while its file system did not answer")
+    }
+}

@@ -13,7 +13,7 @@ import Glibc
 /// with a typed error naming the file; it never waits for the file system without end. In the
 /// hung file system's suite, whose tests run one at a time: they count the threads waiting on a
 /// mount.
-extension DownloadHungFileSystemTests {
+extension HungFileSystemTests {
     @Test(.timeLimit(.minutes(2)), arguments: ["http.tls.caFile", "http.tls.clientCertificateFile"])
     func aTLSFileOnAFileSystemThatHangsFailsTheTransportInTime(_ key: String) async throws {
         try await HungFileSystem.with { folder in

@@ -13,7 +13,7 @@ import Glibc
 /// daemon never replies, as a hung network mount behaves) returns a typed error by its deadline,
 /// or as soon as it is cancelled; it never waits for the file system without end.
 @Suite(.serialized, .enabled(if: HungFileSystem.available, "needs root and /dev/fuse"))
-struct DownloadHungFileSystemTests {
+struct HungFileSystemTests {
     struct Asset: ResourceRequest {
         typealias ResourceType = Empty
         let verb = ResourceVerb.show
@@ -90,7 +90,7 @@ struct DownloadHungFileSystemTests {
     }
 }
 
-extension DownloadHungFileSystemTests {
+extension HungFileSystemTests {
     @Test(.timeLimit(.minutes(2))) func downloadsOntoAHungFileSystemLeaveOtherDownloadsTheirThreads() async throws {
         // More downloads onto the hung mount than NIO's shared thread pool has threads (one a
         // core): each holds a thread of its own, and a download to a folder that answers, started
