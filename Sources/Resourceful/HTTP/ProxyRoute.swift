@@ -31,10 +31,11 @@ import Darwin
 ///   `[::1]:18443`, `10.0.0.1:8080`): that port only.
 ///
 /// A loopback target never goes through a proxy, whatever the variables or `http.proxy` say
-/// (curl's rule): `localhost` and names under it, `127.0.0.0/8` (in any form the resolver
-/// takes, such as `127.1`), `::1` (with a zone too, `[::1%25lo]`) and `::ffff:127.0.0.0/104`. Plain `http` is allowed to such a
-/// target only because its traffic stays on the machine; a proxy would carry it, credentials
-/// included, elsewhere.
+/// (curl's rule): `localhost`, `127.0.0.0/8` (in any form the resolver takes, such as `127.1`),
+/// `::1` (with a zone too, `[::1%25lo]`) and `::ffff:127.0.0.0/104`. Plain `http` is allowed to
+/// such a target only because its traffic stays on the machine; a proxy would carry it,
+/// credentials included, elsewhere. Names under `localhost` and `localhost.` are not such targets:
+/// the system's resolver may ask DNS for them, unlike curl, which answers them itself.
 struct ProxyRoute: Sendable, Equatable {
     /// The proxy for `https` targets and for `http` ones.
     let https: URL?
@@ -178,6 +179,9 @@ struct ProxyRoute: Sendable, Equatable {
     struct Target {
         /// The host name, lower-cased, without a trailing dot; `nil` for an address.
         let name: String?
+        /// Whether the host name was written with a trailing dot (`localhost.`): a name the
+        /// system's hosts file does not hold, which the resolver asks DNS for.
+        let endsInDot: Bool
         /// The address's bytes; `nil` for a host name.
         let address: [UInt8]?
         let port: Int
@@ -191,14 +195,17 @@ struct ProxyRoute: Sendable, Equatable {
             let scheme = url.scheme?.lowercased()
             port = url.port ?? (scheme == "https" ? 443 : 80)
             address = ProxyRoute.address(host)
-            if address == nil, host.hasSuffix(".") { host.removeLast() }
+            endsInDot = address == nil && host.hasSuffix(".")
+            if endsInDot { host.removeLast() }
             name = address == nil ? host : nil
         }
 
-        /// Whether the target is this machine: `localhost` or a name under it (RFC 6761 §6.3),
+        /// Whether the target is this machine: `localhost` (the hosts file's, root's to write),
         /// an address in `127.0.0.0/8`, `::1`, or an IPv4-mapped `127.x.y.z`. A name the
         /// resolver reads as an IPv4 address (`127.1`, `0x7f000001`, `2130706433`) counts as that
-        /// address.
+        /// address. A name under `localhost` (`api.localhost`) or `localhost.` does not: the
+        /// connection resolves it with the system's resolver, which may ask DNS, whose answer
+        /// can be another machine.
         var isLoopback: Bool {
             if let address {
                 switch address.count {
@@ -212,7 +219,7 @@ struct ProxyRoute: Sendable, Equatable {
                 }
             }
             guard let name else { return false }
-            if name == "localhost" || name.hasSuffix(".localhost") { return true }
+            if name == "localhost" { return !endsInDot }
             // `inet_aton`'s forms, which `getaddrinfo` accepts for a host name.
             var v4 = in_addr()
             guard name.utf8.allSatisfy({ $0 < 0x80 }), inet_aton(name, &v4) != 0 else { return false }

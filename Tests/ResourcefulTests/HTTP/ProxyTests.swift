@@ -77,7 +77,7 @@ import Testing
             #expect(!proxy.requests.contains { $0.contains(":\(port)") }, "\(proxy.requests)")
             // Nor for other loopback forms, where nothing listens: the call fails on its own.
             let closed = try Nginx.freePort()
-            let others = ["http://127.0.0.2", "http://[::1]", "https://127.0.0.1", "http://localhost.", "http://127.1"]
+            let others = ["http://127.0.0.2", "http://[::1]", "https://127.0.0.1", "http://127.1"]
                 .map { "\($0):\(closed)" }
             for url in others {
                 _ = await call(url, environment: ["http_proxy": proxy.url, "https_proxy": proxy.url]) { $0.connectRetryBudget = .zero }
@@ -282,7 +282,7 @@ import Testing
     }
 
     @Test(arguments: [
-        "http://localhost/x", "http://LocalHost:8080/x", "https://localhost./x", "http://api.localhost/x",
+        "http://localhost/x", "http://LocalHost:8080/x",
         "http://127.0.0.1/x", "https://127.0.0.1:8443/x", "http://127.255.0.9/x", "http://127.1/x", "http://2130706433/x",
         "http://0x7f000001/x", "http://[::1]:8080/x", "https://[0:0:0:0:0:0:0:1]/x", "http://[::ffff:127.0.0.1]/x",
     ])
@@ -295,6 +295,15 @@ import Testing
             #expect(ProxyRoute(.environment, environment: environment).proxy(for: url) == nil, "\(target)")
         }
         #expect(ProxyRoute(.url(proxy), environment: [:]).proxy(for: url) == nil, "\(target)")
+    }
+
+    /// A name under `localhost`, or `localhost.`, is resolved by the system's resolver, which may
+    /// ask DNS: it is not taken for this machine, and goes through the proxy as any name does.
+    @Test(arguments: ["http://api.localhost/x", "https://localhost./x", "http://LOCALHOST./x", "http://a.b.localhost:8080/x"])
+    func namesTheResolverMayAskDNSForAreNotLoopback(target: String) {
+        let url = URL(string: target)!
+        #expect(ProxyRoute.Target(url)?.isLoopback == false, "\(target)")
+        #expect(ProxyRoute(.environment, environment: ["https_proxy": proxy.absoluteString, "http_proxy": proxy.absoluteString]).proxy(for: url) == proxy)
     }
 
     /// A scoped IPv6 address (RFC 6874, `%25` then the zone) is its address on an interface: a
