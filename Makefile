@@ -3,6 +3,8 @@ SWIFT ?= swift
 SWIFT_BUILD_FLAGS ?=
 # Runs a command with a private, unlocked gnome-keyring on a private session bus.
 KEYRING := scripts/private-keyring.sh run
+# Runs a command with TMPDIR a folder of its own, removed afterwards: the tests' scratch folders.
+SCRATCH := scripts/scratch-tmp.sh
 # Swift Testing starts every test of a run at once; on two cores, hundreds of tests that each
 # start servers and check time bounds starve one another. Sixteen at a time keeps the run as
 # short and leaves each test's deadlines to the test.
@@ -74,18 +76,18 @@ test: setup
 	@# Swift 6.3 can give a closure inside #expect or #require and a closure after it one name, so
 	@# that the later one runs the earlier one's body: such a test checks something else than it says.
 	python3 scripts/check-shared-closures.py
-	$(KEYRING) $(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) --skip ForeignHARTests --skip ResourcefulOpenAPITests --skip ResourcefulOAuth2Tests --skip '\.LoadTests' --skip HungFileSystemTests
+	$(SCRATCH) $(KEYRING) $(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) --skip ForeignHARTests --skip ResourcefulOpenAPITests --skip ResourcefulOAuth2Tests --skip '\.LoadTests' --skip HungFileSystemTests
 	@# A download onto a file system that never answers holds threads of the process's shared
 	@# thread pool until the test ends the mount: on its own, so that no other test's file work waits.
-	$(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) --filter HungFileSystemTests
+	$(SCRATCH) $(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) --filter HungFileSystemTests
 	@# Ten thousand calls at once keep both cores busy: on their own, so that the tests that check
 	@# time bounds are not starved.
-	$(KEYRING) $(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) --filter '\.LoadTests'
+	$(SCRATCH) $(KEYRING) $(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) --filter '\.LoadTests'
 	@# mitmproxy, haralyzer and the OAuth 2 suites' Django server start Python interpreters (and the
 	@# OAuth 2 suites curl and the CLI), and the generator's tests parse documents of hundreds of
 	@# operations: these suites run on their own, so that they do not starve the tests that check
 	@# time bounds.
-	$(KEYRING) $(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) --filter 'ForeignHARTests|ResourcefulOpenAPITests|ResourcefulOAuth2Tests'
+	$(SCRATCH) $(KEYRING) $(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) --filter 'ForeignHARTests|ResourcefulOpenAPITests|ResourcefulOAuth2Tests'
 	@# The demo must run the five verbs through the keyring and exit 0.
 	$(KEYRING) $(SWIFT) run --skip-build resourceful demo > .build/demo.log 2>&1 || { cat .build/demo.log; exit 1; }
 	@grep -q "Stored a demo token in the keyring" .build/demo.log || { echo "demo did not use the keyring"; cat .build/demo.log; exit 1; }
@@ -121,8 +123,8 @@ TSAN_FLAGS := --sanitize=thread --scratch-path .build-tsan
 TSAN_WIDTH := SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=4
 test-tsan: setup
 	RESOURCEFUL_WITHOUT_OPENAPI=1 $(SWIFT) build --build-tests $(TSAN_FLAGS)
-	$(TSAN_WIDTH) RESOURCEFUL_WITHOUT_OPENAPI=1 $(SWIFT) test --skip-build $(TSAN_FLAGS) --filter 'ResourcefulTests|ResourcefulTestingTests' --skip ForeignHARTests --skip '\.LoadTests' --skip HungFileSystemTests
-	$(TSAN_WIDTH) RESOURCEFUL_WITHOUT_OPENAPI=1 $(SWIFT) test --skip-build $(TSAN_FLAGS) --filter '\.LoadTests'
+	$(TSAN_WIDTH) RESOURCEFUL_WITHOUT_OPENAPI=1 $(SCRATCH) $(SWIFT) test --skip-build $(TSAN_FLAGS) --filter 'ResourcefulTests|ResourcefulTestingTests' --skip ForeignHARTests --skip '\.LoadTests' --skip HungFileSystemTests
+	$(TSAN_WIDTH) RESOURCEFUL_WITHOUT_OPENAPI=1 $(SCRATCH) $(SWIFT) test --skip-build $(TSAN_FLAGS) --filter '\.LoadTests'
 
 # Runs the benchmarks: a release build, then the runs with the client pinned to the first core,
 # against nginx on the last core (scripts/bench-server.sh) and credentials in a private keyring.
