@@ -10,7 +10,8 @@
 # so a mount a test left behind is not descended into.
 set -euo pipefail
 
-scratch=$(mktemp -d /tmp/resourceful-run.XXXXXX)
+# Short: Unix socket paths under it (a private bus's) have room for 107 bytes only.
+scratch=$(mktemp -d /tmp/rt.XXXXXX)
 chmod 1777 "$scratch"
 cleanup() { rm -rf --one-file-system "$scratch" 2>/dev/null || true; }
 trap cleanup EXIT
