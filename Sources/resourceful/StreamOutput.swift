@@ -40,7 +40,7 @@ enum StreamOutput {
             return .success(())
         } catch {
             bar?.finish()
-            if resume, let apiError = error as? APIError, let kept = keptPart(after: apiError, for: destination) {
+            if resume, let apiError = error as? APIError, let kept = await keptPart(after: apiError, for: destination) {
                 ProgressBar.writeError("resourceful: \(ProgressBar.size(kept.size)) kept in \(kept.path); run the same command with -C - to resume\n")
             }
             return .failure(error as? APIError ?? APIError(kind: .cancelled, underlying: error))
@@ -55,7 +55,9 @@ enum StreamOutput {
     /// The same rule as the library's: a part is kept when the download was cancelled, timed
     /// out, lost its connection or met a server error or `429`; and what is on disk must be this
     /// user's regular file with one link, beside the state file a resumable download writes.
-    static func keptPart(after error: APIError, for destination: URL) -> (path: String, size: Int)? {
+    /// Looked at on a thread of its own for at most ``lookWait``: on a file system that does not
+    /// answer (what may have stopped the download), no part is offered.
+    static func keptPart(after error: APIError, for destination: URL) async -> (path: String, size: Int)? {
         let stopped = switch error.kind {
         case .cancelled, .timeout: true
         case .transport: error.status == nil
@@ -65,14 +67,23 @@ enum StreamOutput {
         guard stopped else { return nil }
         let partial = DownloadOptions.partialFile(for: destination).path
         let state = DownloadOptions.partialStateFile(for: destination).path
-        func own(_ path: String) -> Glibc.stat? {
-            var status = Glibc.stat()
-            guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == geteuid(), status.st_nlink == 1 else { return nil }
-            return status
+        let outcome = await OffPoolWork.run(until: .now + lookWait, abandon: { (_: Int?) in }) { () -> Int? in
+            guard let part = ownFile(partial), part.st_size > 0, ownFile(state) != nil else { return nil }
+            return Int(part.st_size)
         }
-        guard let part = own(partial), part.st_size > 0, own(state) != nil else { return nil }
-        return (partial, Int(part.st_size))
+        guard case .done(let size?) = outcome else { return nil }
+        return (partial, size)
     }
+
+    /// The status of `path` when it is this user's regular file with one link.
+    private static func ownFile(_ path: String) -> Glibc.stat? {
+        var status = Glibc.stat()
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == geteuid(), status.st_nlink == 1 else { return nil }
+        return status
+    }
+
+    /// The longest ``keptPart(after:for:)`` waits for the file system.
+    static let lookWait = Duration.seconds(2)
 
     /// `--output -`: the body's bytes on standard output, as they arrive, unchanged; at most
     /// `maxBytes` of them (`--max-filesize`: a larger `Content-Length` is refused before a byte

@@ -227,7 +227,7 @@ import Glibc
         }
     }
 
-    @Test func aPartIsOfferedOnlyWhenStoppedAndOwnWithItsState() throws {
+    @Test func aPartIsOfferedOnlyWhenStoppedAndOwnWithItsState() async throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("f.bin")
@@ -236,14 +236,14 @@ import Glibc
         try Data(repeating: 1, count: 100).write(to: URL(fileURLWithPath: partial))
         let cancelled = APIError(kind: .cancelled)
         // No state file: not a part a resumable download wrote.
-        #expect(StreamOutput.keptPart(after: cancelled, for: file) == nil)
+        #expect(await StreamOutput.keptPart(after: cancelled, for: file) == nil)
         try Data("{}".utf8).write(to: URL(fileURLWithPath: state))
-        #expect(StreamOutput.keptPart(after: cancelled, for: file)?.size == 100)
+        #expect(await StreamOutput.keptPart(after: cancelled, for: file)?.size == 100)
         // Refused rather than stopped.
-        #expect(StreamOutput.keptPart(after: APIError(kind: .file, detail: "held by another download"), for: file) == nil)
-        #expect(StreamOutput.keptPart(after: APIError(kind: .responseTooLarge), for: file) == nil)
+        #expect(await StreamOutput.keptPart(after: APIError(kind: .file, detail: "held by another download"), for: file) == nil)
+        #expect(await StreamOutput.keptPart(after: APIError(kind: .responseTooLarge), for: file) == nil)
         // A second link to the part.
         #expect(link(partial, folder.appendingPathComponent("second").path) == 0)
-        #expect(StreamOutput.keptPart(after: cancelled, for: file) == nil)
+        #expect(await StreamOutput.keptPart(after: cancelled, for: file) == nil)
     }
 }

@@ -6,7 +6,9 @@ import Synchronization
 ///
 /// A storage that has no credential (`nil`) passes the question on. A storage that fails passes
 /// it on only when its link is optional: the failure is then logged once, at `warning`, through the
-/// logger given, and again only after that storage has answered in between. A failure of a link
+/// logger given, and again only after that storage has answered in between. Within a call, an
+/// optional link followed by another waits at most half the time left, so that one that does not
+/// answer (a hung mount, a frozen daemon) leaves the next the other half. A failure of a link
 /// that is not optional fails the call. With no header anywhere, the answer is `nil`.
 ///
 /// ```swift
@@ -63,7 +65,10 @@ package final class ChainedAuthenticationStorage: AuthenticationStorage {
             do {
                 let credential: Credential?
                 if let deadline = CredentialLookup.deadline {
-                    credential = try await CredentialLookup.credential(from: link.storage, service: service, deadline: deadline)
+                    // An optional link with another after it gets half the time left: one that
+                    // does not answer (a hung mount) leaves the rest to the next.
+                    let bound = link.isOptional && index < links.count - 1 ? ContinuousClock.now + (deadline - .now) / 2 : deadline
+                    credential = try await CredentialLookup.credential(from: link.storage, service: service, deadline: bound)
                 } else {
                     credential = try await link.storage.credential(for: service)
                 }
@@ -72,8 +77,9 @@ package final class ChainedAuthenticationStorage: AuthenticationStorage {
                 }
                 if let credential { return credential }
             } catch {
-                // The call's deadline or cancellation ends the whole lookup, optional link or not.
-                guard link.isOptional, !Self.endsTheCall(error) else { throw error }
+                // The call's deadline or cancellation ends the whole lookup, optional link or not;
+                // an optional link's own time running out passes the question on.
+                guard link.isOptional, !Self.endsTheCall(error, deadline: CredentialLookup.deadline) else { throw error }
                 anyLogged.store(true, ordering: .relaxed)
                 if logged.withLock({ $0.insert("\(index)/\(service)").inserted }) {
                     logger.warning(
@@ -90,9 +96,12 @@ package final class ChainedAuthenticationStorage: AuthenticationStorage {
         return nil
     }
 
-    private static func endsTheCall(_ error: any Error) -> Bool {
-        if error is CancellationError { return true }
+    /// Whether `error` ends the lookup: a cancellation, or a time-out once the call's `deadline`
+    /// has come (or when there is none).
+    private static func endsTheCall(_ error: any Error, deadline: ContinuousClock.Instant?) -> Bool {
+        if error is CancellationError || Task.isCancelled { return true }
         guard let error = error as? APIError else { return false }
-        return error.kind == .timeout || error.kind == .cancelled
+        if error.kind == .cancelled { return true }
+        return error.kind == .timeout && deadline.map { ContinuousClock.now >= $0 } ?? true
     }
 }

@@ -446,17 +446,22 @@ final class PartialFile: Sendable {
     ///   the file system did not answer in time).
     @discardableResult
     func keep() async -> Bool {
-        let keeping = keepsPart && described.load(ordering: .acquiring)
-        return await finish(keeping: keeping) && keeping
+        await finish(keeping: keepsPart && described.load(ordering: .acquiring))
     }
 
-    /// Closes the file, keeping it or removing it; whether it was closed now.
+    /// Closes the file, keeping it (unless it is empty: a part of no byte resumes nothing) or
+    /// removing it; whether it was closed now and kept.
     private func finish(keeping: Bool) async -> Bool {
         let (descriptor, temporary, stateFile) = (self.descriptor, self.temporary, self.stateFile)
-        let closed = try? await Self.run(on: worker, until: .now, step: Self.finishingGrace, finishing: true, path: destination) {
-            Self.closeFile(descriptor, removing: keeping ? nil : (temporary, stateFile))
+        let kept = try? await Self.run(on: worker, until: .now, step: Self.finishingGrace, finishing: true, path: destination) { () -> Bool in
+            let empty = (try? descriptor.use { descriptor -> Bool in
+                var status = stat()
+                return fstat(descriptor, &status) == 0 && status.st_size == 0
+            }) ?? true
+            let keeps = keeping && !empty
+            return Self.closeFile(descriptor, removing: keeps ? nil : (temporary, stateFile)) && keeps
         }
-        return closed ?? false
+        return kept ?? false
     }
 
     /// Removes `files` (the temporary file and a state file) when given, then closes

@@ -1,5 +1,7 @@
 import Foundation
+import HTTPTypes
 @testable import Resourceful
+import ResourcefulTesting
 import Testing
 
 /// A configuration file, or a file a command reads (`--data @file`), on a file system that does
@@ -34,6 +36,32 @@ extension HungFileSystemTests {
             }
             #expect(error?.reason.contains("did not answer") == true)
             #expect(ContinuousClock.now - start < wait * 2 + .seconds(1))
+        }
+    }
+}
+
+extension HungFileSystemTests {
+    /// An optional file storage on a file system that does not answer is given half the call's
+    /// time: the next storage answers, and the call is made before its deadline.
+    @Test(.timeLimit(.minutes(2)))
+    func anOptionalFileStorageThatHangsLeavesTheNextOneTheRestOfTheTime() async throws {
+        try await HungFileSystem.with { folder in
+            try await Harness.run { (harness: inout Harness) async throws in
+                harness.server.stub(.get, "/v1/me", .json(raw: #"{"ok": true}"#))
+                let timeout = Duration.seconds(4)
+                harness.dependencies.apiConfig.timeout = timeout
+                let token = ["RESOURCEFUL_AUTH_TEST_API_TOKEN": "from-the-environment-8b1"]
+                harness.dependencies.authenticationStorage = ChainedAuthenticationStorage([
+                    .init("file", FileAuthenticationStorage(directory: folder.path), isOptional: true),
+                    .init("environment", EnvironmentAuthenticationStorage(environment: token)),
+                ], logger: harness.dependencies.logger)
+                let api = harness.api
+                let start = ContinuousClock.now
+                _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "me"))
+                #expect(ContinuousClock.now - start < timeout)
+                #expect(harness.server.requests.first?.headerFields[.authorization] == "Bearer from-the-environment-8b1")
+                #expect(harness.logText.contains("Credential storage failed"))
+            }
         }
     }
 }
