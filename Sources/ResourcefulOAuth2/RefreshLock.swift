@@ -92,12 +92,15 @@ struct RefreshLock: ~Copyable {
         let name: String
 
         /// Whether `folder`, walked again from `/`, still holds the locked file under its name, as
-        /// other processes would find it: `false` when it was removed, renamed or replaced (another
-        /// process may then hold a lock on the new file), or cannot be checked by `deadline`.
+        /// other processes would find it, and is still the first folder they can use: `false` when
+        /// the file was removed, renamed or replaced (another process may then hold a lock on the
+        /// new file), when a folder before it can be used again (a home folder made safe again:
+        /// other processes lock there now), or when this cannot be checked by `deadline`.
         func confirmed(until deadline: ContinuousClock.Instant) async -> Bool {
             let claim = self
             let outcome = await OffPoolWork.run(until: deadline, abandon: { (_: Bool) in }) {
-                (try? RefreshLock.names(claim.descriptor, name: claim.name, in: claim.folder).get()) ?? false
+                guard (try? RefreshLock.names(claim.descriptor, name: claim.name, in: claim.folder).get()) ?? false else { return false }
+                return RefreshLock.isFirstUsable(claim.folder)
             }
             if case .done(true) = outcome { return true }
             return false
@@ -353,6 +356,35 @@ struct RefreshLock: ~Copyable {
             }
             return home
         }
+    }
+
+    /// Whether no folder before `folder` in ``folders(accountHome:user:)`` can be used now (each
+    /// unsafe, or not to be made): the one other processes lock in is still `folder`. A folder
+    /// before it that fails for a passing reason fails their locking too, and counts as not used.
+    static func isFirstUsable(_ folder: String, folders: [String] = folders()) -> Bool {
+        // A folder chosen otherwise (by a test) is not one the processes choose among.
+        guard let position = folders.firstIndex(of: folder) else { return true }
+        for candidate in folders[..<position] {
+            switch openFolder(candidate, creating: false) {
+            case .success(let descriptor):
+                _ = closeDescriptor(descriptor)
+                return false
+            case .failure(let reason) where reason.missing:
+                // Absent: another process would make it, and lock there, if it can be made.
+                if canBeMade(candidate) { return false }
+            case .failure:
+                continue
+            }
+        }
+        return true
+    }
+
+    /// Whether the user may write in the nearest folder above `folder` that exists (which
+    /// ``openFolder(_:creating:)`` found safe on its way), so that `folder` could be made there.
+    private static func canBeMade(_ folder: String) -> Bool {
+        var parent = (folder as NSString).deletingLastPathComponent
+        while parent.count > 1, access(parent, F_OK) != 0 { parent = (parent as NSString).deletingLastPathComponent }
+        return access(parent, W_OK | X_OK) == 0
     }
 
     /// A descriptor of `service`'s lock file, opened read-write in the first folder that can be

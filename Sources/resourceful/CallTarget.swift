@@ -26,8 +26,9 @@ struct CallTarget {
     /// Whether the credential's service is the base URL's host (no file, or another origin than
     /// the file's), so that a keyring item is found by the host alone.
     var serviceIsHost = false
-    /// The variable that moved the base URL to another origin than the file's, when the command
-    /// line named none (`--base-url`): a credential the command adds does not go there.
+    /// The variable that named the base URL (on another origin than the file's, for a file that
+    /// names none, or without a file) when the command line named none (`--base-url`, a whole
+    /// URL): a credential the command adds does not go there.
     var baseURLMovedBy: String?
 
     /// The name of the variable that gives the base URL without a file.
@@ -64,6 +65,7 @@ struct CallTarget {
             case .success(let config): target = CallTarget(config: config, path: "", serviceIsHost: true)
             case .failure(let error): return .failure(error)
             }
+            if options.baseURL == nil, absolute == nil { target.baseURLMovedBy = baseURLVariable }
         } else {
             do throws(APIError) {
                 target = try await Self.fromFile(options, variables: variables)
@@ -74,6 +76,7 @@ struct CallTarget {
                 case .success(let config): target = CallTarget(config: config, path: "", serviceIsHost: true)
                 case .failure(let error): return .failure(error)
                 }
+                if options.baseURL == nil, absolute == nil { target.baseURLMovedBy = baseURLVariable }
             }
         }
         if let absolute {
@@ -127,8 +130,12 @@ struct CallTarget {
                 target.replaceBaseURL(with: effective.baseURL, by: name)
             }
         } else {
-            // No variable moved the base URL, or the file has none of its own to compare with.
+            // No variable moved the base URL, or the file has none of its own to compare with:
+            // then a variable alone named the host.
             target = CallTarget(config: effective, path: "")
+            if options.baseURL == nil, fileVariables.count != variables.count, let name = names.reversed().first(where: { variables[$0] != nil }) {
+                target.baseURLMovedBy = name
+            }
         }
         if let flag = options.baseURL.flatMap(URL.init(string:)) { target.replaceBaseURL(with: flag, by: "--base-url") }
         return target
@@ -146,9 +153,16 @@ struct CallTarget {
         let redactor = Redactor(settings: config.logging)
         let typed = headers.map(\.name).filter(redactor.masksHeader)
         let sent = (options.account != nil ? ["--account"] : []) + typed.map { "--header \($0)" }
-        if let variable = baseURLMovedBy, !typed.isEmpty {
-            return "resourceful: the call sends a credential (\(typed.map { "--header \($0)" }.joined(separator: ", "))) to \(Self.shownOrigin(config.baseURL)), which \(variable) names instead of the configuration file's baseURL: a variable may be set by something other than you; give the URL with --base-url, or unset \(variable)"
+        if let problem = trustProblem(options, typed: typed, sent: sent, variables: variables) { return problem }
+        if let variable = baseURLMovedBy, !sent.isEmpty {
+            return "resourceful: the call sends a credential (\(sent.joined(separator: ", "))) to \(Self.shownOrigin(config.baseURL)), which \(variable) names, not the command line nor a configuration file's baseURL: a variable may be set by something other than you; give the URL with --base-url, or unset \(variable)"
         }
+        return nil
+    }
+
+    /// Why the credential (`sent`: `--account`, the `typed` header fields) must not be sent over
+    /// the trust and route the configuration and the variables give; `nil` when it may.
+    private func trustProblem(_ options: CallOptions, typed: [String], sent: [String], variables: [String: String]) -> String? {
         do throws(APIError) {
             try config.refuseVariablesMovingCredentials(sentBy: sent, variables: variables)
         } catch {

@@ -30,24 +30,34 @@ import Testing
         let folder = try Self.emptyFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         try await MockServer.withRunning { server in
-            server.stub(.get, "/v1/users/1", .json(raw: #"{"id": 1}"#), .json(raw: #"{"id": 1}"#), .json(raw: #"{"id": 1}"#))
+            server.stub(.get, "/v1/users/1", .json(raw: #"{"id": 1}"#), .json(raw: #"{"id": 1}"#), .json(raw: #"{"id": 1}"#), .json(raw: #"{"id": 1}"#))
             let base = "\(server.baseURL.absoluteString)/v1"
             let byFlag = try await Self.run(in: folder, ["show", "users/1", "--base-url", base])
             #expect(byFlag.status == 0, "\(byFlag.output)")
             #expect(byFlag.output.contains("\"id\""))
-            // A credential named on the command line goes; nothing else is asked for one.
+            // The variable alone names the host for a call without a credential.
             let byVariable = try await Self.run(
-                in: folder, ["show", "users/1", "-H", "Authorization: Bearer typed-4", "--timeout", "5"],
+                in: folder, ["show", "users/1", "--timeout", "5"],
                 environment: ["RESOURCEFUL_BASE_URL": base, "RESOURCEFUL_RETRY_MAX_ATTEMPTS": "2"]
             )
             #expect(byVariable.status == 0, "\(byVariable.output)")
+            // A credential the command adds goes only to a host the command line names: a
+            // variable may be set by something else.
+            let typedToVariable = try await Self.run(
+                in: folder, ["show", "users/1", "-H", "Authorization: Bearer typed-4"], environment: ["RESOURCEFUL_BASE_URL": base]
+            )
+            #expect(typedToVariable.status == 5, "\(typedToVariable.output)")
+            #expect(typedToVariable.output.contains("RESOURCEFUL_BASE_URL") && typedToVariable.output.contains("--base-url"))
+            #expect(!typedToVariable.output.contains("typed-4"))
+            let typedToFlag = try await Self.run(in: folder, ["show", "users/1", "-H", "Authorization: Bearer typed-4", "--base-url", base])
+            #expect(typedToFlag.status == 0, "\(typedToFlag.output)")
             // The flag wins over the variable.
             let both = try await Self.run(
                 in: folder, ["show", "users/1", "--base-url", base], environment: ["RESOURCEFUL_BASE_URL": "http://127.0.0.1:9/v1"]
             )
             #expect(both.status == 0, "\(both.output)")
-            #expect(server.requests.map(\.path) == ["/v1/users/1", "/v1/users/1", "/v1/users/1"])
-            #expect(server.requests.map { $0.headerFields[.authorization] } == [nil, "Bearer typed-4", nil])
+            #expect(server.requests.map(\.path) == ["/v1/users/1", "/v1/users/1", "/v1/users/1", "/v1/users/1"])
+            #expect(server.requests.map { $0.headerFields[.authorization] } == [nil, nil, "Bearer typed-4", nil])
         }
     }
 
@@ -196,9 +206,15 @@ import Testing
             #expect(named.status == 0, "\(named.output)")
             // A variable naming another service does not pick its secret for this host.
             let picked = try await Self.run(
-                in: folder, ["show", "me", "--account", account], environment: keyringBus().merging(["RESOURCEFUL_BASE_URL": base, "RESOURCEFUL_SERVICE": "victim-api"]) { $1 }
+                in: folder, ["show", "me", "--base-url", base, "--account", account],
+                environment: keyringBus().merging(["RESOURCEFUL_SERVICE": "victim-api"]) { $1 }
             )
             #expect(picked.status == 0, "\(picked.output)")
+            // Nor does a variable naming the host: another port of it may be another user's.
+            let hostByVariable = try await Self.run(
+                in: folder, ["show", "me", "--account", account], environment: keyringBus().merging(["RESOURCEFUL_BASE_URL": base]) { $1 }
+            )
+            #expect(hostByVariable.status == 5, "\(hostByVariable.output)")
             #expect(server.requests.map { $0.headerFields[.authorization] } == ["Bearer host-token-1b8", "Bearer host-token-1b8"])
             #expect(!named.output.contains("token-") && !picked.output.contains("token-"))
             for service in [host, "victim-api"] {

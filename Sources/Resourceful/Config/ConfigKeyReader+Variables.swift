@@ -30,7 +30,8 @@ extension ConfigKeyReader {
     /// - A base URL from a variable on another origin than the file's own `baseURL` (the picked
     ///   service's, else the top level's) gets none of what the file names for its own server, as
     ///   on a redirect there: no credential storage, TLS client certificate, base header field or
-    ///   base query item. A file without a `baseURL` leaves it to the variables.
+    ///   base query item. So does a base URL from a variable for a file that names none: the
+    ///   variable alone would choose where the file's credentials go.
     /// - A variable for a list of masked or redirect-sensitive names (`logging.maskedHeaders`,
     ///   `logging.maskedBodyKeys`, `http.redirects.sensitiveHeaders`) adds to the file's list.
     ///
@@ -158,12 +159,14 @@ extension ConfigKeyReader {
     }
 
     /// Leaves out what the file names for its own server (credentials, base header fields and
-    /// query items) when a variable moved the base URL to another origin than the file's own, noting which variable did in ``APIConfig/AuthenticationSettings/withheldBy``.
+    /// query items) when a variable moved the base URL to another origin than the file's own, or
+    /// gave the base URL of a file that names none, noting which variable did in
+    /// ``APIConfig/AuthenticationSettings/withheldBy``.
     private func withholdCredentialsFromMovedBaseURL(_ config: inout APIConfig) {
-        guard let variable = movingVariable(for: "baseURL"),
-            let own = fileAlone?.string(forKey: ConfigKey("baseURL")).flatMap({ URL(string: $0) }),
-            !Origin.same(own, config.baseURL)
-        else { return }
+        guard let variable = movingVariable(for: "baseURL") else { return }
+        // A file without a base URL of its own leaves the host to whatever sets the variable:
+        // what it names for its server does not go there either.
+        if let own = fileAlone?.string(forKey: ConfigKey("baseURL")).flatMap({ URL(string: $0) }), Origin.same(own, config.baseURL) { return }
         var withheld: [String] = []
         if !config.authentication.storages.isEmpty {
             withheld.append(qualified("authentication.storages"))
@@ -203,7 +206,7 @@ extension APIConfig {
 
         /// What a person is told: the variable, and what was left out; never a value.
         package var description: String {
-            "\(variable) names another origin than the configuration file's baseURL: what the file names for its own server (\(keys.joined(separator: ", "))) is not sent there"
+            "\(variable) names another origin than the configuration file's baseURL (or the file names none): what the file names for its own server (\(keys.joined(separator: ", "))) is not sent there"
         }
     }
 }

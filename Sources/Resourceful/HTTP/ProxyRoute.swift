@@ -222,7 +222,7 @@ struct ProxyRoute: Sendable, Equatable {
             if name == "localhost" { return !endsInDot }
             // `inet_aton`'s forms, which `getaddrinfo` accepts for a host name.
             var v4 = in_addr()
-            guard name.utf8.allSatisfy({ $0 < 0x80 }), inet_aton(name, &v4) != 0 else { return false }
+            guard !endsInDot, name.utf8.allSatisfy({ $0 < 0x80 }), inet_aton(name, &v4) != 0 else { return false }
             return withUnsafeBytes(of: &v4) { $0[0] } == 127
         }
     }

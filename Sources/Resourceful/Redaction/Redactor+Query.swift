@@ -26,6 +26,12 @@ extension Redactor {
             if index == query.endIndex || query[index] == "&" || query[index] == ";"
                 || (inURL && (query[index] == "?" || query[index] == "#"))
             {
+                // A masked name's value runs to the next pair or the end (`password=a;b`, `a&b`:
+                // a reader that splits at `&` alone takes `;b` as the password's).
+                if index < query.endIndex, query[index] == "&" || query[index] == ";", givesAMaskedNameItsValue(query[pairStart..<index]), !Self.startsAPair(query, after: index) {
+                    index = query.index(after: index)
+                    continue
+                }
                 result += maskedPair(query[pairStart..<index], depth: depth)
                 guard index < query.endIndex else { break }
                 result.append(query[index])
@@ -34,6 +40,26 @@ extension Redactor {
             index = query.index(after: index)
         }
         return result
+    }
+
+    /// Whether `pair` is `name=…` with a masked name.
+    private func givesAMaskedNameItsValue(_ pair: Substring) -> Bool {
+        guard let equals = pair.firstIndex(of: "=") else { return false }
+        return isMasked(formName: String(pair[..<equals]))
+    }
+
+    /// Whether a `name=` pair starts after the separator at `index`: a name (no separator, no
+    /// space), then `=`.
+    private static func startsAPair(_ query: String, after index: String.Index) -> Bool {
+        var position = query.index(after: index)
+        let start = position
+        while position < query.endIndex {
+            let character = query[position]
+            if character == "=" { return position > start }
+            if "&;?#".contains(character) || character.isWhitespace { return false }
+            position = query.index(after: position)
+        }
+        return false
     }
 
     /// One `name=value` pair, its value replaced when its name is masked, else masked as
@@ -60,7 +86,10 @@ extension Redactor {
     /// to mask only once decoded again (`https%253A%252F%252Fu%253Ap%2540h`, as a chain of
     /// redirects decodes it), replaced whole.
     private func maskedValue(_ encodedValue: String, depth: Int) -> String? {
-        guard encodedValue.contains(where: { "{[%@?#\\=:&".contains($0) }) else { return nil }
+        guard encodedValue.contains(where: { "{[%@?#\\=:&".contains($0) }) else {
+            // Nothing encoded: still a secret's name given a value (`password|…`, `<token>…`).
+            return givesAMaskedNameAValue(encodedValue) ? Self.mask : nil
+        }
         let value = RequestTarget.QueryItem(encodedName: encodedValue, encodedValue: nil).name
         let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (trimmed.hasPrefix("{") && trimmed.hasSuffix("}")) || (trimmed.hasPrefix("[") && trimmed.hasSuffix("]")) else {

@@ -198,7 +198,7 @@ extension Redactor {
             let startsAField = startsALine || (before >= 0 && !Self.isNameScalar(scalars[before]))
             // `<password type="text">…`: an element's content is its value, whatever its attributes.
             let separator: Separator
-            if spaced, start > 0, scalars[start - 1] == "<", let close = Self.endOfTag(scalars, from: position) {
+            if spaced, Self.opensATag(scalars, nameStart: start), let close = Self.endOfTag(scalars, from: position) {
                 position = close
                 separator = .element
             } else {
@@ -303,7 +303,7 @@ extension Redactor {
             if reading.colonNeedsContext, !contextForColon, spaced || endsHere { return .none }
             return .equals
         case ">":
-            if nameStart > 0, scalars[nameStart - 1] == "<" { return .element }
+            if opensATag(scalars, nameStart: nameStart) { return .element }
             // `->` is an arrow, not the end of a tag.
             return scalars[nameEnd - 1] == "-" && !spaced ? .other : .none
         case ")", "}", "<": return .none
@@ -316,6 +316,19 @@ extension Redactor {
         case "/", "#": return pathSegment && !spaced ? .none : .other
         default: return .other
         }
+    }
+
+    /// Whether the name at `nameStart` is an element's name in an opening tag: right after `<`,
+    /// or after a namespace prefix (`<wsse:Password`, `<a:b:token`).
+    private static func opensATag(_ scalars: [Unicode.Scalar], nameStart: Int) -> Bool {
+        var index = nameStart - 1
+        guard index >= 0 else { return false }
+        if scalars[index] == "<" { return true }
+        guard scalars[index] == ":" else { return false }
+        while index >= 0, scalars[index] == ":" || isNameScalar(scalars[index]) || scalars[index] == "." || scalars[index] == "-" {
+            index -= 1
+        }
+        return index >= 0 && scalars[index] == "<" && index + 1 < nameStart - 1
     }
 
     /// The `>` that closes an opening tag whose attributes start at `index`, before any `<`; `nil`

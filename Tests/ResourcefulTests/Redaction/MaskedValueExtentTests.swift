@@ -73,6 +73,39 @@ import Testing
         #expect(shownValue.contains(#""id":"7""#))
     }
 
+    /// An element with a namespace prefix (`<wsse:Password>`, as WS-Security and SAML write
+    /// them) is masked as `<password>` is, in bodies, header fields and query values.
+    @Test func aNamespacedElementIsMaskedAsAPlainOneIs() throws {
+        let body = Data(#"{"soap":"<wsse:Password>S-X1</wsse:Password>","id":"7"}"#.utf8)
+        let shown = String(decoding: try #require(Self.redactor.maskedBody(body, contentType: "application/json")), as: UTF8.self)
+        #expect(!shown.contains("S-X1"), "\(shown)")
+        #expect(!Self.shown("<ns:token>S-X2</ns:token>").contains("S-X2"))
+        #expect(!Self.shown("<a:b:password >S-X3</a:b:password>").contains("S-X3"))
+        #expect(!Self.redactor.maskedURL("https://h.example/next?x=<wsse:Password>S-X4</wsse:Password>").contains("S-X4"))
+        // A prefix alone is no element: `x:password>` is an arrow's shape, not a tag.
+        #expect(Self.shown("<ns:name>Ada</ns:name>") == "<ns:name>Ada</ns:name>")
+    }
+
+    /// A masked query or form value runs to the next pair or the end: a reader that splits at
+    /// `&` alone takes `;…` as part of the password, and one that splits at `;` alone `&…`.
+    @Test func aMaskedQueryValueRunsToTheNextPair() throws {
+        #expect(Self.redactor.maskedURL("https://h.example/ok?password=Xy7;S-Q10") == "https://h.example/ok?password=***")
+        #expect(Self.redactor.maskedURL("https://h.example/ok?password=Xy7&S-Q11&a=1") == "https://h.example/ok?password=***&a=1")
+        #expect(Self.redactor.maskedURL("https://h.example/ok?password=Xy7;user=bob") == "https://h.example/ok?password=***;user=bob")
+        let form = try #require(Self.redactor.maskedForm(Data("user=a&password=Xy7;S-Q12".utf8)))
+        #expect(String(decoding: form, as: UTF8.self) == "user=a&password=***")
+        #expect(!Self.redactor.headerValue(.location, "/v1/s/ok?password=Xy7;S-Q13").contains("S-Q13"))
+    }
+
+    /// A query value that gives a secret's name a value with no encoded character in it
+    /// (`password|…`, `<password>…`, `password->…`) is masked in a URL, as it is in text.
+    @Test(arguments: [
+        ("n0=password|S-R1", "S-R1"), ("n1=<password>S-R2</password>", "S-R2"), ("n2=password->S-R3", "S-R3"), ("n3=password,S-R4", "S-R4"),
+    ])
+    func anUnencodedValueGivingASecretAValueIsMasked(_ query: String, secret: String) {
+        #expect(!Self.redactor.maskedURL("https://h.example/v1/s/ok?\(query)&a=1").contains(secret), "\(query)")
+    }
+
     /// What ends a name without a value stays readable.
     @Test(arguments: [
         "password=&a=1", "password=; a=1", "a=1&password=&b=2", "password=***; a=1", "<password></password>",
