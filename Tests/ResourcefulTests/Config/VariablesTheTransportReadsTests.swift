@@ -181,6 +181,20 @@ import Testing
         }
     }
 
+    /// A file that names no base URL leaves the host to a variable, and its credentials stay
+    /// behind: the variable alone would choose where they go.
+    @Test func aBaseURLFromAVariableForAFileWithoutOneTakesNoneOfItsCredentials() async throws {
+        let folder = try Files.folder(#"{"service": "s", "authentication": {"storages": ["environment"]}, "baseHeaders": ["X-Tenant: acme"]}"#)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let config = try await APIConfig.load(
+            environment: "x", configDirectory: folder.path,
+            environmentVariables: ["RESOURCEFUL_BASE_URL": "http://127.0.0.1:9/v1", "RESOURCEFUL_AUTH_S_TOKEN": "SECRET-T"]
+        )
+        #expect(config.authentication.storages.isEmpty)
+        #expect(config.baseHeaders.isEmpty)
+        #expect(config.authentication.withheldBy?.variable == "RESOURCEFUL_BASE_URL")
+    }
+
     /// The process environment as the library reads it: the transport's variables as the C
     /// library gives them (`getenv`), whatever Foundation's copy holds.
     @Test func theProcessEnvironmentHoldsTheTransportsVariablesAsTheTransportReadsThem() {
