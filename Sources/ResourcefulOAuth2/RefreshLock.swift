@@ -100,7 +100,7 @@ struct RefreshLock: ~Copyable {
             let claim = self
             let outcome = await OffPoolWork.run(until: deadline, abandon: { (_: Bool) in }) {
                 guard (try? RefreshLock.names(claim.descriptor, name: claim.name, in: claim.folder).get()) ?? false else { return false }
-                return RefreshLock.isFirstUsable(claim.folder)
+                return RefreshLock.isFirstUsable(claim.folder, name: claim.name)
             }
             if case .done(true) = outcome { return true }
             return false
@@ -358,33 +358,21 @@ struct RefreshLock: ~Copyable {
         }
     }
 
-    /// Whether no folder before `folder` in ``folders(accountHome:user:)`` can be used now (each
-    /// unsafe, or not to be made): the one other processes lock in is still `folder`. A folder
-    /// before it that fails for a passing reason fails their locking too, and counts as not used.
-    static func isFirstUsable(_ folder: String, folders: [String] = folders()) -> Bool {
+    /// Whether no folder before `folder` in ``folders(accountHome:user:)`` would hold the lock
+    /// file `name` now, as ``openFile(service:folders:)`` asks each in turn: the one other
+    /// processes lock in is still `folder`. A folder before it whose lock file cannot be opened
+    /// (unsafe, read-only, not a regular file) is passed over by them too, and so is one that
+    /// fails for a passing reason (their locking then fails).
+    static func isFirstUsable(_ folder: String, name: String, folders: [String] = folders()) -> Bool {
         // A folder chosen otherwise (by a test) is not one the processes choose among.
         guard let position = folders.firstIndex(of: folder) else { return true }
         for candidate in folders[..<position] {
-            switch openFolder(candidate, creating: false) {
-            case .success(let descriptor):
-                _ = closeDescriptor(descriptor)
+            if case .success(let file) = openFile(named: name, in: candidate) {
+                file.close()
                 return false
-            case .failure(let reason) where reason.missing:
-                // Absent: another process would make it, and lock there, if it can be made.
-                if canBeMade(candidate) { return false }
-            case .failure:
-                continue
             }
         }
         return true
-    }
-
-    /// Whether the user may write in the nearest folder above `folder` that exists (which
-    /// ``openFolder(_:creating:)`` found safe on its way), so that `folder` could be made there.
-    private static func canBeMade(_ folder: String) -> Bool {
-        var parent = (folder as NSString).deletingLastPathComponent
-        while parent.count > 1, access(parent, F_OK) != 0 { parent = (parent as NSString).deletingLastPathComponent }
-        return access(parent, W_OK | X_OK) == 0
     }
 
     /// A descriptor of `service`'s lock file, opened read-write in the first folder that can be
