@@ -26,9 +26,12 @@ extension Redactor {
             if index == query.endIndex || query[index] == "&" || query[index] == ";"
                 || (inURL && (query[index] == "?" || query[index] == "#"))
             {
-                // A masked name's value runs to the next pair or the end (`password=a;b`, `a&b`:
-                // a reader that splits at `&` alone takes `;b` as the password's).
-                if index < query.endIndex, query[index] == "&" || query[index] == ";", givesAMaskedNameItsValue(query[pairStart..<index]), !Self.startsAPair(query, after: index) {
+                // A masked name's value runs to the next `&` pair or the end: a reader that splits
+                // at `&` alone takes `;…` and `?…` as the password's (`password=a;x=b`,
+                // `password=a?b`), and one that splits at `;` alone `&b`. Only a fragment ends it.
+                if index < query.endIndex, query[index] != "#", givesAMaskedNameItsValue(query[pairStart..<index]),
+                    query[index] != "&" || !Self.startsAPair(query, after: index)
+                {
                     index = query.index(after: index)
                     continue
                 }

@@ -319,16 +319,17 @@ extension Redactor {
     }
 
     /// Whether the name at `nameStart` is an element's name in an opening tag: right after `<`,
-    /// or after a namespace prefix (`<wsse:Password`, `<a:b:token`).
+    /// or after a namespace prefix of any characters but spaces and markup (`<wsse:Password`,
+    /// `<a:b:token`, `<ns·1:password`, `<:password`).
     private static func opensATag(_ scalars: [Unicode.Scalar], nameStart: Int) -> Bool {
         var index = nameStart - 1
         guard index >= 0 else { return false }
         if scalars[index] == "<" { return true }
         guard scalars[index] == ":" else { return false }
-        while index >= 0, scalars[index] == ":" || isNameScalar(scalars[index]) || scalars[index] == "." || scalars[index] == "-" {
+        while index >= 0, !scalars[index].properties.isWhitespace, !"<>\"'=/&;".unicodeScalars.contains(scalars[index]) {
             index -= 1
         }
-        return index >= 0 && scalars[index] == "<" && index + 1 < nameStart - 1
+        return index >= 0 && scalars[index] == "<"
     }
 
     /// The `>` that closes an opening tag whose attributes start at `index`, before any `<`; `nil`
