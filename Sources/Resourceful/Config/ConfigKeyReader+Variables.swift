@@ -335,8 +335,7 @@ extension APIConfig {
         {
             throw refusal(
                 variable, rule.proxyKey, because: inClear,
-                instead: (rule.file == nil ? "choose a configuration file that sets \(rule.proxyKey) to the proxy's URL (or none)" : "set \(rule.proxyKey) in the file to the proxy's URL (or none) instead")
-                    + ", give an https base URL, list the host in no_proxy"
+                instead: inFile("\(rule.proxyKey) to the proxy's URL (or none)") + ", give an https base URL, list the host in no_proxy"
             )
         }
     }

@@ -90,7 +90,9 @@ extension Redactor {
     /// redirects decodes it), replaced whole.
     private func maskedValue(_ encodedValue: String, depth: Int) -> String? {
         guard encodedValue.contains(where: { "{[%@?#\\=:&".contains($0) }) else {
-            // Nothing encoded: still a secret's name given a value (`password|…`, `<token>…`).
+            // Nothing encoded: still a secret's name given a value (`password|…`, `<token>…`);
+            // a value of name characters alone (`10`, `Ada`, `a-b.c`) gives none, unscanned.
+            guard encodedValue.unicodeScalars.contains(where: { !Self.isNameScalar($0) && $0 != "+" }) else { return nil }
             return givesAMaskedNameAValue(encodedValue) ? Self.mask : nil
         }
         let value = RequestTarget.QueryItem(encodedName: encodedValue, encodedValue: nil).name

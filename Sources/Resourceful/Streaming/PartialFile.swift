@@ -454,11 +454,10 @@ final class PartialFile: Sendable {
     private func finish(keeping: Bool) async -> Bool {
         let (descriptor, temporary, stateFile) = (self.descriptor, self.temporary, self.stateFile)
         let kept = try? await Self.run(on: worker, until: .now, step: Self.finishingGrace, finishing: true, path: destination) { () -> Bool in
-            let empty = (try? descriptor.use { descriptor -> Bool in
+            let keeps = keeping && (try? descriptor.use { descriptor -> Bool in
                 var status = stat()
-                return fstat(descriptor, &status) == 0 && status.st_size == 0
-            }) ?? true
-            let keeps = keeping && !empty
+                return fstat(descriptor, &status) == 0 && status.st_size > 0
+            }) == true
             return Self.closeFile(descriptor, removing: keeps ? nil : (temporary, stateFile)) && keeps
         }
         return kept ?? false
