@@ -185,5 +185,5 @@ struct CannedTransport: HTTPTransport {
         body: ByteBuffer(data: Payloads.showJSON)
     )
 
-    func send(_ request: TransportRequest) async throws -> TransportResponse { response }
+    func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse { response }
 }

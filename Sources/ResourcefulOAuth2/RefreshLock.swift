@@ -213,7 +213,9 @@ struct RefreshLock: ~Copyable {
     /// home folder also waits for one that fell back to `/tmp/resourceful-<uid>` (the home folder
     /// was unsafe when it chose, and was made safe while its token request was out). A later
     /// folder no process of the user can lock in (absent and impossible to make, unsafe, another
-    /// user's) is passed over; any other failure there fails the lock, as in the first.
+    /// user's, a file that cannot be made for want of space) is passed over, and so is one that
+    /// leads to a file already held (a link to the first); any other failure there fails the lock,
+    /// as in the first.
     static func acquire(
         service: String, deadline: ContinuousClock.Instant, opener: Opener? = nil, folders: [String] = folders()
     ) async -> Attempt {
@@ -224,8 +226,15 @@ struct RefreshLock: ~Copyable {
         }
         var files = [file]
         for later in folders[(position + 1)...] {
-            let name = file.name
-            let taken = await take(deadline: deadline, opener: { openFile(named: name, in: later) })
+            let (name, held) = (file.name, files)
+            let taken = await take(deadline: deadline) {
+                // A folder that leads to a file already held (a link to the home folder's lock
+                // folder, a bind mount) would wait on this process's own lock: passed over.
+                let opened = openFile(named: name, in: later)
+                guard case .success(let file) = opened, Self.isHeld(file.descriptor, among: held) else { return opened }
+                file.close()
+                return .failure(Reason(text: "\(later) leads to a lock file already held"))
+            }
             switch taken {
             case .held(let next): files.append(next)
             case .unavailable, .failed(_, holdsNoLock: true): continue
@@ -234,6 +243,16 @@ struct RefreshLock: ~Copyable {
         }
         let last = files.removeLast()
         return attempt(.held(last), holding: files)
+    }
+
+    /// Whether the file open as `descriptor` is one of `files` (same device and inode).
+    static func isHeld(_ descriptor: Int32, among files: [Locked]) -> Bool {
+        var opened = stat()
+        guard retrying({ fstat(descriptor, &opened) }) == 0 else { return false }
+        return files.contains { file in
+            var held = stat()
+            return retrying({ fstat(file.descriptor, &held) }) == 0 && held.st_dev == opened.st_dev && held.st_ino == opened.st_ino
+        }
     }
 
     /// The attempt `taken` comes to, after the files already locked in earlier folders: held

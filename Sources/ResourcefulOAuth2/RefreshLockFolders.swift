@@ -82,6 +82,14 @@ extension RefreshLock {
         return .failure(Reason(text: tried.joined(separator: "; ")))
     }
 
+    /// Whether a failure with `error` means that a file or folder was not there to open and could
+    /// not be made (no space, no quota left): no process holds a lock on a file that does not
+    /// exist, so a later folder that fails so is passed over (``acquire(service:deadline:opener:folders:)``),
+    /// whoever filled the file system.
+    static func couldNotBeMade(_ error: Int32) -> Bool {
+        error == ENOSPC || error == EDQUOT
+    }
+
     /// Whether a failure with `error` means the place is absent or unsafe, so that the next folder
     /// may be tried (`existing`: the lock file itself, which the user may not be denied).
     static func fallsBack(_ error: Int32, existing: Bool = false) -> Bool {
@@ -109,7 +117,9 @@ extension RefreshLock {
             let error = errno
             _ = closeDescriptor(directory)
             return .failure(
-                Reason(text: "the lock file in \(folder) cannot be opened (errno \(error))", fallsBack: fallsBack(error, existing: true))
+                Reason(
+                    text: "the lock file in \(folder) cannot be opened (errno \(error))", fallsBack: fallsBack(error, existing: true),
+                    holdsNoLock: Self.couldNotBeMade(error))
             )
         }
         var status = stat()
@@ -141,7 +151,7 @@ extension RefreshLock {
             Result<Int32, Reason>.failure(
                 Reason(
                     text: "the lock folder \(folder) cannot be used: \(why)", fallsBack: error.map { fallsBack($0) } ?? true,
-                    missing: error == ENOENT))
+                    missing: error == ENOENT, holdsNoLock: error.map(couldNotBeMade) ?? false))
         }
         // The lock folder itself there but not usable as the user's: another user may have made it
         // (`/tmp/resourceful-<uid>` before the user did). Not passed over: without it no lock is

@@ -20,7 +20,17 @@ public final class StubTransport: HTTPTransport {
     }
 
     /// Records `request` and answers it.
-    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+    public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
+        do {
+            return try await answer(request)
+        } catch {
+            // A handler's, a cassette's or a recording's own error, as a transport reports it.
+            throw TransportError.unclassified(error)
+        }
+    }
+
+    /// ``send(_:)``, throwing what went wrong as it is.
+    private func answer(_ request: TransportRequest) async throws -> TransportResponse {
         recorded.withLock { $0.append(request) }
         return try await handler(request)
     }

@@ -57,7 +57,7 @@ struct HTTPSIssuerTransport: HTTPTransport {
 
     var origin: String { "https://idp.test:\(port)" }
 
-    func send(_ request: TransportRequest) async throws -> TransportResponse {
+    func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
         var request = request
         if request.url.hasPrefix(origin) {
             request.url = "http://127.0.0.1:\(port)" + request.url.dropFirst(origin.count)

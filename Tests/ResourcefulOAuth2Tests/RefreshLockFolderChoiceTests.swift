@@ -97,6 +97,26 @@ import Testing
         #expect(Self.folders(under) == [scratch.first])
     }
 
+    @Test func aLaterFolderThatLeadsToAFileAlreadyHeldIsPassedOverWithoutWaiting() async throws {
+        let scratch = try Folders()
+        defer { scratch.remove() }
+        // The fallback folder is the user's link to the home folder's lock folder.
+        try FileManager.default.createDirectory(atPath: scratch.first, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        #expect(symlink(scratch.first, scratch.second) == 0)
+        let start = ContinuousClock.now
+        let held = await RefreshLock.acquire(service: "s", deadline: .now + .seconds(30), folders: scratch.list)
+        #expect(Self.folders(held) == [scratch.first])
+        // It did not wait on its own lock until the deadline.
+        #expect(ContinuousClock.now - start < .seconds(15))
+    }
+
+    @Test func aFileThatCannotBeMadeForWantOfSpaceHoldsNoLock() {
+        // No process holds a lock on a file that is not there: a later folder that fails so is
+        // passed over, whoever filled the file system; one that fails otherwise is not.
+        #expect(RefreshLock.couldNotBeMade(ENOSPC) && RefreshLock.couldNotBeMade(EDQUOT))
+        #expect(!RefreshLock.couldNotBeMade(EMFILE) && !RefreshLock.couldNotBeMade(EIO))
+    }
+
     @Test func aHeldLockIsConfirmedOnlyWhileEveryFileIsStillNamed() async throws {
         let scratch = try Folders()
         defer { scratch.remove() }

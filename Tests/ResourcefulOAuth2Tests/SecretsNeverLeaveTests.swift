@@ -18,7 +18,7 @@ import Testing
         let found = Locked<Set<String>>([])
         init(_ transport: any HTTPTransport) { self.transport = transport }
 
-        func send(_ request: TransportRequest) async throws -> TransportResponse {
+        func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
             var request = request
             if let body = request.body, let bytes = try? await body.collect(upTo: 1 << 20) {
                 for pair in String(buffer: bytes).split(separator: "&") {
@@ -36,7 +36,12 @@ import Testing
                 found.withLock { _ = $0.insert(String(decoded[decoded.index(after: colon)...])) }
             }
             let response = try await transport.send(request)
-            let bytes = try await response.body.collect(upTo: 1 << 20)
+            let bytes: ByteBuffer
+            do {
+                bytes = try await response.body.collect(upTo: 1 << 20)
+            } catch {
+                throw TransportError.unclassified(error)
+            }
             struct Tokens: Decodable { var access_token: String?; var refresh_token: String?; var device_code: String? }
             if let tokens = try? JSONDecoder().decode(Tokens.self, from: Data(String(buffer: bytes).utf8)) {
                 found.withLock { $0.formUnion([tokens.access_token, tokens.refresh_token, tokens.device_code].compactMap { $0 }) }

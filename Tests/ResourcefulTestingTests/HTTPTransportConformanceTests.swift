@@ -18,7 +18,7 @@ struct AppTransport: HTTPTransport {
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
-    func send(_ request: TransportRequest) async throws -> TransportResponse {
+    func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
         guard let deadline = request.nioDeadline else { throw TransportError.timeout }
         do {
             let response = try await client.execute(HTTPClientRequest(request), deadline: deadline)
@@ -102,11 +102,15 @@ struct AppTransport: HTTPTransport {
 struct AppTransportFollowingRedirects: HTTPTransport {
     let client = HTTPClient(eventLoopGroupProvider: .singleton)
 
-    func send(_ request: TransportRequest) async throws -> TransportResponse {
+    func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
         guard let deadline = request.nioDeadline else { throw TransportError.timeout }
-        let response = try await client.execute(HTTPClientRequest(request), deadline: deadline)
-        let body = try await response.body.collect(upTo: request.maxResponseBytes)
-        let head = response.transportHead
-        return TransportResponse(status: head.status, headerFields: head.fields, body: body)
+        do {
+            let response = try await client.execute(HTTPClientRequest(request), deadline: deadline)
+            let body = try await response.body.collect(upTo: request.maxResponseBytes)
+            let head = response.transportHead
+            return TransportResponse(status: head.status, headerFields: head.fields, body: body)
+        } catch {
+            throw transportError(error)
+        }
     }
 }

@@ -21,7 +21,7 @@ struct StreamingAppTransport: HTTPTransport {
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
-    func send(_ request: TransportRequest) async throws -> TransportResponse {
+    func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
         guard let deadline = request.nioDeadline else { throw TransportError.timeout }
         do {
             let response = try await client.execute(HTTPClientRequest(request), deadline: deadline)

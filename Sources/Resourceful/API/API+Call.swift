@@ -95,15 +95,20 @@ extension API {
                 honoursDeadline: storageHonoursDeadline
             )
         } catch let error as APIError where error.kind == .timeout || error.kind == .cancelled {
-            throw APIError(kind: error.kind, detail: "while looking up the credential", underlying: error.underlying)
+            throw APIError(kind: error.kind, detail: "while looking up the credential", underlying: error.underlying).at(.credentials)
         } catch is CancellationError {
-            throw APIError(kind: .cancelled, detail: "while looking up the credential")
+            throw APIError(kind: .cancelled, detail: "while looking up the credential").at(.credentials)
         } catch let error as any SecretFreeDescription {
-            throw APIError(kind: .authentication, detail: error.description, underlying: error)
+            throw APIError(kind: .authentication, detail: error.description, underlying: error).at(.credentials)
         } catch {
-            throw APIError(kind: .authentication, underlying: error)
+            throw APIError(kind: .authentication, underlying: error).at(.credentials)
         }
-        var built = try builder.build(request, options: options, authorization: credential?.header, start: start)
+        var built: RequestBuilder.Built
+        do throws(APIError) {
+            built = try builder.build(request, options: options, authorization: credential?.header, start: start)
+        } catch {
+            throw error.at(.buildingRequest)
+        }
         built.credentialExpiresAt = credential?.expiresAt
         return built
     }
@@ -126,7 +131,7 @@ extension API {
             // A stream is read within the call's deadline, however slowly it arrives.
             return try await Deadline.run(until: deadline) { try await body.collect(upTo: maxBytes) }
         } catch {
-            throw APIError.classifying(error, deadline: deadline)
+            throw APIError.classifying(error, deadline: deadline).at(.receivingBody)
         }
     }
 

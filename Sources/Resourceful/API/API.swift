@@ -111,11 +111,12 @@ public struct API: Sendable {
                 )
                 return response
             } catch {
-                throw APIError.classifying(error, deadline: request.deadline)
+                throw APIError.classifying(error, deadline: request.deadline).at(.transport)
             }
         }
         for middleware in middlewares.reversed() {
             let rest = next
+            let name = String(describing: type(of: middleware))
             next = { request, context in
                 // A step's change to the options reaches the request the next step gets.
                 var request = request
@@ -124,10 +125,16 @@ public struct API: Sendable {
                 // A response the step made itself keeps the limits and switches of what it was
                 // given and of what the steps after it answered.
                 let answered = Locked<TransportResponse.CollectionLimits?>(nil)
-                var response = try await middleware.intercept(request, context: context) { request, context in
-                    let response = try await rest(request, context)
-                    answered.withLock { $0 = response.collectionLimits }
-                    return response
+                var response: TransportResponse
+                do {
+                    response = try await middleware.intercept(request, context: context) { request, context in
+                        let response = try await rest(request, context)
+                        answered.withLock { $0 = response.collectionLimits }
+                        return response
+                    }
+                } catch {
+                    // Wrapped once, here: the steps before see an `APIError` naming this one.
+                    throw APIError.thrown(error, byMiddleware: name)
                 }
                 response.keepCollectionLimits(of: request, answered: answered.value)
                 return response

@@ -19,10 +19,11 @@ enum ResponseValidator {
                 kind: .unsupportedContentEncoding,
                 status: response.status,
                 detail: "the body is encoded as \(commonEncoding(encoding) ?? "something other than gzip or deflate"), which is not decoded"
-            )
+            ).at(.validatingResponse)
         }
         guard response.status.kind == .successful else {
             var error = APIError(kind: response.status == .unauthorized ? .unauthorized : .unacceptableStatus, status: response.status)
+                .at(.validatingResponse)
             if body.readableBytes > 0 {
                 if Request.ErrorResponse.self != Empty.self {
                     error.errorResponse = try? decode(Request.ErrorResponse.self, from: body, decoder: decoder)
@@ -39,7 +40,7 @@ enum ResponseValidator {
             do {
                 value = try decode(Request.ResourceType.self, from: body, decoder: decoder)
             } catch {
-                var failure = APIError(kind: .decodingFailed, underlying: error)
+                var failure = APIError(kind: .decodingFailed, underlying: error).at(.decodingBody)
                 failure.status = response.status
                 if let decoding = error as? DecodingError {
                     failure.codingPath = APIError.codingPath(of: decoding)

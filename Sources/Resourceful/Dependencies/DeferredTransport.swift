@@ -13,7 +13,7 @@ package final class DeferredTransport: HTTPTransport {
         target.withLock { $0 = transport }
     }
 
-    package func send(_ request: TransportRequest) async throws -> TransportResponse {
+    package func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
         guard let transport = target.withLock({ $0 }) else {
             throw TransportError.invalidConfiguration("a storage made a request before the API's transport was ready (the proxy's credential?)")
         }

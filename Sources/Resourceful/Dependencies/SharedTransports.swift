@@ -65,7 +65,7 @@ enum SharedTransports {
             if !released.load(ordering: .acquiring) { _ = SharedTransports.release(transport) }
         }
 
-        func send(_ request: TransportRequest) async throws -> TransportResponse {
+        func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
             guard !released.load(ordering: .acquiring) else {
                 throw TransportError.connectionFailed(AsyncHTTPClientTransport.ShutDownError())
             }

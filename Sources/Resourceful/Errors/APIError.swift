@@ -12,7 +12,7 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         private enum Code: String, Sendable, Hashable {
             case invalidRequest, invalidConfiguration, encodingFailed, authentication, transport, tls, timeout, cancelled
             case responseTooLarge, unacceptableStatus, unauthorized, tooManyRedirects, redirectRefused, tooManyPages
-            case unsupportedContentEncoding, decodingFailed, file
+            case unsupportedContentEncoding, decodingFailed, file, middleware
         }
 
         private let code: Code
@@ -72,12 +72,69 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         /// file and the reason; nothing is left at a download's destination.
         public static let file = Kind(code: .file)
 
+        /// A middleware failed with an error of its own, not an ``APIError``: ``APIError/stage``
+        /// names it (``Stage/middleware(_:)``) and ``APIError/underlying`` is its error. Never
+        /// retried: the step would fail again.
+        public static let middleware = Kind(code: .middleware)
+
         /// The kind's name.
         public var description: String { code.rawValue }
     }
 
+    /// Where in a call a failure happened: the stage that first turned it into an ``APIError``.
+    ///
+    /// A call looks up its credential, builds its request, runs it through the middlewares to the
+    /// transport, collects the response body, validates the status and decodes the body; each
+    /// failure is wrapped once, at the stage it happened in. Compare with the static members;
+    /// stages may be added without breaking your code.
+    public struct Stage: Sendable, Hashable, CustomStringConvertible {
+        private enum Code: Sendable, Hashable {
+            case credentials, buildingRequest, middleware(String), transport, receivingBody, validatingResponse, decodingBody
+        }
+
+        private let code: Code
+
+        /// Looking up the credential in the ``AuthenticationStorage``.
+        public static let credentials = Stage(code: .credentials)
+        /// Building the request: URL, query or body, header fields.
+        public static let buildingRequest = Stage(code: .buildingRequest)
+        /// A middleware, named by its type: an error it threw of its own, or an ``APIError`` it
+        /// made itself (``RedirectMiddleware``'s ``Kind/tooManyRedirects``, say).
+        public static func middleware(_ name: String) -> Stage { Stage(code: .middleware(name)) }
+        /// The ``HTTPTransport``: connecting, sending, the response head (and a collected body).
+        public static let transport = Stage(code: .transport)
+        /// Collecting a response body that arrived as a stream.
+        public static let receivingBody = Stage(code: .receivingBody)
+        /// Checking the response's status (``Kind/unacceptableStatus``, ``Kind/unauthorized``).
+        public static let validatingResponse = Stage(code: .validatingResponse)
+        /// Decoding a 2xx body as the request's result type.
+        public static let decodingBody = Stage(code: .decodingBody)
+
+        /// The middleware's type name, for ``middleware(_:)``; `nil` for any other stage.
+        public var middlewareName: String? {
+            if case .middleware(let name) = code { return name }
+            return nil
+        }
+
+        /// The stage's name, such as `transport` or `middleware(RedirectMiddleware)`.
+        public var description: String {
+            switch code {
+            case .credentials: "credentials"
+            case .buildingRequest: "buildingRequest"
+            case .middleware(let name): "middleware(\(name))"
+            case .transport: "transport"
+            case .receivingBody: "receivingBody"
+            case .validatingResponse: "validatingResponse"
+            case .decodingBody: "decodingBody"
+            }
+        }
+    }
+
     /// What kind of failure this is.
     public let kind: Kind
+    /// Where in the call it happened, once a stage of a call wrapped it; `nil` for an error made
+    /// outside a call (loading a configuration, say).
+    public internal(set) var stage: Stage?
     /// The HTTP method of the call, once known.
     public internal(set) var method: HTTPRequest.Method?
     /// The request's path (percent-encoded, without the query), once known.
@@ -127,6 +184,14 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         return text
     }
 
+    /// This error as the failure of `stage`, unless an earlier stage already claimed it.
+    func at(_ stage: Stage) -> APIError {
+        guard self.stage == nil else { return self }
+        var copy = self
+        copy.stage = stage
+        return copy
+    }
+
     /// This error with the call's method and path filled in where they are missing.
     func with(method: HTTPRequest.Method, path: String) -> APIError {
         var copy = self
@@ -157,6 +222,20 @@ extension APIError {
             failure = APIError(kind: .timeout, status: failure.status, detail: "the call's deadline passed", underlying: failure.underlying)
         }
         return failure
+    }
+
+    /// What the steps before `name`, a middleware, see of an error it threw: an ``APIError`` as it
+    /// is (one the step made itself gets ``Stage/middleware(_:)``), a cancellation as
+    /// ``Kind/cancelled``, any other error as ``Kind/middleware``, naming the step (never the
+    /// error's text, which may hold what the step was given).
+    package static func thrown(_ error: any Error, byMiddleware name: String) -> APIError {
+        let stage = Stage.middleware(name)
+        switch error {
+        case let error as APIError: return error.at(stage)
+        case is CancellationError: return APIError(kind: .cancelled, underlying: error).at(stage)
+        default:
+            return APIError(kind: .middleware, detail: "the middleware \(name) failed (\(type(of: error)))", underlying: error).at(stage)
+        }
     }
 
     /// How a log line or metric names an error from `next`: an ``APIError``'s kind, or the type

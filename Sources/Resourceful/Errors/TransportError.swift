@@ -19,12 +19,29 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     package let closedBeforeAnswer: Bool
     /// A note on what was wrong, free of secrets, for the ``APIError/detail``.
     package let detail: String?
+    /// Whether another attempt may help (a connection failure the transport reported as such),
+    /// unless ``underlying`` is a ``FinalTransportFailure``.
+    package var retryable = true
 
     package init(_ kind: Kind, underlying: (any Error)? = nil, closedBeforeAnswer: Bool = false, detail: String? = nil) {
         self.kind = kind
         self.underlying = underlying
         self.closedBeforeAnswer = closedBeforeAnswer
         self.detail = detail.map(Self.oneLine)
+    }
+
+    /// `error`, thrown under a transport, as the transport reports it: a ``TransportError`` as it
+    /// is, a cancellation as ``cancelled``, anything else (a transport's own error that names no
+    /// kind) as a connection failure that is not tried again, with `error` underneath.
+    package static func unclassified(_ error: any Error) -> TransportError {
+        switch error {
+        case let error as TransportError: return error
+        case is CancellationError: return .cancelled
+        default:
+            var failure = TransportError(.connectionFailed, underlying: error)
+            failure.retryable = false
+            return failure
+        }
     }
 
     /// `text` as it may stand in a one-line description or log line: without control, format,
@@ -129,7 +146,7 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
             : self.detail ?? (underlying as? ConnectionNotMade).map { Self.oneLine($0.description) }
         var error = APIError(kind: apiKind, detail: detail, underlying: underlying)
         error.closedBeforeAnswer = closedBeforeAnswer
-        error.mayRetry = apiKind == .transport && (underlying as? any FinalTransportFailure)?.isFinal != true
+        error.mayRetry = apiKind == .transport && retryable && (underlying as? any FinalTransportFailure)?.isFinal != true
         return error
     }
 }

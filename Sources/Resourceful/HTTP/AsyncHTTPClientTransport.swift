@@ -210,7 +210,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// The deadline is AsyncHTTPClient's own, which holds until the whole body is in, and task
     /// cancellation cancels the request: the call runs in the caller's task, with no task or timer
     /// of its own.
-    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+    public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
         if let setupError { throw setupError }
         guard !isShutDown.load(ordering: .acquiring) else { throw TransportError.connectionFailed(ShutDownError()) }
         let remaining = ContinuousClock.now.duration(to: request.deadline)

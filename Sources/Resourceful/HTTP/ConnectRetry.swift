@@ -32,7 +32,7 @@ struct ConnectRetry: Sendable {
         target: String,
         deadline: ContinuousClock.Instant,
         _ attempt: () async throws -> T
-    ) async throws -> T {
+    ) async throws(TransportError) -> T {
         let start = ContinuousClock.now
         let end = min(deadline, start + budget)
         var wait = Self.firstWait
@@ -55,6 +55,8 @@ struct ConnectRetry: Sendable {
                     throw TransportError.cancelled
                 }
                 wait = min(wait * 2, Self.longestWait)
+            } catch {
+                throw TransportError.unclassified(error)
             }
         }
     }

@@ -28,17 +28,17 @@ public import NIOCore
 ///   ``TransportError/closedBeforeAnswer(_:)`` when it closed before any of the answer arrived),
 ///   and a failed TLS handshake with ``TransportError/tls(_:)``.
 ///
-/// It throws only ``TransportError``: also for a request it cannot send
-/// (``TransportError/invalidRequest(_:underlying:)``), settings it cannot use
-/// (``TransportError/invalidConfiguration(_:underlying:)``), a body it cannot decompress
-/// (``TransportError/undecodableBody(_:)``) and a proxy that wants credentials
+/// It throws only ``TransportError`` (the requirement's typed `throws` holds every transport to
+/// it): also for a request it cannot send (``TransportError/invalidRequest(_:underlying:)``),
+/// settings it cannot use (``TransportError/invalidConfiguration(_:underlying:)``), a body it
+/// cannot decompress (``TransportError/undecodableBody(_:)``) and a proxy that wants credentials
 /// (``TransportError/proxyAuthenticationRequired(_:)``). The ``API`` turns what it throws into an
-/// ``APIError`` once, before any middleware sees it. Any other error fails the call as
-/// ``APIError/Kind/transport`` without another attempt: only a ``TransportError`` says that trying
-/// again may help.
+/// ``APIError`` once, with ``APIError/Stage/transport``, before any middleware sees it. A failure
+/// that trying again cannot cure goes under ``TransportError/connectionFailed(_:)`` as a
+/// ``FinalTransportFailure`` (as `ReplayingTransport` does with a request no recording answers).
 public protocol HTTPTransport: Sendable {
     /// Sends `request` and returns the response, its body collected or streamed.
-    func send(_ request: TransportRequest) async throws -> TransportResponse
+    func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse
 
     /// Releases the transport's connections and threads. Calls after it fail.
     func shutdown() async throws

@@ -51,7 +51,17 @@ public final class RecordingTransport: HTTPTransport {
     ///
     /// - Throws: What the wrapped transport throws, or ``CassetteError`` when the file cannot be
     ///   written.
-    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+    public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
+        do {
+            return try await answer(request)
+        } catch {
+            // A handler's, a cassette's or a recording's own error, as a transport reports it.
+            throw TransportError.unclassified(error)
+        }
+    }
+
+    /// ``send(_:)``, throwing what went wrong as it is.
+    private func answer(_ request: TransportRequest) async throws -> TransportResponse {
         let started = Date()
         let start = ContinuousClock.now
         // A streamed request body goes out as it is, never held whole: the recording names no

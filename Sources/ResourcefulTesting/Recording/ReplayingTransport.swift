@@ -10,8 +10,9 @@ import NIOCore
 /// export: fields they leave out, `postData.params`, base64 bodies and comments are understood,
 /// and an entry that cannot be replayed (no response, status 0, an invalid URL) is left out with
 /// a warning on the logger. Requests are matched by ``RequestMatching``; one that matches no
-/// unused recording fails the call with ``CassetteError`` (kind ``CassetteError/Kind/noRecording``),
-/// which names the request, the closest recording and why it did not match.
+/// unused recording fails the call with ``CassetteError`` (kind ``CassetteError/Kind/noRecording``)
+/// as the underlying error of a `TransportError` that is never retried: `APIError.underlying` is
+/// the cassette error, which names the request, the closest recording and why it did not match.
 public final class ReplayingTransport: HTTPTransport {
     private let store: ReplayStore
     /// Records what the store cannot answer (``CassetteMode/newEpisodes``).
@@ -51,10 +52,20 @@ public final class ReplayingTransport: HTTPTransport {
 
     /// The recorded answer to `request`.
     ///
-    /// - Throws: ``CassetteError`` when no unused recording matches;
+    /// - Throws: a connection failure over a ``CassetteError`` when no unused recording matches;
     ///   ``TransportError/responseTooLarge`` when the recorded body is over the request's limit;
     ///   ``TransportError/cancelled`` when the task is cancelled.
-    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+    public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
+        do {
+            return try await answer(request)
+        } catch {
+            // A handler's, a cassette's or a recording's own error, as a transport reports it.
+            throw TransportError.unclassified(error)
+        }
+    }
+
+    /// ``send(_:)``, throwing what went wrong as it is.
+    private func answer(_ request: TransportRequest) async throws -> TransportResponse {
         if Task.isCancelled { throw TransportError.cancelled }
         // A streamed body is compared as the bytes it holds.
         var request = request

@@ -49,7 +49,7 @@ import Testing
         #expect(seen.value == ["APIError", "APIError"])
     }
 
-    @Test func aMiddlewaresOwnErrorIsClassifiedWhereItLeavesThePipeline() async throws {
+    @Test func aMiddlewaresOwnErrorIsWrappedWhereItLeavesTheStepNamingIt() async throws {
         struct Refusal: Error {}
         struct Refuse: APIMiddleware {
             func intercept(
@@ -62,10 +62,13 @@ import Testing
         let config = APIConfig(baseURL: URL(string: "http://127.0.0.1:9/v1")!, service: "s")
         let api = API(dependencies: APIDependencies(apiConfig: config, transport: stub), middlewares: API.defaultMiddlewares + [Observe(seen: seen), Refuse()])
         let error = await #expect(throws: APIError.self) { try await api.call(AdHocRequest<Empty, Empty>(.show, "x")) }
-        #expect(error?.kind == .transport)
+        #expect(error?.kind == .middleware)
+        #expect(error?.stage == .middleware("Refuse"))
+        #expect(error?.detail == "the middleware Refuse failed (Refusal)")
         #expect(error?.underlying is Refusal)
-        // The retry step did not take a middleware's own error for a failed connection.
-        #expect(seen.value == ["Refusal"])
+        // Wrapped where it left the step: the step before saw an `APIError` naming it, and the
+        // retry step did not take it for a failed connection.
+        #expect(seen.value == ["APIError"])
         #expect(stub.requests.isEmpty)
     }
 

@@ -16,7 +16,7 @@ import Testing
 
         init(_ inner: any HTTPTransport) { self.inner = inner }
 
-        func send(_ request: TransportRequest) async throws -> TransportResponse {
+        func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
             sends.add(1, ordering: .relaxed)
             return try await inner.send(request)
         }

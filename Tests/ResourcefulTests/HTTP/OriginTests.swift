@@ -88,7 +88,7 @@ struct ResolvingTransport: HTTPTransport {
         self.address = address
     }
 
-    func send(_ request: TransportRequest) async throws -> TransportResponse {
+    func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
         var request = request
         request.url = request.url.replacingOccurrences(of: "://\(host):", with: "://\(address):")
         return try await base.send(request)
