@@ -116,7 +116,16 @@ enum CallRunner {
         guard let record = options.record else { return network }
         let file = URL(fileURLWithPath: record, isDirectory: false)
         do {
-            return try await offPool(record, "--record", timeout: timeout) { try RecordingTransport(network, file: file, masking: masking) }
+            return try await offPool(record, "--record", timeout: timeout) { () throws -> RecordingTransport in
+                // As `-o` (and curl without `--create-dirs`): a folder that is not there is a
+                // mistyped path, not one to make.
+                let folder = file.deletingLastPathComponent().path
+                var isFolder: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+                    throw CassetteError(.unwritableFile, detail: "\(file.path) cannot be written: the folder \(folder) does not exist")
+                }
+                return try RecordingTransport(network, file: file, masking: masking)
+            }
         } catch {
             try? await network.shutdown()
             throw error

@@ -10,8 +10,11 @@ struct KeyringOptions: ParsableArguments {
     @Option(help: "The account the credential belongs to (for OAuth 2, the keyring account the refresh token is kept under; default: authentication.keyring.account).")
     var account: String?
 
-    @Option(name: .customLong("env"), help: "The configuration to look for an OAuth 2 service in.")
-    var environment = "development"
+    @Option(name: .customLong("env"), help: "The configuration to look for an OAuth 2 service in (default: development; named, it must exist).")
+    var chosenEnvironment: String?
+
+    /// The configuration looked in.
+    var environment: String { chosenEnvironment ?? "development" }
 
     @Option(help: "Where the configuration files are (default: $RESOURCEFUL_CONFIG_DIR, else ./Configs).")
     var configDirectory: String?
@@ -27,7 +30,8 @@ struct KeyringOptions: ParsableArguments {
     func oauthSession() async throws -> OAuthSession? {
         do {
             return try await OAuthSession.open(
-                service: service, environment: environment, configDirectory: configDirectory, account: account, keyring: keyring
+                service: service, environment: environment, configDirectory: configDirectory, account: account, keyring: keyring,
+                fileChosen: chosenEnvironment != nil || configDirectory != nil
             )
         } catch {
             StandardStreams.error(CallReport.describe(error) + "\n")

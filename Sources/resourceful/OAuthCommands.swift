@@ -13,17 +13,30 @@ struct OAuthSession {
     let dependencies: APIDependencies
 
     /// The OAuth 2 storage of `service` in configuration `environment` (`services.<service>`, or
-    /// the top level when its `service` key is `service`), or `nil` when there is no such
-    /// configuration or it does not name `oauth2`.
-    static func open(service: String, environment: String, configDirectory: String?, account: String?, keyring: Keyring) async throws -> OAuthSession? {
+    /// the top level when its `service` key is `service`), or `nil` when the configuration does
+    /// not describe the service, or names no `oauth2` storage for it, or (unless `fileChosen`: an
+    /// environment or folder named on the command line) does not exist. A configuration that
+    /// cannot be loaded (a mistyped key, a value out of range) fails, as it fails a call.
+    static func open(
+        service: String, environment: String, configDirectory: String?, account: String?, keyring: Keyring, fileChosen: Bool = false
+    ) async throws -> OAuthSession? {
         let config: APIConfig
         do {
             config = try await APIConfig.load(environment: environment, configDirectory: configDirectory, service: service)
         } catch {
-            guard let topLevel = try? await APIConfig.load(environment: environment, configDirectory: configDirectory), topLevel.service == service else {
+            let problem = error.underlying as? APIConfigError
+            switch problem?.kind {
+            case .missingFile? where !fileChosen:
+                // No configuration: a service of the keyring's alone.
                 return nil
+            case .missingKey? where problem?.key == "services.\(service)":
+                // Not described under `services`: perhaps the top level's own service.
+                let topLevel = try await APIConfig.load(environment: environment, configDirectory: configDirectory)
+                guard topLevel.service == service else { return nil }
+                config = topLevel
+            default:
+                throw error
             }
-            config = topLevel
         }
         guard config.authentication.storages.contains("oauth2") else { return nil }
         let dependencies = try await APIDependencies.live(

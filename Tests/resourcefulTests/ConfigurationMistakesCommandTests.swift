@@ -31,4 +31,27 @@ import Testing
         #expect(result.output.contains(names) && result.output.contains(says), "\(result.output)")
         #expect(result.output.contains(file), "\(result.output)")
     }
+
+    /// `login`, `status` and `logout` of an OAuth 2 service whose configuration has a mistake stop
+    /// as a call does, naming it: never taken for a keyring service ("--account is needed"), never
+    /// sent to the keyring.
+    @Test(arguments: ["login", "status", "logout"])
+    func anOAuthCommandStopsAtAConfigurationMistakeAsACallDoes(command: String) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-mistakes-oauth-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let json = #"{"baseURL": "http://127.0.0.1:9/v1", "service": "t", "timout": 1, "authentication": {"storages": ["oauth2"], "#
+            + #""oauth2": {"tokenEndpoint": "http://127.0.0.1:9/token", "clientID": "c"}}}"#
+        try Data(json.utf8).write(to: directory.appendingPathComponent("oa.json"))
+        for account in [[], ["--account", "a"]] {
+            let result = try await Command.run(
+                resourcefulTool, [command, "--service", "t", "--env", "oa", "--config-directory", directory.path] + account)
+            #expect(result.status == 5, "\(result.output)")
+            #expect(result.output.contains("did you mean 'timeout'?"), "\(result.output)")
+            #expect(!result.output.contains("--account is needed") && !result.output.contains("keyring"), "\(result.output)")
+        }
+        // A configuration named on the command line that is not there is said so.
+        let missing = try await Command.run(resourcefulTool, [command, "--service", "t", "--env", "nope", "--config-directory", directory.path])
+        #expect(missing.status == 5 && missing.output.contains("nope.json does not exist"), "\(missing.output)")
+    }
 }

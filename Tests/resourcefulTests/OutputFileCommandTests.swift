@@ -36,6 +36,20 @@ import Glibc
         }
     }
 
+    @Test func recordIntoAFolderThatIsNotThereIsRefusedWithoutMakingIt() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let har = folder.appending(path: "missing/deeper/capture.har").path
+        try await MockServer.withRunning { server in
+            server.stub(.get, "/v1/users/7", .json(raw: #"{"id":7,"name":"Ada"}"#))
+            let result = try await CLITool.run(server, ["show", "users/7", "--record", har])
+            #expect(result.status == 9, "\(result.output)")
+            #expect(result.output.contains("the folder \(folder.path)/missing/deeper does not exist"), "\(result.output)")
+            #expect(server.requests.isEmpty)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+    }
+
     @Test func recordOntoAFIFOIsRefusedWithoutReadingIt() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -420,6 +420,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             // Every address of the host was tried: a TLS failure on any of them is the reason.
             if let failure = error.connectionErrors.lazy.map(\.error).first(where: isTLSFailure) {
                 TransportError.tls(failure)
+            } else if error.connectionErrors.isEmpty, error.dnsAError != nil || error.dnsAAAAError != nil {
+                // No address to connect to: the name is what to check, not the connection.
+                TransportError(.connectionFailed, underlying: error, detail: "the host name \(error.host) could not be resolved")
             } else {
                 TransportError.connectionFailed(error)
             }

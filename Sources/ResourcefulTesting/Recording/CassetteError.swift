@@ -19,7 +19,7 @@ public struct CassetteError: Error, Sendable, CustomStringConvertible {
     /// The request, the closest recording and why it did not match; or the file and the reason.
     public var detail: String
 
-    init(_ kind: Kind, detail: String) {
+    package init(_ kind: Kind, detail: String) {
         self.kind = kind
         self.detail = detail
     }

@@ -33,13 +33,16 @@ import Testing
 
     @Test func anyOtherFailureIsNotTriedAgain() async throws {
         let attempts = Atomic<Int>(0)
-        await #expect(throws: Other.self) {
+        let error = await #expect(throws: TransportError.self) {
             _ = try await ConnectRetry(budget: .seconds(30)).run(target: "h:1", deadline: .now + .seconds(60)) { () throws -> Int in
                 attempts.add(1, ordering: .relaxed)
                 throw Other()
             }
         }
         #expect(attempts.load(ordering: .relaxed) == 1)
+        // Thrown as the transport reports it, over the error, and not for the policy to retry.
+        #expect(error?.underlying is Other)
+        #expect(error?.apiError.mayRetry == false)
     }
 
     @Test func endsAtTheBudgetNamingTheTargetAndTheAttempts() async throws {
@@ -90,5 +93,12 @@ import Testing
         task.cancel()
         let error = await #expect(throws: TransportError.self) { _ = try await task.value }
         #expect(error?.apiError.kind == .cancelled)
+    }
+
+    @Test func aHostNameThatCannotBeResolvedIsSaidSo() async {
+        // `.invalid` is never a host (RFC 6761): the resolver answers at once, network or not.
+        let error = await liveCall("http://no-such-host.invalid/v1")
+        #expect(error?.kind == .transport && error?.stage == .transport)
+        #expect(error?.detail == "the host name no-such-host.invalid could not be resolved", "\(String(describing: error))")
     }
 }
