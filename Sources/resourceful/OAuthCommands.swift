@@ -29,7 +29,7 @@ struct OAuthSession {
             case .missingFile? where !fileChosen:
                 // No configuration: a service of the keyring's alone.
                 return nil
-            case .missingKey? where problem?.key == "services.\(service)":
+            case .missingKey? where problem?.key == "services.\(service)", .invalidValue? where problem?.key == "services.\(service)":
                 // Not described under `services`: perhaps the top level's own service.
                 let topLevel = try await APIConfig.load(environment: environment, configDirectory: configDirectory)
                 guard topLevel.service == service else { return nil }

@@ -21,32 +21,18 @@ extension API {
         try await perform(request, target: nil)
     }
 
-    /// Calls `request`, sent to `target` instead of its own when one is given (a pagination link).
+    /// Calls `request`, sent to `target` instead of its own when one is given (a pagination link):
+    /// the pipeline (``open(_:body:target:)``), then the body collected, validated and decoded.
     func perform<Request: ResourceRequest>(
         _ request: Request,
         target: RequestTarget?
     ) async throws(APIError) -> APIResponse<Request.ResourceType> {
-        let start = ContinuousClock.now
-        let options = defaultOptions.applying(request)
+        let opened = try await open(request, body: .collected, target: target)
         do throws(APIError) {
-            var built = try await build(request, options: options, start: start)
-            if let target {
-                // The context, and so every log line, names the page actually asked for.
-                built.request.target = target
-            }
-            let context = context(for: request, built: built, options: options)
-            let response = try await send(built.request, context: context)
-            // Under the byte cap and deadline the steps before the transport left; the call's own
-            // for a response no transport gave (a cached one).
-            let limits = response.collectionLimits
-            let body = try await collect(
-                response.body,
-                upTo: limits?.maxBytes ?? options.maxResponseBytes,
-                deadline: limits?.deadline ?? built.request.deadline
-            )
-            return try ResponseValidator.validate(response, body: body, for: request, decoder: options.responseDecoder)
+            let body = try await collect(opened.response.body, upTo: opened.maxBytes, deadline: opened.deadline)
+            return try ResponseValidator.validate(opened.response, body: body, for: request, decoder: opened.prepared.options.responseDecoder)
         } catch {
-            throw error.with(method: request.verb.method(update: options.updateMethod), path: maskedPath(request.path))
+            throw opened.naming(error)
         }
     }
 
@@ -57,12 +43,7 @@ extension API {
     ///
     /// - Throws: ``APIError``, as ``call(_:)`` would for the same request.
     public func transportRequest<Request: ResourceRequest>(for request: Request) async throws(APIError) -> TransportRequest {
-        let options = defaultOptions.applying(request)
-        do throws(APIError) {
-            return try await build(request, options: options, start: .now).request
-        } catch {
-            throw error.with(method: request.verb.method(update: options.updateMethod), path: maskedPath(request.path))
-        }
+        try await prepare(request, body: .collected).built.request
     }
 
     /// The context a call of `request` to `target` runs with: a new request ID, its options and

@@ -34,40 +34,31 @@ extension API {
         extraFields: HTTPFields = [:],
         deadline: ContinuousClock.Instant? = nil
     ) async throws(APIError) -> StreamedResponse {
-        let start = ContinuousClock.now
-        let options = defaultOptions.applying(request)
-        let method = request.verb.method(update: options.updateMethod)
-        let path = maskedPath(request.path)
+        let opened = try await open(request, body: .streamed(extraFields: extraFields, deadline: deadline))
+        let response = opened.response
         do throws(APIError) {
-            var built = try await build(request, options: options, start: start)
-            built.request.streamsResponseBody = true
-            built.request.idleTimeout = options.timeout
-            built.request.deadline = deadline ?? Self.streamDeadline(from: start, options: options)
-            for field in extraFields { built.request.headerFields[field.name] = field.value }
-            let context = context(for: request, built: built, options: options)
-            let response = try await send(built.request, context: context)
-            // The deadline and cap the steps before the transport left (``CallContext/options``).
-            let limits = response.collectionLimits
             guard response.status.kind == .successful else {
                 // An error's body is small and read whole, within the time of one silence.
-                let deadline = Swift.min(limits?.deadline ?? built.request.deadline, .now + options.timeout)
-                let body = try await collect(response.body, upTo: limits?.maxBytes ?? options.maxResponseBytes, deadline: deadline)
-                _ = try ResponseValidator.validate(response, body: body, for: request, decoder: options.responseDecoder)
-                throw APIError(kind: .unacceptableStatus, status: response.status)
+                let deadline = Swift.min(opened.deadline, .now + opened.prepared.options.timeout)
+                let body = try await collect(response.body, upTo: opened.maxBytes, deadline: deadline)
+                _ = try ResponseValidator.validate(response, body: body, for: request, decoder: opened.prepared.options.responseDecoder)
+                throw APIError(kind: .unacceptableStatus, status: response.status).at(.validatingResponse)
             }
             if let encoding = response.headerFields[.contentEncoding], !ResponseValidator.isIdentity(encoding) {
                 throw APIError(kind: .unsupportedContentEncoding, status: response.status, detail: "the body is encoded, and the transport did not decode it")
+                    .at(.validatingResponse)
             }
             let expected = response.headerFields[.contentLength].flatMap { Int($0) }
             return StreamedResponse(
                 status: response.status,
                 headerFields: response.headerFields,
-                body: ResponseBodyStream(body: response.body, expectedLength: expected, method: method, path: path, deadline: limits?.deadline ?? built.request.deadline),
-                maxBytes: limits?.maxBytes ?? options.maxResponseBytes,
-                deadline: limits?.deadline ?? built.request.deadline
+                body: ResponseBodyStream(
+                    body: response.body, expectedLength: expected, method: opened.prepared.method, path: opened.prepared.path, deadline: opened.deadline),
+                maxBytes: opened.maxBytes,
+                deadline: opened.deadline
             )
         } catch {
-            throw error.with(method: method, path: path)
+            throw opened.naming(error)
         }
     }
 
