@@ -45,10 +45,11 @@ public struct API: Sendable {
     ///   ``defaultMiddlewares``. Add your own before them (once per call) or after them (once per
     ///   hop of each attempt, after the attempt is logged): `API.defaultMiddlewares + [Signing()]`.
     ///   A request bound for another origin than its call's (a redirect) leaves without any header
-    ///   field the redaction rules call a secret, whatever a middleware added. A storage that
-    ///   renews its own credentials (a ``CredentialRefresher``, alone or in a chain, such as
-    ///   `OAuth2AuthenticationStorage`) gets a ``CredentialRefreshMiddleware`` after the retries
-    ///   when the list holds none, so a `401` is refreshed once without a line of app code.
+    ///   field the redaction rules call a secret, whatever a middleware added. A
+    ///   ``CredentialRefreshMiddleware/init(minimumInterval:)`` in the list (the default list has
+    ///   one, after the retries) refreshes through the storage when the storage renews its own
+    ///   credentials (a ``CredentialRefresher``, alone or in a chain, such as
+    ///   `OAuth2AuthenticationStorage`): a `401` is refreshed once without a line of app code.
     public init(dependencies: any Dependencies, middlewares: [any APIMiddleware] = API.defaultMiddlewares) {
         config = dependencies.apiConfig
         authenticationStorage = dependencies.authenticationStorage
@@ -60,25 +61,12 @@ public struct API: Sendable {
             responseDecoder: dependencies.responseDecoder
         )
         logger = dependencies.logger
-        let middlewares = Self.withRefresh(middlewares, for: dependencies.authenticationStorage)
+        // The refresh step, where the list puts it, refreshes through this API's storage.
+        let storage = dependencies.authenticationStorage
+        let middlewares = middlewares.map { ($0 as? CredentialRefreshMiddleware)?.bound(to: storage) ?? $0 }
         self.middlewares = middlewares
         builder = RequestBuilder(config: dependencies.apiConfig)
         chain = Self.chain(middlewares, around: dependencies.transport)
-    }
-
-    /// `middlewares` with a ``CredentialRefreshMiddleware`` for `storage` when it can refresh its
-    /// own credentials (it, or a link of its chain, is a ``CredentialRefresher``, as an OAuth 2
-    /// storage is) and they hold no refresh step yet: after the retries, where
-    /// ``defaultMiddlewares(refresher:)`` puts it.
-    static func withRefresh(_ middlewares: [any APIMiddleware], for storage: any AuthenticationStorage) -> [any APIMiddleware] {
-        let refresher = (storage as? any CredentialRefresher)
-            ?? (storage as? ChainedAuthenticationStorage)?.links.lazy.compactMap({ $0.storage as? any CredentialRefresher }).first
-        guard let refresher, !middlewares.contains(where: { $0 is CredentialRefreshMiddleware }) else { return middlewares }
-        var result = middlewares
-        let position = result.lastIndex { $0 is RetryMiddleware }.map { $0 + 1 }
-            ?? result.firstIndex { $0 is LoggingMiddleware || $0 is RedirectMiddleware } ?? result.endIndex
-        result.insert(CredentialRefreshMiddleware(refresher: refresher), at: position)
-        return result
     }
 
     /// Composes `middlewares`, first outermost, around the transport.
@@ -143,17 +131,19 @@ public struct API: Sendable {
         return next
     }
 
-    /// Tracing, metrics, retries, logging and redirects, in that order: a call is one span and
-    /// one count whatever its attempts, each attempt is logged once with the answer it ended
-    /// with, and each redirect is followed by ``RedirectMiddleware``. Tracing and metrics record
-    /// through what the app bootstrapped and cost little when nothing is.
+    /// Tracing, metrics, retries, the credential refresh, logging and redirects, in that order: a
+    /// call is one span and one count whatever its attempts, a `401` is refreshed within each
+    /// attempt when the ``API``'s storage renews its own credentials
+    /// (``CredentialRefreshMiddleware/init(minimumInterval:)``), each attempt is logged once with
+    /// the answer it ended with, and each redirect is followed by ``RedirectMiddleware``. Tracing
+    /// and metrics record through what the app bootstrapped and cost little when nothing is.
     ///
     /// Middlewares added after these run once per hop of a redirect (an ``HTTPCacheMiddleware``
     /// belongs there); those added before run once per call. A list without a
     /// ``RedirectMiddleware`` follows no redirect: a `3xx` answer fails the call as
     /// ``APIError/Kind/unacceptableStatus``.
     public static var defaultMiddlewares: [any APIMiddleware] {
-        [TracingMiddleware(), MetricsMiddleware(), RetryMiddleware(), LoggingMiddleware(), RedirectMiddleware()]
+        [TracingMiddleware(), MetricsMiddleware(), RetryMiddleware(), CredentialRefreshMiddleware(), LoggingMiddleware(), RedirectMiddleware()]
     }
 
     /// ``defaultMiddlewares`` with a credential refresh step for `refresher` after the retries, so

@@ -83,6 +83,8 @@ public final class CredentialRefreshMiddleware: APIMiddleware {
     }
 
     private let refresher: any CredentialRefresher
+    /// Whether the step has a refresher: given one, or bound to its ``API``'s storage.
+    private let refreshes: Bool
     /// The least time between two refreshes of one credential.
     package let minimumInterval: Duration
     private let states = Locked<(byKey: [Key: State], generation: UInt64)>(([:], 0))
@@ -93,6 +95,40 @@ public final class CredentialRefreshMiddleware: APIMiddleware {
     public init(refresher: any CredentialRefresher, minimumInterval: Duration = .seconds(5)) {
         self.refresher = refresher
         self.minimumInterval = minimumInterval
+        refreshes = true
+    }
+
+    /// The refresh step of ``API/defaultMiddlewares``: it refreshes through the credential storage
+    /// of the ``API`` it is given to when that storage renews its own credentials (a
+    /// ``CredentialRefresher``, alone or as a link of a ``ChainedAuthenticationStorage``, as
+    /// `OAuth2AuthenticationStorage` is), and passes every call through with any other storage.
+    /// Put it where the refresh should run: after the retries, before the logging step.
+    ///
+    /// - Parameter minimumInterval: The least time between two refreshes of one credential.
+    public init(minimumInterval: Duration = .seconds(5)) {
+        refresher = Unbound()
+        self.minimumInterval = minimumInterval
+        refreshes = false
+    }
+
+    /// What an unbound step holds in place of a refresher: never asked.
+    private struct Unbound: CredentialRefresher {
+        struct NotBound: Error {}
+        func refreshCredential(for service: String) async throws -> String { throw NotBound() }
+    }
+
+    /// This step as an ``API`` over `storage` runs it: itself when it has a refresher, else a
+    /// step refreshing through `storage` when the storage renews its own credentials, else
+    /// itself, passing calls through.
+    package func bound(to storage: any AuthenticationStorage) -> CredentialRefreshMiddleware {
+        guard !refreshes, let refresher = Self.refresher(of: storage) else { return self }
+        return CredentialRefreshMiddleware(refresher: refresher, minimumInterval: minimumInterval)
+    }
+
+    /// `storage`, or the first link of its chain, when it renews its own credentials.
+    static func refresher(of storage: any AuthenticationStorage) -> (any CredentialRefresher)? {
+        (storage as? any CredentialRefresher)
+            ?? (storage as? ChainedAuthenticationStorage)?.links.lazy.compactMap({ $0.storage as? any CredentialRefresher }).first
     }
 
     /// Passes the request on, renewing first a credential its storage says has expired
@@ -103,6 +139,7 @@ public final class CredentialRefreshMiddleware: APIMiddleware {
         context: CallContext,
         next: (TransportRequest, CallContext) async throws -> TransportResponse
     ) async throws -> TransportResponse {
+        guard refreshes else { return try await next(request, context) }
         var request = request
         if let expiry = context.credentialExpiresAt, expiry <= Date(), context.redirect == nil, request.target.sameOrigin(as: context.target) {
             let field = context.options.credentialField
