@@ -76,17 +76,8 @@ public struct API: Sendable {
             var context = context
             // The options the steps before left: deadline, byte cap and redaction switches.
             context.applyOptions(to: &request)
-            if let hop = context.redirect {
-                // A redirect goes where its `Location` says, whatever the steps after the
-                // redirect step changed (a query item with a key, another path).
-                request.target = hop.target
-            }
-            if context.redirect?.leftOrigin == true || !request.target.sameOrigin(as: context.target) {
-                // Bound elsewhere than the call's origin, or back from there: whatever the
-                // middlewares after the redirect step added, no credential goes with it.
-                let secrets = context.options.crossOriginSecrets
-                request.headerFields = request.headerFields.filter { !secrets.contains($0.name.canonicalName) }
-            }
+            // Where a redirect goes, and without secrets when it leaves the call's origin.
+            request = CrossOriginGuard.guarded(request, context: context)
             do {
                 var response = try await transport.send(request)
                 // The body is collected under the cap and deadline the steps before left.
