@@ -68,15 +68,18 @@ import Synchronization
 struct RefreshLock: ~Copyable {
     /// The files locked: the first folder's, then each later folder's that can be used.
     private let files: [Locked]
+    /// The later folders passed over when the lock was taken (no process could lock in them then).
+    private let skipped: [String]
 
-    private init(files: [Locked]) {
+    private init(files: [Locked], skipped: [String] = []) {
         self.files = files
+        self.skipped = skipped
     }
 
     /// What lets a holder check that the lock is still the one other processes take: good only
     /// while the lock is held (its descriptors are closed with it).
     var claim: Claim {
-        Claim(files: files)
+        Claim(files: files, skipped: skipped)
     }
 
     /// A locked file: its descriptor, its folder and its name there.
@@ -98,16 +101,26 @@ struct RefreshLock: ~Copyable {
     struct Claim: Sendable {
         /// The files locked, the first folder's first.
         let files: [Locked]
+        /// The later folders passed over when the lock was taken.
+        var skipped: [String] = []
 
         /// Whether each folder, walked again from `/`, still holds the locked file under its name,
-        /// as other processes would find it: `false` when a file was removed, renamed or replaced
-        /// (another process may then hold a lock on the new file), or when this cannot be checked
-        /// by `deadline`.
+        /// as other processes would find it, and each folder passed over still holds no lock file
+        /// another process could lock (a full `/tmp` emptied, another user's folder removed, while
+        /// the home folder became unusable): `false` when a file was removed, renamed or replaced,
+        /// or a folder passed over can now be locked in (another process may then hold a lock
+        /// this one does not), or when this cannot be checked by `deadline`.
         func confirmed(until deadline: ContinuousClock.Instant) async -> Bool {
-            let files = files
+            let (files, skipped) = (files, skipped)
             let outcome = await OffPoolWork.run(until: deadline, abandon: { (_: Bool) in }) {
-                files.allSatisfy { file in
+                let named = files.allSatisfy { file in
                     (try? RefreshLock.names(file.descriptor, name: file.name, in: file.folder).get()) ?? false
+                }
+                guard named, let name = files.first?.name else { return named }
+                return skipped.allSatisfy { folder in
+                    guard case .success(let file) = RefreshLock.openFile(named: name, in: folder) else { return true }
+                    defer { file.close() }
+                    return RefreshLock.isHeld(file.descriptor, among: files)
                 }
             }
             if case .done(true) = outcome { return true }
@@ -225,6 +238,7 @@ struct RefreshLock: ~Copyable {
             return attempt(first, holding: [])
         }
         var files = [file]
+        var skipped: [String] = []
         for later in folders[(position + 1)...] {
             let (name, held) = (file.name, files)
             let taken = await take(deadline: deadline) {
@@ -237,12 +251,12 @@ struct RefreshLock: ~Copyable {
             }
             switch taken {
             case .held(let next): files.append(next)
-            case .unavailable, .failed(_, holdsNoLock: true): continue
+            case .unavailable, .failed(_, holdsNoLock: true): skipped.append(later)
             case .failed, .timedOut, .cancelled: return attempt(taken, holding: files)
             }
         }
         let last = files.removeLast()
-        return attempt(.held(last), holding: files)
+        return attempt(.held(last), holding: files, skipped: skipped)
     }
 
     /// Whether the file open as `descriptor` is one of `files` (same device and inode).
@@ -257,10 +271,10 @@ struct RefreshLock: ~Copyable {
 
     /// The attempt `taken` comes to, after the files already locked in earlier folders: held
     /// with all of them, else each of them let go.
-    static func attempt(_ taken: Taken, holding files: [Locked]) -> Attempt {
+    static func attempt(_ taken: Taken, holding files: [Locked], skipped: [String] = []) -> Attempt {
         let failure: Attempt
         switch taken {
-        case .held(let file): return .held(RefreshLock(files: files + [file]))
+        case .held(let file): return .held(RefreshLock(files: files + [file], skipped: skipped))
         case .unavailable(let reason): failure = .unavailable(reason)
         case .failed(let reason, _): failure = .failed(reason)
         case .timedOut(let opening): failure = .timedOut(opening: opening)

@@ -97,6 +97,26 @@ import Testing
         #expect(Self.folders(under) == [scratch.first])
     }
 
+    @Test func aFolderPassedOverThatBecomesUsableEndsTheClaim() async throws {
+        let scratch = try Folders()
+        defer { scratch.remove() }
+        // Open to others when the lock is taken: passed over.
+        #expect(mkdir(scratch.second, 0o755) == 0 && chmod(scratch.second, 0o755) == 0)
+        let attempt = await RefreshLock.acquire(service: "s", deadline: .now + .seconds(30), folders: scratch.list)
+        guard case .held(let lock) = consume attempt else {
+            Issue.record("the lock was not taken")
+            return
+        }
+        let claim = lock.claim
+        #expect(claim.files.map(\.folder) == [scratch.first] && claim.skipped == [scratch.second])
+        #expect(await claim.confirmed(until: .now + .seconds(30)))
+        // Made usable while the token request is out: a process that falls back now locks there,
+        // where this one holds nothing, so this one must not spend or store as if it held the lock.
+        #expect(chmod(scratch.second, 0o700) == 0)
+        #expect(await !claim.confirmed(until: .now + .seconds(30)))
+        _ = consume lock
+    }
+
     @Test func aLaterFolderThatLeadsToAFileAlreadyHeldIsPassedOverWithoutWaiting() async throws {
         let scratch = try Folders()
         defer { scratch.remove() }

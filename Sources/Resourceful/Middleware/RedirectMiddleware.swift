@@ -37,6 +37,11 @@ public struct RedirectMiddleware: APIMiddleware {
         }
     }
 
+    /// What makes a hop the same request as another: its method and URL.
+    private static func visit(_ method: HTTPRequest.Method, _ url: String) -> String {
+        method.rawValue + " " + url
+    }
+
     /// Sends `request`, then the request of each redirect, and returns the last answer.
     public func intercept(
         _ request: TransportRequest,
@@ -68,10 +73,7 @@ public struct RedirectMiddleware: APIMiddleware {
                 throw APIError(kind: .redirectRefused, status: response.status, detail: "a redirect from https to \(targetOrigin) was refused")
             }
             redirects.append(current.target)
-            if visited.isEmpty { visited.insert(request.url) }
-            guard redirects.count <= limit, visited.insert(target.absoluteString).inserted else {
-                throw APIError(kind: .tooManyRedirects, status: response.status, detail: "more than \(limit) redirects, or a loop")
-            }
+            if visited.isEmpty { visited.insert(Self.visit(request.method, request.url)) }
             let code = response.status.code
             // The exact origin, not the form written in messages: `exam!ple.com` is not `example.com`.
             let crossesOrigin = targetOrigin != Origin(from)
@@ -89,6 +91,11 @@ public struct RedirectMiddleware: APIMiddleware {
                     status: response.status,
                     detail: "a \(code) redirect would send the request body to \(targetOrigin)"
                 )
+            }
+            // A loop is the same request again: a `303` from a `POST` to its own URL (Post/Redirect/Get)
+            // asks for a `GET` of it, which is not one.
+            guard redirects.count <= limit, visited.insert(Self.visit(current.method, target.absoluteString)).inserted else {
+                throw APIError(kind: .tooManyRedirects, status: response.status, detail: "more than \(limit) redirects, or a loop")
             }
             if crossesOrigin {
                 let names = context.options.crossOriginSecrets

@@ -268,6 +268,20 @@ import Testing
         }
     }
 
+    @Test func aPostRedirectedWithA303ToItsOwnURLGetsItNotALoop() async throws {
+        // Post/Redirect/Get: the 303 asks for a GET of the URL the POST went to.
+        try await Harness.run(configure: Self.quickRetries) { harness in
+            harness.server.stub(.post, "/v1/users", MockResponse(status: .seeOther, headerFields: [.location: "/v1/users"]))
+            harness.server.stub(.get, "/v1/users", .json(raw: #"{"at":"list"}"#))
+            let value = try await harness.api.call(AdHocRequest<[String: String], [String: String]>(.create, "users", parameters: ["name": "a"]))
+            #expect(value == ["at": "list"])
+            #expect(harness.server.requests.map(\.method) == [.post, .get])
+            // The same request twice is still a loop.
+            harness.server.stub(.get, "/v1/self", MockResponse(status: .seeOther, headerFields: [.location: "/v1/self"]))
+            await expectFailure(harness, .tooManyRedirects, attempts: 3) { _ = try await harness.api.call(AdHocRequest<Empty, Empty>(.show, "self")) }
+        }
+    }
+
     @Test func sameOriginRedirectKeepsTheCredential() async throws {
         try await Harness.run(configure: Self.quickRetries) { harness in
             harness.server.stub(.get, "/v1/old", MockResponse(status: .movedPermanently, headerFields: [.location: "/v1/new"]))
