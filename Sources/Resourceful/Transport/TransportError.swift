@@ -30,6 +30,17 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         self.detail = detail.map(Self.oneLine)
     }
 
+    /// What `body` returns, or what it throws as the transport reports it
+    /// (``unclassified(_:)``): the way a transport over code that throws other errors (a
+    /// handler, a cassette, a recording) keeps to `throws(TransportError)`.
+    package static func reporting<T>(_ body: () async throws -> T) async throws(TransportError) -> T {
+        do {
+            return try await body()
+        } catch {
+            throw unclassified(error)
+        }
+    }
+
     /// `error`, thrown under a transport, as the transport reports it: a ``TransportError`` as it
     /// is, a cancellation as ``cancelled``, anything else (a transport's own error that names no
     /// kind) as a connection failure that is not tried again, with `error` underneath.

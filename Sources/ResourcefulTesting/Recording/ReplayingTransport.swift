@@ -56,12 +56,8 @@ public final class ReplayingTransport: HTTPTransport {
     ///   ``TransportError/responseTooLarge`` when the recorded body is over the request's limit;
     ///   ``TransportError/cancelled`` when the task is cancelled.
     public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
-        do {
-            return try await answer(request)
-        } catch {
-            // A handler's, a cassette's or a recording's own error, as a transport reports it.
-            throw TransportError.unclassified(error)
-        }
+        // A handler's, a cassette's or a recording's own error, as a transport reports it.
+        try await TransportError.reporting { try await answer(request) }
     }
 
     /// ``send(_:)``, throwing what went wrong as it is.

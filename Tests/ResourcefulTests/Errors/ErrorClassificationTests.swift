@@ -7,22 +7,6 @@ import Testing
 /// A transport throws `TransportError`; the pipeline turns it into an `APIError` once, before any
 /// middleware sees it, and every kind a transport may need is one it can make.
 @Suite struct ErrorClassificationTests {
-    /// Records what `next` threw.
-    struct Observe: APIMiddleware {
-        let seen: Locked<[String]>
-        func intercept(
-            _ request: TransportRequest, context: CallContext,
-            next: (TransportRequest, CallContext) async throws -> TransportResponse
-        ) async throws -> TransportResponse {
-            do {
-                return try await next(request, context)
-            } catch {
-                seen.withLock { $0.append(String(describing: type(of: error))) }
-                throw error
-            }
-        }
-    }
-
     static let cases: [(TransportError, APIError.Kind, String?)] = [
         (.invalidRequest("the URL has no host"), .invalidRequest, "the URL has no host"),
         (.invalidConfiguration("the proxy must be an http:// URL"), .invalidConfiguration, "the proxy must be an http:// URL"),
@@ -38,7 +22,7 @@ import Testing
         let seen = Locked<[String]>([])
         let stub = StubTransport { _ in throw thrown }
         let config = APIConfig(baseURL: URL(string: "http://127.0.0.1:9/v1")!, service: "s")
-        let api = API(dependencies: APIDependencies(apiConfig: config, transport: stub), middlewares: [Observe(seen: seen)] + API.defaultMiddlewares + [Observe(seen: seen)])
+        let api = API(dependencies: APIDependencies(apiConfig: config, transport: stub), middlewares: [ErrorWitness(seen: seen)] + API.defaultMiddlewares + [ErrorWitness(seen: seen)])
         let error = await #expect(throws: APIError.self) { try await api.call(AdHocRequest<Empty, Empty>(.show, "x")) }
         #expect(error?.kind == kind)
         #expect(error?.detail == detail)
@@ -46,7 +30,7 @@ import Testing
         // Never tried again: none of these is a failed connection.
         #expect(stub.requests.count == 1)
         // Both the step next to the transport and the outermost one saw the one classified error.
-        #expect(seen.value == ["APIError", "APIError"])
+        #expect(seen.value == ["\(kind) at transport", "\(kind) at transport"])
     }
 
     @Test func aMiddlewaresOwnErrorIsWrappedWhereItLeavesTheStepNamingIt() async throws {
@@ -60,7 +44,7 @@ import Testing
         let seen = Locked<[String]>([])
         let stub = StubTransport { _ in TransportResponse(status: .noContent) }
         let config = APIConfig(baseURL: URL(string: "http://127.0.0.1:9/v1")!, service: "s")
-        let api = API(dependencies: APIDependencies(apiConfig: config, transport: stub), middlewares: API.defaultMiddlewares + [Observe(seen: seen), Refuse()])
+        let api = API(dependencies: APIDependencies(apiConfig: config, transport: stub), middlewares: API.defaultMiddlewares + [ErrorWitness(seen: seen), Refuse()])
         let error = await #expect(throws: APIError.self) { try await api.call(AdHocRequest<Empty, Empty>(.show, "x")) }
         #expect(error?.kind == .middleware)
         #expect(error?.stage == .middleware("Refuse"))
@@ -68,7 +52,7 @@ import Testing
         #expect(error?.underlying is Refusal)
         // Wrapped where it left the step: the step before saw an `APIError` naming it, and the
         // retry step did not take it for a failed connection.
-        #expect(seen.value == ["APIError"])
+        #expect(seen.value == ["middleware at middleware(Refuse)"])
         #expect(stub.requests.isEmpty)
     }
 

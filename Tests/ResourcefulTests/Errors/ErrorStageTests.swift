@@ -25,25 +25,6 @@ import Testing
         ) async throws -> TransportResponse { throw KeyMissing() }
     }
 
-    /// Records the error each step before the failing one sees from `next`.
-    struct Witness: APIMiddleware {
-        let seen: Locked<[String]>
-        func intercept(
-            _ request: TransportRequest, context: CallContext,
-            next: (TransportRequest, CallContext) async throws -> TransportResponse
-        ) async throws -> TransportResponse {
-            do {
-                return try await next(request, context)
-            } catch let error as APIError {
-                seen.withLock { $0.append("\(error.kind) at \(error.stage.map(String.init(describing:)) ?? "none")") }
-                throw error
-            } catch {
-                seen.withLock { $0.append("raw \(type(of: error))") }
-                throw error
-            }
-        }
-    }
-
     static func api(
         _ server: MockServer, _ transport: AsyncHTTPClientTransport, storage: any AuthenticationStorage = InMemoryAuthenticationStorage(),
         middlewares: [any APIMiddleware] = API.defaultMiddlewares
@@ -125,7 +106,7 @@ import Testing
     static func stepsOwnError(_ server: MockServer, _ transport: AsyncHTTPClientTransport) async throws {
         do {
             let seen = Locked<[String]>([])
-            let api = Self.api(server, transport, middlewares: [Witness(seen: seen)] + API.defaultMiddlewares + [Witness(seen: seen), Sign()])
+            let api = Self.api(server, transport, middlewares: [ErrorWitness(seen: seen)] + API.defaultMiddlewares + [ErrorWitness(seen: seen), Sign()])
             let error = await Self.failure { _ = try await api.call(AdHocRequest<User, Empty>(.show, "users/1")) }
             #expect(error?.kind == .middleware)
             #expect(error?.stage == .middleware("Sign"))
