@@ -31,7 +31,7 @@ struct CallOptions: ParsableArguments {
     @Option(name: [.customShort("H"), .customLong("header")], help: ArgumentHelp("A header field to send, 'Name: value' (repeatable); it wins over the configuration's and the stored credential's, is masked in logs and --curl as configured headers are, and is not sent on to another origin.", valueName: "Name: value"))
     var headers: [String] = []
 
-    @Option(help: ArgumentHelp("The call's deadline, attempts and waits included, winning over the configuration's timeout.", valueName: "seconds"))
+    @Option(help: ArgumentHelp("The call's deadline, attempts and waits included, winning over the configuration's timeout; with -o or --stream, the whole transfer's too (as curl's --max-time).", valueName: "seconds"))
     var timeout: Double?
 
     @Flag(name: [.customShort("i"), .long], help: "Print the response's status line and header fields (secrets masked as in the log) before its body.")

@@ -69,7 +69,8 @@ enum CallRunner {
             middlewares: middlewares
         )
         let request = ToolRequest(
-            verb: verb, path: ResourcePath(encoded: target.path), parameters: parameters, updateMethod: updateMethod
+            verb: verb, path: ResourcePath(encoded: target.path), parameters: parameters, updateMethod: updateMethod,
+            wholeTimeout: options.timeout.map { .milliseconds(Int64(($0 * 1000).rounded())) }
         )
         if options.curl {
             let command: Result<String, APIError>

@@ -11,7 +11,14 @@ struct ToolRequest: ResourceRequest {
     let path: ResourcePath
     let parameters: [String: JSONValue]
     let updateMethod: UpdateMethod
+    /// `--timeout`: for `-o` and `--stream` too, the time the whole transfer may take, as curl's
+    /// `--max-time` (``RequestOptions/streamTimeout``); `nil` keeps the configuration's.
+    var wholeTimeout: Duration?
     var responseDecoder: (any ResponseDecoder)? { RawBodyDecoder() }
+
+    func configure(_ options: inout RequestOptions) {
+        if let wholeTimeout { options.streamTimeout = wholeTimeout }
+    }
 }
 
 /// A response body as the server sent it (after its `Content-Encoding` is undone).

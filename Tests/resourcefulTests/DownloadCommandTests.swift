@@ -102,6 +102,25 @@ import Glibc
         }
     }
 
+    /// A server that never stops sending, a byte at a time, well within each silence the
+    /// configuration allows: `--timeout` ends `-o` and `--stream` as curl's `--max-time` would.
+    @Test(arguments: [["-o", "dribble.bin"], ["--stream"]])
+    func timeoutBoundsTheWholeTransfer(of arguments: [String]) async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await MockServer.withRunning { server in
+            var response = MockResponse(headerFields: [.contentType: "application/octet-stream"])
+            response.parts = Array(repeating: Data([0x41]), count: 1200)
+            response.partDelay = .milliseconds(100)
+            server.stub(.get, "/v1/files/dribble.bin", response)
+            let output = arguments.map { $0 == "dribble.bin" ? folder.appendingPathComponent($0).path : $0 }
+            let result = try await CLITool.run(server, ["show", "files/dribble.bin", "--timeout", "2"] + output)
+            #expect(result.status == 4, "\(result.output)")
+            // Two minutes of body: ended long before it, at the limit.
+            #expect(result.duration < .seconds(60), "\(result.duration)")
+        }
+    }
+
     @Test func maxFilesizeHoldsForStandardOutputToo() async throws {
         try await MockServer.withRunning { server in
             var chunked = MockResponse(headerFields: [.contentType: "application/octet-stream"])
