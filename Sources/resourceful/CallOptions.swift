@@ -28,7 +28,7 @@ struct CallOptions: ParsableArguments {
     @Option(help: "The keyring account whose stored token (see `login`) authorizes the call; without it, the configured storages (authentication.storages) are asked.")
     var account: String?
 
-    @Option(name: [.customShort("H"), .customLong("header")], help: ArgumentHelp("A header field to send, 'Name: value' (repeatable); it wins over the configuration's and the stored credential's, is masked in logs and --curl as configured headers are, and is not sent on to another origin.", valueName: "Name: value"))
+    @Option(name: [.customShort("H"), .customLong("header")], help: ArgumentHelp("A header field to send, 'Name: value' (repeatable); it wins over the configuration's and the stored credential's, has its value masked in logs, recordings and --curl when its name is a secret's (Authorization, Cookie, a name holding token, key, secret or password, or one logging.maskedHeaders names), and is not sent on to another origin.", valueName: "Name: value"))
     var headers: [String] = []
 
     @Option(help: ArgumentHelp("The call's deadline, attempts and waits included, winning over the configuration's timeout; with -o or --stream, the whole transfer's too (as curl's --max-time).", valueName: "seconds"))
