@@ -16,7 +16,7 @@ import ResourcefulTesting
 /// | 5 | the configuration cannot be loaded or does not describe the service |
 /// | 6 | the request cannot be built, or the answer cannot be read |
 /// | 7 | the TLS handshake failed |
-/// | 8 | a redirect was refused |
+/// | 8 | a redirect was refused, or too many were asked for (a loop) |
 /// | 9 | a local file cannot be read or written (`--output`, `--record`, `--replay`), or a binary body was not printed on a terminal |
 /// | 64 | the command line is wrong |
 enum CallExitCode {
@@ -33,7 +33,7 @@ enum CallExitCode {
           5   the configuration cannot be loaded or does not describe the service
           6   the request cannot be built, or the answer cannot be read
           7   the TLS handshake failed
-          8   a redirect was refused
+          8   a redirect was refused, or too many were asked for (a loop)
           9   a local file cannot be read or written (--output, --record,
               --replay), or a binary body was not printed on a terminal
           64  the command line is wrong
@@ -98,7 +98,7 @@ enum CallReport {
             (error.underlying as? CassetteError)?.kind == .noRecording ? CallExitCode.transport : CallExitCode.localFile
         case .transport, .timeout, .responseTooLarge, .cancelled: CallExitCode.transport
         case .tls: CallExitCode.tls
-        case .redirectRefused: CallExitCode.redirectRefused
+        case .redirectRefused, .tooManyRedirects: CallExitCode.redirectRefused
         // A configuration refused (one not chosen, a storage's settings) is not a request
         // that could not be built.
         case .invalidConfiguration: CallExitCode.configuration

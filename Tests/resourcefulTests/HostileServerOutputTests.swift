@@ -49,6 +49,16 @@ import Glibc
         return folder
     }
 
+    @Test func aRedirectLoopExitsAsARefusedRedirect() async throws {
+        try await MockServer.withRunning { server in
+            server.stub(.get, "/v1/a", MockResponse(status: .found, headerFields: [.location: "/v1/b"]))
+            server.stub(.get, "/v1/b", MockResponse(status: .found, headerFields: [.location: "/v1/a"]))
+            let result = try await CLITool.run(server, ["show", "a"])
+            #expect(result.status == 8, "\(result.output)")
+            #expect(result.output.contains("more than 5 redirects, or a loop"), "\(result.output)")
+        }
+    }
+
     @Test func includeWithAClosedStandardOutputDownloadsAndLeavesNoTemporaryFile() async throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
