@@ -17,9 +17,13 @@ extension API {
         var built: RequestBuilder.Built
         /// The call's options: the configuration's, then the request's own.
         var options: RequestOptions
-        /// The call's method and masked path, which every error of the call names.
+        /// The call's method, which every error of the call names.
         var method: HTTPRequest.Method
-        var path: String
+        /// The request's path, masked only when an error or a stream names it.
+        var requestPath: ResourcePath
+
+        /// The path as errors name it, masked as in log lines (``API/maskedPath(_:)``).
+        var path: String { options.redactor.maskedURL(requestPath.encoded) }
 
         /// `error`, naming this call.
         func naming(_ error: APIError) -> APIError {
@@ -57,7 +61,6 @@ extension API {
     ) async throws(APIError) -> Prepared {
         let options = defaultOptions.applying(request)
         let method = request.verb.method(update: options.updateMethod)
-        let path = maskedPath(request.path)
         do throws(APIError) {
             var built = try await build(request, options: options, start: start)
             // The context, and so every log line, names the page actually asked for.
@@ -68,9 +71,9 @@ extension API {
                 built.request.deadline = deadline ?? Self.streamDeadline(from: start, options: options)
                 for field in extraFields { built.request.headerFields[field.name] = field.value }
             }
-            return Prepared(built: built, options: options, method: method, path: path)
+            return Prepared(built: built, options: options, method: method, requestPath: request.path)
         } catch {
-            throw error.with(method: method, path: path)
+            throw error.with(method: method, path: maskedPath(request.path))
         }
     }
 

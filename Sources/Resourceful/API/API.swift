@@ -63,7 +63,12 @@ public struct API: Sendable {
         logger = dependencies.logger
         // The refresh step, where the list puts it, refreshes through this API's storage.
         let storage = dependencies.authenticationStorage
-        let middlewares = middlewares.map { ($0 as? CredentialRefreshMiddleware)?.bound(to: storage) ?? $0 }
+        // One that has nothing to refresh through is left out of the chain: it would pass every
+        // call through.
+        let middlewares = middlewares.compactMap { step -> (any APIMiddleware)? in
+            guard let refresh = step as? CredentialRefreshMiddleware else { return step }
+            return refresh.bound(to: storage)
+        }
         self.middlewares = middlewares
         builder = RequestBuilder(config: dependencies.apiConfig)
         chain = Self.chain(middlewares, around: dependencies.transport)

@@ -118,11 +118,11 @@ public final class CredentialRefreshMiddleware: APIMiddleware {
     }
 
     /// This step as an ``API`` over `storage` runs it: itself when it has a refresher, else a
-    /// step refreshing through `storage` when the storage renews its own credentials, else
-    /// itself, passing calls through.
-    package func bound(to storage: any AuthenticationStorage) -> CredentialRefreshMiddleware {
-        guard !refreshes, let refresher = Self.refresher(of: storage) else { return self }
-        return CredentialRefreshMiddleware(refresher: refresher, minimumInterval: minimumInterval)
+    /// step refreshing through `storage` when the storage renews its own credentials, else `nil`
+    /// (it would pass every call through).
+    package func bound(to storage: any AuthenticationStorage) -> CredentialRefreshMiddleware? {
+        if refreshes { return self }
+        return Self.refresher(of: storage).map { CredentialRefreshMiddleware(refresher: $0, minimumInterval: minimumInterval) }
     }
 
     /// `storage`, or the first link of its chain, when it renews its own credentials.
