@@ -82,7 +82,7 @@ public struct API: Sendable {
             // The options the steps before left: deadline, byte cap and redaction switches.
             context.applyOptions(to: &request)
             // Where a redirect goes, and without secrets when it leaves the call's origin.
-            request = CrossOriginGuard.guarded(request, context: context)
+            CrossOriginGuard.apply(to: &request, context: context)
             do {
                 var response = try await transport.send(request)
                 // The body is collected under the cap and deadline the steps before left.

@@ -84,7 +84,7 @@ public final class CredentialRefreshMiddleware: APIMiddleware {
 
     private let refresher: any CredentialRefresher
     /// Whether the step has a refresher: given one, or bound to its ``API``'s storage.
-    private let refreshes: Bool
+    private var refreshes: Bool { !(refresher is Unbound) }
     /// The least time between two refreshes of one credential.
     package let minimumInterval: Duration
     private let states = Locked<(byKey: [Key: State], generation: UInt64)>(([:], 0))
@@ -95,7 +95,6 @@ public final class CredentialRefreshMiddleware: APIMiddleware {
     public init(refresher: any CredentialRefresher, minimumInterval: Duration = .seconds(5)) {
         self.refresher = refresher
         self.minimumInterval = minimumInterval
-        refreshes = true
     }
 
     /// The refresh step of ``API/defaultMiddlewares``: it refreshes through the credential storage
@@ -108,7 +107,6 @@ public final class CredentialRefreshMiddleware: APIMiddleware {
     public init(minimumInterval: Duration = .seconds(5)) {
         refresher = Unbound()
         self.minimumInterval = minimumInterval
-        refreshes = false
     }
 
     /// What an unbound step holds in place of a refresher: never asked.

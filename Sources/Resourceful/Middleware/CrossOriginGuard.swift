@@ -8,9 +8,8 @@ import HTTPTypes
 /// ``RedirectMiddleware`` decides which redirects are followed and what they carry; this step
 /// holds the steps after it to that decision.
 struct CrossOriginGuard {
-    /// `request` as it may leave, for a call whose context is `context`.
-    static func guarded(_ request: TransportRequest, context: CallContext) -> TransportRequest {
-        var request = request
+    /// Makes `request` what may leave, for a call whose context is `context`.
+    static func apply(to request: inout TransportRequest, context: CallContext) {
         if let hop = context.redirect {
             request.target = hop.target
         }
@@ -19,6 +18,5 @@ struct CrossOriginGuard {
             let secrets = context.options.crossOriginSecrets
             request.headerFields = request.headerFields.filter { !secrets.contains($0.name.canonicalName) }
         }
-        return request
     }
 }
