@@ -18,8 +18,9 @@ public struct KeyringSettings: Sendable, Equatable {
     /// The settings under `keys` (`authentication.keyring`): `account` and `scheme`, checked;
     /// `account`, when given, instead of the configured one (which is then not read).
     ///
-    /// - Throws: `APIError.Kind.invalidConfiguration` naming the key at fault, or saying the
-    ///   account given is empty.
+    /// - Throws: `APIError.Kind.invalidConfiguration` naming the key at fault, saying the
+    ///   account given is empty, or naming the environment variable that sets an account other
+    ///   than the configuration file's.
     public init(keys: ConfigurationKeys, account: String? = nil) throws(APIError) {
         self.init()
         if let account {
@@ -29,6 +30,9 @@ public struct KeyringSettings: Sendable, Equatable {
             self.account = account
         } else if let configured = try keys.string("account") {
             guard Self.isValidAccount(configured) else { throw keys.invalid("account", expected: "a non-empty account name") }
+            // Another account's items are another login's: a variable must not pick them for
+            // the file's server (a program picks one with `account`, a command with --account).
+            try keys.refuseVariable(for: "account", because: "it picks whose stored credentials and secrets are sent to the file's server")
             self.account = configured
         }
         if let scheme = try keys.string("scheme") { self.scheme = scheme }

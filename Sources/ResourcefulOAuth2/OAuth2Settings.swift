@@ -143,6 +143,18 @@ public struct OAuth2Settings: Sendable, Equatable {
                 privateKeyFile = nil
             }
         }
+        // A variable that names another stored secret or key than the file's would send it, or
+        // a signature made with it, to the file's token endpoint; the default names are made
+        // from the client ID, so a variable changing it picks them too.
+        for key in Self.storedCredentialKeys {
+            try keys.refuseVariable(for: key, because: "it picks which stored secret or key is sent (or signs) to the OAuth 2 token endpoint")
+        }
+        if clientSecretStorage != nil && clientSecretName == nil || privateKeyStorage != nil && privateKeyName == nil {
+            try keys.refuseVariable(
+                for: "clientId",
+                because: "the client secret's or private key's stored name is made from it: another client's would be sent (or sign) to the OAuth 2 token endpoint"
+            )
+        }
         if privateKeyName != nil, privateKeyStorage == nil {
             throw keys.invalid("privateKey.storage", expected: "the storage kind that keeps the private key named by privateKey.name")
         }
@@ -173,6 +185,9 @@ public struct OAuth2Settings: Sendable, Equatable {
         skew = try keys.seconds("skew", allowZero: true) ?? skew
         refreshTokenStorage = try keys.nonEmptyString("refreshTokenStorage").map(APIConfig.StorageKind.init(rawValue:)) ?? .keyring
     }
+
+    /// The keys that pick which stored secret or key the client proves itself with.
+    static let storedCredentialKeys = ["clientSecret.storage", "clientSecret.name", "privateKey.storage", "privateKey.name", "privateKeyFile"]
 
     /// The endpoint keys: a service that sets any one of them talks to another server, or to
     /// another part of one that the top level's client was not set up for.

@@ -59,6 +59,35 @@ import Testing
         }
     }
 
+    @Test func aVariablePickingAnotherAccountIsRefusedAndAnAccountInCodeIsNot() async throws {
+        let keyring = try PrivateSession.keyring()
+        try await MockServer.withRunning { server in
+            server.stub(.get, "/users/1", .json(raw: #"{"id":1}"#))
+            let service = PrivateSession.uniqueService()
+            let directory = try Self.configure(server, service: service, keyring: #""account": "grace""#)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let variable = "RESOURCEFUL_AUTHENTICATION_KEYRING_ACCOUNT"
+            let error = await #expect(throws: APIError.self) {
+                _ = try await APIDependencies.live(
+                    environment: "development", configDirectory: directory.path, environmentVariables: [variable: "ada"],
+                    storageFactories: [KeyringStorageFactory(keyring: keyring)]
+                )
+            }
+            #expect(error?.kind == .invalidConfiguration)
+            let underlying = error?.underlying as? APIConfigError
+            #expect(underlying?.kind == .movedByVariable && underlying?.source == variable && underlying?.key == "authentication.keyring.account")
+            #expect(error.map { "\($0)" }?.contains("\"ada\"") == false, "the value is not repeated")
+            // The file's own account from the variable is the file's; an account in code is the program's.
+            for (variables, factory) in [([variable: "grace"], KeyringStorageFactory(keyring: keyring)), ([variable: "ada"], KeyringStorageFactory(keyring: keyring, account: "ada"))] {
+                let dependencies = try await APIDependencies.live(
+                    environment: "development", configDirectory: directory.path, environmentVariables: variables, storageFactories: [factory]
+                )
+                try await dependencies.transport.shutdown()
+            }
+            #expect(server.requests.isEmpty)
+        }
+    }
+
     @Test func anEmptyAccountGivenInCodeIsRefusedAndTheConfiguredOneIsThenNotRead() async throws {
         try await MockServer.withRunning { server in
             // The configured account is bad too: with an account in code, it is not read.

@@ -37,7 +37,7 @@ import Testing
             return nil
         } catch let error as APIError {
             #expect(error.kind == .invalidConfiguration)
-            #expect(!"\(error)".contains("SECRET"), "no secret in the error: \(error)")
+            #expect(!"\(error)".contains("SECRET-"), "no secret in the error: \(error)")
             return error.underlying as? APIConfigError
         } catch {
             Issue.record("not an APIError: \(error)")
@@ -77,6 +77,44 @@ import Testing
         #expect(error?.source == "RESOURCEFUL_SERVICES_PARTNER_AUTHENTICATION_OAUTH2_TOKEN_ENDPOINT")
         // The file's own endpoint again changes nothing.
         #expect(await Self.refusal(config, variables: ["RESOURCEFUL_AUTHENTICATION_OAUTH2_TOKEN_ENDPOINT": "https://auth.internal.example/token"]) == nil)
+    }
+
+    @Test(arguments: [
+        (#""clientSecret": {"storage": "file", "name": "internal-secret"}"#, "RESOURCEFUL_AUTHENTICATION_OAUTH2_CLIENT_SECRET_NAME", "partner-secret", "clientSecret.name"),
+        (#""clientSecret": {"storage": "file", "name": "internal-secret"}"#, "RESOURCEFUL_AUTHENTICATION_OAUTH2_CLIENT_SECRET_STORAGE", "keyring", "clientSecret.storage"),
+        (#""privateKey": {"storage": "file", "name": "internal-key"}"#, "RESOURCEFUL_AUTHENTICATION_OAUTH2_PRIVATE_KEY_NAME", "partner-secret", "privateKey.name"),
+        (#""privateKey": {"storage": "file", "name": "internal-key"}"#, "RESOURCEFUL_AUTHENTICATION_OAUTH2_PRIVATE_KEY_STORAGE", "keyring", "privateKey.storage"),
+        (#""privateKeyFile": "/run/keys/internal.pem""#, "RESOURCEFUL_AUTHENTICATION_OAUTH2_PRIVATE_KEY_FILE", "/run/keys/partner.pem", "privateKeyFile"),
+        // The default names are made from the client ID: another one picks another client's.
+        (#""clientSecret": {"storage": "file"}"#, "RESOURCEFUL_AUTHENTICATION_OAUTH2_CLIENT_ID", "partner", "clientId"),
+        (#""privateKey": {"storage": "file"}"#, "RESOURCEFUL_AUTHENTICATION_OAUTH2_CLIENT_ID", "partner", "clientId"),
+    ])
+    func aVariablePickingAnotherStoredSecretOrKeyIsRefused(client: String, variable: String, value: String, key: String) async throws {
+        let config = try Self.config(client: client)
+        defer { config.remove() }
+        let error = await Self.refusal(config, variables: [variable: value])
+        #expect(error?.kind == .movedByVariable, "\(String(describing: error))")
+        #expect(error?.key == "authentication.oauth2.\(key)")
+        #expect(error?.source == variable)
+        #expect(error?.description.contains(value) == false, "the value is not repeated")
+        // The file's own value from the variable is no move.
+        #expect(await Self.refusal(config, variables: ["RESOURCEFUL_AUTHENTICATION_OAUTH2_CLIENT_ID": "internal"])?.kind != .movedByVariable)
+    }
+
+    @Test func anotherClientIDIsTakenWhereTheFileNamesTheSecret() async throws {
+        let config = try Self.config()
+        defer { config.remove() }
+        #expect(await Self.refusal(config, variables: ["RESOURCEFUL_AUTHENTICATION_OAUTH2_CLIENT_ID": "internal-v2"]) == nil)
+    }
+
+    @Test(arguments: [("RESOURCEFUL_SERVICE", "partner-api", "service"), ("RESOURCEFUL_SERVICES_PARTNER_SERVICE", "s", "services.partner.service")])
+    func aVariablePickingAnotherServicesRefreshTokenIsRefused(variable: String, value: String, key: String) async throws {
+        let config = try Self.config(services: #""partner": {"service": "partner-api", "timeout": 5}"#)
+        defer { config.remove() }
+        let error = await Self.refusal(config, variables: [variable: value], service: key.hasPrefix("services.") ? "partner" : nil)
+        #expect(error?.kind == .movedByVariable, "\(String(describing: error))")
+        #expect(error?.key == key)
+        #expect(error?.source == variable)
     }
 
     @Test func aServiceOnAnotherOriginDoesNotInheritTheTopLevelsClientSecret() async throws {

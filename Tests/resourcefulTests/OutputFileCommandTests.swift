@@ -87,6 +87,34 @@ import Glibc
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["capture.har"])
     }
 
+    @Test func aRecordingCutShortByAFullDiskStaysAValidHARWithEveryEntryBefore() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let har = folder.appending(path: "capture.har").path
+        let body = #"{"id":7,"notes":"\#(String(repeating: "n", count: 20_000))"}"#
+        try await MockServer.withRunning { server in
+            server.stub(.get, "/v1/users/7", .json(raw: body), .json(raw: body))
+            let first = try await CLITool.run(server, ["show", "users/7", "--record", har])
+            #expect(first.status == 0, "\(first.output)")
+            let before = try Data(contentsOf: URL(fileURLWithPath: har))
+            // A file size limit a few KiB past what the file holds: the second entry is cut part
+            // way, as on a full disk. The shell ignores SIGXFSZ so the write fails with EFBIG
+            // instead of ending the tool, and the tool inherits that.
+            let limit = before.count + 4096
+            let arguments = ["-c", #"trap "" XFSZ; exec prlimit --fsize=$0 -- "$@""#, "\(limit)", resourcefulTool, "show", "users/7", "--record", har]
+                + ["--env", "test", "--config-directory", try CLITool.configDirectory(for: server)]
+            let cut = try await Command.run("/bin/sh", arguments)
+            #expect(cut.status != 0 && cut.status < 128, "\(cut.status): \(cut.output)")
+            #expect(cut.output.contains("\(har) could not be written"), "\(cut.output)")
+            #expect(server.requests.count == 2)
+            // Read by a HAR reader of another's: the first entry, whole, and nothing of the second.
+            let read = try await Command.run("/usr/bin/python3", ["-c", #"import json,sys; print(len(json.load(open(sys.argv[1]))["log"]["entries"]))"#, har])
+            #expect(read.status == 0 && read.output == "1\n", "\(read.output)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: har)) == before)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["capture.har"])
+    }
+
     @Test func generateOntoAFIFOIsRefusedAndLeavesNoTemporaryFile() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

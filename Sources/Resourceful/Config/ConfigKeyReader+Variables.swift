@@ -32,6 +32,11 @@ extension ConfigKeyReader {
     ///   on a redirect there: no credential storage, TLS client certificate, base header field or
     ///   base query item. So does a base URL from a variable for a file that names none: the
     ///   variable alone would choose where the file's credentials go.
+    /// - A variable that picks which stored credential goes out (`service`,
+    ///   `http.proxyCredentialService`) with another value than the file's is refused: another
+    ///   service's credential would go to the file's server or proxy. (The OAuth 2 and keyring
+    ///   modules refuse theirs likewise: the client secret's and private key's names and storages,
+    ///   the keyring account.)
     /// - A variable for a list of masked or redirect-sensitive names (`logging.maskedHeaders`,
     ///   `logging.maskedBodyKeys`, `http.redirects.sensitiveHeaders`) adds to the file's list.
     ///
@@ -48,6 +53,7 @@ extension ConfigKeyReader {
         guard let file, fileAlone != nil else { return }
         // First what a moved base URL leaves out: what is left is what the other checks guard.
         withholdCredentialsFromMovedBaseURL(&config)
+        try refuseVariablesPickingCredentials()
         var rule = APIConfig.VariableRule(
             file: file, caFileKey: qualified("http.tls.caFile"), caDirectoryKey: qualified("http.tls.caDirectory"),
             proxyKey: qualified("http.proxy")
@@ -61,6 +67,22 @@ extension ConfigKeyReader {
         try config.refuseVariablesMovingCredentials(rule.credentialKeys, variables: variables)
         try refuseProxyLoginMovedByVariable(config)
         keepTheFilesProtectedNames(&config)
+    }
+
+    /// Refuses a variable that picks which stored credential the file's servers get: `service`
+    /// (every storage, login and refresh token is looked up and kept by it) and
+    /// `http.proxyCredentialService` (the proxy login's). Set to another value than the file's,
+    /// such a variable would send another service's credential to the file's server or proxy,
+    /// or keep a login made for the file's server as another service's.
+    private func refuseVariablesPickingCredentials() throws(APIConfigError) {
+        try refuseVariable(
+            for: "service",
+            because: "the stored credentials, logins and refresh tokens are looked up and kept by it: another service's would go to the file's server"
+        )
+        try refuseVariable(
+            for: "http.proxyCredentialService",
+            because: "it names the stored credential sent to the proxy: another service's would go to the file's proxy"
+        )
     }
 
     /// The lists of names that keep a credential masked in logs and off a redirect to another

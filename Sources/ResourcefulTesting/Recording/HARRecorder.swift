@@ -60,21 +60,37 @@ final class HARRecorder: Sendable {
     }
 
     /// Writes `entry` after the others.
+    ///
+    /// A write that fails part way (a full disk, a quota) is undone: the file is cut back to the
+    /// end of the last whole entry and closed again, so that it stays a valid HAR document with
+    /// every entry written before.
     func append(_ entry: HARArchive.Entry) throws(CassetteError) {
         let result: Result<Void, CassetteError> = state.withLock { state in
+            var lastEntryEnd: UInt64?
             do {
                 var bytes = try Self.encoded(entry, first: state.entries == 0)
                 bytes.append(Self.closing)
                 let end = try state.handle.seekToEnd()
-                try state.handle.seek(toOffset: end - UInt64(Self.closing.count))
+                let entryEnd = end - UInt64(Self.closing.count)
+                lastEntryEnd = entryEnd
+                try state.handle.seek(toOffset: entryEnd)
                 try state.handle.write(contentsOf: bytes)
                 state.entries += 1
                 return .success(())
             } catch {
+                if let lastEntryEnd { Self.restoreClosing(state.handle, at: lastEntryEnd) }
                 return .failure(CassetteError(.unwritableFile, detail: "\(file.path) could not be written: \(error.localizedDescription)"))
             }
         }
         try result.get()
+    }
+
+    /// Cuts the file back to `offset`, the end of its last whole entry, and writes the closing
+    /// bytes again: they fit in the space the cut frees.
+    private static func restoreClosing(_ handle: FileHandle, at offset: UInt64) {
+        try? handle.truncate(atOffset: offset)
+        try? handle.seek(toOffset: offset)
+        try? handle.write(contentsOf: closing)
     }
 
     /// The document up to the opening of its `entries` array.

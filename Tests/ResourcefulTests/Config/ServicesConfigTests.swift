@@ -40,10 +40,21 @@ import Testing
                 // Not overridden: the top level's.
                 #expect(service.timeout == .seconds(7))
                 // The service's own variables win over its keys, the top level's lose to them.
-                let variables = ["RESOURCEFUL_SERVICES_BILLING_SERVICE": "billing-from-env", "RESOURCEFUL_TIMEOUT": "9", "RESOURCEFUL_SERVICE": "nope"]
+                let variables = ["RESOURCEFUL_SERVICES_BILLING_RETRY_MAX_ATTEMPTS": "3", "RESOURCEFUL_RETRY_MAX_ATTEMPTS": "8", "RESOURCEFUL_TIMEOUT": "9"]
                 let overridden = try await APIConfig.load(environment: "prod", configDirectory: configs, environmentVariables: variables, service: "billing")
-                #expect(overridden.service == "billing-from-env")
+                #expect(overridden.retry.maxAttempts == 3)
                 #expect(overridden.timeout == .seconds(9))
+                // Except `service`, which picks whose stored credentials go to the file's server:
+                // a variable naming another one is refused, naming itself.
+                for (variable, picked) in [("RESOURCEFUL_SERVICES_BILLING_SERVICE", "billing"), ("RESOURCEFUL_SERVICE", nil)] {
+                    let error = await #expect(throws: APIError.self) {
+                        _ = try await APIConfig.load(environment: "prod", configDirectory: configs, environmentVariables: [variable: "users-api-2"], service: picked)
+                    }
+                    let underlying = error?.underlying as? APIConfigError
+                    #expect(underlying?.kind == .movedByVariable && underlying?.source == variable, "\(String(describing: error))")
+                }
+                // The top level's variable does not reach a service that names its own.
+                _ = try await APIConfig.load(environment: "prod", configDirectory: configs, environmentVariables: ["RESOURCEFUL_SERVICE": "nope"], service: "billing")
             }
         }
     }
