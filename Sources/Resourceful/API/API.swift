@@ -101,6 +101,21 @@ public struct API: Sendable {
         for middleware in middlewares.reversed() {
             let rest = next
             let name = String(describing: type(of: middleware))
+            // This package's own steps answer with what the steps after them answered, limits
+            // and switches kept: they get the rest of the chain as it is.
+            if middleware is any AnswersFromTheStepsAfter {
+                next = { request, context in
+                    var request = request
+                    var context = context
+                    if context.hasUnappliedOptions { context.applyOptions(to: &request) }
+                    do {
+                        return try await middleware.intercept(request, context: context, next: rest)
+                    } catch {
+                        throw APIError.thrown(error, byMiddleware: name)
+                    }
+                }
+                continue
+            }
             next = { request, context in
                 // A step's change to the options reaches the request the next step gets.
                 var request = request

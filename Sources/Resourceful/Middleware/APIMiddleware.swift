@@ -25,3 +25,9 @@ public protocol APIMiddleware: Sendable {
         next: (TransportRequest, CallContext) async throws -> TransportResponse
     ) async throws -> TransportResponse
 }
+
+/// A step whose every answer is one the steps after it gave, its ``TransportResponse`` collection
+/// limits and redaction switches as they were set there: the package's own tracing, metrics,
+/// retry, refresh, logging and redirect steps. The chain hands such a step the rest of the chain
+/// as it is, without watching what it answers.
+protocol AnswersFromTheStepsAfter: APIMiddleware {}

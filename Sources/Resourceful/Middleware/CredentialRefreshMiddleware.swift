@@ -21,7 +21,7 @@ import HTTPTypes
 /// - Within ``minimumInterval`` of a refresh, a 401 to the credential it gave fails with
 ///   ``APIError/Kind/unauthorized`` without another refresh, so a server that keeps rejecting
 ///   fresh credentials cannot cause a refresh per call.
-public final class CredentialRefreshMiddleware: APIMiddleware {
+public final class CredentialRefreshMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
     /// What a refresh of one service, from one refused credential, has come to.
     private struct Key: Hashable {
         var service: String

@@ -23,7 +23,7 @@ import Foundation
 /// let logging = LoggingMiddleware(level: .info, headers: .only(["Content-Type", "X-Request-Id"]), logsResponseBody: false)
 /// let api = API(dependencies: deps, middlewares: [TracingMiddleware(), RetryMiddleware(), logging, RedirectMiddleware()])
 /// ```
-public struct LoggingMiddleware: APIMiddleware {
+public struct LoggingMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
     /// Which header fields the lines name.
     public enum HeaderSelection: Sendable, Equatable {
         /// None.

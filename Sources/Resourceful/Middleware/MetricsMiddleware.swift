@@ -16,7 +16,7 @@ import NIOCore
 /// it (`cancelled` when the reader stopped early).
 ///
 /// The labels are the step's options: `MetricsMiddleware(requestsLabel: "billing.calls")`.
-public struct MetricsMiddleware: APIMiddleware {
+public struct MetricsMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
     /// The default label of the call counter.
     package static let defaultRequestsLabel = "resourceful.requests"
     /// The default label of the call timer.

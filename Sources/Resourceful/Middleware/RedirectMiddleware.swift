@@ -26,7 +26,7 @@ import NIOCore
 /// again from a request bound for another origin than its call's, just before the transport. A
 /// `307`/`308` of a request whose body is a stream is refused: the stream was read. The response
 /// names the targets that redirected it in ``TransportResponse/redirects``.
-public struct RedirectMiddleware: APIMiddleware {
+public struct RedirectMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
     /// Creates the redirect step; its limits come from each call's ``RequestOptions``.
     public init() {}
 

@@ -23,7 +23,7 @@ import Logging
 /// again only when it carries an `Idempotency-Key` or chose to allow retries, and is then sent
 /// with one `Idempotency-Key` across its attempts: a key already present (the request's own, or
 /// the one an event stream or download keeps across its connections) is kept.
-public struct RetryMiddleware: APIMiddleware {
+public struct RetryMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
     /// A policy for every call through this step, in place of each call's
     /// ``RequestOptions/retryPolicy``; `nil` (the default) keeps the call's.
     public var policy: APIConfig.RetryPolicy?

@@ -15,7 +15,7 @@ public import Tracing
 /// ```swift
 /// TracingMiddleware(spanName: { request, context in "billing \(context.pathTemplate)" })
 /// ```
-public struct TracingMiddleware: APIMiddleware {
+public struct TracingMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
     /// Names a call's span.
     public typealias SpanName = @Sendable (TransportRequest, CallContext) -> String
 

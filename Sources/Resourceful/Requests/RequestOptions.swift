@@ -102,24 +102,50 @@ public struct RequestOptions: Sendable {
     public var responseDecoder: any ResponseDecoder
     /// The service the credential is looked up for (``APIConfig/service``). Fixed per ``API``, as
     /// the fields below it: they decide which credential is sent and what counts as a secret.
-    public let service: String
+    public var service: String { fixed.service }
     /// The header field the credential goes in
     /// (``APIConfig/AuthenticationSettings/headerName``; `Authorization` by default).
-    public let credentialField: HTTPField.Name
+    public var credentialField: HTTPField.Name { fixed.credentialField }
     /// The most redirects followed (``APIConfig/HTTPSettings/maxRedirects``); `0` returns a
     /// redirect as it is.
     public var maxRedirects: Int
     /// Header fields dropped before a redirect to another origin, beside the masked ones
     /// (``APIConfig/HTTPSettings/sensitiveRedirectHeaders``).
-    public let sensitiveRedirectHeaders: [String]
+    public var sensitiveRedirectHeaders: [String] { fixed.sensitiveRedirectHeaders }
     /// Whether answers to credentialed requests may be stored without saying so themselves
     /// (``APIConfig/CacheSettings/storesAuthorizedResponses``).
     public var storesAuthorizedResponses: Bool
     /// What is masked wherever the call is shown: log lines, error descriptions, the cache's keys,
     /// cURL exports (``APIConfig/redaction``, the credential's field among the masked headers).
-    public let redaction: APIConfig.LogSettings
+    public var redaction: APIConfig.LogSettings { fixed.redaction }
     /// The masking rules of ``redaction``, made once.
-    package let redactor: Redactor
+    package var redactor: Redactor { fixed.redactor }
+
+    /// What an ``API`` fixes for all its calls, made once and shared by every call's options:
+    /// copying the options then copies one reference.
+    private final class Fixed: Sendable {
+        let service: String
+        let credentialField: HTTPField.Name
+        let sensitiveRedirectHeaders: [String]
+        let redaction: APIConfig.LogSettings
+        let redactor: Redactor
+        /// Header names dropped before another origin beyond what ``redactor`` masks.
+        let redirectOnlySecrets: SensitiveNames
+        /// The names of the configured base header fields, lower-cased.
+        let baseHeaderNames: Set<String>
+
+        init(config: APIConfig) {
+            service = config.service
+            credentialField = config.credentialField
+            sensitiveRedirectHeaders = config.http.sensitiveRedirectHeaders
+            redaction = config.redaction
+            redactor = Redactor(settings: redaction)
+            redirectOnlySecrets = SensitiveNames(extra: sensitiveRedirectHeaders + [credentialField.canonicalName])
+            baseHeaderNames = Set(config.baseHeaders.keys.map { $0.lowercased() })
+        }
+    }
+
+    private let fixed: Fixed
 
     /// The options of a call under `config`, with `requestEncoder` and `responseDecoder`: what a
     /// call starts from before its request's own settings.
@@ -138,15 +164,9 @@ public struct RequestOptions: Sendable {
         arrayFormat = config.coding.arrayFormat
         self.requestEncoder = requestEncoder
         self.responseDecoder = responseDecoder
-        service = config.service
-        credentialField = config.credentialField
         storesAuthorizedResponses = config.cache.storesAuthorizedResponses
         maxRedirects = config.http.maxRedirects
-        sensitiveRedirectHeaders = config.http.sensitiveRedirectHeaders
-        redaction = config.redaction
-        redactor = Redactor(settings: redaction)
-        redirectOnlySecrets = SensitiveNames(extra: sensitiveRedirectHeaders + [credentialField.canonicalName])
-        baseHeaderNames = Set(config.baseHeaders.keys.map { $0.lowercased() })
+        fixed = Fixed(config: config)
     }
 
     /// The header fields a request sent to another origin than its call's may not carry: every
@@ -155,13 +175,8 @@ public struct RequestOptions: Sendable {
     /// configured base header (``APIConfig/baseHeaders``, which belong to the API's origin
     /// whatever their names).
     package var crossOriginSecrets: CrossOriginSecrets {
-        CrossOriginSecrets(redactor: redactor, extra: redirectOnlySecrets, baseHeaders: baseHeaderNames)
+        CrossOriginSecrets(redactor: fixed.redactor, extra: fixed.redirectOnlySecrets, baseHeaders: fixed.baseHeaderNames)
     }
-
-    /// Header names dropped before another origin beyond what ``redactor`` masks, made once.
-    private let redirectOnlySecrets: SensitiveNames
-    /// The names of the configured base header fields, lower-cased.
-    private let baseHeaderNames: Set<String>
 
     /// Whether a header field may not go to another origin than its call's
     /// (``crossOriginSecrets``).
