@@ -105,7 +105,7 @@ import Glibc
                 + ["--env", "test", "--config-directory", try CLITool.configDirectory(for: server)]
             let cut = try await Command.run("/bin/sh", arguments)
             #expect(cut.status != 0 && cut.status < 128, "\(cut.status): \(cut.output)")
-            #expect(cut.output.contains("\(har) could not be written"), "\(cut.output)")
+            #expect(cut.output.contains("\(har) could not be written: File too large"), "\(cut.output)")
             #expect(server.requests.count == 2)
             // Read by a HAR reader of another's: the first entry, whole, and nothing of the second.
             let read = try await Command.run("/usr/bin/python3", ["-c", #"import json,sys; print(len(json.load(open(sys.argv[1]))["log"]["entries"]))"#, har])

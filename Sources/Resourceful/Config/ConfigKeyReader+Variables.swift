@@ -33,8 +33,9 @@ extension ConfigKeyReader {
     ///   base query item. So does a base URL from a variable for a file that names none: the
     ///   variable alone would choose where the file's credentials go.
     /// - A variable that picks which stored credential goes out (`service`,
-    ///   `http.proxyCredentialService`) with another value than the file's is refused: another
-    ///   service's credential would go to the file's server or proxy. (The OAuth 2 and keyring
+    ///   `http.proxyCredentialService`, `authentication.file.directory`, the TLS client certificate
+    ///   and key) with another value than the file's is refused: another service's credential
+    ///   would go to the file's server or proxy. (The OAuth 2 and keyring
     ///   modules refuse theirs likewise: the client secret's and private key's names and storages,
     ///   the keyring account.)
     /// - A variable for a list of masked or redirect-sensitive names (`logging.maskedHeaders`,
@@ -70,19 +71,24 @@ extension ConfigKeyReader {
     }
 
     /// Refuses a variable that picks which stored credential the file's servers get: `service`
-    /// (every storage, login and refresh token is looked up and kept by it) and
-    /// `http.proxyCredentialService` (the proxy login's). Set to another value than the file's,
-    /// such a variable would send another service's credential to the file's server or proxy,
-    /// or keep a login made for the file's server as another service's.
+    /// (every storage, login and refresh token is looked up and kept by it),
+    /// `http.proxyCredentialService` (the proxy login's), `authentication.file.directory` (the
+    /// folder the `file` storage reads, where a file named like the service may hold, or link to,
+    /// another's) and the TLS client certificate and key (who the client is to the server). Set
+    /// to another value than the file's, such a variable would send another service's credential
+    /// to the file's server or proxy, or keep a login made for the file's server as another
+    /// service's.
     private func refuseVariablesPickingCredentials() throws(APIConfigError) {
-        try refuseVariable(
-            for: "service",
-            because: "the stored credentials, logins and refresh tokens are looked up and kept by it: another service's would go to the file's server"
-        )
-        try refuseVariable(
-            for: "http.proxyCredentialService",
-            because: "it names the stored credential sent to the proxy: another service's would go to the file's proxy"
-        )
+        let picks = [
+            ("service", "the stored credentials, logins and refresh tokens are looked up and kept by it: another service's would go to the file's server"),
+            ("http.proxyCredentialService", "it names the stored credential sent to the proxy: another service's would go to the file's proxy"),
+            ("authentication.file.directory", "the file storage reads the credential from the folder it names: another folder's would go to the file's server"),
+            ("http.tls.clientCertificateFile", "it picks who the client is to the file's server"),
+            ("http.tls.clientKeyFile", "it picks who the client is to the file's server"),
+        ]
+        for (key, reason) in picks {
+            try refuseVariable(for: key, because: reason)
+        }
     }
 
     /// The lists of names that keep a credential masked in logs and off a redirect to another

@@ -79,10 +79,19 @@ final class HARRecorder: Sendable {
                 return .success(())
             } catch {
                 if let lastEntryEnd { Self.restoreClosing(state.handle, at: lastEntryEnd) }
-                return .failure(CassetteError(.unwritableFile, detail: "\(file.path) could not be written: \(error.localizedDescription)"))
+                return .failure(CassetteError(.unwritableFile, detail: "\(file.path) could not be written: \(Self.reason(error))"))
             }
         }
         try result.get()
+    }
+
+    /// What the system said went wrong (`File too large`, `No space left on device`), rather than
+    /// Foundation's wrapper of it.
+    private static func reason(_ error: any Error) -> String {
+        if let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return error.localizedDescription
     }
 
     /// Cuts the file back to `offset`, the end of its last whole entry, and writes the closing

@@ -7,14 +7,24 @@ import Testing
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Configs").path
 
+    /// A folder holding `production.json` as the package ships it, its secrets folder `directory`.
+    static func production(secretsIn directory: String) throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("production-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let shipped = try String(contentsOfFile: "\(configs)/production.json", encoding: .utf8)
+        #expect(shipped.contains("\"/run/secrets\""))
+        try Data(shipped.replacingOccurrences(of: "\"/run/secrets\"", with: "\"\(directory)\"").utf8)
+            .write(to: folder.appendingPathComponent("production.json"))
+        return folder
+    }
+
     @Test func productionBuildsTheFileThenEnvironmentChain() async throws {
         let secrets = try FileAuthenticationStorageTests.Secrets()
         defer { secrets.remove() }
-        let variables = [
-            "RESOURCEFUL_AUTHENTICATION_FILE_DIRECTORY": secrets.directory.path,
-            "RESOURCEFUL_AUTH_EXAMPLE_API_TOKEN": "from-environment",
-        ]
-        let dependencies = try await APIDependencies.live(environment: "production", configDirectory: Self.configs, environmentVariables: variables)
+        let folder = try Self.production(secretsIn: secrets.directory.path)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let variables = ["RESOURCEFUL_AUTH_EXAMPLE_API_TOKEN": "from-environment"]
+        let dependencies = try await APIDependencies.live(environment: "production", configDirectory: folder.path, environmentVariables: variables)
         let chain = try #require(dependencies.authenticationStorage as? ChainedAuthenticationStorage)
         #expect(chain.links.map(\.name) == ["file", "environment"])
         #expect(chain.links.map(\.isOptional) == [true, false])
@@ -25,6 +35,39 @@ import Testing
         try secrets.replace("example-api", with: "from-file\n")
         #expect(try await dependencies.authenticationStorage.authenticationHeader(for: "example-api") == "Bearer from-file")
         try await dependencies.transport.shutdown()
+    }
+
+    @Test(arguments: [
+        ["RESOURCEFUL_AUTHENTICATION_FILE_DIRECTORY"], ["RESOURCEFUL_SERVICES_BILLING_AUTHENTICATION_FILE_DIRECTORY"],
+        // A certificate and its key go together: the first is named.
+        ["RESOURCEFUL_HTTP_TLS_CLIENT_CERTIFICATE_FILE", "RESOURCEFUL_HTTP_TLS_CLIENT_KEY_FILE"],
+    ])
+    func aVariablePickingAnotherFolderOrClientIdentityIsRefused(variables: [String]) async throws {
+        let variable = variables[0]
+        let secrets = try FileAuthenticationStorageTests.Secrets()
+        defer { secrets.remove() }
+        let folder = try Self.production(secretsIn: secrets.directory.path)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // Another folder holding a file named like the service: another service's token, or a
+        // link to it.
+        let other = try FileAuthenticationStorageTests.Secrets()
+        defer { other.remove() }
+        try other.replace("example-api", with: "billing-token-8e1\n")
+        let error = await #expect(throws: APIError.self) {
+            _ = try await APIDependencies.live(
+                environment: "production", configDirectory: folder.path,
+                environmentVariables: Dictionary(uniqueKeysWithValues: variables.map { ($0, other.directory.path) }),
+                service: variable.contains("BILLING") ? "billing" : nil
+            )
+        }
+        let underlying = error?.underlying as? APIConfigError
+        #expect(underlying?.kind == .movedByVariable && underlying?.source == variable, "\(String(describing: error))")
+        #expect(error.map { "\($0)" }?.contains(other.directory.path) == false, "the value is not repeated")
+        // The file's own folder from the variable is the file's.
+        let same = try await APIDependencies.live(
+            environment: "production", configDirectory: folder.path, environmentVariables: ["RESOURCEFUL_AUTHENTICATION_FILE_DIRECTORY": secrets.directory.path]
+        )
+        try await same.transport.shutdown()
     }
 
     @Test func developmentPassesOverAKeyringItCannotUse() async throws {
