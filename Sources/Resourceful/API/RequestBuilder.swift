@@ -96,7 +96,8 @@ struct RequestBuilder: Sendable {
 
         var target = base
         let encoded = path.encoded
-        if let mark = encoded.firstIndex(of: "?") {
+        // Searched as bytes: a `?` is one byte in UTF-8, and its index is the string's.
+        if let mark = encoded.utf8.firstIndex(of: UInt8(ascii: "?")) {
             // A path written with a literal query (`ResourcePath(encoded:)`) keeps it, first.
             target.path = String(encoded[..<mark])
             target.query = RequestTarget.QueryItem.parse(encoded[encoded.index(after: mark)...]) + query
