@@ -76,13 +76,16 @@ test: setup
 	@# Swift 6.3 can give a closure inside #expect or #require and a closure after it one name, so
 	@# that the later one runs the earlier one's body: such a test checks something else than it says.
 	python3 scripts/check-shared-closures.py
-	$(SCRATCH) $(KEYRING) $(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) --skip ForeignHARTests --skip ResourcefulOpenAPITests --skip ResourcefulOAuth2Tests --skip '\.LoadTests' --skip HungFileSystemTests
+	$(SCRATCH) $(KEYRING) $(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) --skip ForeignHARTests --skip ResourcefulOpenAPITests --skip ResourcefulOAuth2Tests --skip '\.LoadTests' --skip HungFileSystemTests --skip RateLimitGatewayTests
 	@# A download onto a file system that never answers holds threads of the process's shared
 	@# thread pool until the test ends the mount: on its own, so that no other test's file work waits.
 	$(SCRATCH) $(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) --filter HungFileSystemTests
 	@# Ten thousand calls at once keep both cores busy: on their own, so that the tests that check
 	@# time bounds are not starved.
 	$(SCRATCH) $(KEYRING) $(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) --filter '\.LoadTests'
+	@# A thousand calls kept to a gateway's rate for about nine seconds, checked against the
+	@# policy's least time: on their own, so that other tests' work does not delay them.
+	$(SCRATCH) $(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) --filter RateLimitGatewayTests
 	@# mitmproxy, haralyzer and the OAuth 2 suites' Django server start Python interpreters (and the
 	@# OAuth 2 suites curl and the CLI), and the generator's tests parse documents of hundreds of
 	@# operations: these suites run on their own, so that they do not starve the tests that check
@@ -123,7 +126,7 @@ TSAN_FLAGS := --sanitize=thread --scratch-path .build-tsan
 TSAN_WIDTH := SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=4
 test-tsan: setup
 	RESOURCEFUL_WITHOUT_OPENAPI=1 $(SWIFT) build --build-tests $(TSAN_FLAGS)
-	$(TSAN_WIDTH) RESOURCEFUL_WITHOUT_OPENAPI=1 $(SCRATCH) $(SWIFT) test --skip-build $(TSAN_FLAGS) --filter 'ResourcefulTests|ResourcefulTestingTests' --skip ForeignHARTests --skip '\.LoadTests' --skip HungFileSystemTests
+	$(TSAN_WIDTH) RESOURCEFUL_WITHOUT_OPENAPI=1 $(SCRATCH) $(SWIFT) test --skip-build $(TSAN_FLAGS) --filter 'ResourcefulTests|ResourcefulTestingTests' --skip ForeignHARTests --skip '\.LoadTests' --skip HungFileSystemTests --skip RateLimitGatewayTests
 	$(TSAN_WIDTH) RESOURCEFUL_WITHOUT_OPENAPI=1 $(SCRATCH) $(SWIFT) test --skip-build $(TSAN_FLAGS) --filter '\.LoadTests'
 
 # Runs the benchmarks: a release build, then the runs with the client pinned to the first core,

@@ -29,7 +29,8 @@ enum CallExitCode {
           2   generate: the OpenAPI document or --config cannot be read, or a
               file cannot be written
           3   a credential storage, the keyring or the OAuth 2 server failed
-          4   no usable answer: connection, time-out, too large, interrupted
+          4   no usable answer: connection, time-out, too large, interrupted,
+              the upstream's rate limit
           5   the configuration cannot be loaded or does not describe the service
           6   the request cannot be built, or the answer cannot be read
           7   the TLS handshake failed
@@ -43,7 +44,8 @@ enum CallExitCode {
     static let httpError = ExitCode(1)
     /// The credential could not be read from a configured storage.
     static let credentials = ExitCode(3)
-    /// No usable answer: connection failure, time-out, response too large, cancelled.
+    /// No usable answer: connection failure, time-out, response too large, cancelled, the
+    /// upstream's rate limit.
     static let transport = ExitCode(4)
     /// The configuration could not be loaded, or does not describe the service.
     static let configuration = ExitCode(5)
@@ -96,7 +98,7 @@ enum CallReport {
         case .authentication: CallExitCode.credentials
         case .transport where error.underlying is CassetteError:
             (error.underlying as? CassetteError)?.kind == .noRecording ? CallExitCode.transport : CallExitCode.localFile
-        case .transport, .timeout, .responseTooLarge, .cancelled: CallExitCode.transport
+        case .transport, .timeout, .responseTooLarge, .cancelled, .rateLimited: CallExitCode.transport
         case .tls: CallExitCode.tls
         case .redirectRefused, .tooManyRedirects: CallExitCode.redirectRefused
         // A configuration refused (one not chosen, a storage's settings) is not a request

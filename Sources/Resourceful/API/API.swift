@@ -142,8 +142,10 @@ public struct API: Sendable {
         return next
     }
 
-    /// Tracing, metrics, retries, the credential refresh, logging and redirects, in that order: a
-    /// call is one span and one count whatever its attempts, a `401` is refreshed within each
+    /// Tracing, metrics, retries, the upstream's rate budget, the credential refresh, logging and
+    /// redirects, in that order: a call is one span and one count whatever its attempts, each
+    /// attempt takes a place in the upstream's budget and keeps to its pauses
+    /// (``RateLimitMiddleware``), a `401` is refreshed within each
     /// attempt when the ``API``'s storage renews its own credentials
     /// (``CredentialRefreshMiddleware/init(minimumInterval:)``), each attempt is logged once with
     /// the answer it ended with, and each redirect is followed by ``RedirectMiddleware``. Tracing
@@ -154,7 +156,10 @@ public struct API: Sendable {
     /// ``RedirectMiddleware`` follows no redirect: a `3xx` answer fails the call as
     /// ``APIError/Kind/unacceptableStatus``.
     public static var defaultMiddlewares: [any APIMiddleware] {
-        [TracingMiddleware(), MetricsMiddleware(), RetryMiddleware(), CredentialRefreshMiddleware(), LoggingMiddleware(), RedirectMiddleware()]
+        [
+            TracingMiddleware(), MetricsMiddleware(), RetryMiddleware(), RateLimitMiddleware(), CredentialRefreshMiddleware(),
+            LoggingMiddleware(), RedirectMiddleware(),
+        ]
     }
 
     /// ``defaultMiddlewares`` with a credential refresh step for `refresher` after the retries, so
@@ -165,8 +170,8 @@ public struct API: Sendable {
     /// on every call).
     public static func defaultMiddlewares(refresher: any CredentialRefresher) -> [any APIMiddleware] {
         [
-            TracingMiddleware(), MetricsMiddleware(), RetryMiddleware(), CredentialRefreshMiddleware(refresher: refresher),
-            LoggingMiddleware(), RedirectMiddleware(),
+            TracingMiddleware(), MetricsMiddleware(), RetryMiddleware(), RateLimitMiddleware(),
+            CredentialRefreshMiddleware(refresher: refresher), LoggingMiddleware(), RedirectMiddleware(),
         ]
     }
 

@@ -427,6 +427,7 @@ struct ConfigKeyReader {
             config.retry = try APIConfig.RetryPolicy(keys: root.scoped(to: "retry"))
             config.http = try APIConfig.HTTPSettings(keys: root.scoped(to: "http"))
             config.cache = try APIConfig.CacheSettings(keys: root.scoped(to: "cache"))
+            config.limits = try APIConfig.UpstreamLimits(keys: root.scoped(to: "limits"))
             config.authentication = try APIConfig.AuthenticationSettings(keys: root.scoped(to: "authentication"))
         }
         // Whatever a key-by-key check above did not cover is refused here, by the same rules a
@@ -512,6 +513,15 @@ struct ConfigKeyReader {
             throw invalid(key, expected: APIConfig.secondsExpectation(allowZero: allowZero))
         }
         return duration
+    }
+
+    /// A number within `range`, whole or not.
+    func number(_ key: String, in range: ClosedRange<Double>, unit: String) throws(APIConfigError) -> Double? {
+        guard let value = try double(key) else { return nil }
+        guard value.isFinite, range.contains(value) else {
+            throw invalid(key, expected: "a number from \(range.lowerBound) to \(range.upperBound) \(unit)")
+        }
+        return value
     }
 
     /// A whole number within `range`.

@@ -36,6 +36,8 @@ public struct APIConfig: Sendable, Equatable {
     public var authentication: AuthenticationSettings
     /// What ``HTTPCacheMiddleware`` may store.
     public var cache: CacheSettings
+    /// How much the upstream is sent (``RateLimitMiddleware``).
+    public var limits: UpstreamLimits
 
     /// Creates a configuration; every value but the base URL and service has a default.
     public init(
@@ -50,7 +52,8 @@ public struct APIConfig: Sendable, Equatable {
         retry: RetryPolicy = RetryPolicy(),
         http: HTTPSettings = HTTPSettings(),
         authentication: AuthenticationSettings = AuthenticationSettings(),
-        cache: CacheSettings = CacheSettings()
+        cache: CacheSettings = CacheSettings(),
+        limits: UpstreamLimits = UpstreamLimits()
     ) {
         self.baseURL = baseURL
         self.service = service
@@ -64,6 +67,7 @@ public struct APIConfig: Sendable, Equatable {
         self.http = http
         self.authentication = authentication
         self.cache = cache
+        self.limits = limits
     }
 
     /// What ``HTTPCacheMiddleware`` may store (`cache.*` keys).

@@ -19,6 +19,7 @@ enum ConfigurationKeyTable {
         "http.tls.caFile", "http.tls.caDirectory", "http.tls.trustSystemRoots", "http.tls.minimumVersion",
         "http.tls.clientCertificateFile", "http.tls.clientKeyFile",
         "cache.storesAuthorizedResponses",
+        "limits.rate.requestsPerSecond", "limits.rate.burst", "limits.maxPause",
         "authentication.storages", "authentication.optional", "authentication.headerName",
         "authentication.file.directory", "authentication.file.scheme", "authentication.file.refreshInterval",
         "authentication.environment.prefix", "authentication.environment.scheme",

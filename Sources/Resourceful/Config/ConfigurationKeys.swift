@@ -71,6 +71,11 @@ public struct ConfigurationKeys: Sendable {
         try run { () throws(APIConfigError) in try reader.int(full(key), in: range, unit: unit) }
     }
 
+    /// A number within `range`, whole or not; `unit` names what it counts in the error.
+    public func number(_ key: String, in range: ClosedRange<Double>, unit: String) throws(APIError) -> Double? {
+        try run { () throws(APIConfigError) in try reader.number(full(key), in: range, unit: unit) }
+    }
+
     /// A number of seconds (at most a day), zero allowed when `allowZero`.
     public func seconds(_ key: String, allowZero: Bool) throws(APIError) -> Duration? {
         try run { () throws(APIConfigError) in try reader.seconds(full(key), allowZero: allowZero) }

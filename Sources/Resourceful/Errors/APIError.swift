@@ -12,7 +12,7 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         private enum Code: String, Sendable, Hashable {
             case invalidRequest, invalidConfiguration, encodingFailed, authentication, transport, tls, timeout, cancelled
             case responseTooLarge, unacceptableStatus, unauthorized, tooManyRedirects, redirectRefused, tooManyPages
-            case unsupportedContentEncoding, decodingFailed, file, middleware
+            case unsupportedContentEncoding, decodingFailed, file, middleware, rateLimited
         }
 
         private let code: Code
@@ -76,6 +76,13 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         /// names it (``Stage/middleware(_:)``) and ``APIError/underlying`` is its error. Never
         /// retried: the step would fail again.
         public static let middleware = Kind(code: .middleware)
+
+        /// The upstream takes no request before the call's deadline: its rate budget
+        /// (``RateBudget``, configured or learned from its `RateLimit-Policy`) or a pause it asked
+        /// for (`Retry-After`, a spent limit) would have made the call wait past it.
+        /// ``APIError/detail`` names the upstream and how long the wait would have been. Nothing
+        /// was sent; never retried.
+        public static let rateLimited = Kind(code: .rateLimited)
 
         /// The kind's name.
         public var description: String { code.rawValue }

@@ -172,6 +172,7 @@ public struct HTTPCacheMiddleware: APIMiddleware {
             let remembered = redactions.withLock { $0.switches(forKey: key.storageKey) }
             answer.collectionLimits?.redactsRequestBody = request.shouldRedactRequestBody || remembered.request
             answer.collectionLimits?.redactsResponseBody = request.shouldRedactResponseBody || remembered.response
+            answer.servedFromCache = true
             return answer
         }
         var conditional = request

@@ -120,6 +120,8 @@ public struct RequestOptions: Sendable {
     public var redaction: APIConfig.LogSettings { fixed.redaction }
     /// The masking rules of ``redaction``, made once.
     package var redactor: Redactor { fixed.redactor }
+    /// The upstream's rate budget and longest pause (``APIConfig/limits``), fixed per ``API``.
+    package var upstreamLimits: APIConfig.UpstreamLimits { fixed.upstreamLimits }
 
     /// What an ``API`` fixes for all its calls, made once and shared by every call's options:
     /// copying the options then copies one reference.
@@ -133,8 +135,10 @@ public struct RequestOptions: Sendable {
         let redirectOnlySecrets: SensitiveNames
         /// The names of the configured base header fields, lower-cased.
         let baseHeaderNames: Set<String>
+        let upstreamLimits: APIConfig.UpstreamLimits
 
         init(config: APIConfig) {
+            upstreamLimits = config.limits
             service = config.service
             credentialField = config.credentialField
             sensitiveRedirectHeaders = config.http.sensitiveRedirectHeaders

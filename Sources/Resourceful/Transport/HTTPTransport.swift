@@ -189,6 +189,9 @@ public struct TransportResponse: Sendable {
     /// none was followed. Set by ``RedirectMiddleware``: a step before it that sees a response
     /// with redirects knows it answers another URL than the request's.
     public var redirects: [RequestTarget] = []
+    /// Whether the response was answered from the HTTP cache rather than by the upstream now:
+    /// its rate-limit fields say nothing of the upstream's present limits.
+    package var servedFromCache = false
     /// The byte cap, deadline and redaction switches of the request the transport answered, as the steps before it
     /// left them (``CallContext/options``), set by the ``API``: the call collects the body under
     /// them. A response a step makes itself (a cached one, a body transformed, an answer of its

@@ -38,13 +38,21 @@ import Testing
             }
             // Long enough for a loaded machine, and nothing beside a year.
             let timeout = Duration.seconds(30)
-            let api = harness.api
-            // Each returns the 503 within the head's time-out: the year is not waited for.
+            // Each returns the 503 within the head's time-out: the year is not waited for. Each
+            // kind through an API of its own: an API keeps the pause the 503 asked for.
+            var api = harness.api
             var start = ContinuousClock.now
             let streamed = await #expect(throws: APIError.self) { _ = try await api.stream(Timed<Empty>(path: "busy", timeout: timeout)) }
             #expect(streamed?.status == .serviceUnavailable)
             #expect(ContinuousClock.now - start < timeout)
+            // The same API sends nothing more while the pause (cut to limits.maxPause) lasts.
+            start = .now
+            let paused = await #expect(throws: APIError.self) { _ = try await api.stream(Timed<Empty>(path: "busy", timeout: timeout)) }
+            #expect(paused?.kind == .rateLimited)
+            #expect(ContinuousClock.now - start < timeout)
+            #expect(harness.server.requests.count == 1)
 
+            api = harness.api
             start = .now
             let events = await #expect(throws: APIError.self) {
                 for try await _ in api.events(Timed<Tick>(path: "busy", timeout: timeout)) {}
@@ -52,6 +60,7 @@ import Testing
             #expect(events?.status == .serviceUnavailable)
             #expect(ContinuousClock.now - start < timeout)
 
+            api = harness.api
             start = .now
             let lines = await #expect(throws: APIError.self) {
                 for try await _ in api.lines(Timed<Tick>(path: "busy", timeout: timeout)) {}
@@ -59,6 +68,7 @@ import Testing
             #expect(lines?.status == .serviceUnavailable)
             #expect(ContinuousClock.now - start < timeout)
 
+            api = harness.api
             start = .now
             let download = await #expect(throws: APIError.self) {
                 _ = try await api.download(Timed<Empty>(path: "busy", timeout: timeout), to: folder.appendingPathComponent("busy.bin"))

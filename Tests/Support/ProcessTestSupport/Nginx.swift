@@ -18,10 +18,12 @@ public struct Nginx: Sendable {
     public var root: URL { directory.appendingPathComponent("www") }
 
     /// Starts nginx with `server` as the body of its one `server { … }` block (the `listen`
-    /// directive is added: `listen 127.0.0.1:<port>` plus `listenOptions`, such as `ssl`), after
+    /// directive is added: `listen 127.0.0.1:<port>` plus `listenOptions`, such as `ssl`) and
+    /// `http` among the directives of its `http { … }` block (a `limit_req_zone`), after
     /// `prepare` has filled the document root; waits until the port accepts connections.
     public static func start(
         listenOptions: String = "",
+        http: String = "",
         server: String,
         prepare: (Nginx) throws -> Void = { _ in }
     ) async throws -> Nginx {
@@ -35,7 +37,7 @@ public struct Nginx: Sendable {
         // port is tried.
         for attempt in 1...5 {
             nginx.port = try freePort()
-            try nginx.writeConfiguration(listenOptions: listenOptions, server: server)
+            try nginx.writeConfiguration(listenOptions: listenOptions, http: http, server: server)
             do {
                 try await nginx.launch()
                 return nginx
@@ -49,7 +51,7 @@ public struct Nginx: Sendable {
     /// nginx exited before it listened: its port was taken meanwhile.
     struct PortTaken: Error {}
 
-    private func writeConfiguration(listenOptions: String, server: String) throws {
+    private func writeConfiguration(listenOptions: String, http: String, server: String) throws {
         let path = directory.path
         let configuration = """
             worker_processes 1;
@@ -66,6 +68,7 @@ public struct Nginx: Sendable {
                 uwsgi_temp_path \(path)/tmp;
                 scgi_temp_path \(path)/tmp;
                 default_type application/json;
+            \(http)
                 server {
                     listen 127.0.0.1:\(port) \(listenOptions);
                     root \(root.path);

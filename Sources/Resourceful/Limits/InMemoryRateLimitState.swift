@@ -1,0 +1,121 @@
+/// The rate budgets and pauses of this process's upstreams, in memory, on the monotonic clock.
+///
+/// Each upstream holds its theoretical arrival time (GCRA), the end of its pause and the budget
+/// it said it takes; an upstream with none of them holds nothing, so that calls without a budget
+/// cost one lookup. Entries idle for ``idleLifetime`` are dropped once more than
+/// ``maximumEntries`` are held, so that many upstreams do not grow memory without bound.
+public final class InMemoryRateLimitState: RateLimitState {
+    /// How many upstreams are held before idle ones are dropped.
+    public let maximumEntries: Int
+    /// How long an upstream with nothing pending is kept.
+    public let idleLifetime: Duration
+
+    private struct Entry: Sendable {
+        /// When the next request may go at the steady rate, before the burst's tolerance.
+        var arrival: ContinuousClock.Instant?
+        /// Until when nothing may go.
+        var pausedUntil: ContinuousClock.Instant?
+        /// What the upstream said it takes.
+        var learned: RateBudget?
+        /// When this entry was last used.
+        var touched: ContinuousClock.Instant
+
+        /// Whether nothing is pending at `now`: dropping the entry would change nothing but
+        /// the learned budget.
+        func isIdle(at now: ContinuousClock.Instant, for lifetime: Duration) -> Bool {
+            (arrival ?? now) <= now && (pausedUntil ?? now) <= now && now - touched >= lifetime
+        }
+    }
+
+    private let entries = Locked<[String: Entry]>([:])
+
+    /// A state holding at most about `maximumEntries` upstreams idle for `idleLifetime`.
+    public init(maximumEntries: Int = 10_000, idleLifetime: Duration = .seconds(600)) {
+        self.maximumEntries = Swift.max(maximumEntries, 1)
+        self.idleLifetime = idleLifetime
+    }
+
+    /// How many upstreams are held.
+    public var count: Int { entries.withLock { $0.count } }
+
+    public func reserve(_ upstream: String, budget: RateBudget?, maxWait: Duration) async -> RateLimitReservation {
+        let now = ContinuousClock.now
+        return entries.withLock { table in
+            // Nothing known and nothing configured: nothing to hold.
+            guard budget != nil || table[upstream] != nil else { return .granted(wait: .zero) }
+            var entry = table[upstream] ?? Entry(touched: now)
+            entry.touched = now
+            let earliest = Swift.max(entry.pausedUntil ?? now, now)
+            let governing = Self.tighter(budget, entry.learned)
+            guard let governing else {
+                let wait = earliest - now
+                if wait > maxWait { return .refused(wait: wait) }
+                store(entry, as: upstream, in: &table, now: now)
+                return .granted(wait: wait)
+            }
+            let interval = governing.interval
+            let arrival = Swift.max(entry.arrival ?? earliest, earliest)
+            let tolerance = interval * (governing.burst - 1)
+            let allowed = Swift.max(arrival - tolerance, earliest)
+            let wait = allowed - now
+            if wait > maxWait { return .refused(wait: wait) }
+            entry.arrival = arrival + interval
+            store(entry, as: upstream, in: &table, now: now)
+            return .granted(wait: Swift.max(wait, .zero))
+        }
+    }
+
+    public func release(_ upstream: String, budget: RateBudget?) async {
+        let now = ContinuousClock.now
+        entries.withLock { table in
+            guard var entry = table[upstream], let arrival = entry.arrival,
+                let governing = Self.tighter(budget, entry.learned)
+            else { return }
+            entry.arrival = Swift.max(arrival - governing.interval, now)
+            table[upstream] = entry
+        }
+    }
+
+    @discardableResult
+    public func pause(_ upstream: String, for duration: Duration) async -> Bool {
+        let now = ContinuousClock.now
+        let until = now + Swift.max(duration, .zero)
+        return entries.withLock { table in
+            var entry = table[upstream] ?? Entry(touched: now)
+            if let current = entry.pausedUntil, current >= until { return false }
+            entry.pausedUntil = until
+            entry.touched = now
+            store(entry, as: upstream, in: &table, now: now)
+            return true
+        }
+    }
+
+    public func learn(_ upstream: String, budget: RateBudget) async {
+        let now = ContinuousClock.now
+        entries.withLock { table in
+            var entry = table[upstream] ?? Entry(touched: now)
+            entry.learned = budget
+            entry.touched = now
+            store(entry, as: upstream, in: &table, now: now)
+        }
+    }
+
+    /// The tighter of two budgets, either of which may be unknown.
+    static func tighter(_ a: RateBudget?, _ b: RateBudget?) -> RateBudget? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return b.isTighter(than: a) ? b : a
+    }
+
+    /// Stores `entry`, first dropping the idle entries when a new upstream would pass the bound.
+    private func store(_ entry: Entry, as upstream: String, in table: inout [String: Entry], now: ContinuousClock.Instant) {
+        if table[upstream] == nil, table.count >= maximumEntries {
+            table = table.filter { !$0.value.isIdle(at: now, for: idleLifetime) }
+            // Still full of busy upstreams: the longest untouched goes, so that the bound holds.
+            if table.count >= maximumEntries, let oldest = table.min(by: { $0.value.touched < $1.value.touched })?.key {
+                table[oldest] = nil
+            }
+        }
+        table[upstream] = entry
+    }
+}

@@ -1,0 +1,34 @@
+/// Where the rate budgets and pauses of upstreams are kept: the only state ``RateLimitMiddleware``
+/// has. ``InMemoryRateLimitState`` keeps them in this process; a store shared by every instance
+/// of an app (a database) keeps one set for a fleet, without any change to the middleware.
+///
+/// An upstream is named by a key the middleware makes from the configured service and the
+/// origin it calls (``RateLimitMiddleware/upstreamKey(service:request:)``). Every time is kept by
+/// the state on its own clock (monotonic in one process), so that changes of the wall clock
+/// never stall a budget.
+public protocol RateLimitState: Sendable {
+    /// Takes the next place of `upstream`, under `budget` (and any budget learned for it) and
+    /// after any pause: how long the caller waits before it sends. When that wait would be
+    /// longer than `maxWait`, nothing is taken and ``RateLimitReservation/refused(wait:)`` says
+    /// how long it would have been.
+    func reserve(_ upstream: String, budget: RateBudget?, maxWait: Duration) async -> RateLimitReservation
+    /// Gives back a place taken and not used (the caller was cancelled while it waited), so that
+    /// the ones after it need not wait for it.
+    func release(_ upstream: String, budget: RateBudget?) async
+    /// Lets no request go to `upstream` for `duration` from now (a `429` or `503` with
+    /// `Retry-After`, or a limit the upstream says is spent). A shorter pause than one already
+    /// set changes nothing. Returns whether the pause is new or longer than the one set.
+    @discardableResult
+    func pause(_ upstream: String, for duration: Duration) async -> Bool
+    /// Keeps `budget` as what `upstream` says it takes (its `RateLimit-Policy`): later
+    /// reservations follow it where it is tighter than the configured one.
+    func learn(_ upstream: String, budget: RateBudget) async
+}
+
+/// What ``RateLimitState/reserve(_:budget:maxWait:)`` answers.
+public enum RateLimitReservation: Sendable, Equatable {
+    /// A place is taken: send after `wait` (zero to send at once).
+    case granted(wait: Duration)
+    /// No place within the longest wait allowed: the caller would have waited `wait`.
+    case refused(wait: Duration)
+}

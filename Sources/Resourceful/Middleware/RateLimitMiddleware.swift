@@ -1,0 +1,115 @@
+import Foundation
+import HTTPTypes
+import Logging
+
+/// Keeps each upstream's rate budget and pauses: a call waits (first come, first served) for its
+/// place, or fails at once with ``APIError/Kind/rateLimited`` when its place comes after its
+/// deadline — without sending anything.
+///
+/// An upstream is a configured service at the origin it calls. Its budget is the configuration's
+/// (`limits.rate.requestsPerSecond`, `limits.rate.burst`), or the one it says it takes in its
+/// `RateLimit-Policy` field, whichever is tighter. Without either, this step only keeps pauses:
+/// a `429` or `503` with `Retry-After`, or a limit the upstream says is spent (`RateLimit`,
+/// `RateLimit-Remaining`/`-Reset`, `x-ratelimit-remaining`/`-reset`,
+/// `x-ratelimit-remaining-requests`/`-reset-requests` and `-tokens`), stops every call to that
+/// upstream until then, not only the one that was refused — each such pause cut to
+/// ``APIConfig/UpstreamLimits/maxPause`` and logged once, at `notice`. Fields of a response
+/// served from the HTTP cache, and malformed ones, are ignored.
+///
+/// A waiting call costs no thread; cancelling it gives its place back at once. The state sits
+/// in a ``RateLimitState``: each step made without one keeps its own in memory, so that an
+/// ``API`` (and its copies, such as ``API/with(logger:)``'s) keeps one budget per upstream; give
+/// several ``API`` values one state to share their budgets, or a state shared by a fleet to keep
+/// one budget for all its instances. In ``API/defaultMiddlewares``, after the retries, so that
+/// each attempt takes its own place.
+public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
+    /// Where the budgets and pauses are kept.
+    public let state: any RateLimitState
+    /// A budget for every call through this step, in place of the configuration's; `nil` (the
+    /// default) keeps the configuration's.
+    public var budget: RateBudget?
+
+    /// A step keeping its budgets in `state` (its own, in memory, unless given), with `budget`
+    /// for every call when given.
+    public init(state: any RateLimitState = InMemoryRateLimitState(), budget: RateBudget? = nil) {
+        self.state = state
+        self.budget = budget
+    }
+
+    /// The name of the upstream `request` goes to for `service`: the service and the origin.
+    public static func upstreamKey(service: String, request: TransportRequest) -> String {
+        "\(service) \(Self.origin(of: request))"
+    }
+
+    /// Waits for the request's place, passes it on, and keeps what the answer says of the
+    /// upstream's limits.
+    public func intercept(
+        _ request: TransportRequest,
+        context: CallContext,
+        next: (TransportRequest, CallContext) async throws -> TransportResponse
+    ) async throws -> TransportResponse {
+        let limits = context.options.upstreamLimits
+        let budget = self.budget ?? limits.rate
+        let upstream = Self.upstreamKey(service: context.options.service, request: request)
+        let deadline = RetryMiddleware.headDeadline(of: request, context: context)
+        switch await state.reserve(upstream, budget: budget, maxWait: deadline - .now) {
+        case .refused(let wait):
+            throw APIError(
+                kind: .rateLimited,
+                detail: "\(context.options.service) at \(Self.origin(of: request)) takes no request for \(Self.seconds(wait)): after the call's deadline"
+            )
+        case .granted(let wait) where wait > .zero:
+            do {
+                try await Task.sleep(for: wait)
+            } catch {
+                await state.release(upstream, budget: budget)
+                throw APIError(kind: .cancelled, detail: "while waiting for a place in the rate budget of \(context.options.service)", underlying: error)
+            }
+        case .granted:
+            break
+        }
+        let response = try await next(request, context)
+        if !response.servedFromCache, Self.mayCarryLimits(response) {
+            await learn(from: response, upstream: upstream, limits: limits, context: context)
+        }
+        return response
+    }
+
+    /// Keeps the budget and pause `response` says its upstream takes.
+    private func learn(from response: TransportResponse, upstream: String, limits: APIConfig.UpstreamLimits, context: CallContext) async {
+        let said = RateLimitFields(status: response.status, fields: response.headerFields)
+        if let learned = said.budget { await state.learn(upstream, budget: learned) }
+        guard let asked = said.pause else { return }
+        let pause = Swift.min(asked, limits.maxPause)
+        guard await state.pause(upstream, for: pause) else { return }
+        var metadata: Logger.Metadata = [
+            "resourceful.request-id": .string(context.requestID),
+            "resourceful.upstream": .string(upstream),
+            "resourceful.pause-ms": .stringConvertible(pause.nanoseconds / 1_000_000),
+            "resourceful.pause-source": .string(said.pauseSource ?? ""),
+        ]
+        if asked > pause { metadata["resourceful.pause-asked-ms"] = .stringConvertible(Swift.min(asked, .seconds(Int64(Int32.max))).nanoseconds / 1_000_000) }
+        context.logger.notice(asked > pause ? "Upstream paused, for less than it asked" : "Upstream paused", metadata: metadata)
+    }
+
+    /// Whether the response may say anything of its upstream's limits: a `429` or `503`, or a
+    /// field named for them. Most responses are passed over without reading a value.
+    private static func mayCarryLimits(_ response: TransportResponse) -> Bool {
+        if response.status.code == 429 || response.status.code == 503 { return true }
+        return response.headerFields.contains { field in
+            let name = field.name.canonicalName
+            return name.hasPrefix("ratelimit") || name.hasPrefix("x-ratelimit")
+        }
+    }
+
+    /// `https://api.example.com:8443`, as the request is sent.
+    private static func origin(of request: TransportRequest) -> String {
+        request.target.origin
+    }
+
+    /// `2.5 s`.
+    private static func seconds(_ duration: Duration) -> String {
+        let milliseconds = duration.nanoseconds / 1_000_000
+        return milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : String(format: "%.3f s", Double(milliseconds) / 1000)
+    }
+}
