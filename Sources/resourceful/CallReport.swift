@@ -30,7 +30,7 @@ enum CallExitCode {
               file cannot be written
           3   a credential storage, the keyring or the OAuth 2 server failed
           4   no usable answer: connection, time-out, too large, interrupted,
-              the upstream's rate limit
+              the upstream's rate limit or open circuit
           5   the configuration cannot be loaded or does not describe the service
           6   the request cannot be built, or the answer cannot be read
           7   the TLS handshake failed
@@ -98,7 +98,7 @@ enum CallReport {
         case .authentication: CallExitCode.credentials
         case .transport where error.underlying is CassetteError:
             (error.underlying as? CassetteError)?.kind == .noRecording ? CallExitCode.transport : CallExitCode.localFile
-        case .transport, .timeout, .responseTooLarge, .cancelled, .rateLimited: CallExitCode.transport
+        case .transport, .timeout, .responseTooLarge, .cancelled, .rateLimited, .circuitOpen: CallExitCode.transport
         case .tls: CallExitCode.tls
         case .redirectRefused, .tooManyRedirects: CallExitCode.redirectRefused
         // A configuration refused (one not chosen, a storage's settings) is not a request

@@ -65,7 +65,10 @@ public struct API: Sendable {
         let storage = dependencies.authenticationStorage
         // One that has nothing to refresh through is left out of the chain: it would pass every
         // call through.
+        // So is a circuit breaker with no policy to open by.
+        let config = dependencies.apiConfig
         let middlewares = middlewares.compactMap { step -> (any APIMiddleware)? in
+            if let breaker = step as? CircuitBreakerMiddleware { return breaker.bound(to: config) }
             guard let refresh = step as? CredentialRefreshMiddleware else { return step }
             return refresh.bound(to: storage)
         }
@@ -142,9 +145,10 @@ public struct API: Sendable {
         return next
     }
 
-    /// Tracing, metrics, retries, the upstream's rate budget, the credential refresh, logging and
-    /// redirects, in that order: a call is one span and one count whatever its attempts, each
-    /// attempt takes a place in the upstream's budget and keeps to its pauses
+    /// Tracing, metrics, retries, the upstream's circuit breaker and rate budget, the credential
+    /// refresh, logging and redirects, in that order: a call is one span and one count whatever
+    /// its attempts, each attempt passes the upstream's breaker when one is configured
+    /// (``CircuitBreakerMiddleware``) and takes a place in its budget, keeping to its pauses
     /// (``RateLimitMiddleware``), a `401` is refreshed within each
     /// attempt when the ``API``'s storage renews its own credentials
     /// (``CredentialRefreshMiddleware/init(minimumInterval:)``), each attempt is logged once with
@@ -157,8 +161,8 @@ public struct API: Sendable {
     /// ``APIError/Kind/unacceptableStatus``.
     public static var defaultMiddlewares: [any APIMiddleware] {
         [
-            TracingMiddleware(), MetricsMiddleware(), RetryMiddleware(), RateLimitMiddleware(), CredentialRefreshMiddleware(),
-            LoggingMiddleware(), RedirectMiddleware(),
+            TracingMiddleware(), MetricsMiddleware(), RetryMiddleware(), CircuitBreakerMiddleware(), RateLimitMiddleware(),
+            CredentialRefreshMiddleware(), LoggingMiddleware(), RedirectMiddleware(),
         ]
     }
 
@@ -170,7 +174,7 @@ public struct API: Sendable {
     /// on every call).
     public static func defaultMiddlewares(refresher: any CredentialRefresher) -> [any APIMiddleware] {
         [
-            TracingMiddleware(), MetricsMiddleware(), RetryMiddleware(), RateLimitMiddleware(),
+            TracingMiddleware(), MetricsMiddleware(), RetryMiddleware(), CircuitBreakerMiddleware(), RateLimitMiddleware(),
             CredentialRefreshMiddleware(refresher: refresher), LoggingMiddleware(), RedirectMiddleware(),
         ]
     }

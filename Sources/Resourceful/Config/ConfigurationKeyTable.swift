@@ -20,6 +20,8 @@ enum ConfigurationKeyTable {
         "http.tls.clientCertificateFile", "http.tls.clientKeyFile",
         "cache.storesAuthorizedResponses",
         "limits.rate.requestsPerSecond", "limits.rate.burst", "limits.maxPause",
+        "limits.breaker.failureRatio", "limits.breaker.minimumCalls", "limits.breaker.window", "limits.breaker.openInterval",
+        "limits.breaker.probes", "limits.breaker.failureStatuses",
         "authentication.storages", "authentication.optional", "authentication.headerName",
         "authentication.file.directory", "authentication.file.scheme", "authentication.file.refreshInterval",
         "authentication.environment.prefix", "authentication.environment.scheme",

@@ -12,7 +12,7 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         private enum Code: String, Sendable, Hashable {
             case invalidRequest, invalidConfiguration, encodingFailed, authentication, transport, tls, timeout, cancelled
             case responseTooLarge, unacceptableStatus, unauthorized, tooManyRedirects, redirectRefused, tooManyPages
-            case unsupportedContentEncoding, decodingFailed, file, middleware, rateLimited
+            case unsupportedContentEncoding, decodingFailed, file, middleware, rateLimited, circuitOpen
         }
 
         private let code: Code
@@ -83,6 +83,11 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         /// ``APIError/detail`` names the upstream and how long the wait would have been. Nothing
         /// was sent; never retried.
         public static let rateLimited = Kind(code: .rateLimited)
+
+        /// The upstream's circuit breaker is open (``CircuitBreakerMiddleware``): too many calls
+        /// to it failed of late, so this one failed at once, without a connection.
+        /// ``APIError/detail`` names the upstream and when probes go again. Never retried.
+        public static let circuitOpen = Kind(code: .circuitOpen)
 
         /// The kind's name.
         public var description: String { code.rawValue }

@@ -9,18 +9,22 @@ extension APIConfig {
         /// The longest pause an upstream's `Retry-After` or spent limit may impose on all calls to
         /// it (`limits.maxPause`, 5 minutes by default): a longer one is cut to this, and logged.
         public var maxPause: Duration
+        /// When the upstream's circuit breaker opens and closes (`limits.breaker.*`); `nil`, the
+        /// default, for no breaker.
+        public var breaker: CircuitBreakerPolicy?
 
         /// Creates limits.
-        public init(rate: RateBudget? = nil, maxPause: Duration = .seconds(300)) {
+        public init(rate: RateBudget? = nil, maxPause: Duration = .seconds(300), breaker: CircuitBreakerPolicy? = nil) {
             self.rate = rate
             self.maxPause = maxPause
+            self.breaker = breaker
         }
     }
 }
 
 extension APIConfig.UpstreamLimits {
     /// The settings under `keys` (`limits`): `rate.requestsPerSecond`, `rate.burst` (1 unless
-    /// set) and `maxPause`, checked.
+    /// set), `maxPause` and the `breaker` keys, checked.
     ///
     /// - Throws: ``APIError/Kind/invalidConfiguration`` naming the key at fault.
     public init(keys: ConfigurationKeys) throws(APIError) {
@@ -33,5 +37,6 @@ extension APIConfig.UpstreamLimits {
             throw rate.invalid("requestsPerSecond", expected: "the steady rate the burst is above, in requests per second")
         }
         maxPause = try keys.seconds("maxPause", allowZero: true) ?? maxPause
+        breaker = try CircuitBreakerPolicy(keys: keys.scoped(to: "breaker"))
     }
 }

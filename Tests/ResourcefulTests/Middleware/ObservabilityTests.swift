@@ -99,6 +99,6 @@ import Tracing
 
     @Test func defaultMiddlewaresTraceMeasureAndLog() {
         let kinds = API.defaultMiddlewares.map { "\(type(of: $0))" }
-        #expect(kinds == ["TracingMiddleware", "MetricsMiddleware", "RetryMiddleware", "RateLimitMiddleware", "CredentialRefreshMiddleware", "LoggingMiddleware", "RedirectMiddleware"])
+        #expect(kinds == ["TracingMiddleware", "MetricsMiddleware", "RetryMiddleware", "CircuitBreakerMiddleware", "RateLimitMiddleware", "CredentialRefreshMiddleware", "LoggingMiddleware", "RedirectMiddleware"])
     }
 }

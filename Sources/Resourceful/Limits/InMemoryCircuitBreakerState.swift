@@ -1,0 +1,147 @@
+/// The circuit breakers of this process's upstreams, in memory, on the monotonic clock.
+///
+/// Each upstream's outcomes are counted in ten buckets spanning the policy's window, so that a
+/// breaker holds the same few numbers however many calls it sees. Closed breakers idle for
+/// ``idleLifetime`` are dropped once more than ``maximumEntries`` are held.
+public final class InMemoryCircuitBreakerState: CircuitBreakerState {
+    /// How many upstreams are held before idle ones are dropped.
+    public let maximumEntries: Int
+    /// How long a closed breaker without calls is kept.
+    public let idleLifetime: Duration
+
+    private static let bucketCount = 10
+
+    private struct Bucket: Sendable {
+        var start: ContinuousClock.Instant
+        var calls = 0
+        var failures = 0
+    }
+
+    private enum Phase: Sendable {
+        case closed
+        case open(until: ContinuousClock.Instant, failures: Int, calls: Int)
+        case halfOpen(out: Int, succeeded: Int)
+    }
+
+    private struct Entry: Sendable {
+        var phase = Phase.closed
+        var buckets: [Bucket] = []
+        var touched: ContinuousClock.Instant
+
+        /// The calls and failures counted within `window` of `now`.
+        func counts(at now: ContinuousClock.Instant, window: Duration) -> (calls: Int, failures: Int) {
+            buckets.reduce(into: (0, 0)) { total, bucket in
+                guard now - bucket.start < window else { return }
+                total.0 += bucket.calls
+                total.1 += bucket.failures
+            }
+        }
+
+        /// Counts one outcome in the bucket of `now`.
+        mutating func count(failed: Bool, at now: ContinuousClock.Instant, window: Duration) {
+            let width = window / InMemoryCircuitBreakerState.bucketCount
+            buckets.removeAll { now - $0.start >= window }
+            if let last = buckets.indices.last, now - buckets[last].start < width {
+                buckets[last].calls += 1
+                buckets[last].failures += failed ? 1 : 0
+            } else {
+                buckets.append(Bucket(start: now, calls: 1, failures: failed ? 1 : 0))
+            }
+        }
+    }
+
+    private let entries = Locked<[String: Entry]>([:])
+
+    /// A state holding at most about `maximumEntries` upstreams idle for `idleLifetime`.
+    public init(maximumEntries: Int = 10_000, idleLifetime: Duration = .seconds(600)) {
+        self.maximumEntries = Swift.max(maximumEntries, 1)
+        self.idleLifetime = idleLifetime
+    }
+
+    /// How many upstreams are held.
+    public var count: Int { entries.withLock { $0.count } }
+
+    public func permit(_ upstream: String, policy: CircuitBreakerPolicy) async -> CircuitBreakerPermit {
+        let now = ContinuousClock.now
+        return entries.withLock { table in
+            guard var entry = table[upstream] else { return .closed }
+            entry.touched = now
+            defer { table[upstream] = entry }
+            switch entry.phase {
+            case .closed:
+                return .closed
+            case .open(let until, let failures, let calls):
+                guard now >= until else { return .refused(retryAfter: until - now, failures: failures, calls: calls) }
+                entry.phase = .halfOpen(out: 1, succeeded: 0)
+                return .probe
+            case .halfOpen(let out, let succeeded):
+                guard out + succeeded < policy.probes else { return .refused(retryAfter: nil, failures: 0, calls: 0) }
+                entry.phase = .halfOpen(out: out + 1, succeeded: succeeded)
+                return .probe
+            }
+        }
+    }
+
+    @discardableResult
+    public func record(
+        _ outcome: CircuitBreakerOutcome, of permit: CircuitBreakerPermit, for upstream: String, policy: CircuitBreakerPolicy
+    ) async -> CircuitBreakerTransition? {
+        let now = ContinuousClock.now
+        return entries.withLock { table in
+            switch permit {
+            case .refused:
+                return nil
+            case .closed:
+                guard outcome != .abandoned else { return nil }
+                var entry = table[upstream] ?? Entry(touched: now)
+                entry.touched = now
+                // A call let through while closed that ends after the breaker opened counts no more.
+                guard case .closed = entry.phase else { return nil }
+                entry.count(failed: outcome == .failure, at: now, window: policy.window)
+                let (calls, failures) = entry.counts(at: now, window: policy.window)
+                var transition: CircuitBreakerTransition?
+                if calls >= policy.minimumCalls, Double(failures) >= policy.failureRatio * Double(calls) {
+                    entry.phase = .open(until: now + policy.openInterval, failures: failures, calls: calls)
+                    entry.buckets = []
+                    transition = .opened(failures: failures, calls: calls)
+                }
+                store(entry, as: upstream, in: &table, now: now)
+                return transition
+            case .probe:
+                guard var entry = table[upstream], case .halfOpen(let out, let succeeded) = entry.phase else { return nil }
+                entry.touched = now
+                defer { table[upstream] = entry }
+                switch outcome {
+                case .abandoned:
+                    entry.phase = .halfOpen(out: Swift.max(out - 1, 0), succeeded: succeeded)
+                    return nil
+                case .failure:
+                    entry.phase = .open(until: now + policy.openInterval, failures: 1, calls: 1)
+                    return .opened(failures: 1, calls: 1)
+                case .success:
+                    guard succeeded + 1 >= policy.probes else {
+                        entry.phase = .halfOpen(out: Swift.max(out - 1, 0), succeeded: succeeded + 1)
+                        return nil
+                    }
+                    entry.phase = .closed
+                    entry.buckets = []
+                    return .closed
+                }
+            }
+        }
+    }
+
+    /// Stores `entry`, first dropping idle closed breakers when a new upstream would pass the bound.
+    private func store(_ entry: Entry, as upstream: String, in table: inout [String: Entry], now: ContinuousClock.Instant) {
+        if table[upstream] == nil, table.count >= maximumEntries {
+            table = table.filter { _, entry in
+                guard case .closed = entry.phase else { return true }
+                return now - entry.touched < idleLifetime
+            }
+            if table.count >= maximumEntries, let oldest = table.min(by: { $0.value.touched < $1.value.touched })?.key {
+                table[oldest] = nil
+            }
+        }
+        table[upstream] = entry
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import HTTPTypes
+import Logging
+
+/// A circuit breaker per upstream: once too many calls to it fail (``CircuitBreakerPolicy``),
+/// calls fail at once with ``APIError/Kind/circuitOpen`` — no connection, no wait, no retry —
+/// until the policy's open interval has passed; then a bounded number of probe calls decide
+/// whether it closes or opens again. A probe that hangs is bounded by its call's deadline, and a
+/// cancelled one gives its place back, so a breaker never stays half-open.
+///
+/// Off unless configured (`limits.breaker.*`, or a policy given here): an ``API`` leaves the step
+/// out of its chain when neither says how it opens. Each change of state is logged once, at
+/// `warning` when it opens and `notice` when it closes; never a line per call. The state sits in a
+/// ``CircuitBreakerState``, this step's own in memory unless given one. In
+/// ``API/defaultMiddlewares`` after the retries, before the rate budget: each attempt counts, and
+/// a refused one takes no place in the budget.
+public struct CircuitBreakerMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
+    /// Where the breakers are kept.
+    public let state: any CircuitBreakerState
+    /// A policy for every call through this step, in place of the configuration's; `nil` (the
+    /// default) keeps the configuration's (`limits.breaker`).
+    public var policy: CircuitBreakerPolicy?
+
+    /// A step keeping its breakers in `state` (its own, in memory, unless given), with `policy`
+    /// for every call when given.
+    public init(state: any CircuitBreakerState = InMemoryCircuitBreakerState(), policy: CircuitBreakerPolicy? = nil) {
+        self.state = state
+        self.policy = policy
+    }
+
+    /// This step, when it has a policy of its own or `config` gives one; `nil` when it would let
+    /// every call through.
+    func bound(to config: APIConfig) -> CircuitBreakerMiddleware? {
+        policy != nil || config.limits.breaker != nil ? self : nil
+    }
+
+    /// Lets the request through while the upstream's breaker allows, and counts how it ended.
+    public func intercept(
+        _ request: TransportRequest,
+        context: CallContext,
+        next: (TransportRequest, CallContext) async throws -> TransportResponse
+    ) async throws -> TransportResponse {
+        guard let policy = policy ?? context.options.upstreamLimits.breaker else { return try await next(request, context) }
+        let service = context.options.service
+        let upstream = RateLimitMiddleware.upstreamKey(service: service, request: request)
+        let permit = await state.permit(upstream, policy: policy)
+        if case .refused(let retryAfter, let failures, let calls) = permit {
+            let when = retryAfter.map { "probes go in \(RateLimitMiddleware.seconds($0))" } ?? "its probes are out"
+            let why = calls > 0 ? " after \(failures) of \(calls) calls failed" : ""
+            throw APIError(kind: .circuitOpen, detail: "the circuit of \(service) at \(request.target.origin) is open\(why): \(when)")
+        }
+        let response: TransportResponse
+        do {
+            response = try await next(request, context)
+        } catch {
+            await record(Self.outcome(of: error), of: permit, upstream: upstream, policy: policy, context: context)
+            throw error
+        }
+        let failed = policy.failureStatuses.contains(Int(response.status.code))
+        await record(failed ? .failure : .success, of: permit, upstream: upstream, policy: policy, context: context)
+        return response
+    }
+
+    /// Counts `outcome`, and logs the change of state it made.
+    private func record(
+        _ outcome: CircuitBreakerOutcome, of permit: CircuitBreakerPermit, upstream: String, policy: CircuitBreakerPolicy, context: CallContext
+    ) async {
+        guard let transition = await state.record(outcome, of: permit, for: upstream, policy: policy) else { return }
+        var metadata: Logger.Metadata = ["resourceful.request-id": .string(context.requestID), "resourceful.upstream": .string(upstream)]
+        switch transition {
+        case .opened(let failures, let calls):
+            metadata["resourceful.failures"] = .stringConvertible(failures)
+            metadata["resourceful.calls"] = .stringConvertible(calls)
+            metadata["resourceful.open-ms"] = .stringConvertible(policy.openInterval.nanoseconds / 1_000_000)
+            context.logger.warning("Circuit opened", metadata: metadata)
+        case .closed:
+            context.logger.notice("Circuit closed", metadata: metadata)
+        }
+    }
+
+    /// How an error of the steps after this one counts: a connection failure or time-out is the
+    /// upstream's; a cancellation, or anything refused before it was sent, says nothing of it.
+    private static func outcome(of error: any Error) -> CircuitBreakerOutcome {
+        guard let failure = error as? APIError else { return .abandoned }
+        switch failure.kind {
+        case .transport, .timeout: return .failure
+        default: return .abandoned
+        }
+    }
+}
