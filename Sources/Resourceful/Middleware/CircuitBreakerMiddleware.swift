@@ -1,3 +1,4 @@
+public import CoreMetrics
 import Foundation
 import HTTPTypes
 import Logging
@@ -10,7 +11,8 @@ import Logging
 ///
 /// Off unless configured (`limits.breaker.*`, or a policy given here): an ``API`` leaves the step
 /// out of its chain when neither says how it opens. Each change of state is logged once, at
-/// `warning` when it opens and `notice` when it closes; never a line per call. The state sits in a
+/// `warning` when it opens and `notice` when it closes, never a line per call, and counted in
+/// metrics with the calls refused, labelled by service. The state sits in a
 /// ``CircuitBreakerState``, this step's own in memory unless given one. In
 /// ``API/defaultMiddlewares`` after the retries, before the rate budget: each attempt counts, and
 /// a refused one takes no place in the budget.
@@ -20,12 +22,17 @@ public struct CircuitBreakerMiddleware: APIMiddleware, AnswersFromTheStepsAfter 
     /// A policy for every call through this step, in place of the configuration's; `nil` (the
     /// default) keeps the configuration's (`limits.breaker`).
     public var policy: CircuitBreakerPolicy?
+    private let metrics: (any MetricsFactory)?
 
     /// A step keeping its breakers in `state` (its own, in memory, unless given), with `policy`
-    /// for every call when given.
-    public init(state: any CircuitBreakerState = InMemoryCircuitBreakerState(), policy: CircuitBreakerPolicy? = nil) {
+    /// for every call when given, recording its metrics through `metrics` (else the bootstrapped
+    /// `MetricsSystem`).
+    public init(
+        state: any CircuitBreakerState = InMemoryCircuitBreakerState(), policy: CircuitBreakerPolicy? = nil, metrics: (any MetricsFactory)? = nil
+    ) {
         self.state = state
         self.policy = policy
+        self.metrics = metrics
     }
 
     /// This step, when it has a policy of its own or `config` gives one; `nil` when it would let
@@ -47,6 +54,7 @@ public struct CircuitBreakerMiddleware: APIMiddleware, AnswersFromTheStepsAfter 
         if case .refused(let retryAfter, let failures, let calls) = permit {
             let when = retryAfter.map { "probes go in \(RateLimitMiddleware.seconds($0))" } ?? "its probes are out"
             let why = calls > 0 ? " after \(failures) of \(calls) calls failed" : ""
+            LimitMetrics.count("resourceful.breaker.refused", service: service, factory: metrics)
             throw APIError(kind: .circuitOpen, detail: "the circuit of \(service) at \(request.target.origin) is open\(why): \(when)")
         }
         let response: TransportResponse
@@ -66,6 +74,10 @@ public struct CircuitBreakerMiddleware: APIMiddleware, AnswersFromTheStepsAfter 
         _ outcome: CircuitBreakerOutcome, of permit: CircuitBreakerPermit, upstream: String, policy: CircuitBreakerPolicy, context: CallContext
     ) async {
         guard let transition = await state.record(outcome, of: permit, for: upstream, policy: policy) else { return }
+        let opened = if case .opened = transition { true } else { false }
+        LimitMetrics.count(
+            "resourceful.breaker.transitions", service: context.options.service, extra: [("state", opened ? "open" : "closed")], factory: metrics
+        )
         var metadata: Logger.Metadata = ["resourceful.request-id": .string(context.requestID), "resourceful.upstream": .string(upstream)]
         switch transition {
         case .opened(let failures, let calls):

@@ -1,3 +1,4 @@
+public import CoreMetrics
 import Foundation
 import HTTPTypes
 import Logging
@@ -14,7 +15,8 @@ import Logging
 /// `x-ratelimit-remaining-requests`/`-reset-requests` and `-tokens`), stops every call to that
 /// upstream until then, not only the one that was refused — each such pause cut to
 /// ``APIConfig/UpstreamLimits/maxPause`` and logged once, at `notice`. Fields of a response
-/// served from the HTTP cache, and malformed ones, are ignored.
+/// served from the HTTP cache or reached through a redirect, and malformed ones, are ignored.
+/// Waits, refusals and pauses are counted in metrics, labelled by service.
 ///
 /// A waiting call costs no thread; cancelling it gives its place back at once. The state sits
 /// in a ``RateLimitState``: each step made without one keeps its own in memory, so that an
@@ -28,12 +30,15 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
     /// A budget for every call through this step, in place of the configuration's; `nil` (the
     /// default) keeps the configuration's.
     public var budget: RateBudget?
+    private let metrics: (any MetricsFactory)?
 
     /// A step keeping its budgets in `state` (its own, in memory, unless given), with `budget`
-    /// for every call when given.
-    public init(state: any RateLimitState = InMemoryRateLimitState(), budget: RateBudget? = nil) {
+    /// for every call when given, recording its metrics through `metrics` (else the bootstrapped
+    /// `MetricsSystem`).
+    public init(state: any RateLimitState = InMemoryRateLimitState(), budget: RateBudget? = nil, metrics: (any MetricsFactory)? = nil) {
         self.state = state
         self.budget = budget
+        self.metrics = metrics
     }
 
     /// The name of the upstream `request` goes to for `service`: the service and the origin.
@@ -54,11 +59,13 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
         let deadline = RetryMiddleware.headDeadline(of: request, context: context)
         switch await state.reserve(upstream, budget: budget, maxWait: deadline - .now) {
         case .refused(let wait):
+            LimitMetrics.count("resourceful.ratelimit.refused", service: context.options.service, factory: metrics)
             throw APIError(
                 kind: .rateLimited,
                 detail: "\(context.options.service) at \(Self.origin(of: request)) takes no request for \(Self.seconds(wait)): after the call's deadline"
             )
         case .granted(let wait) where wait > .zero:
+            LimitMetrics.waited(wait, service: context.options.service, factory: metrics)
             do {
                 try await Task.sleep(for: wait)
             } catch {
@@ -69,7 +76,9 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
             break
         }
         let response = try await next(request, context)
-        if !response.servedFromCache, Self.mayCarryLimits(response) {
+        // An answer from the cache, or from another URL a redirect led to (maybe another
+        // origin's), says nothing of this upstream's limits now.
+        if !response.servedFromCache, response.redirects.isEmpty, Self.mayCarryLimits(response) {
             await learn(from: response, upstream: upstream, limits: limits, context: context)
         }
         return response
@@ -82,6 +91,7 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
         guard let asked = said.pause else { return }
         let pause = Swift.min(asked, limits.maxPause)
         guard await state.pause(upstream, for: pause) else { return }
+        LimitMetrics.count("resourceful.ratelimit.pauses", service: context.options.service, factory: metrics)
         var metadata: Logger.Metadata = [
             "resourceful.request-id": .string(context.requestID),
             "resourceful.upstream": .string(upstream),

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import InMemoryLogging
 import Logging
+import MetricsTestKit
 import ProcessTestSupport
 import Resourceful
 import ResourcefulTesting
@@ -54,6 +55,19 @@ import Testing
             #expect(outcomes.filter { $0 }.count == 2, "\(outcomes)")
             _ = try await api.call(Self.ticks)
             #expect(harness.logs.entries.filter { $0.message.description == "Circuit closed" }.count == 1)
+        }
+    }
+
+    @Test func changesAndRefusalsAreCountedByService() async throws {
+        try await Harness.run(configure: { $0.retry.maxAttempts = 1 }) { harness in
+            harness.server.stub(.get, "/v1/ticks", .json(raw: "{}", status: .badGateway))
+            let metrics = TestMetrics()
+            let api = API(dependencies: harness.dependencies, middlewares: [CircuitBreakerMiddleware(policy: Self.policy, metrics: metrics)])
+            for _ in 0..<8 { _ = try? await api.call(Self.ticks) }
+            let opened = try metrics.expectCounter("resourceful.breaker.transitions", [("service", Harness.service), ("state", "open")])
+            let refused = try metrics.expectCounter("resourceful.breaker.refused", [("service", Harness.service)])
+            #expect(opened.totalValue == 1)
+            #expect(refused.totalValue == 3)
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import InMemoryLogging
 import Logging
+import MetricsTestKit
 import Resourceful
 import ResourcefulTesting
 import Testing
@@ -104,6 +105,43 @@ import Testing
             #expect(times.count == 8)
             // Two at once, then one each 50 ms: the eighth 300 ms after the start at the earliest.
             #expect(times[7] - start >= .milliseconds(300), "\(times[7] - start)")
+        }
+    }
+
+    @Test func pausesWaitsAndRefusalsAreCountedByService() async throws {
+        try await Harness.run(configure: { $0.retry.maxAttempts = 1; $0.timeout = .seconds(5) }) { harness in
+            let arrivals = Arrivals()
+            Self.route(harness.server, first: Self.refusal(retryAfter: "1"), arrivals: arrivals)
+            let metrics = TestMetrics()
+            let api = API(dependencies: harness.dependencies, middlewares: [RateLimitMiddleware(metrics: metrics)])
+            _ = try? await api.call(Self.ticks)
+            _ = try await api.call(Self.ticks)
+            let service = [("service", Harness.service)]
+            let pauses = try metrics.expectCounter("resourceful.ratelimit.pauses", service)
+            #expect(pauses.totalValue == 1)
+            let waits = try metrics.expectTimer("resourceful.ratelimit.wait", service).values
+            #expect(waits.count == 1 && waits.allSatisfy { $0 > 500_000_000 }, "\(waits)")
+            harness.server.reset()
+            Self.route(harness.server, first: Self.refusal(retryAfter: "60"), arrivals: arrivals)
+            _ = try? await api.call(Self.ticks)
+            _ = try? await api.call(Self.ticks)
+            let refused = try metrics.expectCounter("resourceful.ratelimit.refused", service)
+            #expect(refused.totalValue == 1)
+        }
+    }
+
+    @Test func anAnswerReachedThroughARedirectSaysNothingOfTheUpstream() async throws {
+        try await MockServer.withRunning { other in
+            other.stub(.get, "/elsewhere", Self.refusal(retryAfter: "60"))
+            try await Harness.run(configure: { $0.retry.maxAttempts = 1; $0.timeout = .seconds(5) }) { harness in
+                harness.server.stub(.get, "/v1/moved", MockResponse(status: .found, headerFields: [.location: "\(other.baseURL.absoluteString)/elsewhere"]))
+                harness.server.stub(.get, "/v1/ticks", .json(raw: #"{"n": 1}"#))
+                let api = harness.api
+                let refused = await #expect(throws: APIError.self) { _ = try await api.call(AdHocRequest<Tick, Empty>(.show, "moved")) }
+                #expect(refused?.status == .tooManyRequests)
+                // The other origin's Retry-After did not pause this upstream.
+                _ = try await api.call(Self.ticks)
+            }
         }
     }
 
