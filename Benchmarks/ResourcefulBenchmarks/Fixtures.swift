@@ -45,6 +45,8 @@ final class Fixtures: Sendable {
     let fastAPI: API
     /// `api.call` with `JSONDecoder` over ``CannedTransport``: everything of a call but the network.
     let cannedAPI: API
+    /// What ``cannedAPI`` is made of.
+    let cannedDependencies: APIDependencies
     /// The transport every API here sends through.
     let transport: AsyncHTTPClientTransport
     /// The GitHub-style and Stripe-style APIs, with the decoders their configurations choose.
@@ -100,6 +102,7 @@ final class Fixtures: Sendable {
         canned.transport = CannedTransport()
         canned.responseDecoder = JSONDecoder()
         cannedAPI = API(dependencies: canned)
+        cannedDependencies = canned
         rawClient = Self.rawClient(connections: Self.connections)
         realistic = RealisticAPI(baseURL: baseURL, storage: storage, transport: transport, logger: logger)
         let sessionConfiguration = URLSessionConfiguration.ephemeral

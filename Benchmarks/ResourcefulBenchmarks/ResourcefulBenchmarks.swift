@@ -126,6 +126,7 @@ let benchmarks: @Sendable () -> Void = {
     registerRealisticBenchmarks(fixtures)
     registerClientFormBenchmarks(fixtures)
     registerCacheStorageBenchmarks()
+    registerUpstreamLimitBenchmarks(fixtures)
 }
 
 func rawCall(_ verb: String, _ fixtures: Fixtures) async throws {

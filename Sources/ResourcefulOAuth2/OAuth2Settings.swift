@@ -220,7 +220,7 @@ public struct OAuth2Settings: Sendable, Equatable {
             else { "it sets an OAuth 2 client of its own (\(keys.full("clientId")))" }
         try keys.requireOwnServiceKey(because: reason)
         let where_ = "set under services.<name> with its clientId, any of its endpoints or a baseURL on another origin (the top level's is another client's)"
-        if settings.clientSecretName != nil, !keys.isSetByService("clientSecret.name") {
+        if settings.clientSecretName != nil, !keys.isOwnedByService("clientSecret.name") {
             throw keys.invalid("clientSecret.name", expected: "the name of the service's own client secret, \(where_)")
         }
         // The default name comes from the client ID: an inherited one names the top level's
@@ -229,14 +229,14 @@ public struct OAuth2Settings: Sendable, Equatable {
         if settings.clientSecretName == nil, settings.clientSecretStorage != nil, ownServer || !ownClient {
             throw keys.invalid("clientSecret.name", expected: "the name of the service's own client secret, \(where_)")
         }
-        if settings.privateKeyName != nil, !keys.isSetByService("privateKey.name") {
+        if settings.privateKeyName != nil, !keys.isOwnedByService("privateKey.name") {
             throw keys.invalid("privateKey.name", expected: "the name of the service's own private key, \(where_)")
         }
         // The same for the key: its default name comes from the client ID.
         if settings.privateKeyName == nil, settings.privateKeyStorage != nil, ownServer || !ownClient {
             throw keys.invalid("privateKey.name", expected: "the name of the service's own private key, \(where_)")
         }
-        if settings.privateKeyFile != nil, !keys.isSetByService("privateKeyFile") {
+        if settings.privateKeyFile != nil, !keys.isOwnedByService("privateKeyFile") {
             throw keys.invalid("privateKeyFile", expected: "the service's own private key file, \(where_)")
         }
     }

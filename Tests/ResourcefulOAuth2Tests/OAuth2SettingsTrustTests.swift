@@ -123,6 +123,15 @@ import Testing
         let error = await Self.refusal(config, service: "partner")
         #expect(error?.key == "authentication.oauth2.clientSecret.name")
         #expect(error?.description.contains("another origin") == true)
+        // Nor does a variable that names the top level's secret under the service's name: it is
+        // not the service's own.
+        for (variable, value) in [
+            ("RESOURCEFUL_SERVICES_PARTNER_AUTHENTICATION_OAUTH2_CLIENT_SECRET_NAME", "internal-secret"),
+            ("RESOURCEFUL_SERVICES_PARTNER_AUTHENTICATION_OAUTH2_CLIENT_SECRET_STORAGE", "file"),
+        ] {
+            let repeated = await Self.refusal(config, variables: [variable: value], service: "partner")
+            #expect(repeated?.key == "services.partner.authentication.oauth2.clientSecret.name" || repeated?.key == "authentication.oauth2.clientSecret.name", "\(variable): \(String(describing: repeated))")
+        }
         // A variable that moves the service there takes none of the file's credentials at all.
         let same = try Self.config(services: #""partner": {"service": "partner-api", "timeout": 5}"#)
         defer { same.remove() }

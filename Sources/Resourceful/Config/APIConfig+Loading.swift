@@ -364,7 +364,8 @@ extension APIConfig {
                 variables: variables,
                 service: (service, ConfigReader(providers: serviceProviders)),
                 topLevel: ConfigReader(providers: [environment, fileProvider]),
-                fileAlone: ConfigReader(providers: [fileProvider.prefixKeys(with: ConfigKey(scope)), fileProvider])
+                fileAlone: ConfigReader(providers: [fileProvider.prefixKeys(with: ConfigKey(scope)), fileProvider]),
+                serviceFileAlone: ConfigReader(providers: [fileProvider.prefixKeys(with: ConfigKey(scope))])
             ).apiConfig()
         } else {
             config = try ConfigKeyReader(
@@ -408,6 +409,9 @@ struct ConfigKeyReader {
     /// the top level's), when a file is read: what the file says, for telling what a variable
     /// changed.
     var fileAlone: ConfigReader? = nil
+    /// The picked service's own keys in the file alone, without the variables: what the file says
+    /// the service sets itself, when a file is read and a service picked.
+    var serviceFileAlone: ConfigReader? = nil
 
     func apiConfig() throws(APIConfigError) -> APIConfig {
         let baseURL = try url("baseURL")
@@ -565,6 +569,14 @@ struct ConfigKeyReader {
     func isSetByService(_ key: String) -> Bool {
         guard let service else { return false }
         return isPresent(key, in: service.reader)
+    }
+
+    /// Whether the picked service names `key` as its own: set under `services.<name>` in the file
+    /// when one is read (else in the app's reader). A variable repeating the top level's credential
+    /// under the service's name does not make it the service's own.
+    func isOwnedByService(_ key: String) -> Bool {
+        guard let service else { return false }
+        return isPresent(key, in: serviceFileAlone ?? service.reader)
     }
 
     /// The top level's string value of `key`, ignoring the picked service; `nil` when no service

@@ -34,20 +34,20 @@ extension ConfigKeyReader {
             + [topLevelString("authentication.headerName")].compactMap { $0 }
         let settings = config.redaction
         let names = SensitiveNames(extra: settings.maskedHeaders + settings.maskedBodyKeys + topLevelNames)
-        if !isSetByService("baseHeaders"), let name = config.baseHeaders.keys.sorted().first(where: { names.isSensitiveHeader($0) }) {
+        if !isOwnedByService("baseHeaders"), let name = config.baseHeaders.keys.sorted().first(where: { names.isSensitiveHeader($0) }) {
             throw APIConfigError(
                 kind: .missingKey, file: file, key: prefix + "baseHeaders",
                 expected: "a list of its own ([] for none), because \(reason): the top level's carries a credential (\(ConfigJSONParser.printable(name))) that must not be sent there"
             )
         }
-        if !isSetByService("baseQueryItems"), let name = config.baseQueryItems.keys.sorted().first(where: { names.contains($0) }) {
+        if !isOwnedByService("baseQueryItems"), let name = config.baseQueryItems.keys.sorted().first(where: { names.contains($0) }) {
             throw APIConfigError(
                 kind: .missingKey, file: file, key: prefix + "baseQueryItems",
                 expected: "a list of its own ([] for none), because \(reason): the top level's carries a secret (\(ConfigJSONParser.printable(name))) that must not be sent there"
             )
         }
         if config.http.tls.clientCertificateFile != nil,
-            !isSetByService("http.tls.clientCertificateFile") || !isSetByService("http.tls.clientKeyFile")
+            !isOwnedByService("http.tls.clientCertificateFile") || !isOwnedByService("http.tls.clientKeyFile")
         {
             throw APIConfigError(
                 kind: .missingKey, file: file, key: prefix + "http.tls.clientCertificateFile",
@@ -73,7 +73,7 @@ extension ConfigKeyReader {
     /// for it, not `none`, other than the top level's) with the top level's proxy credential.
     private func refuseProxyCredentialInheritedByAnotherProxy(_ config: APIConfig, prefix: String) throws(APIConfigError) {
         guard config.http.proxyCredentialService != nil, config.http.proxy != .none,
-            isSetByService("http.proxy"), !isSetByService("http.proxyCredentialService"),
+            isSetByService("http.proxy"), !isOwnedByService("http.proxyCredentialService"),
             let own = try string("http.proxy"), own != topLevelString("http.proxy")
         else { return }
         throw APIConfigError(

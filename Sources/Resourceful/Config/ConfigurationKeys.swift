@@ -105,6 +105,13 @@ public struct ConfigurationKeys: Sendable {
         reader.isSetByService(full(key))
     }
 
+    /// Whether the service the configuration was loaded for names `key` as its own: set under
+    /// `services.<name>` in the configuration file (a variable repeating the top level's value
+    /// under the service's name does not count), or in an app's reader without a file.
+    package func isOwnedByService(_ key: String) -> Bool {
+        reader.isOwnedByService(full(key))
+    }
+
     /// The name of the service under `services` the configuration was loaded for, or `nil`.
     package var serviceName: String? {
         reader.service?.name

@@ -144,6 +144,14 @@ import Testing
         let ownproxy = try await APIConfig.load(environment: "x", configDirectory: folder.path, environmentVariables: [:], service: "ownproxy")
         #expect(ownproxy.http.proxyCredentialService == "b-proxy")
         _ = try await APIConfig.load(environment: "x", configDirectory: folder.path, environmentVariables: [:], service: "noproxy")
+        // A variable repeating the top level's value under the service's name is not the
+        // service's own: the top level's identity and proxy login are still not inherited.
+        let repeated = [
+            "RESOURCEFUL_SERVICES_TLS_HTTP_TLS_CLIENT_CERTIFICATE_FILE": "/etc/top.pem", "RESOURCEFUL_SERVICES_TLS_HTTP_TLS_CLIENT_KEY_FILE": "/etc/top.key",
+        ]
+        #expect(await Self.refusal(folder, service: "tls", variables: repeated)?.key == "services.tls.http.tls.clientCertificateFile")
+        let login = ["RESOURCEFUL_SERVICES_PROXY_HTTP_PROXY_CREDENTIAL_SERVICE": "proxy-login"]
+        #expect(await Self.refusal(folder, service: "proxy", variables: login)?.key == "services.proxy.http.proxyCredentialService")
     }
 
     /// Through calls: the reviewer's configuration never sends the top level's token to the
