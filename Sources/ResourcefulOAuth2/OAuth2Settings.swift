@@ -149,10 +149,10 @@ public struct OAuth2Settings: Sendable, Equatable {
         for key in Self.storedCredentialKeys {
             try keys.refuseVariable(for: key, because: "it picks which stored secret or key is sent (or signs) to the OAuth 2 token endpoint")
         }
-        if clientSecretStorage != nil && clientSecretName == nil || privateKeyStorage != nil && privateKeyName == nil {
+        if clientSecretStorage != nil || privateKeyStorage != nil || privateKeyFile != nil {
             try keys.refuseVariable(
                 for: "clientId",
-                because: "the client secret's or private key's stored name is made from it: another client's would be sent (or sign) to the OAuth 2 token endpoint"
+                because: "the client proves who it is with its stored secret or key (whose default name is made from it): another client's would be sent (or sign) to the OAuth 2 token endpoint"
             )
         }
         if privateKeyName != nil, privateKeyStorage == nil {
@@ -174,6 +174,11 @@ public struct OAuth2Settings: Sendable, Equatable {
                 throw keys.invalid("privateKeyFile", expected: "the PEM file of the client's private key (or privateKey.storage, the storage kind that keeps it)")
             }
         case .none: break
+        }
+        // What the token may do, and where: a variable must not widen the token the file's
+        // server receives (another API's audience, more scopes) for it to replay elsewhere.
+        for key in ["scopes", "audience", "resource"] {
+            try keys.refuseVariable(for: key, because: "it widens what the token the file's server receives may do, or where it is accepted")
         }
         grant = try keys.choice("grant") ?? (clientAuthentication == .none ? .refreshToken : .clientCredentials)
         scopes = try keys.stringArray("scopes") ?? []

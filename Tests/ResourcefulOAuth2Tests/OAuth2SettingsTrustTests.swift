@@ -101,10 +101,18 @@ import Testing
         #expect(await Self.refusal(config, variables: ["RESOURCEFUL_AUTHENTICATION_OAUTH2_CLIENT_ID": "internal"])?.kind != .movedByVariable)
     }
 
-    @Test func anotherClientIDIsTakenWhereTheFileNamesTheSecret() async throws {
+    @Test(arguments: [
+        ("RESOURCEFUL_AUTHENTICATION_OAUTH2_CLIENT_ID", "internal-v2", "clientId"),
+        ("RESOURCEFUL_AUTHENTICATION_OAUTH2_SCOPES", "admin,billing:write", "scopes"),
+        ("RESOURCEFUL_AUTHENTICATION_OAUTH2_RESOURCE", "https://billing.example", "resource"),
+        ("RESOURCEFUL_AUTHENTICATION_OAUTH2_AUDIENCE", "billing", "audience"),
+    ])
+    func aVariableChangingWhoTheClientIsOrWhatItsTokenMayDoIsRefused(variable: String, value: String, key: String) async throws {
+        // The file names the secret: another client ID would still send it, under another name.
         let config = try Self.config()
         defer { config.remove() }
-        #expect(await Self.refusal(config, variables: ["RESOURCEFUL_AUTHENTICATION_OAUTH2_CLIENT_ID": "internal-v2"]) == nil)
+        let error = await Self.refusal(config, variables: [variable: value])
+        #expect(error?.kind == .movedByVariable && error?.key == "authentication.oauth2.\(key)", "\(String(describing: error))")
     }
 
     @Test(arguments: [("RESOURCEFUL_SERVICE", "partner-api", "service"), ("RESOURCEFUL_SERVICES_PARTNER_SERVICE", "s", "services.partner.service")])

@@ -33,7 +33,7 @@ extension ConfigKeyReader {
     ///   base query item. So does a base URL from a variable for a file that names none: the
     ///   variable alone would choose where the file's credentials go.
     /// - A variable that picks which stored credential goes out (`service`,
-    ///   `http.proxyCredentialService`, `authentication.file.directory`, the TLS client certificate
+    ///   `http.proxyCredentialService`, `authentication.storages`, `authentication.file.directory`, the TLS client certificate
     ///   and key) with another value than the file's is refused: another service's credential
     ///   would go to the file's server or proxy. (The OAuth 2 and keyring
     ///   modules refuse theirs likewise: the client secret's and private key's names and storages,
@@ -72,7 +72,8 @@ extension ConfigKeyReader {
 
     /// Refuses a variable that picks which stored credential the file's servers get: `service`
     /// (every storage, login and refresh token is looked up and kept by it),
-    /// `http.proxyCredentialService` (the proxy login's), `authentication.file.directory` (the
+    /// `http.proxyCredentialService` (the proxy login's), `authentication.storages` (where the
+    /// credential is read from), `authentication.file.directory` (the
     /// folder the `file` storage reads, where a file named like the service may hold, or link to,
     /// another's) and the TLS client certificate and key (who the client is to the server). Set
     /// to another value than the file's, such a variable would send another service's credential
@@ -82,6 +83,7 @@ extension ConfigKeyReader {
         let picks = [
             ("service", "the stored credentials, logins and refresh tokens are looked up and kept by it: another service's would go to the file's server"),
             ("http.proxyCredentialService", "it names the stored credential sent to the proxy: another service's would go to the file's proxy"),
+            ("authentication.storages", "it picks where the credential is read from: a storage or folder the file did not choose would give the file's server its credential"),
             ("authentication.file.directory", "the file storage reads the credential from the folder it names: another folder's would go to the file's server"),
             ("http.tls.clientCertificateFile", "it picks who the client is to the file's server"),
             ("http.tls.clientKeyFile", "it picks who the client is to the file's server"),
@@ -111,6 +113,10 @@ extension ConfigKeyReader {
     func movingVariable(for key: String) -> String? {
         guard let fileAlone, let source = source(of: key), source != file else { return nil }
         let configKey = ConfigKey(key)
+        // A list in the file is compared as a list: a variable writes it `a,b`.
+        if let ownList = fileAlone.stringArray(forKey: configKey) {
+            return reader.stringArray(forKey: configKey) == ownList ? nil : source
+        }
         let effective = reader.string(forKey: configKey) ?? reader.bool(forKey: configKey).map(String.init)
             ?? reader.double(forKey: configKey).map { "\($0)" }
         let own = fileAlone.string(forKey: configKey) ?? fileAlone.bool(forKey: configKey).map(String.init)

@@ -15,15 +15,16 @@ public final class InMemoryRateLimitState: RateLimitState {
         var arrival: ContinuousClock.Instant?
         /// Until when nothing may go.
         var pausedUntil: ContinuousClock.Instant?
-        /// What the upstream said it takes.
+        /// What the upstream said it takes, and until when that holds.
         var learned: RateBudget?
+        var learnedUntil: ContinuousClock.Instant?
         /// When this entry was last used.
         var touched: ContinuousClock.Instant
 
         /// Whether nothing is pending at `now`: dropping the entry would change nothing but
         /// the learned budget.
         func isIdle(at now: ContinuousClock.Instant, for lifetime: Duration) -> Bool {
-            (arrival ?? now) <= now && (pausedUntil ?? now) <= now && now - touched >= lifetime
+            (arrival ?? now) <= now && (pausedUntil ?? now) <= now && (learnedUntil ?? now) <= now && now - touched >= lifetime
         }
     }
 
@@ -46,6 +47,10 @@ public final class InMemoryRateLimitState: RateLimitState {
             var entry = table[upstream] ?? Entry(touched: now)
             entry.touched = now
             let earliest = Swift.max(entry.pausedUntil ?? now, now)
+            if let until = entry.learnedUntil, until <= now {
+                entry.learned = nil
+                entry.learnedUntil = nil
+            }
             let governing = Self.tighter(budget, entry.learned)
             guard let governing else {
                 let wait = earliest - now
@@ -90,11 +95,15 @@ public final class InMemoryRateLimitState: RateLimitState {
         }
     }
 
-    public func learn(_ upstream: String, budget: RateBudget) async {
+    public func learn(_ upstream: String, budget: RateBudget, for lifetime: Duration) async {
         let now = ContinuousClock.now
         entries.withLock { table in
             var entry = table[upstream] ?? Entry(touched: now)
+            if entry.learned != budget, let arrival = entry.arrival {
+                entry.arrival = Swift.min(arrival, now)
+            }
             entry.learned = budget
+            entry.learnedUntil = now + Swift.max(lifetime, .zero)
             entry.touched = now
             store(entry, as: upstream, in: &table, now: now)
         }

@@ -12,6 +12,8 @@ import HTTPTypes
 struct RateLimitFields: Equatable {
     /// The budget the upstream says it takes: the tightest of its policies.
     var budget: RateBudget?
+    /// The window of that policy, for how long it holds.
+    var window: Duration?
     /// How long the upstream takes nothing from now, as it says (before any cap).
     var pause: Duration?
     /// The field that said so, for the log line.
@@ -25,8 +27,11 @@ struct RateLimitFields: Equatable {
     /// What `fields` of a response with `status` say, as of the wall-clock time `now` (GitHub's
     /// reset is a Unix time).
     init(status: HTTPResponse.Status, fields: HTTPFields, now: Date = Date()) {
-        func value(_ name: String) -> String? {
-            guard let name = HTTPField.Name(name), let value = fields[name], value.utf8.count <= Self.maximumFieldLength else { return nil }
+        // A field of one value sent twice is read by its first line; a list field by all its lines.
+        func value(_ name: String, list: Bool = false) -> String? {
+            guard let name = HTTPField.Name(name), let value = list ? fields[name] : fields[values: name].first,
+                value.utf8.count <= Self.maximumFieldLength
+            else { return nil }
             return value
         }
         func consider(_ duration: Duration?, from source: String) {
@@ -38,19 +43,23 @@ struct RateLimitFields: Equatable {
         if status.code == 429 || status.code == 503 {
             consider(RetryAfter.delay(value("Retry-After"), now: now), from: "Retry-After")
         }
-        if let policy = value("RateLimit-Policy") {
-            budget = Self.tightestPolicy(policy)
+        if let policy = value("RateLimit-Policy", list: true), let tightest = Self.tightestPolicy(policy) {
+            (budget, window) = (tightest.budget, tightest.window)
         }
-        if let limit = value("RateLimit") {
+        if let limit = value("RateLimit", list: true) {
             consider(Self.spentWindow(limit), from: "RateLimit")
         }
-        if Self.integer(value("RateLimit-Remaining")) == 0 {
-            consider(Self.integer(value("RateLimit-Reset")).map { .seconds($0) }, from: "RateLimit-Reset")
+        // A reset is a number of seconds, or (GitHub, and some gateways for the older fields) a
+        // Unix time.
+        func reset(_ value: Int64) -> Duration? {
+            let seconds = value > 1_000_000_000 ? Double(value) - now.timeIntervalSince1970 : Double(value)
+            return seconds > 0 ? .milliseconds(Int64(Swift.min(seconds, 1e9) * 1000)) : nil
         }
-        if Self.integer(value("X-RateLimit-Remaining")) == 0, let reset = Self.integer(value("X-RateLimit-Reset")) {
-            // GitHub sends a Unix time; others a number of seconds.
-            let seconds = reset > 1_000_000_000 ? Double(reset) - now.timeIntervalSince1970 : Double(reset)
-            if seconds > 0 { consider(.milliseconds(Int64(Swift.min(seconds, 1e9) * 1000)), from: "X-RateLimit-Reset") }
+        if Self.integer(value("RateLimit-Remaining")) == 0 {
+            consider(Self.integer(value("RateLimit-Reset")).flatMap(reset), from: "RateLimit-Reset")
+        }
+        if Self.integer(value("X-RateLimit-Remaining")) == 0 {
+            consider(Self.integer(value("X-RateLimit-Reset")).flatMap(reset), from: "X-RateLimit-Reset")
         }
         for kind in ["requests", "tokens"] where Self.integer(value("X-RateLimit-Remaining-\(kind)")) == 0 {
             consider(value("X-RateLimit-Reset-\(kind)").flatMap(Self.goDuration), from: "X-RateLimit-Reset-\(kind)")
@@ -59,15 +68,18 @@ struct RateLimitFields: Equatable {
 
     /// The tightest of the policies of a `RateLimit-Policy` list (`"default";q=100;w=60`): a
     /// quota `q` per window of `w` seconds is `q/w` per second with a burst of `q`.
-    static func tightestPolicy(_ field: String) -> RateBudget? {
-        var tightest: RateBudget?
+    /// A policy in a quota unit other than requests (`qu="content-bytes"`, `"concurrent-requests"`)
+    /// says nothing of a request rate and is passed over.
+    static func tightestPolicy(_ field: String) -> (budget: RateBudget, window: Duration)? {
+        var tightest: (budget: RateBudget, window: Duration)?
         for member in members(field) {
             let parameters = self.parameters(member)
+            if let unit = parameters["qu"], unit.trimmingCharacters(in: CharacterSet(charactersIn: "\" ")) != "requests" { continue }
             guard let quota = parameters["q"].flatMap(integer), quota > 0,
                 let window = parameters["w"].flatMap(integer), window > 0,
                 let budget = RateBudget(requestsPerSecond: Double(quota) / Double(window), burst: Int(Swift.min(quota, Int64(RateBudget.maximumBurst))))
             else { continue }
-            if tightest.map({ budget.isTighter(than: $0) }) ?? true { tightest = budget }
+            if tightest.map({ budget.isTighter(than: $0.budget) }) ?? true { tightest = (budget, .seconds(window)) }
         }
         return tightest
     }

@@ -20,9 +20,11 @@ public protocol RateLimitState: Sendable {
     /// set changes nothing. Returns whether the pause is new or longer than the one set.
     @discardableResult
     func pause(_ upstream: String, for duration: Duration) async -> Bool
-    /// Keeps `budget` as what `upstream` says it takes (its `RateLimit-Policy`): later
-    /// reservations follow it where it is tighter than the configured one.
-    func learn(_ upstream: String, budget: RateBudget) async
+    /// Keeps `budget` as what `upstream` says it takes (its `RateLimit-Policy`) for `lifetime`
+    /// from now: later reservations follow it where it is tighter than the configured one, until
+    /// the upstream says it again or it expires. A budget other than the one kept starts afresh
+    /// from now, so that places reserved under the old one do not hold the new one back.
+    func learn(_ upstream: String, budget: RateBudget, for lifetime: Duration) async
 }
 
 /// What ``RateLimitState/reserve(_:budget:maxWait:)`` answers.

@@ -206,6 +206,8 @@ public struct HTTPCacheMiddleware: APIMiddleware {
             let entry = refreshed((updated ?? nil) ?? snapshot)
             var answer = TransportResponse(status: entry.status, headerFields: entry.headerFields, body: entry.body)
             answer.collectionLimits = Self.limits(of: request, and: response.collectionLimits)
+            // Its fields are the stored answer's, not what the upstream says of its limits now.
+            answer.servedFromCache = true
             return answer
         }
         record("miss", context)

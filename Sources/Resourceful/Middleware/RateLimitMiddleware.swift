@@ -9,7 +9,9 @@ import Logging
 ///
 /// An upstream is a configured service at the origin it calls. Its budget is the configuration's
 /// (`limits.rate.requestsPerSecond`, `limits.rate.burst`), or the one it says it takes in its
-/// `RateLimit-Policy` field, whichever is tighter. Without either, this step only keeps pauses:
+/// `RateLimit-Policy` field, whichever is tighter; a learned budget holds for its window (at most
+/// ``APIConfig/UpstreamLimits/maxPause``) unless the upstream says it again, and never spaces
+/// calls further apart than that longest pause. Without either, this step only keeps pauses:
 /// a `429` or `503` with `Retry-After`, or a limit the upstream says is spent (`RateLimit`,
 /// `RateLimit-Remaining`/`-Reset`, `x-ratelimit-remaining`/`-reset`,
 /// `x-ratelimit-remaining-requests`/`-reset-requests` and `-tokens`), stops every call to that
@@ -87,7 +89,13 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
     /// Keeps the budget and pause `response` says its upstream takes.
     private func learn(from response: TransportResponse, upstream: String, limits: APIConfig.UpstreamLimits, context: CallContext) async {
         let said = RateLimitFields(status: response.status, fields: response.headerFields)
-        if let learned = said.budget { await state.learn(upstream, budget: learned) }
+        if let learned = said.budget {
+            // A learned budget makes no call wait longer than a pause may last, and holds for its
+            // window (at most the longest pause) unless the upstream says it again.
+            let slowest = 1 / (Double(limits.maxPause.nanoseconds) / 1e9)
+            let capped = learned.requestsPerSecond >= slowest ? learned : RateBudget(requestsPerSecond: slowest, burst: learned.burst) ?? learned
+            await state.learn(upstream, budget: capped, for: Swift.min(said.window ?? limits.maxPause, limits.maxPause))
+        }
         guard let asked = said.pause else { return }
         let pause = Swift.min(asked, limits.maxPause)
         guard await state.pause(upstream, for: pause) else { return }

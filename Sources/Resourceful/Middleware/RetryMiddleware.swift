@@ -63,7 +63,9 @@ public struct RetryMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
             do {
                 let response = try await next(request, attemptContext)
                 guard attempt < policy.maxAttempts, policy.retryableStatuses.contains(response.status.code) else { return response }
-                wait = RetryAfter.delay(response.headerFields[.retryAfter]) ?? Self.backoff(attempt: attempt, policy: policy)
+                // The server's `Retry-After`, cut to the longest pause an upstream may impose.
+                let asked = RetryAfter.delay(response.headerFields[values: .retryAfter].first).map { Swift.min($0, context.options.upstreamLimits.maxPause) }
+                wait = asked ?? Self.backoff(attempt: attempt, policy: policy)
                 guard ContinuousClock.now + wait < deadline else { return response }
                 Self.log(context, attempt: attempt, wait: wait, reason: String(response.status.code))
             } catch {

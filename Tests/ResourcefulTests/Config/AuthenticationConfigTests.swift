@@ -70,6 +70,23 @@ import Testing
         try await same.transport.shutdown()
     }
 
+    @Test func aVariablePickingOtherStoragesIsRefusedAndTheFilesOwnListIsNot() async throws {
+        let secrets = try FileAuthenticationStorageTests.Secrets()
+        defer { secrets.remove() }
+        let folder = try Self.production(secretsIn: secrets.directory.path)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let variable = "RESOURCEFUL_AUTHENTICATION_STORAGES"
+        for storages in ["file,keyring", "environment,file", "file,environment,keyring"] {
+            let error = await #expect(throws: APIError.self) {
+                _ = try await APIConfig.load(environment: "production", configDirectory: folder.path, environmentVariables: [variable: storages])
+            }
+            let underlying = error?.underlying as? APIConfigError
+            #expect(underlying?.kind == .movedByVariable && underlying?.source == variable, "\(storages): \(String(describing: error))")
+        }
+        let same = try await APIConfig.load(environment: "production", configDirectory: folder.path, environmentVariables: [variable: "file,environment"])
+        #expect(same.authentication.storages == [.file, .environment])
+    }
+
     @Test func developmentPassesOverAKeyringItCannotUse() async throws {
         let variables = ["RESOURCEFUL_AUTH_EXAMPLE_API_AUTHORIZATION": "Basic ZGV2OmRldg=="]
         let dependencies = try await APIDependencies.live(environment: "development", configDirectory: Self.configs, environmentVariables: variables)

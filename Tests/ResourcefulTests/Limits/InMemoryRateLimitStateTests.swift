@@ -66,9 +66,29 @@ import Testing
     @Test func aLearnedBudgetGovernsWhereItIsTighter() async throws {
         let state = InMemoryRateLimitState()
         let loose = try #require(RateBudget(requestsPerSecond: 1000, burst: 100))
-        await state.learn("u", budget: try #require(RateBudget(requestsPerSecond: 2, burst: 1)))
+        await state.learn("u", budget: try #require(RateBudget(requestsPerSecond: 2, burst: 1)), for: .seconds(60))
         let waits = await Self.waits(state, 2, budget: loose)
         #expect(waits[0] == .zero && waits[1] > .milliseconds(400), "\(waits)")
+    }
+
+    @Test func aLearnedBudgetExpiresAndAnotherStartsAfresh() async throws {
+        let state = InMemoryRateLimitState()
+        let slow = try #require(RateBudget(requestsPerSecond: 0.1, burst: 1))
+        await state.learn("u", budget: slow, for: .milliseconds(100))
+        _ = await Self.waits(state, 1, budget: nil)
+        // The next place is ten seconds on while the budget holds...
+        guard case .refused = await state.reserve("u", budget: nil, maxWait: .seconds(1)) else {
+            Issue.record("the learned budget did not hold")
+            return
+        }
+        try await Task.sleep(for: .milliseconds(150))
+        // ...and at once once it expired.
+        #expect(await state.reserve("u", budget: nil, maxWait: .zero) == .granted(wait: .zero))
+        // A new budget does not inherit the places reserved under the old one.
+        await state.learn("u", budget: slow, for: .seconds(60))
+        _ = await Self.waits(state, 1, budget: nil)
+        await state.learn("u", budget: try #require(RateBudget(requestsPerSecond: 1000, burst: 1)), for: .seconds(60))
+        #expect(await state.reserve("u", budget: nil, maxWait: .milliseconds(100)) == .granted(wait: .zero))
     }
 
     @Test func upstreamsWithoutABudgetHoldNothingAndManyUpstreamsStayBounded() async throws {

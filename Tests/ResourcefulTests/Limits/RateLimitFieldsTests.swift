@@ -23,6 +23,27 @@ import Testing
         #expect(Self.read([("RateLimit-Policy", #""default";q=100;w=60"#)]).budget == RateBudget(requestsPerSecond: 100.0 / 60, burst: 100))
     }
 
+    @Test func aPolicyInAnotherUnitIsPassedOverAndAPolicySaysItsWindow() {
+        let said = Self.read([("RateLimit-Policy", #""bytes";q=1;w=1;qu="content-bytes", "calls";q=50;w=10"#)])
+        #expect(said.budget == RateBudget(requestsPerSecond: 5, burst: 50))
+        #expect(said.window == .seconds(10))
+        #expect(Self.read([("RateLimit-Policy", #""c";q=1;w=1;qu="concurrent-requests""#)]).budget == nil)
+        #expect(Self.read([("RateLimit-Policy", #""r";q=3;w=1;qu="requests""#)]).budget == RateBudget(requestsPerSecond: 3, burst: 3))
+    }
+
+    @Test func aFieldOfOneValueSentTwiceIsReadByItsFirst() {
+        #expect(Self.read([("Retry-After", "2"), ("Retry-After", "2")], status: .tooManyRequests).pause == .seconds(2))
+        #expect(Self.read([("RateLimit-Remaining", "0"), ("RateLimit-Remaining", "0"), ("RateLimit-Reset", "3")]).pause == .seconds(3))
+        // A list field's lines are one list.
+        #expect(Self.read([("RateLimit-Policy", #""a";q=100;w=1"#), ("RateLimit-Policy", #""b";q=1;w=1"#)]).budget == RateBudget(requestsPerSecond: 1, burst: 1))
+    }
+
+    @Test func anOlderResetSentAsAUnixTimeIsReadAsOne() {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(Self.read([("RateLimit-Remaining", "0"), ("RateLimit-Reset", "1800000007")], now: now).pause == .seconds(7))
+        #expect(Self.read([("RateLimit-Remaining", "0"), ("RateLimit-Reset", "1700000000")], now: now).pause == nil)
+    }
+
     @Test func aSpentLimitPausesUntilItsReset() {
         #expect(Self.read([("RateLimit", #""default";r=0;t=30"#)]).pause == .seconds(30))
         #expect(Self.read([("RateLimit", #""default";r=5;t=30"#)]).pause == nil)

@@ -91,6 +91,21 @@ import Testing
         }
     }
 
+    @Test func aLearnedBudgetNeverHoldsCallsLongerThanTheLongestPause() async throws {
+        try await Harness.run(configure: { $0.retry.maxAttempts = 1; $0.timeout = .seconds(5); $0.limits.maxPause = .seconds(1) }) { harness in
+            let arrivals = Arrivals()
+            var stingy = MockResponse.json(raw: #"{"n": 1}"#)
+            stingy.headerFields[HTTPField.Name("RateLimit-Policy")!] = #""day";q=1;w=999999999999"#
+            Self.route(harness.server, first: stingy, arrivals: arrivals)
+            let api = harness.api
+            for _ in 0..<3 { _ = try await api.call(Self.ticks) }
+            let times = arrivals.all
+            // The budget is known from the first answer: the second goes at once, the third a
+            // second later at the slowest — not a day later, nor refused.
+            #expect(times.count == 3 && times[2] - times[1] >= .milliseconds(900))
+        }
+    }
+
     @Test func aConfiguredBudgetSpacesTheCalls() async throws {
         try await Harness.run(configure: { $0.limits.rate = RateBudget(requestsPerSecond: 20, burst: 2) }) { harness in
             let arrivals = Arrivals()
