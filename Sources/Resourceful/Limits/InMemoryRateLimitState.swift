@@ -39,6 +39,9 @@ public final class InMemoryRateLimitState: RateLimitState {
     /// How many upstreams are held.
     public var count: Int { entries.withLock { $0.count } }
 
+    /// Whether no upstream is held: nothing configured or heard yet makes any call wait.
+    public var isEmpty: Bool { entries.withLock { $0.isEmpty } }
+
     public func reserve(_ upstream: String, budget: RateBudget?, maxWait: Duration) async -> RateLimitReservation {
         let now = ContinuousClock.now
         return entries.withLock { table in

@@ -57,6 +57,10 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
     ) async throws -> TransportResponse {
         let limits = context.options.upstreamLimits
         let budget = self.budget ?? limits.rate
+        // Nothing configured and nothing heard yet: nothing to wait for.
+        if budget == nil, let memory = state as? InMemoryRateLimitState, memory.isEmpty {
+            return try await passOn(request, context: context, upstream: nil, limits: limits, next: next)
+        }
         let upstream = Self.upstreamKey(service: context.options.service, request: request)
         let deadline = RetryMiddleware.headDeadline(of: request, context: context)
         switch await state.reserve(upstream, budget: budget, maxWait: deadline - .now) {
@@ -77,10 +81,19 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
         case .granted:
             break
         }
+        return try await passOn(request, context: context, upstream: upstream, limits: limits, next: next)
+    }
+
+    /// Passes the request on, and keeps what the answer says of the upstream's limits.
+    private func passOn(
+        _ request: TransportRequest, context: CallContext, upstream: String?, limits: APIConfig.UpstreamLimits,
+        next: (TransportRequest, CallContext) async throws -> TransportResponse
+    ) async throws -> TransportResponse {
         let response = try await next(request, context)
         // An answer from the cache, or from another URL a redirect led to (maybe another
         // origin's), says nothing of this upstream's limits now.
         if !response.servedFromCache, response.redirects.isEmpty, Self.mayCarryLimits(response) {
+            let upstream = upstream ?? Self.upstreamKey(service: context.options.service, request: request)
             await learn(from: response, upstream: upstream, limits: limits, context: context)
         }
         return response
@@ -116,7 +129,12 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
         if response.status.code == 429 || response.status.code == 503 { return true }
         return response.headerFields.contains { field in
             let name = field.name.canonicalName
-            return name.hasPrefix("ratelimit") || name.hasPrefix("x-ratelimit")
+            // Most names start with neither letter: passed over at their first byte.
+            switch name.utf8.first {
+            case UInt8(ascii: "r"): return name.hasPrefix("ratelimit")
+            case UInt8(ascii: "x"): return name.hasPrefix("x-ratelimit")
+            default: return false
+            }
         }
     }
 
