@@ -125,6 +125,16 @@ import Testing
         #expect(error?.source == variable)
     }
 
+    @Test func aTopLevelClientIDVariableCannotMakeAServicesClientTheTopLevels() async throws {
+        let config = try Self.config(services: #""partner": {"service": "partner-api", "authentication": {"oauth2": {"clientId": "partner"}}}"#)
+        defer { config.remove() }
+        // Without the variable the service names another client and must name its secret.
+        let plain = await Self.refusal(config, service: "partner")
+        #expect(plain?.key?.hasSuffix("clientSecret.name") == true, "\(String(describing: plain))")
+        let error = await Self.refusal(config, variables: ["RESOURCEFUL_AUTHENTICATION_OAUTH2_CLIENT_ID": "partner"], service: "partner")
+        #expect(error?.key?.hasSuffix("clientSecret.name") == true, "the top level's secret would go out as the partner client's: \(String(describing: error))")
+    }
+
     @Test func aServiceOnAnotherOriginDoesNotInheritTheTopLevelsClientSecret() async throws {
         let config = try Self.config(services: #""partner": {"baseURL": "https://partner.example/v1", "service": "partner-api"}"#)
         defer { config.remove() }

@@ -365,7 +365,8 @@ extension APIConfig {
                 service: (service, ConfigReader(providers: serviceProviders)),
                 topLevel: ConfigReader(providers: [environment, fileProvider]),
                 fileAlone: ConfigReader(providers: [fileProvider.prefixKeys(with: ConfigKey(scope)), fileProvider]),
-                serviceFileAlone: ConfigReader(providers: [fileProvider.prefixKeys(with: ConfigKey(scope))])
+                serviceFileAlone: ConfigReader(providers: [fileProvider.prefixKeys(with: ConfigKey(scope))]),
+                topLevelFileAlone: ConfigReader(providers: [fileProvider])
             ).apiConfig()
         } else {
             config = try ConfigKeyReader(
@@ -412,6 +413,9 @@ struct ConfigKeyReader {
     /// The picked service's own keys in the file alone, without the variables: what the file says
     /// the service sets itself, when a file is read and a service picked.
     var serviceFileAlone: ConfigReader? = nil
+    /// The top level's keys in the file alone, when a file is read and a service picked: what a
+    /// service is told apart from (its own server, login, client), whatever the variables say.
+    var topLevelFileAlone: ConfigReader? = nil
 
     func apiConfig() throws(APIConfigError) -> APIConfig {
         let baseURL = try url("baseURL")
@@ -579,10 +583,11 @@ struct ConfigKeyReader {
         return isPresent(key, in: serviceFileAlone ?? service.reader)
     }
 
-    /// The top level's string value of `key`, ignoring the picked service; `nil` when no service
-    /// is picked or the top level does not set it.
+    /// The top level's string value of `key`, ignoring the picked service — as the file writes it
+    /// when one is read, so that a variable cannot make a service look like the top level's own
+    /// server, login or client; `nil` when no service is picked or the top level does not set it.
     func topLevelString(_ key: String) -> String? {
-        topLevel?.string(forKey: ConfigKey(key))
+        (topLevelFileAlone ?? topLevel)?.string(forKey: ConfigKey(key))
     }
 
     /// Whether `key`'s value comes from the configuration file the package opened, not from an

@@ -54,6 +54,27 @@ import Testing
         #expect(path.service == "myapi")
     }
 
+    @Test func aTopLevelVariableCannotMakeAServiceLookLikeTheTopLevel() async throws {
+        let folder = try Self.folder(
+            extra: #""http": {"tls": {"clientCertificateFile": "/etc/top.pem", "clientKeyFile": "/etc/top.key"}, "proxy": "http://127.0.0.1:3128", "proxyCredentialService": "proxy-login"},"#,
+            services: #"""
+                "other": {"baseURL": "http://127.0.0.1:18402/v2"},
+                "shared": {"baseURL": "http://127.0.0.1:18402/v2", "service": "myapi"},
+                "proxy": {"http": {"proxy": "http://127.0.0.1:3129"}}
+                """#
+        )
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // The top level's base URL moved onto the service's server: still another server.
+        let moved = await Self.refusal(folder, service: "other", variables: ["RESOURCEFUL_BASE_URL": "http://127.0.0.1:18402/"])
+        #expect(moved?.key == "services.other.service", "\(String(describing: moved))")
+        // The top level's service renamed: the service's own is still the file's top level's.
+        let renamed = await Self.refusal(folder, service: "shared", variables: ["RESOURCEFUL_SERVICE": "zzz"])
+        #expect(renamed?.key == "services.shared.service", "\(String(describing: renamed))")
+        // The top level's proxy moved onto the service's: still another proxy for the login.
+        let proxy = await Self.refusal(folder, service: "proxy", variables: ["RESOURCEFUL_HTTP_PROXY": "http://127.0.0.1:3129"])
+        #expect(proxy?.key == "services.proxy.http.proxyCredentialService", "\(String(describing: proxy))")
+    }
+
     @Test func aBaseURLFromTheServicesVariableIsAnotherServerToo() async throws {
         let folder = try Self.folder(services: #""same": {"timeout": 5}"#)
         defer { try? FileManager.default.removeItem(at: folder) }
