@@ -28,9 +28,9 @@ extension ConfigKeyReader {
         } catch {
             throw error.underlying as? APIConfigError ?? APIConfigError(kind: .invalidValue, file: file, key: prefix + "service")
         }
-        // The names the top level masks count too: a service's own masking rules cannot make
-        // the top level's credential field an ordinary one.
-        let topLevelNames = ["logging.maskedHeaders", "logging.maskedBodyKeys"].flatMap { topLevel?.stringArray(forKey: ConfigKey($0)) ?? [] }
+        // The names the top level masks count too, as the file writes them: neither a service's
+        // own masking rules nor a variable can make the top level's credential field an ordinary one.
+        let topLevelNames = ["logging.maskedHeaders", "logging.maskedBodyKeys"].flatMap { (topLevelFileAlone ?? topLevel)?.stringArray(forKey: ConfigKey($0)) ?? [] }
             + [topLevelString("authentication.headerName")].compactMap { $0 }
         let settings = config.redaction
         let names = SensitiveNames(extra: settings.maskedHeaders + settings.maskedBodyKeys + topLevelNames)

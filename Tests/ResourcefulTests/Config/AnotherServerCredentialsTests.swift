@@ -75,6 +75,22 @@ import Testing
         #expect(proxy?.key == "services.proxy.http.proxyCredentialService", "\(String(describing: proxy))")
     }
 
+    @Test func aMaskingVariableCannotMakeTheTopLevelsCredentialAnOrdinaryField() async throws {
+        let folder = try Self.folder(
+            extra: #""baseHeaders": ["X-Corp: corp-secret"], "baseQueryItems": ["corpq=corp-secret"], "logging": {"maskedHeaders": ["X-Corp"], "maskedBodyKeys": ["corpq"]},"#,
+            services: #""crm": {"baseURL": "http://127.0.0.1:18402/v2", "service": "crm-api"}, "crmq": {"baseURL": "http://127.0.0.1:18402/v2", "service": "crm-api", "baseHeaders": []}"#
+        )
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for variables in [
+            ["RESOURCEFUL_LOGGING_MASKED_HEADERS": "X-None"],
+            ["RESOURCEFUL_LOGGING_MASKED_HEADERS": "X-None", "RESOURCEFUL_SERVICES_CRM_LOGGING_MASKED_HEADERS": "X-None"],
+        ] {
+            #expect(await Self.refusal(folder, service: "crm", variables: variables)?.key == "services.crm.baseHeaders", "\(variables)")
+        }
+        let query = await Self.refusal(folder, service: "crmq", variables: ["RESOURCEFUL_LOGGING_MASKED_BODY_KEYS": "none"])
+        #expect(query?.key == "services.crmq.baseQueryItems", "\(String(describing: query))")
+    }
+
     @Test func aBaseURLFromTheServicesVariableIsAnotherServerToo() async throws {
         let folder = try Self.folder(services: #""same": {"timeout": 5}"#)
         defer { try? FileManager.default.removeItem(at: folder) }

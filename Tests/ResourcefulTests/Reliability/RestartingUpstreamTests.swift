@@ -82,17 +82,24 @@ import Testing
 
     @Test func aCreateIsSentOnceTheServerIsBack() async throws {
         var nginx = try await Nginx.start(server: Self.server)
-        let (api, transport) = try Self.api(nginx)
-        try await nginx.halt()
-        // A create that does not opt into retries: a refused connection is still tried again.
-        let call = Task { try await api.call(AdHocRequest<Empty, Empty>(.create, "items")) }
-        // The outage itself: the create meets refused connections for this long.
-        try await Task.sleep(for: .milliseconds(300))
-        try await nginx.resume()
-        _ = try await call.value
-        // nginx logs a request after answering it: the line may come a moment after the answer.
-        #expect(await Self.logs(nginx) { $0.hasSuffix("POST /v1/items") })
-        try await transport.shutdown()
+        do {
+            let (api, transport) = try Self.api(nginx)
+            try await nginx.halt()
+            // A create that does not opt into retries: a refused connection is still tried again.
+            let call = Task { try await api.call(AdHocRequest<Empty, Empty>(.create, "items")) }
+            // The outage itself: the create meets refused connections for this long.
+            try await Task.sleep(for: .milliseconds(300))
+            try await nginx.resume()
+            let result = await call.result
+            try? await transport.shutdown()
+            _ = try result.get()
+            // nginx logs a request after answering it: the line may come a moment after the answer.
+            #expect(await Self.logs(nginx) { $0.hasSuffix("POST /v1/items") })
+        } catch {
+            // Stopped on every path: a failed call leaves no nginx behind.
+            try? await nginx.stop()
+            throw error
+        }
         try await nginx.stop()
     }
 
