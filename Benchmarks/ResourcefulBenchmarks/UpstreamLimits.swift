@@ -12,7 +12,7 @@ func registerUpstreamLimitBenchmarks(_ fixtures: Fixtures) {
     )
     let unconfigured = API(dependencies: fixtures.cannedDependencies)
     var dependencies = fixtures.cannedDependencies
-    dependencies.apiConfig.limits.rate = RateBudget(requestsPerSecond: RateBudget.maximumRate, burst: RateBudget.maximumBurst)
+    dependencies.apiConfig.limits.rate = RateBudget(requestsPerSecond: 1_000_000, burst: 1_000_000)
     dependencies.apiConfig.limits.breaker = CircuitBreakerPolicy(minimumCalls: 1_000_000)
     let configured = API(dependencies: dependencies)
     let apis = [without, unconfigured, configured]

@@ -5,9 +5,9 @@
 /// ``idleLifetime`` are dropped once more than ``maximumEntries`` are held.
 public final class InMemoryCircuitBreakerState: CircuitBreakerState {
     /// How many upstreams are held before idle ones are dropped.
-    public let maximumEntries: Int
+    package let maximumEntries: Int
     /// How long a closed breaker without calls is kept.
-    public let idleLifetime: Duration
+    package let idleLifetime: Duration
 
     private static let bucketCount = 10
 
@@ -59,7 +59,7 @@ public final class InMemoryCircuitBreakerState: CircuitBreakerState {
     }
 
     /// How many upstreams are held.
-    public var count: Int { entries.withLock { $0.count } }
+    package var count: Int { entries.withLock { $0.count } }
 
     public func permit(_ upstream: String, policy: CircuitBreakerPolicy) async -> CircuitBreakerPermit {
         let now = ContinuousClock.now

@@ -6,9 +6,9 @@
 /// ``maximumEntries`` are held, so that many upstreams do not grow memory without bound.
 public final class InMemoryRateLimitState: RateLimitState {
     /// How many upstreams are held before idle ones are dropped.
-    public let maximumEntries: Int
+    package let maximumEntries: Int
     /// How long an upstream with nothing pending is kept.
-    public let idleLifetime: Duration
+    package let idleLifetime: Duration
 
     private struct Entry: Sendable {
         /// When the next request may go at the steady rate, before the burst's tolerance.
@@ -37,10 +37,10 @@ public final class InMemoryRateLimitState: RateLimitState {
     }
 
     /// How many upstreams are held.
-    public var count: Int { entries.withLock { $0.count } }
+    package var count: Int { entries.withLock { $0.count } }
 
     /// Whether no upstream is held: nothing configured or heard yet makes any call wait.
-    public var isEmpty: Bool { entries.withLock { $0.isEmpty } }
+    package var isEmpty: Bool { entries.withLock { $0.isEmpty } }
 
     public func reserve(_ upstream: String, budget: RateBudget?, maxWait: Duration) async -> RateLimitReservation {
         let now = ContinuousClock.now

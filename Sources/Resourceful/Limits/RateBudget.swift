@@ -6,15 +6,16 @@
 /// `limits.rate.burst`) or is learned from the upstream's own `RateLimit-Policy` field; where
 /// both are known, the tighter governs.
 public struct RateBudget: Sendable, Hashable, CustomStringConvertible {
-    /// The steady rate, in requests per second: more than 0, at most ``maximumRate``.
+    /// The steady rate, in requests per second: more than 0, at most a million (a higher one is
+    /// held there, as a burst above a million is).
     public let requestsPerSecond: Double
     /// How many requests may go at once after a quiet time: at least 1.
     public let burst: Int
 
     /// The highest rate a budget holds (a million requests per second); a higher one is clamped.
-    public static let maximumRate = 1_000_000.0
+    package static let maximumRate = 1_000_000.0
     /// The largest burst a budget holds; a larger one is clamped.
-    public static let maximumBurst = 1_000_000
+    package static let maximumBurst = 1_000_000
 
     /// A budget of `requestsPerSecond` with `burst`, clamped to what a budget holds; `nil` for a
     /// rate that is not a positive finite number.
@@ -26,13 +27,13 @@ public struct RateBudget: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The time between two requests at the steady rate.
-    public var interval: Duration {
+    package var interval: Duration {
         .nanoseconds(Int64((1e9 / requestsPerSecond).rounded(.up)))
     }
 
     /// Whether this budget lets fewer requests through than `other`: a lower steady rate, or the
     /// same rate with a smaller burst.
-    public func isTighter(than other: RateBudget) -> Bool {
+    package func isTighter(than other: RateBudget) -> Bool {
         requestsPerSecond < other.requestsPerSecond || (requestsPerSecond == other.requestsPerSecond && burst < other.burst)
     }
 

@@ -3,7 +3,7 @@
 /// of an app (a database) keeps one set for a fleet, without any change to the middleware.
 ///
 /// An upstream is named by a key the middleware makes from the configured service and the
-/// origin it calls (``RateLimitMiddleware/upstreamKey(service:request:)``). Every time is kept by
+/// origin it calls (`"<service> <scheme>://<host>:<port>"`). Every time is kept by
 /// the state on its own clock (monotonic in one process), so that changes of the wall clock
 /// never stall a budget.
 public protocol RateLimitState: Sendable {

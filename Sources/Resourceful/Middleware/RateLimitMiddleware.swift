@@ -44,7 +44,7 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
     }
 
     /// The name of the upstream `request` goes to for `service`: the service and the origin.
-    public static func upstreamKey(service: String, request: TransportRequest) -> String {
+    package static func upstreamKey(service: String, request: TransportRequest) -> String {
         "\(service) \(Self.origin(of: request))"
     }
 

@@ -85,7 +85,8 @@ import Testing
         let state = InMemoryCircuitBreakerState()
         let policy = CircuitBreakerPolicy(failureRatio: 0.5, minimumCalls: 4, window: .milliseconds(100), openInterval: .seconds(10))
         for _ in 0..<3 { _ = await Self.call(state, .failure, policy: policy) }
-        try await Task.sleep(for: .milliseconds(150))
+        // Counted before this instant: out of the window one window after it.
+        try await ContinuousClock().sleep(until: .now + policy.window)
         // The three have left the window: one failure of one does not make the minimum.
         #expect(await Self.call(state, .failure, policy: policy).1 == nil)
     }

@@ -32,6 +32,9 @@ import Testing
                 #expect(error?.status == .serviceUnavailable)
             }
             #expect(harness.server.requests.count == 5)
+            // The breaker opened while the fifth call was counted: probes go from one open
+            // interval after this at the latest.
+            let probesFrom = ContinuousClock.now + Self.policy.openInterval
             let connections = harness.server.connectionCount
             // Open: refused at once, without a connection, and not retried.
             for _ in 0..<20 {
@@ -46,7 +49,7 @@ import Testing
             // After the interval, the upstream is back: of ten calls at once exactly the two
             // probes reach it, and once both succeed the breaker closes.
             healthy.withLock { $0 = true }
-            try await Task.sleep(for: Self.policy.openInterval)
+            try await ContinuousClock().sleep(until: probesFrom)
             let outcomes = await withTaskGroup(of: Bool.self) { group in
                 for _ in 0..<10 { group.addTask { (try? await api.call(Self.ticks)) != nil } }
                 return await group.reduce(into: [Bool]()) { $0.append($1) }
@@ -112,8 +115,10 @@ import Testing
                 }
                 let refused = await #expect(throws: APIError.self) { _ = try await api.call(Self.ticks) }
                 #expect(refused?.kind == .circuitOpen)
+                // Opened by the fourth refused connection, before this: probes go from here.
+                let probesFrom = ContinuousClock.now + Self.policy.openInterval
                 try await nginx.resume()
-                try await Task.sleep(for: Self.policy.openInterval)
+                try await ContinuousClock().sleep(until: probesFrom)
                 // The two probes succeed; every call after them goes through.
                 for _ in 0..<4 { _ = try await api.call(Self.ticks) }
             }
