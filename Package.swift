@@ -239,6 +239,57 @@ let package = Package(
     ]
 )
 
+// State shared by a fleet through PostgreSQL: its own product, so that the core never links
+// postgres-nio. The thread-sanitizer run (`make test-tsan`) sets RESOURCEFUL_WITHOUT_POSTGRES: it
+// tests the core and testing modules, and would only build the PostgreSQL client again.
+if Context.environment["RESOURCEFUL_WITHOUT_POSTGRES"] == nil {
+    package.products += [
+        .library(name: "ResourcefulPostgres", targets: ["ResourcefulPostgres"])
+    ]
+    package.dependencies += [
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2")
+    ]
+    package.targets += [
+        .target(
+            name: "ResourcefulPostgres",
+            dependencies: [
+                "Resourceful",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            exclude: ["Schema.sql"]
+        ),
+        // A process of a fleet, for the tests: calls an upstream through state shared in PostgreSQL.
+        .executableTarget(
+            name: "resourceful-fleet-worker",
+            dependencies: [
+                "Resourceful",
+                "ResourcefulPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/Support/FleetWorker"
+        ),
+        .testTarget(
+            name: "ResourcefulPostgresTests",
+            dependencies: [
+                "Resourceful",
+                "ResourcefulPostgres",
+                "ResourcefulTesting",
+                "ProcessTestSupport",
+                "resourceful-fleet-worker",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+    ]
+}
+
 // The OpenAPI generator, its build plugin and their tests. The thread-sanitizer run
 // (`make test-tsan`) sets RESOURCEFUL_WITHOUT_OPENAPI: it tests the core and testing modules, and
 // would only build the document parser again. Without the generator, `resourceful` has no

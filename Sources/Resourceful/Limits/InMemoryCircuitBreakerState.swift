@@ -61,6 +61,12 @@ public final class InMemoryCircuitBreakerState: CircuitBreakerState {
     /// How many upstreams are held.
     package var count: Int { entries.withLock { $0.count } }
 
+    /// Forgets `upstream`'s counts and phase: its breaker is closed with an empty window, as a
+    /// state shared by a fleet leaves it once the opening is kept there.
+    package func forget(_ upstream: String) {
+        entries.withLock { $0[upstream] = nil }
+    }
+
     public func permit(_ upstream: String, policy: CircuitBreakerPolicy) async -> CircuitBreakerPermit {
         let now = ContinuousClock.now
         return entries.withLock { table in

@@ -1,5 +1,5 @@
 /// Runs work that must be over by a point in time.
-enum Deadline {
+package enum Deadline {
     /// Runs `operation`, throwing ``APIError/Kind/timeout`` at `deadline` and
     /// ``APIError/Kind/cancelled`` as soon as the calling task is cancelled, whatever `operation`
     /// does meanwhile.
@@ -8,7 +8,7 @@ enum Deadline {
     /// deadline passes or the caller is cancelled first, that task is cancelled and left to end
     /// on its own, and its result is dropped. A task group would wait for it to end, so work that
     /// ignores cancellation would hold the caller past its deadline, or for ever.
-    static func run<T: Sendable>(
+    package static func run<T: Sendable>(
         until deadline: ContinuousClock.Instant,
         _ operation: @escaping @Sendable () async throws -> T
     ) async throws -> T {

@@ -42,11 +42,11 @@ public final class BackgroundProcess: Sendable {
         }
     }
 
-    /// Sends SIGTERM and waits for the program to exit (it may write files as it ends); one
+    /// Sends `signal` (SIGTERM unless given) and waits for the program to exit (it may write files as it ends); one
     /// still running after `grace` is killed.
-    public func stop(grace: Duration = .seconds(30)) async {
+    public func stop(grace: Duration = .seconds(30), signal: Int32 = SIGTERM) async {
         guard !exited.hasHappened else { return }
-        kill(pid, SIGTERM)
+        kill(pid, signal)
         await exited.wait(timeout: grace)
         if !exited.hasHappened {
             kill(pid, SIGKILL)

@@ -1,0 +1,114 @@
+import PostgresNIO
+public import Resourceful
+
+/// Rate budgets and pauses shared by every instance of a fleet, in PostgreSQL: a budget of 100
+/// requests a second is 100 for the whole fleet, and a `429` with `Retry-After` that one instance
+/// sees pauses them all.
+///
+/// Each place in a budget is one statement (`resourceful_reserve`: GCRA, one arrival time per
+/// upstream, the database server's clock, so that the instances' clocks do not matter): one round
+/// trip per call to an upstream with a budget or a pause known, before the call waits its turn.
+/// While the store is unavailable (see ``PostgresSharedState``), the instance keeps its own budgets
+/// in memory, as ``InMemoryRateLimitState`` does, and returns to the shared ones once it answers.
+///
+/// Get one from ``PostgresSharedState/rateLimits``.
+public final class PostgresRateLimitState: RateLimitState {
+    private let store: PostgresStore
+    /// What serves while the store is unavailable.
+    private let fallback = InMemoryRateLimitState()
+
+    init(store: PostgresStore) {
+        self.store = store
+    }
+
+    /// A place in `upstream`'s shared budget; from memory while the store is unavailable.
+    public func reserve(_ upstream: String, budget: RateBudget?, maxWait: Duration) async -> RateLimitReservation {
+        let started = ContinuousClock.now
+        let interval = budget.map { Self.microseconds($0.interval) }
+        let burst = budget.map { Int32($0.burst) }
+        let limit = Self.microseconds(maxWait)
+        let answer = await store.run("reserve", deadline: started + maxWait) { client -> (Bool, Int64)? in
+            let rows = try await client.query(
+                "SELECT granted, wait_us FROM resourceful_reserve(\(upstream), \(interval), \(burst), \(limit))")
+            for try await row in rows.decode((Bool, Int64).self) { return row }
+            return nil
+        }
+        guard case .some(.some(let (granted, wait))) = answer else {
+            return await fallback.reserve(upstream, budget: budget, maxWait: maxWait)
+        }
+        let waited = ContinuousClock.now - started
+        let left = Duration.microseconds(Swift.max(wait, 0))
+        guard granted else { return .refused(wait: left + waited) }
+        // The answer took time to come back: a place that now lies past the deadline is given back.
+        guard left + waited <= maxWait else {
+            await release(upstream, budget: budget)
+            return .refused(wait: left + waited)
+        }
+        return .granted(wait: left)
+    }
+
+    /// Gives back a place a call did not use.
+    public func release(_ upstream: String, budget: RateBudget?) async {
+        let interval = budget.map { Self.microseconds($0.interval) }
+        let burst = budget.map { Int32($0.burst) }
+        let done = await store.run("release") { client in
+            try await client.query("SELECT resourceful_release(\(upstream), \(interval), \(burst))")
+            return true
+        }
+        if done == nil { await fallback.release(upstream, budget: budget) }
+    }
+
+    /// Pauses `upstream` for the whole fleet, unless a longer pause is already kept.
+    @discardableResult
+    public func pause(_ upstream: String, for duration: Duration) async -> Bool {
+        let length = Self.microseconds(Swift.max(duration, .zero))
+        let changed = await store.run("pause") { client -> Bool in
+            let rows = try await client.query(
+                """
+                INSERT INTO resourceful_rate_limits AS t (upstream, paused_until_us, touched_us)
+                    VALUES (\(upstream), resourceful_now_us() + \(length), resourceful_now_us())
+                ON CONFLICT (upstream) DO UPDATE SET paused_until_us = excluded.paused_until_us, touched_us = excluded.touched_us
+                    WHERE t.paused_until_us IS NULL OR t.paused_until_us < excluded.paused_until_us
+                RETURNING true
+                """)
+            for try await _ in rows { return true }
+            return false
+        }
+        guard let changed else { return await fallback.pause(upstream, for: duration) }
+        return changed
+    }
+
+    /// Keeps the budget `upstream` said it takes, for the whole fleet, for `lifetime`.
+    public func learn(_ upstream: String, budget: RateBudget, for lifetime: Duration) async {
+        let interval = Self.microseconds(budget.interval)
+        let burst = Int32(budget.burst)
+        let length = Self.microseconds(Swift.max(lifetime, .zero))
+        let done = await store.run("learn") { client in
+            // A budget that changed starts from now: places taken under the old one do not hold
+            // calls under the new one.
+            try await client.query(
+                """
+                INSERT INTO resourceful_rate_limits AS t (upstream, learned_interval_us, learned_burst, learned_until_us, touched_us)
+                    VALUES (\(upstream), \(interval), \(burst), resourceful_now_us() + \(length), resourceful_now_us())
+                ON CONFLICT (upstream) DO UPDATE SET
+                    arrival_us = CASE WHEN t.learned_interval_us IS DISTINCT FROM excluded.learned_interval_us
+                        OR t.learned_burst IS DISTINCT FROM excluded.learned_burst
+                        THEN least(t.arrival_us, excluded.touched_us) ELSE t.arrival_us END,
+                    learned_interval_us = excluded.learned_interval_us, learned_burst = excluded.learned_burst,
+                    learned_until_us = excluded.learned_until_us, touched_us = excluded.touched_us
+                """)
+            return true
+        }
+        if done == nil { await fallback.learn(upstream, budget: budget, for: lifetime) }
+    }
+
+    /// `duration` in whole microseconds, rounded up, within what a `bigint` holds with room to add.
+    static func microseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        guard seconds < Int64.max / 4_000_000 else { return Int64.max / 4 }
+        guard seconds > -(Int64.max / 4_000_000) else { return -(Int64.max / 4) }
+        let fraction = attoseconds / 1_000_000_000_000
+        let rest = attoseconds % 1_000_000_000_000 > 0 ? 1 : 0
+        return seconds * 1_000_000 + fraction + Int64(rest)
+    }
+}

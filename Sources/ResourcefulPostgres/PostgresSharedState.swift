@@ -1,0 +1,92 @@
+public import Logging
+public import PostgresNIO
+public import Resourceful
+public import ServiceLifecycle
+
+/// State a fleet of instances shares through PostgreSQL: rate budgets and pauses
+/// (``rateLimits``) and circuit breakers (``circuitBreakers``), in place of each instance's own.
+///
+/// ```swift
+/// var connection = PostgresClient.Configuration(
+///     host: "db.internal", username: "orders", password: password, database: "orders", tls: .require(.makeClientConfiguration()))
+/// let shared = PostgresSharedState(configuration: connection, logger: logger)
+/// let api = API(dependencies: dependencies, middlewares: API.defaultMiddlewares(sharedState: shared.state))
+/// // Run the client's connections as long as the API is used: in a ServiceGroup, or
+/// try await withThrowingDiscardingTaskGroup { group in
+///     group.addTask { await shared.run() }
+///     // … the app …
+/// }
+/// ```
+///
+/// The tables and functions are created by the first instance that needs them (or by
+/// ``prepare()``), under a transaction-scoped advisory lock, so that instances starting at once
+/// apply them once; `Schema.sql` holds the same statements for those who apply them themselves.
+///
+/// **When the store fails.** A statement that fails or takes longer than
+/// ``Options/statementTimeout`` makes the store unavailable for ``Options/retryInterval``: meanwhile
+/// each instance keeps its budgets and breakers in memory, with one warning logged, and returns to
+/// the shared ones when the store answers again (one notice). A call never waits past its deadline
+/// for the store, and never fails because of it.
+///
+/// **Round trips per call.** One for a call to an upstream with a budget or a pause known (its
+/// place in the budget); none for a closed breaker read within the last
+/// ``Options/breakerRefresh``.
+public final class PostgresSharedState: Service, Sendable {
+    /// How the shared state uses its store.
+    public struct Options: Sendable {
+        /// The longest one statement may take before the store counts as unavailable: 0.5 s.
+        public var statementTimeout: Duration = .milliseconds(500)
+        /// How long an unavailable store is left alone before it is tried again: 1 s.
+        public var retryInterval: Duration = .seconds(1)
+        /// How long an instance takes an upstream's breaker, as last read from the store, to hold:
+        /// 0.25 s. An opening reaches every instance within it.
+        public var breakerRefresh: Duration = .milliseconds(250)
+        /// How long a half-open breaker's probe slots are held before they are taken back from
+        /// instances that never said how their probe ended (killed ones): 60 s.
+        public var probeLease: Duration = .seconds(60)
+
+        /// The defaults above.
+        public init() {}
+    }
+
+    /// The PostgreSQL client the state is kept through; ``run()`` runs it.
+    public let client: PostgresClient
+    /// Rate budgets and pauses shared by the fleet.
+    public let rateLimits: PostgresRateLimitState
+    /// Circuit breakers shared by the fleet.
+    public let circuitBreakers: PostgresCircuitBreakerState
+    private let store: PostgresStore
+
+    /// Shared state kept through a client of its own, connecting as `configuration` says; it logs
+    /// the store's unavailability through `logger` (never a value of a row).
+    public convenience init(configuration: PostgresClient.Configuration, options: Options = Options(), logger: Logger) {
+        self.init(client: PostgresClient(configuration: configuration, backgroundLogger: logger), options: options, logger: logger)
+    }
+
+    /// Shared state kept through `client`, which the app runs (``run()`` then need not be called).
+    public init(client: PostgresClient, options: Options = Options(), logger: Logger) {
+        self.client = client
+        store = PostgresStore(client: client, logger: logger, statementTimeout: options.statementTimeout, retryInterval: options.retryInterval)
+        rateLimits = PostgresRateLimitState(store: store)
+        circuitBreakers = PostgresCircuitBreakerState(store: store, refresh: options.breakerRefresh, probeLease: options.probeLease)
+    }
+
+    /// The states, for ``API/defaultMiddlewares(sharedState:)``.
+    public var state: SharedState {
+        SharedState(rateLimits: rateLimits, circuitBreakers: circuitBreakers)
+    }
+
+    /// Runs the client's connections until the task is cancelled or a `ServiceGroup` shuts down.
+    public func run() async {
+        await client.run()
+    }
+
+    /// Creates or migrates the tables and functions now, rather than on first use; throws what
+    /// PostgreSQL said when that fails. The client must be running.
+    public func prepare() async throws {
+        try await store.prepared(until: .now + .seconds(30))
+    }
+
+    /// Whether the store answered the last statement (or its time to be tried again has come).
+    public var isAvailable: Bool { store.isAvailable }
+}

@@ -1,0 +1,197 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Resourceful
+
+/// The connection to the shared state, used by every kind of state: each statement bounded in
+/// time, the schema prepared before the first, and an unavailable store left alone for a while.
+///
+/// A statement that fails or does not answer in time makes the store unavailable for
+/// ``retryInterval``: meanwhile every state serves from its in-memory fallback at once, without
+/// waiting for the store, and the first statement after the interval tries it again. One warning
+/// is logged when the store becomes unavailable and one notice when it answers again, never one
+/// per call; neither holds a value of a row.
+final class PostgresStore: Sendable {
+    let client: PostgresClient
+    let logger: Logger
+    /// The longest a statement may take before the store counts as unavailable.
+    let statementTimeout: Duration
+    /// How long an unavailable store is left alone.
+    let retryInterval: Duration
+
+    private struct Health: Sendable {
+        var unavailableUntil: ContinuousClock.Instant?
+        var warned = false
+        var prepared = false
+        var preparing: Task<Void, any Error>?
+        var lastCleanup: ContinuousClock.Instant?
+    }
+
+    private let health = Locked(Health())
+
+    init(client: PostgresClient, logger: Logger, statementTimeout: Duration, retryInterval: Duration) {
+        self.client = client
+        self.logger = logger
+        self.statementTimeout = statementTimeout
+        self.retryInterval = retryInterval
+    }
+
+    /// Whether statements are sent now (the store answered last, or its pause is over).
+    var isAvailable: Bool {
+        health.withLock { ($0.unavailableUntil ?? .now) <= .now }
+    }
+
+    /// Runs `body` against the store within `statementTimeout` (and before `deadline`, when
+    /// sooner): its result, or `nil` when the store is unavailable, fails or does not answer in
+    /// time — the caller then serves from memory.
+    func run<T: Sendable>(
+        _ what: String,
+        deadline: ContinuousClock.Instant? = nil,
+        _ body: @escaping @Sendable (PostgresClient) async throws -> T
+    ) async -> T? {
+        let now = ContinuousClock.now
+        guard health.withLock({ ($0.unavailableUntil ?? now) <= now }) else { return nil }
+        let bound = Swift.min(deadline ?? now + statementTimeout, now + statementTimeout)
+        guard bound > now else { return nil }
+        do {
+            try await prepared(until: bound)
+            let client = self.client
+            let result = try await Deadline.run(until: bound) { try await body(client) }
+            recovered()
+            cleanUpNowAndThen()
+            return result
+        } catch {
+            // A caller cancelled (its call ended) says nothing of the store.
+            if Task.isCancelled { return nil }
+            failed(what, error)
+            return nil
+        }
+    }
+
+    /// Creates or migrates the schema once per instance, before the first statement. A migration
+    /// that failed is made again by the next statement; one still running is awaited.
+    func prepared(until deadline: ContinuousClock.Instant) async throws {
+        let task: Task<Void, any Error>? = health.withLock { state in
+            if state.prepared { return nil }
+            if let running = state.preparing { return running }
+            let client = self.client
+            let logger = self.logger
+            let health = self.health
+            let running = Task {
+                do {
+                    try await PostgresStore.migrate(client, logger: logger)
+                    health.withLock {
+                        $0.prepared = true
+                        $0.preparing = nil
+                    }
+                } catch {
+                    health.withLock { $0.preparing = nil }
+                    throw error
+                }
+            }
+            state.preparing = running
+            return running
+        }
+        guard let task else { return }
+        try await Deadline.run(until: deadline) { try await task.value }
+    }
+
+    /// Applies every step of the schema the database lacks, in one transaction holding the
+    /// migration lock.
+    static func migrate(_ client: PostgresClient, logger: Logger) async throws {
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))", logger: logger)
+            try await connection.query(
+                "CREATE TABLE IF NOT EXISTS resourceful_schema (version integer NOT NULL)", logger: logger)
+            var found = 0
+            for try await version in try await connection.query("SELECT max(version) FROM resourceful_schema", logger: logger)
+                .decode(Int?.self)
+            {
+                found = version ?? 0
+            }
+            guard found < PostgresSchema.version else { return }
+            for step in PostgresSchema.steps {
+                try await connection.query(PostgresQuery(unsafeSQL: step), logger: logger)
+            }
+            try await connection.query("DELETE FROM resourceful_schema", logger: logger)
+            try await connection.query("INSERT INTO resourceful_schema (version) VALUES (\(PostgresSchema.version))", logger: logger)
+        }
+    }
+
+    private func failed(_ what: String, _ error: any Error) {
+        let first: Bool = health.withLock { state in
+            state.unavailableUntil = .now + retryInterval
+            defer { state.warned = true }
+            return !state.warned
+        }
+        guard first else { return }
+        logger.warning(
+            "Shared state unavailable: each instance keeps its own in memory until it answers",
+            metadata: [
+                "resourceful.shared-state": "postgres",
+                "resourceful.operation": .string(what),
+                "resourceful.reason": .string(Self.reason(error)),
+            ]
+        )
+    }
+
+    private func recovered() {
+        let wasDown: Bool = health.withLock { state in
+            defer {
+                state.warned = false
+                state.unavailableUntil = nil
+            }
+            return state.warned
+        }
+        guard wasDown else { return }
+        logger.notice("Shared state available again", metadata: ["resourceful.shared-state": "postgres"])
+    }
+
+    /// What went wrong, without the statement's values: PostgreSQL's own code and message for a
+    /// server error, the kind of failure otherwise.
+    static func reason(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            if let code = error.serverInfo?[.sqlState] {
+                return "PostgreSQL error \(code): \(error.serverInfo?[.message] ?? "")"
+            }
+            return "PostgreSQL client error \(error.code.description)"
+        }
+        if let error = error as? APIError { return error.kind == .timeout ? "no answer in time" : "\(error.kind)" }
+        return String(describing: type(of: error))
+    }
+
+    /// Deletes rows idle for long, about once a minute per instance, in the background: no job
+    /// for the user to run.
+    private func cleanUpNowAndThen() {
+        let now = ContinuousClock.now
+        let due: Bool = health.withLock { state in
+            if let last = state.lastCleanup, now - last < .seconds(60) { return false }
+            state.lastCleanup = now
+            return true
+        }
+        guard due else { return }
+        let client = self.client
+        let logger = self.logger
+        Task {
+            _ = try? await Deadline.run(until: .now + .seconds(10)) {
+                try await PostgresStore.cleanUp(client, logger: logger)
+            }
+        }
+    }
+
+    /// Rows no call has touched for ten minutes and that hold nothing still in force.
+    static func cleanUp(_ client: PostgresClient, logger: Logger) async throws {
+        let idle: Int64 = 600_000_000
+        try await client.query(
+            """
+            DELETE FROM resourceful_rate_limits WHERE touched_us < resourceful_now_us() - \(idle)
+                AND coalesce(arrival_us, 0) <= resourceful_now_us() AND coalesce(paused_until_us, 0) <= resourceful_now_us()
+                AND coalesce(learned_until_us, 0) <= resourceful_now_us()
+            """, logger: logger)
+        try await client.query(
+            """
+            DELETE FROM resourceful_breakers WHERE touched_us < resourceful_now_us() - \(idle)
+                AND open_until_us <= resourceful_now_us()
+            """, logger: logger)
+    }
+}

@@ -1,0 +1,176 @@
+-- Resourceful's state shared by a fleet, schema version 1.
+--
+-- ResourcefulPostgres creates and migrates this schema itself (`PostgresSharedState.prepare()`,
+-- or on first use), holding a transaction-scoped advisory lock so that instances starting at once
+-- apply it once. Apply it yourself when the role the instances use may not create tables; the
+-- module then finds version 1 in `resourceful_schema` and changes nothing.
+--
+-- Times are microseconds since 1970 by the database server's clock (`resourceful_now_us()`), so
+-- that the instances' own clocks do not matter. Each statement below is one migration step; they
+-- are separated by lines holding only `-- step`.
+
+CREATE TABLE IF NOT EXISTS resourceful_rate_limits (
+    upstream text PRIMARY KEY,
+    arrival_us bigint,
+    paused_until_us bigint,
+    learned_interval_us bigint,
+    learned_burst integer,
+    learned_until_us bigint,
+    touched_us bigint NOT NULL
+);
+-- step
+CREATE INDEX IF NOT EXISTS resourceful_rate_limits_touched ON resourceful_rate_limits (touched_us);
+-- step
+CREATE TABLE IF NOT EXISTS resourceful_breakers (
+    upstream text PRIMARY KEY,
+    open_until_us bigint NOT NULL,
+    failures integer NOT NULL,
+    calls integer NOT NULL,
+    probes_out integer NOT NULL DEFAULT 0,
+    probes_succeeded integer NOT NULL DEFAULT 0,
+    probing_since_us bigint,
+    touched_us bigint NOT NULL
+);
+-- step
+CREATE OR REPLACE FUNCTION resourceful_now_us() RETURNS bigint LANGUAGE sql VOLATILE AS $$
+    SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint
+$$;
+-- step
+-- A place in an upstream's budget (GCRA: one theoretical arrival time per upstream), under the
+-- tighter of the configured budget (p_interval_us, p_burst; NULL for none) and the one learned
+-- from the upstream, after any pause. Granted with the wait before sending, or refused with the
+-- wait it would have needed when that is longer than p_max_wait_us (nothing is then taken).
+CREATE OR REPLACE FUNCTION resourceful_reserve(
+    p_upstream text, p_interval_us bigint, p_burst integer, p_max_wait_us bigint,
+    OUT granted boolean, OUT wait_us bigint
+) LANGUAGE plpgsql AS $$
+DECLARE
+    v_now bigint := resourceful_now_us();
+    r resourceful_rate_limits%ROWTYPE;
+    v_interval bigint := p_interval_us;
+    v_burst integer := p_burst;
+    v_earliest bigint;
+    v_arrival bigint;
+BEGIN
+    SELECT * INTO r FROM resourceful_rate_limits WHERE upstream = p_upstream FOR UPDATE;
+    IF NOT FOUND THEN
+        IF p_interval_us IS NULL THEN
+            granted := true;
+            wait_us := 0;
+            RETURN;
+        END IF;
+        INSERT INTO resourceful_rate_limits (upstream, touched_us) VALUES (p_upstream, v_now)
+            ON CONFLICT (upstream) DO NOTHING;
+        SELECT * INTO r FROM resourceful_rate_limits WHERE upstream = p_upstream FOR UPDATE;
+    END IF;
+    v_earliest := greatest(coalesce(r.paused_until_us, v_now), v_now);
+    IF r.learned_until_us IS NOT NULL AND r.learned_until_us <= v_now THEN
+        r.learned_interval_us := NULL;
+        r.learned_burst := NULL;
+        r.learned_until_us := NULL;
+    END IF;
+    IF r.learned_interval_us IS NOT NULL AND (v_interval IS NULL OR r.learned_interval_us > v_interval
+        OR (r.learned_interval_us = v_interval AND r.learned_burst < v_burst)) THEN
+        v_interval := r.learned_interval_us;
+        v_burst := r.learned_burst;
+    END IF;
+    IF v_interval IS NULL THEN
+        wait_us := v_earliest - v_now;
+        granted := wait_us <= p_max_wait_us;
+        v_arrival := r.arrival_us;
+    ELSE
+        v_arrival := greatest(coalesce(r.arrival_us, v_earliest), v_earliest);
+        wait_us := greatest(v_arrival - v_interval * (v_burst - 1), v_earliest) - v_now;
+        granted := wait_us <= p_max_wait_us;
+        v_arrival := v_arrival + v_interval;
+    END IF;
+    IF granted THEN
+        UPDATE resourceful_rate_limits SET arrival_us = v_arrival, touched_us = v_now,
+            learned_interval_us = r.learned_interval_us, learned_burst = r.learned_burst,
+            learned_until_us = r.learned_until_us
+            WHERE upstream = p_upstream;
+        wait_us := greatest(wait_us, 0);
+    END IF;
+END
+$$;
+-- step
+-- Gives back a place a call took and did not use (it was cancelled while it waited).
+CREATE OR REPLACE FUNCTION resourceful_release(p_upstream text, p_interval_us bigint, p_burst integer)
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+    v_now bigint := resourceful_now_us();
+    r resourceful_rate_limits%ROWTYPE;
+    v_interval bigint := p_interval_us;
+BEGIN
+    SELECT * INTO r FROM resourceful_rate_limits WHERE upstream = p_upstream FOR UPDATE;
+    IF NOT FOUND OR r.arrival_us IS NULL THEN
+        RETURN;
+    END IF;
+    IF r.learned_interval_us IS NOT NULL AND r.learned_until_us > v_now AND (v_interval IS NULL
+        OR r.learned_interval_us > v_interval OR (r.learned_interval_us = v_interval AND r.learned_burst < p_burst)) THEN
+        v_interval := r.learned_interval_us;
+    END IF;
+    IF v_interval IS NULL THEN
+        RETURN;
+    END IF;
+    UPDATE resourceful_rate_limits SET arrival_us = greatest(r.arrival_us - v_interval, v_now)
+        WHERE upstream = p_upstream;
+END
+$$;
+-- step
+-- A half-open breaker's probe slot, for a call of this instance: at most p_probes out at once;
+-- slots a killed instance held are taken back after p_lease_us.
+CREATE OR REPLACE FUNCTION resourceful_breaker_probe(p_upstream text, p_probes integer, p_lease_us bigint)
+RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+    v_now bigint := resourceful_now_us();
+    r resourceful_breakers%ROWTYPE;
+BEGIN
+    SELECT * INTO r FROM resourceful_breakers WHERE upstream = p_upstream FOR UPDATE;
+    IF NOT FOUND OR r.open_until_us > v_now THEN
+        RETURN false;
+    END IF;
+    IF r.probing_since_us IS NULL OR r.probing_since_us < v_now - p_lease_us THEN
+        UPDATE resourceful_breakers SET probes_out = 1, probes_succeeded = 0, probing_since_us = v_now, touched_us = v_now
+            WHERE upstream = p_upstream;
+        RETURN true;
+    END IF;
+    IF r.probes_out + r.probes_succeeded >= p_probes THEN
+        RETURN false;
+    END IF;
+    UPDATE resourceful_breakers SET probes_out = r.probes_out + 1, touched_us = v_now WHERE upstream = p_upstream;
+    RETURN true;
+END
+$$;
+-- step
+-- What a probe's call came to ('success', 'failure' or 'abandoned'): 'closed' when the last
+-- probe needed succeeded, 'opened' when one failed, NULL otherwise.
+CREATE OR REPLACE FUNCTION resourceful_breaker_probed(p_upstream text, p_outcome text, p_probes integer, p_open_us bigint)
+RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    v_now bigint := resourceful_now_us();
+    r resourceful_breakers%ROWTYPE;
+BEGIN
+    SELECT * INTO r FROM resourceful_breakers WHERE upstream = p_upstream FOR UPDATE;
+    IF NOT FOUND OR r.probing_since_us IS NULL THEN
+        RETURN NULL;
+    END IF;
+    IF p_outcome = 'abandoned' THEN
+        UPDATE resourceful_breakers SET probes_out = greatest(r.probes_out - 1, 0), touched_us = v_now
+            WHERE upstream = p_upstream;
+        RETURN NULL;
+    ELSIF p_outcome = 'failure' THEN
+        UPDATE resourceful_breakers SET open_until_us = v_now + p_open_us, failures = 1, calls = 1, probes_out = 0,
+            probes_succeeded = 0, probing_since_us = NULL, touched_us = v_now
+            WHERE upstream = p_upstream;
+        RETURN 'opened';
+    ELSIF r.probes_succeeded + 1 >= p_probes THEN
+        DELETE FROM resourceful_breakers WHERE upstream = p_upstream;
+        RETURN 'closed';
+    END IF;
+    UPDATE resourceful_breakers SET probes_out = greatest(r.probes_out - 1, 0), probes_succeeded = r.probes_succeeded + 1,
+        touched_us = v_now
+        WHERE upstream = p_upstream;
+    RETURN NULL;
+END
+$$;

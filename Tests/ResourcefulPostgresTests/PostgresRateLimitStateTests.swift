@@ -1,0 +1,99 @@
+import Foundation
+import ProcessTestSupport
+import Resourceful
+import ResourcefulPostgres
+import Testing
+
+/// Budgets and pauses kept by one instance hold for another: each instance has its own client,
+/// as separate processes of a fleet do.
+@Suite(.postgres)
+struct PostgresRateLimitStateTests {
+    @Test("A budget is one for the fleet: places alternate between instances, spaced by the rate")
+    func aBudgetIsSharedBetweenInstances() async throws {
+        let upstream = "budget \(UUID())"
+        let budget = try #require(RateBudget(requestsPerSecond: 10, burst: 2))
+        try await withInstances(2) { instances in
+            let a = instances[0].rateLimits
+            let b = instances[1].rateLimits
+            // The burst's two places go at once, the third waits about one interval, the fourth two.
+            #expect(await a.reserve(upstream, budget: budget, maxWait: .seconds(5)) == .granted(wait: .zero))
+            #expect(await b.reserve(upstream, budget: budget, maxWait: .seconds(5)) == .granted(wait: .zero))
+            guard case .granted(let third) = await a.reserve(upstream, budget: budget, maxWait: .seconds(5)),
+                case .granted(let fourth) = await b.reserve(upstream, budget: budget, maxWait: .seconds(5))
+            else {
+                Issue.record("a place was refused within its wait")
+                return
+            }
+            #expect(third > .milliseconds(50) && third <= .milliseconds(100))
+            #expect(fourth > third + .milliseconds(50) && fourth <= .milliseconds(200))
+            // One that cannot wait that long is refused, and takes no place.
+            guard case .refused(let wait) = await b.reserve(upstream, budget: budget, maxWait: .milliseconds(10)) else {
+                Issue.record("a place past the wait allowed was granted")
+                return
+            }
+            #expect(wait > .milliseconds(150))
+            #expect(instances.allSatisfy { $0.isAvailable })
+        }
+    }
+
+    @Test("A place given back is taken by the next call of any instance")
+    func aReleasedPlaceGoesToTheNextCall() async throws {
+        let upstream = "release \(UUID())"
+        let budget = try #require(RateBudget(requestsPerSecond: 2, burst: 1))
+        try await withInstances(2) { instances in
+            #expect(await instances[0].rateLimits.reserve(upstream, budget: budget, maxWait: .seconds(5)) == .granted(wait: .zero))
+            guard case .granted(let wait) = await instances[0].rateLimits.reserve(upstream, budget: budget, maxWait: .seconds(5)) else {
+                Issue.record("refused")
+                return
+            }
+            #expect(wait > .milliseconds(300))
+            await instances[0].rateLimits.release(upstream, budget: budget)
+            guard case .granted(let again) = await instances[1].rateLimits.reserve(upstream, budget: budget, maxWait: .seconds(5)) else {
+                Issue.record("refused")
+                return
+            }
+            #expect(again <= wait)
+        }
+    }
+
+    @Test("A pause one instance keeps holds every instance's calls, and only a longer one replaces it")
+    func aPauseHoldsTheFleet() async throws {
+        let upstream = "pause \(UUID())"
+        try await withInstances(2) { instances in
+            #expect(await instances[0].rateLimits.pause(upstream, for: .seconds(2)))
+            #expect(await instances[1].rateLimits.pause(upstream, for: .seconds(1)) == false)
+            guard case .granted(let wait) = await instances[1].rateLimits.reserve(upstream, budget: nil, maxWait: .seconds(5)) else {
+                Issue.record("refused")
+                return
+            }
+            #expect(wait > .milliseconds(1500) && wait <= .seconds(2))
+            guard case .refused = await instances[1].rateLimits.reserve(upstream, budget: nil, maxWait: .milliseconds(500)) else {
+                Issue.record("a call that cannot wait out the pause was let through")
+                return
+            }
+        }
+    }
+
+    @Test("A budget one instance learned from the upstream holds the others, until it expires")
+    func aLearnedBudgetHoldsTheFleet() async throws {
+        let upstream = "learned \(UUID())"
+        let learned = try #require(RateBudget(requestsPerSecond: 1, burst: 1))
+        try await withInstances(2) { instances in
+            await instances[0].rateLimits.learn(upstream, budget: learned, for: .seconds(60))
+            #expect(await instances[1].rateLimits.reserve(upstream, budget: nil, maxWait: .seconds(5)) == .granted(wait: .zero))
+            guard case .granted(let wait) = await instances[1].rateLimits.reserve(upstream, budget: nil, maxWait: .seconds(5)) else {
+                Issue.record("refused")
+                return
+            }
+            #expect(wait > .milliseconds(500))
+            // A configured budget looser than the learned one does not loosen it.
+            let loose = try #require(RateBudget(requestsPerSecond: 100, burst: 10))
+            guard case .refused = await instances[0].rateLimits.reserve(upstream, budget: loose, maxWait: .milliseconds(100)) else {
+                Issue.record("the looser configured budget won")
+                return
+            }
+        }
+        let rows = try await rows("SELECT learned_interval_us::text FROM resourceful_rate_limits WHERE upstream = '\(upstream)'")
+        #expect(rows == ["1000000"])
+    }
+}

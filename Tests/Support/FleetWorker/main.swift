@@ -1,0 +1,120 @@
+// One process of a fleet, for the ResourcefulPostgres tests: calls an upstream through rate
+// budgets and breakers shared in PostgreSQL, and prints what it saw as one JSON line.
+//
+//   resourceful-fleet-worker --postgres-port P --base-url URL --path ok --calls N --concurrency C
+//       [--rate R --burst B] [--seconds S] [--timeout S] [--ready FILE --go FILE]
+//
+// The database password is read from RESOURCEFUL_FLEET_POSTGRES_PASSWORD, never from the command
+// line. With --seconds, each task calls until that time has passed instead of N calls in all.
+// With --ready and --go, the worker writes the first file once its connections are up and waits
+// for the second, so that the processes of a fleet start calling together.
+import Foundation
+import HTTPTypes
+import Logging
+import PostgresNIO
+import Synchronization
+import Resourceful
+import ResourcefulPostgres
+
+struct Ping: ResourceRequest {
+    typealias ResourceType = Empty
+    let verb = ResourceVerb.show
+    let path: ResourcePath
+}
+
+func option(_ name: String) -> String? {
+    let arguments = CommandLine.arguments
+    guard let index = arguments.firstIndex(of: "--" + name), index + 1 < arguments.count else { return nil }
+    return arguments[index + 1]
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+    exit(2)
+}
+
+guard let portText = option("postgres-port"), let port = Int(portText),
+    let password = ProcessInfo.processInfo.environment["RESOURCEFUL_FLEET_POSTGRES_PASSWORD"],
+    let base = option("base-url"), let baseURL = URL(string: base)
+else { fail("usage: resourceful-fleet-worker --postgres-port P --base-url URL …") }
+
+let calls = Int(option("calls") ?? "") ?? 100
+let concurrency = max(Int(option("concurrency") ?? "") ?? 4, 1)
+let seconds = Double(option("seconds") ?? "")
+let path = ResourcePath(stringLiteral: option("path") ?? "ok")
+
+var logger = Logger(label: "fleet-worker")
+logger.logLevel = .warning
+var limits = APIConfig.UpstreamLimits()
+if let rate = Double(option("rate") ?? "") {
+    limits.rate = RateBudget(requestsPerSecond: rate, burst: Int(option("burst") ?? "") ?? 1)
+}
+let config = APIConfig(
+    baseURL: baseURL,
+    service: "fleet",
+    timeout: .seconds(Double(option("timeout") ?? "") ?? 30),
+    retry: APIConfig.RetryPolicy(maxAttempts: 1),
+    limits: limits
+)
+let connection = PostgresClient.Configuration(
+    host: "127.0.0.1", port: port, username: "resourceful", password: password, database: "postgres", tls: .disable)
+let shared = PostgresSharedState(configuration: connection, logger: logger)
+
+/// What the calls came to: status codes and error kinds, counted.
+actor Tally {
+    var outcomes: [String: Int] = [:]
+    func count(_ outcome: String) { outcomes[outcome, default: 0] += 1 }
+}
+
+let tally = Tally()
+let started = ContinuousClock.now
+await withDiscardingTaskGroup { group in
+    group.addTask { await shared.run() }
+    do {
+        try await shared.prepare()
+        let dependencies = try await APIDependencies.live(config: config)
+        let api = API(dependencies: dependencies, middlewares: API.defaultMiddlewares(sharedState: shared.state))
+        if let ready = option("ready"), let go = option("go") {
+            _ = FileManager.default.createFile(atPath: ready, contents: Data())
+            while !FileManager.default.fileExists(atPath: go) { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        let share = Counter(calls)
+        let until = seconds.map { ContinuousClock.now + .milliseconds(Int64($0 * 1000)) }
+        await withDiscardingTaskGroup { calls in
+            for _ in 0..<concurrency {
+                calls.addTask {
+                    while until.map({ ContinuousClock.now < $0 }) ?? share.take() {
+                        do throws(APIError) {
+                            _ = try await api.call(Ping(path: path))
+                            await tally.count("200")
+                        } catch {
+                            if let status = error.status { await tally.count("\(status.code)") } else { await tally.count("\(error.kind)") }
+                        }
+                    }
+                }
+            }
+        }
+        try await api.shutdown()
+    } catch {
+        fail("fleet worker: \(error)")
+    }
+    group.cancelAll()
+}
+let elapsed = ContinuousClock.now - started
+let outcomes = await tally.outcomes
+let report: [String: Any] = ["outcomes": outcomes, "seconds": Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18]
+let data = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])
+print(String(decoding: data, as: UTF8.self))
+
+/// The calls left to make, taken one at a time by the tasks.
+final class Counter: Sendable {
+    private let left: Mutex<Int>
+    init(_ count: Int) { left = Mutex(count) }
+    func take() -> Bool {
+        left.withLock { left in
+            guard left > 0 else { return false }
+            left -= 1
+            return true
+        }
+    }
+}
