@@ -63,10 +63,18 @@ final class PostgresStore: Sendable {
         } catch {
             // A caller cancelled (its call ended) says nothing of the store.
             if Task.isCancelled { return nil }
+            // The tables or functions are gone (a database restored or made again meanwhile):
+            // the next statement creates them again.
+            if let state = (error as? PSQLError)?.serverInfo?[.sqlState], Self.schemaMissing.contains(state) {
+                health.withLock { $0.prepared = false }
+            }
             failed(what, error)
             return nil
         }
     }
+
+    /// PostgreSQL's codes for a function or table that does not exist.
+    static let schemaMissing: Set<String> = ["42883", "42P01"]
 
     /// Creates or migrates the schema once per instance, before the first statement. A migration
     /// that failed is made again by the next statement; one still running is awaited.

@@ -1,0 +1,91 @@
+import Foundation
+import ProcessTestSupport
+import Resourceful
+import ResourcefulPostgres
+import Testing
+
+/// A breaker one instance opens holds every instance's calls, and the fleet sends the policy's
+/// probes, not each instance its own.
+@Suite(.postgres)
+struct PostgresCircuitBreakerStateTests {
+    static let policy = CircuitBreakerPolicy(failureRatio: 0.5, minimumCalls: 4, window: .seconds(30), openInterval: .seconds(1), probes: 2)
+
+    @Test("One instance's opening refuses every instance; the fleet sends exactly the policy's probes, which close it")
+    func anOpeningHoldsTheFleetAndItsProbesCloseIt() async throws {
+        let upstream = "breaker \(UUID())"
+        let policy = Self.policy
+        try await withInstances(2) { instances in
+            let a = instances[0].circuitBreakers
+            let b = instances[1].circuitBreakers
+            var transitions: [CircuitBreakerTransition?] = []
+            for _ in 0..<4 {
+                let permit = await a.permit(upstream, policy: policy)
+                #expect(permit == .closed)
+                transitions.append(await a.record(.failure, of: permit, for: upstream, policy: policy))
+            }
+            let opened = ContinuousClock.now
+            #expect(transitions.last == .opened(failures: 4, calls: 4))
+            guard case .refused(let retryAfter, let failures, let calls) = await b.permit(upstream, policy: policy) else {
+                Issue.record("another instance's call went through an open breaker")
+                return
+            }
+            #expect(retryAfter.map { $0 > .zero && $0 <= .seconds(1) } == true)
+            #expect(failures == 4 && calls == 4)
+            // The open interval is the feature's own time: wait until it is over.
+            try await Task.sleep(until: opened + policy.openInterval + .milliseconds(50))
+            let permits = [
+                await a.permit(upstream, policy: policy), await b.permit(upstream, policy: policy), await a.permit(upstream, policy: policy),
+                await b.permit(upstream, policy: policy),
+            ]
+            #expect(permits.filter { $0 == .probe }.count == 2)
+            #expect(permits[0] == .probe && permits[1] == .probe)
+            #expect(await a.record(.success, of: .probe, for: upstream, policy: policy) == nil)
+            #expect(await b.record(.success, of: .probe, for: upstream, policy: policy) == .closed)
+            #expect(await a.permit(upstream, policy: policy) == .closed)
+            #expect(await b.permit(upstream, policy: policy) == .closed)
+        }
+        #expect(try await rows("SELECT count(*)::text FROM resourceful_breakers WHERE upstream = '\(upstream)'") == ["0"])
+    }
+
+    @Test("A probe slot an instance never gives back (it was killed) is taken back after the lease")
+    func aLostProbeSlotIsTakenBackAfterTheLease() async throws {
+        let upstream = "lease \(UUID())"
+        let policy = CircuitBreakerPolicy(failureRatio: 0.5, minimumCalls: 2, window: .seconds(30), openInterval: .milliseconds(200), probes: 1)
+        var settings = PostgresSharedState.Options()
+        settings.probeLease = .seconds(1)
+        let options = settings
+        try await withInstances(2, options: options) { instances in
+            let a = instances[0].circuitBreakers
+            let b = instances[1].circuitBreakers
+            for _ in 0..<2 { _ = await a.record(.failure, of: await a.permit(upstream, policy: policy), for: upstream, policy: policy) }
+            let opened = ContinuousClock.now
+            try await Task.sleep(until: opened + policy.openInterval + .milliseconds(50))
+            #expect(await a.permit(upstream, policy: policy) == .probe)
+            let claimed = ContinuousClock.now
+            // Instance a says nothing more, as a killed one would.
+            guard case .refused = await b.permit(upstream, policy: policy) else {
+                Issue.record("a second probe went while the first was out")
+                return
+            }
+            try await Task.sleep(until: claimed + options.probeLease + .milliseconds(100))
+            #expect(await b.permit(upstream, policy: policy) == .probe)
+            #expect(await b.record(.failure, of: .probe, for: upstream, policy: policy) == .opened(failures: 1, calls: 1))
+            guard case .refused = await a.permit(upstream, policy: policy) else {
+                Issue.record("a failed probe did not open the breaker again for the fleet")
+                return
+            }
+        }
+    }
+
+    @Test("Successes never open the fleet's breaker, nor leave a row")
+    func successesDoNotOpen() async throws {
+        let upstream = "closed \(UUID())"
+        let policy = Self.policy
+        try await withInstances(1) { instances in
+            let a = instances[0].circuitBreakers
+            for _ in 0..<10 { #expect(await a.record(.success, of: await a.permit(upstream, policy: policy), for: upstream, policy: policy) == nil) }
+            #expect(await a.permit(upstream, policy: policy) == .closed)
+        }
+        #expect(try await rows("SELECT count(*)::text FROM resourceful_breakers WHERE upstream = '\(upstream)'") == ["0"])
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import InMemoryLogging
+import Logging
+import ProcessTestSupport
+import Resourceful
+import ResourcefulPostgres
+import Testing
+
+/// PostgreSQL stopped mid-run and started again: its own server, as the test stops it.
+@Suite(.postgres)
+struct StoreOutageTests {
+    @Test("While the store is down each call is answered from memory within its wait, warned once; the store is used again once back")
+    func aStoreThatStopsAndComesBack() async throws {
+        let server = try suiteServer()
+        let logs = InMemoryLogHandler()
+        var logger = Logger(label: "outage") { _ in logs }
+        logger.logLevel = .notice
+        var options = PostgresSharedState.Options()
+        options.statementTimeout = .milliseconds(300)
+        options.retryInterval = .milliseconds(300)
+        let budget = try #require(RateBudget(requestsPerSecond: 1000, burst: 100))
+        try await withInstances(1, options: options, logger: logger) { instances in
+            let shared = instances[0]
+            let before = "before \(UUID())"
+            #expect(await shared.rateLimits.reserve(before, budget: budget, maxWait: .seconds(5)) == .granted(wait: .zero))
+            #expect(try await rows("SELECT count(*)::text FROM resourceful_rate_limits WHERE upstream = '\(before)'") == ["1"])
+
+            await server.halt()
+            let during = "during \(UUID())"
+            for _ in 0..<20 {
+                let started = ContinuousClock.now
+                let place = await shared.rateLimits.reserve(during, budget: budget, maxWait: .seconds(1))
+                #expect(place == .granted(wait: .zero))
+                #expect(ContinuousClock.now - started < .seconds(1))
+                _ = await shared.circuitBreakers.permit(during, policy: CircuitBreakerPolicy())
+            }
+            #expect(!shared.isAvailable || logs.entries.contains { $0.level == .warning })
+            let warnings = logs.entries.filter { $0.level == .warning }
+            #expect(warnings.count == 1)
+            #expect(warnings.first?.message.description.hasPrefix("Shared state unavailable") == true)
+
+            try await server.start()
+            // The client reconnects on its own: calls go back to the store once it answers.
+            let after = "after \(UUID())"
+            let deadline = ContinuousClock.now + .seconds(60)
+            while ContinuousClock.now < deadline {
+                _ = await shared.rateLimits.reserve(after, budget: budget, maxWait: .seconds(1))
+                if shared.isAvailable, (try? await rows("SELECT count(*)::text FROM resourceful_rate_limits WHERE upstream = '\(after)'")) == ["1"] {
+                    break
+                }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(try await rows("SELECT count(*)::text FROM resourceful_rate_limits WHERE upstream = '\(after)'") == ["1"])
+            #expect(logs.entries.contains { $0.level == .notice && $0.message.description == "Shared state available again" })
+            // Nothing of a row is in the log lines.
+            #expect(!logs.entries.contains { "\($0.message) \($0.metadata)".contains(during) })
+        }
+    }
+}
