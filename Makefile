@@ -13,7 +13,7 @@ export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH ?= 16
 # session bus), and the third-party servers and parsers the tests run against.
 BUILD_PACKAGES := libsecret-1-dev pkg-config
 KEYRING_PACKAGES := gnome-keyring libsecret-tools dbus dbus-bin
-SERVER_PACKAGES := nginx-light openssl php-cli ruby-rack node-qs tinyproxy python3-venv
+SERVER_PACKAGES := nginx-light openssl php-cli ruby-rack node-qs tinyproxy python3-venv postgresql
 
 .PHONY: all setup setup-build setup-demo build install test check-closures test-tsan examples bench bench-streaming fuzz demo clean
 
@@ -76,7 +76,7 @@ test: setup
 	@# Swift 6.3 can give a closure inside #expect or #require and a closure after it one name, so
 	@# that the later one runs the earlier one's body: such a test checks something else than it says.
 	python3 scripts/check-shared-closures.py
-	$(SCRATCH) $(KEYRING) $(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) --skip ForeignHARTests --skip ResourcefulOpenAPITests --skip ResourcefulOAuth2Tests --skip '\.LoadTests' --skip HungFileSystemTests --skip RateLimitGatewayTests
+	$(SCRATCH) $(KEYRING) $(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) --skip ForeignHARTests --skip ResourcefulOpenAPITests --skip ResourcefulOAuth2Tests --skip '\.LoadTests' --skip HungFileSystemTests --skip RateLimitGatewayTests --skip ResourcefulPostgresTests
 	@# A download onto a file system that never answers holds threads of the process's shared
 	@# thread pool until the test ends the mount: on its own, so that no other test's file work waits.
 	$(SCRATCH) $(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) --filter HungFileSystemTests
@@ -86,6 +86,9 @@ test: setup
 	@# A thousand calls kept to a gateway's rate for about nine seconds, checked against the
 	@# policy's least time: on their own, so that other tests' work does not delay them.
 	$(SCRATCH) $(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) --filter RateLimitGatewayTests
+	@# The shared state's suites each start a PostgreSQL cluster (initdb as an unprivileged user),
+	@# and one runs eight worker processes against nginx for about ten seconds: on their own.
+	$(SCRATCH) $(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) --filter ResourcefulPostgresTests
 	@# mitmproxy, haralyzer and the OAuth 2 suites' Django server start Python interpreters (and the
 	@# OAuth 2 suites curl and the CLI), and the generator's tests parse documents of hundreds of
 	@# operations: these suites run on their own, so that they do not starve the tests that check
@@ -118,16 +121,18 @@ test-loaded: setup
 # The core and testing modules' tests under ThreadSanitizer, in a build folder of their own. The
 # decoder's own tests (ResourcefulJSONTests) are single-threaded computation, nothing for the
 # sanitizer to see: not run here.
-# The OpenAPI generator is left out (RESOURCEFUL_WITHOUT_OPENAPI, read by Package.swift): its tests
-# are not run here, and its parser would only be built again.
+# The OpenAPI generator and the PostgreSQL module are left out (RESOURCEFUL_WITHOUT_OPENAPI and
+# RESOURCEFUL_WITHOUT_POSTGRES, read by Package.swift): their tests are not run here, and their
+# parser and client would only be built again.
 # The sanitizer makes every step several times slower: four tests at a time leave each test's
 # deadlines the same share of the machine as sixteen do without it.
 TSAN_FLAGS := --sanitize=thread --scratch-path .build-tsan
+TSAN_ENV := RESOURCEFUL_WITHOUT_OPENAPI=1 RESOURCEFUL_WITHOUT_POSTGRES=1
 TSAN_WIDTH := SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=4
 test-tsan: setup
-	RESOURCEFUL_WITHOUT_OPENAPI=1 $(SWIFT) build --build-tests $(TSAN_FLAGS)
-	$(TSAN_WIDTH) RESOURCEFUL_WITHOUT_OPENAPI=1 $(SCRATCH) $(SWIFT) test --skip-build $(TSAN_FLAGS) --filter 'ResourcefulTests|ResourcefulTestingTests' --skip ForeignHARTests --skip '\.LoadTests' --skip HungFileSystemTests --skip RateLimitGatewayTests
-	$(TSAN_WIDTH) RESOURCEFUL_WITHOUT_OPENAPI=1 $(SCRATCH) $(SWIFT) test --skip-build $(TSAN_FLAGS) --filter '\.LoadTests'
+	$(TSAN_ENV) $(SWIFT) build --build-tests $(TSAN_FLAGS)
+	$(TSAN_WIDTH) $(TSAN_ENV) $(SCRATCH) $(SWIFT) test --skip-build $(TSAN_FLAGS) --filter 'ResourcefulTests|ResourcefulTestingTests' --skip ForeignHARTests --skip '\.LoadTests' --skip HungFileSystemTests --skip RateLimitGatewayTests
+	$(TSAN_WIDTH) $(TSAN_ENV) $(SCRATCH) $(SWIFT) test --skip-build $(TSAN_FLAGS) --filter '\.LoadTests'
 
 # Runs the benchmarks: a release build, then the runs with the client pinned to the first core,
 # against nginx on the last core (scripts/bench-server.sh) and credentials in a private keyring.

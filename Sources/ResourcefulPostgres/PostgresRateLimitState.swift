@@ -102,6 +102,18 @@ public final class PostgresRateLimitState: RateLimitState {
         if done == nil { await fallback.learn(upstream, budget: budget, for: lifetime) }
     }
 
+    /// How much of the fleet's pause of `upstream` is left.
+    public func remainingPause(of upstream: String) async -> Duration {
+        let left = await store.run("pause left") { client -> Int64 in
+            let rows = try await client.query(
+                "SELECT greatest(paused_until_us - resourceful_now_us(), 0) FROM resourceful_rate_limits WHERE upstream = \(upstream)")
+            for try await left in rows.decode(Int64?.self) { return left ?? 0 }
+            return 0
+        }
+        guard let left else { return await fallback.remainingPause(of: upstream) }
+        return .microseconds(left)
+    }
+
     /// `duration` in whole microseconds, rounded up, within what a `bigint` holds with room to add.
     static func microseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components

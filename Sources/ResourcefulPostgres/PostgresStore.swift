@@ -43,7 +43,8 @@ final class PostgresStore: Sendable {
 
     /// Runs `body` against the store within `statementTimeout` (and before `deadline`, when
     /// sooner): its result, or `nil` when the store is unavailable, fails or does not answer in
-    /// time — the caller then serves from memory.
+    /// time — the caller then serves from memory. Only a failure or the store's own time-out
+    /// makes the store unavailable; a caller's deadline that comes first does not.
     func run<T: Sendable>(
         _ what: String,
         deadline: ContinuousClock.Instant? = nil,
@@ -51,7 +52,8 @@ final class PostgresStore: Sendable {
     ) async -> T? {
         let now = ContinuousClock.now
         guard health.withLock({ ($0.unavailableUntil ?? now) <= now }) else { return nil }
-        let bound = Swift.min(deadline ?? now + statementTimeout, now + statementTimeout)
+        let own = now + statementTimeout
+        let bound = Swift.min(deadline ?? own, own)
         guard bound > now else { return nil }
         do {
             try await prepared(until: bound)
@@ -63,6 +65,9 @@ final class PostgresStore: Sendable {
         } catch {
             // A caller cancelled (its call ended) says nothing of the store.
             if Task.isCancelled { return nil }
+            // Cut short by the caller's deadline, not the store's time: that says nothing of
+            // the store either (the call is served from memory).
+            if bound < own, (error as? APIError)?.kind == .timeout { return nil }
             // The tables or functions are gone (a database restored or made again meanwhile):
             // the next statement creates them again.
             if let state = (error as? PSQLError)?.serverInfo?[.sqlState], Self.schemaMissing.contains(state) {

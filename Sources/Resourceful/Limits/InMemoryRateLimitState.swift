@@ -113,6 +113,15 @@ public final class InMemoryRateLimitState: RateLimitState {
     }
 
     /// The tighter of two budgets, either of which may be unknown.
+    /// How much of `upstream`'s pause is left.
+    public func remainingPause(of upstream: String) async -> Duration {
+        let now = ContinuousClock.now
+        return entries.withLock { table in
+            guard let until = table[upstream]?.pausedUntil, until > now else { return .zero }
+            return until - now
+        }
+    }
+
     static func tighter(_ a: RateBudget?, _ b: RateBudget?) -> RateBudget? {
         guard let a else { return b }
         guard let b else { return a }

@@ -25,6 +25,14 @@ public protocol RateLimitState: Sendable {
     /// the upstream says it again or it expires. A budget other than the one kept starts afresh
     /// from now, so that places reserved under the old one do not hold the new one back.
     func learn(_ upstream: String, budget: RateBudget, for lifetime: Duration) async
+    /// How much of a pause of `upstream` is left (zero for none): a call that waited for its place
+    /// asks before it sends, so that a pause begun meanwhile holds it too.
+    func remainingPause(of upstream: String) async -> Duration
+}
+
+extension RateLimitState {
+    /// No pause is known: a state that does not keep pauses apart from its places answers zero.
+    public func remainingPause(of upstream: String) async -> Duration { .zero }
 }
 
 /// What ``RateLimitState/reserve(_:budget:maxWait:)`` answers.

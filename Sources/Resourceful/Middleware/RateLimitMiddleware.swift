@@ -65,11 +65,7 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
         let deadline = RetryMiddleware.headDeadline(of: request, context: context)
         switch await state.reserve(upstream, budget: budget, maxWait: deadline - .now) {
         case .refused(let wait):
-            LimitMetrics.count("resourceful.ratelimit.refused", service: context.options.service, factory: metrics)
-            throw APIError(
-                kind: .rateLimited,
-                detail: "\(context.options.service) at \(Self.origin(of: request)) takes no request for \(Self.seconds(wait)): after the call's deadline"
-            )
+            throw refusal(waiting: wait, request: request, context: context)
         case .granted(let wait) where wait > .zero:
             LimitMetrics.waited(wait, service: context.options.service, factory: metrics)
             do {
@@ -78,10 +74,30 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
                 await state.release(upstream, budget: budget)
                 throw APIError(kind: .cancelled, detail: "while waiting for a place in the rate budget of \(context.options.service)", underlying: error)
             }
+            // A pause begun while this call waited (a `Retry-After` another call, or another
+            // instance, was given) holds it too.
+            let pause = await state.remainingPause(of: upstream)
+            if pause > .zero {
+                guard ContinuousClock.now + pause <= deadline else { throw refusal(waiting: pause, request: request, context: context) }
+                do {
+                    try await Task.sleep(for: pause)
+                } catch {
+                    throw APIError(kind: .cancelled, detail: "while waiting out a pause of \(context.options.service)", underlying: error)
+                }
+            }
         case .granted:
             break
         }
         return try await passOn(request, context: context, upstream: upstream, limits: limits, next: next)
+    }
+
+    /// The error of a call whose place comes after its deadline, counted.
+    private func refusal(waiting wait: Duration, request: TransportRequest, context: CallContext) -> APIError {
+        LimitMetrics.count("resourceful.ratelimit.refused", service: context.options.service, factory: metrics)
+        return APIError(
+            kind: .rateLimited,
+            detail: "\(context.options.service) at \(Self.origin(of: request)) takes no request for \(Self.seconds(wait)): after the call's deadline"
+        )
     }
 
     /// Passes the request on, and keeps what the answer says of the upstream's limits.

@@ -123,6 +123,27 @@ import Testing
         }
     }
 
+    @Test func aPauseBegunWhileACallWaitedForItsPlaceHoldsItToo() async throws {
+        try await Harness.run(configure: {
+            $0.retry.maxAttempts = 1
+            $0.limits.rate = RateBudget(requestsPerSecond: 1, burst: 1)
+        }) { harness in
+            let arrivals = Arrivals()
+            Self.route(harness.server, first: Self.refusal(retryAfter: "2"), arrivals: arrivals)
+            let api = harness.api
+            // The first call goes at once and is refused for 2 s; the second took its place a
+            // second later before the refusal came, and waits out the pause as well.
+            let outcomes = await withTaskGroup(of: Bool.self) { group in
+                for _ in 0..<2 { group.addTask { (try? await api.call(Self.ticks)) != nil } }
+                return await group.reduce(into: [Bool]()) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0 }.count == 1 && outcomes.count == 2)
+            let times = arrivals.all.sorted()
+            #expect(times.count == 2)
+            #expect(times[1] - times[0] >= .milliseconds(1900), "\(times[1] - times[0])")
+        }
+    }
+
     @Test func pausesWaitsAndRefusalsAreCountedByService() async throws {
         try await Harness.run(configure: { $0.retry.maxAttempts = 1; $0.timeout = .seconds(5) }) { harness in
             let arrivals = Arrivals()

@@ -1,0 +1,165 @@
+import Foundation
+import Logging
+import ProcessTestSupport
+import Resourceful
+import ResourcefulPostgres
+import Testing
+
+/// Several OS processes (`resourceful-fleet-worker`), each with its own connections, sharing rate
+/// budgets and pauses through the suite's PostgreSQL, against nginx enforcing a limit.
+@Suite(.postgres, .serialized)
+struct FleetProcessTests {
+    static let rate = 100
+    static let burst = 100
+
+    /// nginx at `rate` requests a second (`limit_req`, refusals as `429`), saying so in the draft's
+    /// `RateLimit-Policy`; `/v1/limited` refuses every call with `Retry-After: 2`. Requests are
+    /// logged with their time (`timed.log`: seconds with milliseconds, status, path).
+    static func gateway() async throws -> Nginx {
+        try await Nginx.start(
+            http: """
+                limit_req_zone $server_name zone=api:1m rate=\(rate)r/s;
+                log_format timed '$msec $status $uri';
+                """,
+            server: """
+                access_log timed.log timed;
+                location /v1/limited {
+                    add_header Retry-After 2 always;
+                    return 429 '{}';
+                }
+                location /v1/ {
+                    limit_req zone=api burst=\(burst) nodelay;
+                    limit_req_status 429;
+                    add_header RateLimit-Policy '"default";q=\(rate);w=1' always;
+                }
+                """
+        ) { nginx in
+            let folder = nginx.root.appendingPathComponent("v1")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data("{}".utf8).write(to: folder.appendingPathComponent("ok"))
+            try nginx.makeReadable()
+        }
+    }
+
+    /// What nginx logged: time in seconds, status, path.
+    static func requests(_ nginx: Nginx) -> [(time: Double, status: Int, path: String)] {
+        let text = (try? String(contentsOf: nginx.directory.appendingPathComponent("timed.log"), encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ")
+            guard fields.count == 3, let time = Double(fields[0]), let status = Int(fields[1]) else { return nil }
+            return (time, status, String(fields[2]))
+        }
+    }
+
+    /// Starts `count` workers with `arguments`, lets them call together once all are connected,
+    /// and returns what each printed.
+    static func fleet(_ count: Int, nginx: Nginx, _ arguments: [String], whileRunning: @Sendable () async throws -> Void = {}) async throws -> [String] {
+        let server = try suiteServer()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let worker = URL(fileURLWithPath: resourcefulTool).deletingLastPathComponent().appendingPathComponent("resourceful-fleet-worker").path
+        let go = folder.appendingPathComponent("go").path
+        return try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for index in 0..<count {
+                group.addTask {
+                    let result = try await Command.run(
+                        worker,
+                        [
+                            "--postgres-port", "\(server.port)", "--base-url", "http://127.0.0.1:\(nginx.port)/v1/",
+                            "--ready", folder.appendingPathComponent("ready-\(index)").path, "--go", go,
+                        ] + arguments,
+                        environment: ["RESOURCEFUL_FLEET_POSTGRES_PASSWORD": server.password]
+                    )
+                    guard result.status == 0 else { throw Command.Failed(result: result) }
+                    return (index, result.output)
+                }
+            }
+            // Every worker has its connections up: they start together.
+            let deadline = ContinuousClock.now + .seconds(120)
+            while (try FileManager.default.contentsOfDirectory(atPath: folder.path)).filter({ $0.hasPrefix("ready-") }).count < count {
+                guard ContinuousClock.now < deadline else { throw POSIXError(.ETIMEDOUT) }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            _ = FileManager.default.createFile(atPath: go, contents: Data())
+            try await whileRunning()
+            var outputs = Array(repeating: "", count: count)
+            for try await (index, output) in group { outputs[index] = output }
+            return outputs
+        }
+    }
+
+    /// The outcomes a worker printed, summed over the fleet.
+    static func outcomes(_ outputs: [String]) throws -> [String: Int] {
+        var total: [String: Int] = [:]
+        for output in outputs {
+            let line = try #require(output.split(separator: "\n").last)
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            for (outcome, count) in try #require(report["outcomes"] as? [String: Int]) { total[outcome, default: 0] += count }
+        }
+        return total
+    }
+
+    @Test("1,000 calls from 8 processes keep to the policy the gateway sends: no refusal, about its least time")
+    func eightProcessesKeepOneBudget() async throws {
+        let nginx = try await Self.gateway()
+        do {
+            let calls = 1000
+            let outputs = try await Self.fleet(8, nginx: nginx, ["--calls", "\(calls / 8)", "--concurrency", "4", "--timeout", "60"])
+            #expect(try Self.outcomes(outputs) == ["200": calls])
+            let requests = Self.requests(nginx).filter { $0.path == "/v1/ok" }
+            #expect(requests.count == calls)
+            #expect(requests.filter { $0.status == 429 }.isEmpty, "\(requests.filter { $0.status == 429 }.count) refusals")
+            // The burst at once, then one call each 10 ms for the whole fleet: the policy's least
+            // time, and within a tenth of it. The calls on their way before the first answer said
+            // the policy (at most one per task of the fleet, 32) took no place.
+            let span = (requests.map(\.time).max() ?? 0) - (requests.map(\.time).min() ?? 0)
+            let minimum = Double(calls - Self.burst) / Double(Self.rate)
+            #expect(span >= minimum - 0.32 - 0.05, "\(span) s")
+            #expect(span <= minimum * 1.1, "\(span) s for a least time of \(minimum) s")
+            try await nginx.stop()
+        } catch {
+            try? await nginx.stop()
+            throw error
+        }
+    }
+
+    @Test("One 429 with Retry-After: 2 seen by one process: no process sends for 2 s")
+    func onePauseHoldsEveryProcess() async throws {
+        let nginx = try await Self.gateway()
+        do {
+            let server = try suiteServer()
+            let base = try #require(URL(string: "http://127.0.0.1:\(nginx.port)/v1/"))
+            var settings = APIConfig(baseURL: base, service: "fleet")
+            settings.retry = .never
+            let config = settings
+            let started = ContinuousClock.now
+            let outputs = try await Self.fleet(4, nginx: nginx, ["--seconds", "4", "--concurrency", "2", "--rate", "20", "--burst", "1"]) {
+                // The fleet calls for a while; then this process is refused once.
+                try await Task.sleep(until: started + .seconds(1))
+                let shared = PostgresSharedState(configuration: connection(to: server), logger: Logger(label: "fleet-test"))
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { await shared.run() }
+                    defer { group.cancelAll() }
+                    let dependencies = try await APIDependencies.live(config: config)
+                    let api = API(dependencies: dependencies, middlewares: API.defaultMiddlewares(sharedState: shared.state))
+                    await #expect(throws: APIError.self) { _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "limited")) }
+                    try await api.shutdown()
+                }
+            }
+            #expect(try Self.outcomes(outputs)["429", default: 0] == 0)
+            let requests = Self.requests(nginx)
+            let refused = try #require(requests.first { $0.path == "/v1/limited" })
+            let calls = requests.filter { $0.path == "/v1/ok" }
+            // Calls already on their way when the pause began may arrive just after it.
+            let during = calls.filter { $0.time > refused.time + 0.1 && $0.time < refused.time + 1.95 }
+            #expect(during.isEmpty, "\(during.count) calls during the pause")
+            #expect(calls.contains { $0.time < refused.time }, "the fleet called before the pause")
+            #expect(calls.contains { $0.time >= refused.time + 2 }, "the fleet called again after the pause")
+            try await nginx.stop()
+        } catch {
+            try? await nginx.stop()
+            throw error
+        }
+    }
+}
