@@ -255,6 +255,7 @@ if Context.environment["RESOURCEFUL_WITHOUT_POSTGRES"] == nil {
             dependencies: [
                 "Resourceful",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

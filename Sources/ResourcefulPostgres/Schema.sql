@@ -174,3 +174,36 @@ BEGIN
     RETURN NULL;
 END
 $$;
+-- step
+-- OAuth 2 access tokens, one row per token endpoint, client, scopes, audience and resource
+-- (`name`: their SHA-256), sealed with AES-256-GCM under the key `key_id` names.
+CREATE TABLE IF NOT EXISTS resourceful_tokens (
+    name text PRIMARY KEY,
+    key_id text NOT NULL,
+    sealed bytea NOT NULL,
+    renew_at_us bigint NOT NULL,
+    touched_us bigint NOT NULL
+);
+-- step
+-- Rotating refresh tokens, one row per service and client, sealed; `version` grows by one with
+-- each rotation, written only over the version read (compare-and-set).
+CREATE TABLE IF NOT EXISTS resourceful_refresh_tokens (
+    name text PRIMARY KEY,
+    version bigint NOT NULL,
+    key_id text NOT NULL,
+    sealed bytea NOT NULL,
+    touched_us bigint NOT NULL
+);
+-- step
+-- The HTTP cache's entries, one row per storage key (`name`: its SHA-256); an entry for a
+-- credentialed request is sealed (`key_id` set), others are kept as they are.
+CREATE TABLE IF NOT EXISTS resourceful_http_cache (
+    name text PRIMARY KEY,
+    key_id text,
+    entry bytea NOT NULL,
+    size bigint NOT NULL,
+    expires_us bigint NOT NULL,
+    used_us bigint NOT NULL
+);
+-- step
+CREATE INDEX IF NOT EXISTS resourceful_http_cache_used ON resourceful_http_cache (used_us);

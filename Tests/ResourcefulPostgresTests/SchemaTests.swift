@@ -16,7 +16,7 @@ struct SchemaTests {
         }
         #expect(try await rows("SELECT version::text FROM resourceful_schema") == ["\(PostgresSchema.version)"])
         let tables = try await rows("SELECT tablename::text FROM pg_tables WHERE tablename LIKE 'resourceful%' ORDER BY 1")
-        #expect(tables == ["resourceful_breakers", "resourceful_rate_limits", "resourceful_schema"])
+        #expect(tables == ["resourceful_breakers", "resourceful_http_cache", "resourceful_rate_limits", "resourceful_refresh_tokens", "resourceful_schema", "resourceful_tokens"])
         // A later instance finds the version and changes nothing.
         try await withInstances(1) { try await $0[0].prepare() }
         #expect(try await rows("SELECT count(*)::text FROM resourceful_schema") == ["1"])
@@ -27,6 +27,6 @@ struct SchemaTests {
         let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Sources/ResourcefulPostgres/Schema.sql")
         #expect(try String(contentsOf: file, encoding: .utf8) == PostgresSchema.script + "\n")
-        #expect(PostgresSchema.steps.count == 8)
+        #expect(PostgresSchema.steps.count == 12)
     }
 }

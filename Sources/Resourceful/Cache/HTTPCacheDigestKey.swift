@@ -52,7 +52,7 @@ public struct HTTPCacheDigestKey: Sendable {
     }
 
     /// The key's bytes, to check what it holds; never logged or stored.
-    var bytes: [UInt8] { key.withUnsafeBytes { Array($0) } }
+    package var bytes: [UInt8] { key.withUnsafeBytes { Array($0) } }
 
     private init(key: SymmetricKey) {
         self.key = key
