@@ -1,3 +1,4 @@
+import Resourceful
 import Testing
 
 @testable import ResourcefulPostgres
