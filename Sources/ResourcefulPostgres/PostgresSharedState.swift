@@ -55,7 +55,7 @@ public final class PostgresSharedState: Service, Sendable {
     public let rateLimits: PostgresRateLimitState
     /// Circuit breakers shared by the fleet.
     public let circuitBreakers: PostgresCircuitBreakerState
-    private let store: PostgresStore
+    let store: PostgresStore
 
     /// Shared state kept through a client of its own, connecting as `configuration` says; it logs
     /// the store's unavailability through `logger` (never a value of a row).
