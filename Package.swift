@@ -266,6 +266,7 @@ if Context.environment["RESOURCEFUL_WITHOUT_POSTGRES"] == nil {
             name: "resourceful-fleet-worker",
             dependencies: [
                 "Resourceful",
+                "ResourcefulOAuth2",
                 "ResourcefulPostgres",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -79,6 +79,7 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
     public let settings: OAuth2Settings
     private let server: AuthorizationServer
     private let refreshTokens: (any WritableSecretStorage)?
+    private let sharedTokens: (any SharedTokenCache)?
     private let timeout: Duration
     let logger: Logger
     private let state = Locked(State())
@@ -94,6 +95,10 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
     ///     request, when `settings.privateKeyFile` is not set.
     ///   - refreshTokens: Where a person's refresh token is kept, for the `refresh_token` grant.
     ///   - timeout: How long a token request may take when no call's deadline bounds it.
+    ///   - sharedTokens: Where a fleet's instances share `client_credentials` access tokens (such
+    ///     as `ResourcefulPostgres`'s `PostgresTokenCache`): an instance takes a token another
+    ///     kept, and asks for a new one under the fleet's lease, so that the fleet sends one token
+    ///     request per token. `nil` (the default) keeps tokens in this process only.
     /// - Throws: ``OAuth2Error`` when the private key file of `private_key_jwt` cannot be read,
     ///   or neither it nor a storage for the key is given.
     public init(
@@ -103,6 +108,7 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
         privateKey: (any SecretStorage)? = nil,
         refreshTokens: (any WritableSecretStorage)? = nil,
         timeout: Duration = .seconds(30),
+        sharedTokens: (any SharedTokenCache)? = nil,
         logger: Logger = Logger(label: "resourceful.oauth2")
     ) async throws(OAuth2Error) {
         self.settings = settings
@@ -129,6 +135,7 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
             logger: logger
         )
         self.refreshTokens = refreshTokens
+        self.sharedTokens = sharedTokens
         self.timeout = timeout
         self.logger = logger
     }
@@ -177,7 +184,7 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
             let task = Task { [self] in
                 let result: Result<Token, any Error>
                 do {
-                    result = .success(try await self.fetch(for: service, epoch: epoch))
+                    result = .success(try await self.fetch(for: service, epoch: epoch, replacing: refused))
                 } catch {
                     result = .failure(error)
                 }
@@ -198,13 +205,17 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
         return try await task.value
     }
 
-    /// A new token for `service` by the configured grant.
-    private func fetch(for service: String, epoch: UInt64) async throws -> Token {
+    /// A new token for `service` by the configured grant (one other than `refused`, when a `401`
+    /// said that one is no longer good).
+    private func fetch(for service: String, epoch: UInt64, replacing refused: String?) async throws -> Token {
         let deadline = ContinuousClock.now + timeout
         let endpoints = try await endpoints(deadline: deadline)
         switch settings.grant {
         case .clientCredentials:
-            return try await request([("grant_type", "client_credentials")], endpoints: endpoints, deadline: deadline)
+            guard let sharedTokens else {
+                return try await request([("grant_type", "client_credentials")], endpoints: endpoints, deadline: deadline)
+            }
+            return try await sharedToken(from: sharedTokens, for: service, endpoints: endpoints, deadline: deadline, replacing: refused)
         case .refreshToken:
             guard let refreshTokens else {
                 throw OAuth2Error(.configuration, "the refresh_token grant needs a writable storage for refresh tokens")

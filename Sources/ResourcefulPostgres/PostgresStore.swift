@@ -59,7 +59,7 @@ final class PostgresStore: Sendable {
             try await prepared(until: bound)
             let client = self.client
             let result = try await Deadline.run(until: bound) { try await body(client) }
-            recovered()
+            noteSuccess()
             cleanUpNowAndThen()
             return result
         } catch {
@@ -73,7 +73,7 @@ final class PostgresStore: Sendable {
             if let state = (error as? PSQLError)?.serverInfo?[.sqlState], Self.schemaMissing.contains(state) {
                 health.withLock { $0.prepared = false }
             }
-            failed(what, error)
+            noteFailure(what, error)
             return nil
         }
     }
@@ -131,7 +131,8 @@ final class PostgresStore: Sendable {
         }
     }
 
-    private func failed(_ what: String, _ error: any Error) {
+    /// Makes the store unavailable for a while after `what` failed; warns once per outage.
+    func noteFailure(_ what: String, _ error: any Error) {
         let first: Bool = health.withLock { state in
             state.unavailableUntil = .now + retryInterval
             defer { state.warned = true }
@@ -148,7 +149,8 @@ final class PostgresStore: Sendable {
         )
     }
 
-    private func recovered() {
+    /// Makes the store available again; says so once after an outage.
+    func noteSuccess() {
         let wasDown: Bool = health.withLock { state in
             defer {
                 state.warned = false
@@ -163,6 +165,10 @@ final class PostgresStore: Sendable {
     /// What went wrong, without the statement's values: PostgreSQL's own code and message for a
     /// server error, the kind of failure otherwise.
     static func reason(_ error: any Error) -> String {
+        if let error = error as? PostgresTransactionError {
+            let part = error.beginError ?? error.closureError ?? error.commitError ?? error.rollbackError
+            return part.map(reason) ?? "the transaction failed"
+        }
         if let error = error as? PSQLError {
             if let code = error.serverInfo?[.sqlState] {
                 return "PostgreSQL error \(code): \(error.serverInfo?[.message] ?? "")"

@@ -51,62 +51,13 @@ struct FleetProcessTests {
         }
     }
 
-    /// Starts `count` workers with `arguments`, lets them call together once all are connected,
-    /// and returns what each printed.
-    static func fleet(_ count: Int, nginx: Nginx, _ arguments: [String], whileRunning: @Sendable () async throws -> Void = {}) async throws -> [String] {
-        let server = try suiteServer()
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let worker = URL(fileURLWithPath: resourcefulTool).deletingLastPathComponent().appendingPathComponent("resourceful-fleet-worker").path
-        let go = folder.appendingPathComponent("go").path
-        return try await withThrowingTaskGroup(of: (Int, String).self) { group in
-            for index in 0..<count {
-                group.addTask {
-                    let result = try await Command.run(
-                        worker,
-                        [
-                            "--postgres-port", "\(server.port)", "--base-url", "http://127.0.0.1:\(nginx.port)/v1/",
-                            "--ready", folder.appendingPathComponent("ready-\(index)").path, "--go", go,
-                        ] + arguments,
-                        environment: ["RESOURCEFUL_FLEET_POSTGRES_PASSWORD": server.password]
-                    )
-                    guard result.status == 0 else { throw Command.Failed(result: result) }
-                    return (index, result.output)
-                }
-            }
-            // Every worker has its connections up: they start together.
-            let deadline = ContinuousClock.now + .seconds(120)
-            while (try FileManager.default.contentsOfDirectory(atPath: folder.path)).filter({ $0.hasPrefix("ready-") }).count < count {
-                guard ContinuousClock.now < deadline else { throw POSIXError(.ETIMEDOUT) }
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            _ = FileManager.default.createFile(atPath: go, contents: Data())
-            try await whileRunning()
-            var outputs = Array(repeating: "", count: count)
-            for try await (index, output) in group { outputs[index] = output }
-            return outputs
-        }
-    }
-
-    /// The outcomes a worker printed, summed over the fleet.
-    static func outcomes(_ outputs: [String]) throws -> [String: Int] {
-        var total: [String: Int] = [:]
-        for output in outputs {
-            let line = try #require(output.split(separator: "\n").last)
-            let report = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            for (outcome, count) in try #require(report["outcomes"] as? [String: Int]) { total[outcome, default: 0] += count }
-        }
-        return total
-    }
-
     @Test("1,000 calls from 8 processes keep to the policy the gateway sends: no refusal, about its least time")
     func eightProcessesKeepOneBudget() async throws {
         let nginx = try await Self.gateway()
         do {
             let calls = 1000
-            let outputs = try await Self.fleet(8, nginx: nginx, ["--calls", "\(calls / 8)", "--concurrency", "4", "--timeout", "60"])
-            #expect(try Self.outcomes(outputs) == ["200": calls])
+            let outputs = try await fleet(8, baseURL: "http://127.0.0.1:\(nginx.port)/v1/", ["--calls", "\(calls / 8)", "--concurrency", "4", "--timeout", "60"])
+            #expect(try outcomes(outputs) == ["200": calls])
             let requests = Self.requests(nginx).filter { $0.path == "/v1/ok" }
             #expect(requests.count == calls)
             #expect(requests.filter { $0.status == 429 }.isEmpty, "\(requests.filter { $0.status == 429 }.count) refusals")
@@ -134,7 +85,7 @@ struct FleetProcessTests {
             settings.retry = .never
             let config = settings
             let started = ContinuousClock.now
-            let outputs = try await Self.fleet(4, nginx: nginx, ["--seconds", "4", "--concurrency", "2", "--rate", "20", "--burst", "1"]) {
+            let outputs = try await fleet(4, baseURL: "http://127.0.0.1:\(nginx.port)/v1/", ["--seconds", "4", "--concurrency", "2", "--rate", "20", "--burst", "1"]) {
                 // The fleet calls for a while; then this process is refused once.
                 try await Task.sleep(until: started + .seconds(1))
                 let shared = PostgresSharedState(configuration: connection(to: server), logger: Logger(label: "fleet-test"))
@@ -147,7 +98,7 @@ struct FleetProcessTests {
                     try await api.shutdown()
                 }
             }
-            #expect(try Self.outcomes(outputs)["429", default: 0] == 0)
+            #expect(try outcomes(outputs)["429", default: 0] == 0)
             let requests = Self.requests(nginx)
             let refused = try #require(requests.first { $0.path == "/v1/limited" })
             let calls = requests.filter { $0.path == "/v1/ok" }

@@ -3,9 +3,12 @@
 //
 //   resourceful-fleet-worker --postgres-port P --base-url URL --path ok --calls N --concurrency C
 //       [--rate R --burst B] [--seconds S] [--timeout S] [--ready FILE --go FILE]
+//       [--token-url URL --client-id ID [--fail-without-store]]
 //
 // The database password is read from RESOURCEFUL_FLEET_POSTGRES_PASSWORD, never from the command
-// line. With --seconds, each task calls until that time has passed instead of N calls in all.
+// line; with --token-url, calls carry a client_credentials token shared through PostgreSQL (the
+// client secret from RESOURCEFUL_FLEET_CLIENT_SECRET, the 32-byte sealing key, in hex, from
+// RESOURCEFUL_FLEET_SEALING_KEY). With --seconds, each task calls until that time has passed instead of N calls in all.
 // With --ready and --go, the worker writes the first file once its connections are up and waits
 // for the second, so that the processes of a fleet start calling together.
 import Foundation
@@ -14,6 +17,7 @@ import Logging
 import PostgresNIO
 import Synchronization
 import Resourceful
+import ResourcefulOAuth2
 import ResourcefulPostgres
 
 struct Ping: ResourceRequest {
@@ -66,13 +70,47 @@ actor Tally {
     func count(_ outcome: String) { outcomes[outcome, default: 0] += 1 }
 }
 
+/// The client secret, as a storage hands it to the OAuth 2 storage.
+struct Secrets: SecretStorage {
+    let secrets: [String: String]
+    func secret(named name: String) async throws -> String? { secrets[name] }
+}
+
+/// `0a1b…` as bytes.
+func bytes(hex: String) -> [UInt8] {
+    var bytes: [UInt8] = []
+    var index = hex.startIndex
+    while index < hex.endIndex, let next = hex.index(index, offsetBy: 2, limitedBy: hex.endIndex), let byte = UInt8(hex[index..<next], radix: 16) {
+        bytes.append(byte)
+        index = next
+    }
+    return bytes
+}
+
+/// The credentials of the calls: a client_credentials token shared by the fleet, or none.
+func storage(transport: any HTTPTransport) async throws -> (any AuthenticationStorage)? {
+    guard let tokenURL = option("token-url").flatMap(URL.init(string:)), let clientID = option("client-id") else { return nil }
+    let environment = ProcessInfo.processInfo.environment
+    let keys = try SharedStateKeys(current: "k1", keys: ["k1": bytes(hex: environment["RESOURCEFUL_FLEET_SEALING_KEY"] ?? "")])
+    let tokens = PostgresTokenCache(
+        sharedState: shared, keys: keys, whenUnavailable: CommandLine.arguments.contains("--fail-without-store") ? .fail : .askAlone)
+    return try await OAuth2AuthenticationStorage(
+        settings: OAuth2Settings(clientID: clientID, tokenEndpoint: tokenURL),
+        transport: transport,
+        clientSecret: Secrets(secrets: ["\(clientID)-client-secret": environment["RESOURCEFUL_FLEET_CLIENT_SECRET"] ?? ""]),
+        sharedTokens: tokens,
+        logger: logger
+    )
+}
+
 let tally = Tally()
 let started = ContinuousClock.now
 await withDiscardingTaskGroup { group in
     group.addTask { await shared.run() }
     do {
         try await shared.prepare()
-        let dependencies = try await APIDependencies.live(config: config)
+        var dependencies = try await APIDependencies.live(config: config)
+        if let credentials = try await storage(transport: dependencies.transport) { dependencies.authenticationStorage = credentials }
         let api = API(dependencies: dependencies, middlewares: API.defaultMiddlewares(sharedState: shared.state))
         if let ready = option("ready"), let go = option("go") {
             _ = FileManager.default.createFile(atPath: ready, contents: Data())

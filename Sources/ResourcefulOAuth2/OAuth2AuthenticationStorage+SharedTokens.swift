@@ -1,0 +1,42 @@
+import Foundation
+import Resourceful
+
+extension OAuth2AuthenticationStorage {
+    /// A `client_credentials` token shared by the fleet: the one another instance kept, else one
+    /// asked for under the fleet's lease and kept for the others.
+    func sharedToken(
+        from cache: any SharedTokenCache,
+        for service: String,
+        endpoints: OAuth2Endpoints,
+        deadline: ContinuousClock.Instant,
+        replacing refused: String?
+    ) async throws -> Token {
+        let name = Self.sharedTokenName(settings: settings, endpoints: endpoints)
+        if refused == nil, let kept = await cache.token(named: name, deadline: deadline) {
+            return Token(kept)
+        }
+        let kept = try await cache.withLease(named: name, refusing: refused.flatMap { $0.isEmpty ? nil : $0 }, deadline: deadline) {
+            [self] in
+            let token = try await request([("grant_type", "client_credentials")], endpoints: endpoints, deadline: deadline)
+            return SharedToken(header: token.header, renewIn: token.renewAt - .now, expiresAt: token.expiresAt, scope: token.scope)
+        }
+        return Token(kept)
+    }
+
+    /// What a shared token is for: the token endpoint, the client, and the scopes, audience and
+    /// resource asked for — never a secret.
+    static func sharedTokenName(settings: OAuth2Settings, endpoints: OAuth2Endpoints) -> String {
+        let parts = [
+            "oauth2 client_credentials", endpoints.token.absoluteString, settings.clientID, settings.scopes.sorted().joined(separator: " "),
+            settings.audience ?? "", settings.resource ?? "",
+        ]
+        return parts.map { "\($0.utf8.count):\($0)" }.joined(separator: "|")
+    }
+}
+
+extension OAuth2AuthenticationStorage.Token {
+    /// A token a fleet's cache kept.
+    init(_ shared: SharedToken) {
+        self.init(header: shared.header, renewAt: .now + shared.renewIn, expiresAt: shared.expiresAt, scope: shared.scope)
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+import Logging
+import PostgresNIO
+public import Resourceful
+
+/// OAuth 2 access tokens shared by a fleet through PostgreSQL: one token request per token for
+/// the whole fleet, however many instances and calls need it at once.
+///
+/// An instance reads the token another kept (one round trip, only when its own copy is due:
+/// the OAuth 2 storage keeps the token in memory until its renewal, so a call with a token in
+/// hand costs no round trip). When none is kept, it takes the fleet's lease for that token — a
+/// transaction-scoped advisory lock (`pg_advisory_xact_lock`), which works behind a pooler in
+/// transaction mode — reads again (another instance may have kept one while this one waited),
+/// asks the authorization server only when still needed, keeps the answer and releases the lease
+/// with the transaction. The others wait for the lease within their deadline (PostgreSQL's
+/// `lock_timeout`); a holder that dies (even by `kill -9`) loses its connection, and with it the
+/// lease, at once.
+///
+/// Tokens are sealed (AES-256-GCM under ``SharedStateKeys``, bound to their row), and rows are
+/// named by a digest of what the token is for: no table, log line or error holds a token.
+///
+/// **When the store fails**: with ``WhenUnavailable/askAlone`` (the default) an instance that
+/// cannot use the store asks for its own token (one warning per outage); with
+/// ``WhenUnavailable/fail`` the call fails with ``PostgresSharedStateError`` instead, for an
+/// authorization server that must see one request per fleet.
+public final class PostgresTokenCache: SharedTokenCache {
+    /// What an instance does when the store cannot be used.
+    public enum WhenUnavailable: Sendable {
+        /// Asks for its own token: the fleet may send more than one request.
+        case askAlone
+        /// Fails the call with ``PostgresSharedStateError``.
+        case fail
+    }
+
+    private let store: PostgresStore
+    private let keys: SharedStateKeys
+    private let whenUnavailable: WhenUnavailable
+
+    /// Tokens kept through `sharedState`'s connections, sealed with `keys`.
+    public init(sharedState: PostgresSharedState, keys: SharedStateKeys, whenUnavailable: WhenUnavailable = .askAlone) {
+        store = sharedState.store
+        self.keys = keys
+        self.whenUnavailable = whenUnavailable
+    }
+
+    /// The token kept under `name` while it is not due; `nil` otherwise, or when the store does
+    /// not answer in time.
+    public func token(named name: String, deadline: ContinuousClock.Instant) async -> SharedToken? {
+        let row = SharedStateKeys.name(name)
+        let keys = self.keys
+        let found = await store.run("token", deadline: deadline) { client -> SharedToken? in
+            try await Self.read(row, keys: keys, on: { try await client.query($0) })
+        }
+        return found ?? nil
+    }
+
+    /// A token got under the fleet's lease on `name`.
+    public func withLease(
+        named name: String,
+        refusing refused: String?,
+        deadline: ContinuousClock.Instant,
+        fetch: @escaping @Sendable () async throws -> SharedToken
+    ) async throws -> SharedToken {
+        let row = SharedStateKeys.name(name)
+        let keys = self.keys
+        let logger = store.logger
+        // A token the server gave is used even when the store fails to keep it: never asked twice.
+        let fetched = Locked<SharedToken?>(nil)
+        let outcome: Leased
+        do {
+            try await store.prepared(until: deadline)
+            let client = store.client
+            outcome = try await Deadline.run(until: deadline) {
+                try await client.withTransaction(logger: logger) { connection in
+                    try await Self.leased(row, refusing: refused, deadline: deadline, keys: keys, on: connection, logger: logger) {
+                        let token = try await fetch()
+                        fetched.withLock { $0 = token }
+                        return token
+                    }
+                }
+            }
+        } catch {
+            // The transaction wraps what its body threw: the token server's own error goes out
+            // as it came.
+            let inner = (error as? PostgresTransactionError)?.closureError ?? error
+            if let failure = inner as? FetchFailed { throw failure.error }
+            if Task.isCancelled { throw CancellationError() }
+            store.noteFailure("token lease", error)
+            if let token = fetched.value { return token }
+            guard whenUnavailable == .askAlone else {
+                throw PostgresSharedStateError(
+                    "no token could be had under the fleet's lease: the shared state did not answer (\(PostgresStore.reason(error)))")
+            }
+            return try await fetch()
+        }
+        store.noteSuccess()
+        return outcome.token
+    }
+
+    /// What the lease's transaction came to.
+    private struct Leased: Sendable {
+        var token: SharedToken
+    }
+
+    /// An error `fetch` threw, carried through the transaction unchanged.
+    private struct FetchFailed: Error {
+        var error: any Error
+    }
+
+    /// In the lease's transaction: waits for the lease within the deadline, reads again, fetches
+    /// when still needed and keeps the new token.
+    private static func leased(
+        _ row: String, refusing refused: String?, deadline: ContinuousClock.Instant, keys: SharedStateKeys,
+        on connection: PostgresConnection, logger: Logger, fetch: @Sendable () async throws -> SharedToken
+    ) async throws -> Leased {
+        let wait = "\(Swift.max(Int64((deadline - .now) / .milliseconds(1)), 1))ms"
+        try await connection.query("SELECT set_config('lock_timeout', \(wait), true)", logger: logger)
+        try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended('resourceful token ' || \(row), 0))", logger: logger)
+        if let kept = try await read(row, keys: keys, on: { try await connection.query($0, logger: logger) }),
+            kept.header != refused
+        {
+            return Leased(token: kept)
+        }
+        let token: SharedToken
+        do {
+            token = try await fetch()
+        } catch {
+            throw FetchFailed(error: error)
+        }
+        let sealed = try keys.seal(try JSONEncoder().encode(Stored(token)).map { $0 }, context: row)
+        let renew = PostgresRateLimitState.microseconds(Swift.max(token.renewIn, .zero))
+        try await connection.query(
+            """
+            INSERT INTO resourceful_tokens (name, key_id, sealed, renew_at_us, touched_us)
+                VALUES (\(row), \(sealed.keyID), \(ByteBuffer(bytes: sealed.sealed)), resourceful_now_us() + \(renew), resourceful_now_us())
+            ON CONFLICT (name) DO UPDATE SET key_id = excluded.key_id, sealed = excluded.sealed,
+                renew_at_us = excluded.renew_at_us, touched_us = excluded.touched_us
+            """, logger: logger)
+        return Leased(token: token)
+    }
+
+    /// The token in row `row` while it is not due: `nil` when there is none, it is due, or it
+    /// does not open (sealed under a key not given, or altered).
+    private static func read(
+        _ row: String, keys: SharedStateKeys, on query: (PostgresQuery) async throws -> PostgresRowSequence
+    ) async throws -> SharedToken? {
+        let rows = try await query(
+            "SELECT key_id, sealed, renew_at_us - resourceful_now_us() FROM resourceful_tokens WHERE name = \(row)")
+        for try await (keyID, sealed, left) in rows.decode((String, ByteBuffer, Int64).self) {
+            guard left > 0, let plain = keys.open(Array(sealed.readableBytesView), keyID: keyID, context: row),
+                let stored = try? JSONDecoder().decode(Stored.self, from: Data(plain))
+            else { return nil }
+            return SharedToken(header: stored.header, renewIn: .microseconds(left), expiresAt: stored.expiresAt, scope: stored.scope)
+        }
+        return nil
+    }
+
+    /// What a row seals: the token without its lifetime (kept in the clear column, on the
+    /// server's clock).
+    private struct Stored: Codable {
+        var header: String
+        var expiresAt: Date?
+        var scope: String?
+
+        init(_ token: SharedToken) {
+            header = token.header
+            expiresAt = token.expiresAt
+            scope = token.scope
+        }
+    }
+}
+
+/// The shared state could not be used for something that must not be done without it (a token
+/// the fleet asks for once). Its description names what failed, never a value.
+public struct PostgresSharedStateError: Error, Sendable, CustomStringConvertible {
+    /// What failed.
+    public let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
