@@ -176,6 +176,7 @@ final class PostgresStore: Sendable {
             return "PostgreSQL client error \(error.code.description)"
         }
         if let error = error as? APIError { return error.kind == .timeout ? "no answer in time" : "\(error.kind)" }
+        if let error = error as? PostgresSharedStateError { return error.description }
         return String(describing: type(of: error))
     }
 

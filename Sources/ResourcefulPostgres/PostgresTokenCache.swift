@@ -68,24 +68,43 @@ public final class PostgresTokenCache: SharedTokenCache {
         let fetched = Locked<SharedToken?>(nil)
         let outcome: Leased
         do {
-            try await store.prepared(until: deadline)
+            guard store.isAvailable else { throw PostgresSharedStateError("the shared state is unavailable") }
+            // Connecting is bounded by the store's own time; waiting for the lease by the call's.
+            let connectBy = Swift.min(deadline, .now + store.statementTimeout)
+            try await store.prepared(until: connectBy)
             let client = store.client
-            outcome = try await Deadline.run(until: deadline) {
-                try await client.withTransaction(logger: logger) { connection in
-                    try await Self.leased(row, refusing: refused, deadline: deadline, keys: keys, on: connection, logger: logger) {
-                        let token = try await fetch()
-                        fetched.withLock { $0 = token }
-                        return token
+            let connected = Outcome<Void>()
+            let work = Task {
+                do {
+                    return try await Deadline.run(until: deadline) {
+                        try await client.withTransaction(logger: logger) { connection in
+                            connected.settle(.success(()))
+                            return try await Self.leased(row, refusing: refused, deadline: deadline, keys: keys, on: connection, logger: logger) {
+                                let token = try await fetch()
+                                fetched.withLock { $0 = token }
+                                return token
+                            }
+                        }
                     }
+                } catch {
+                    connected.settle(.failure(error))
+                    throw error
                 }
             }
+            do {
+                try await connected.value(deadline: connectBy)
+            } catch {
+                work.cancel()
+                throw error
+            }
+            outcome = try await withTaskCancellationHandler { try await work.value } onCancel: { work.cancel() }
         } catch {
             // The transaction wraps what its body threw: the token server's own error goes out
             // as it came.
             let inner = (error as? PostgresTransactionError)?.closureError ?? error
             if let failure = inner as? FetchFailed { throw failure.error }
             if Task.isCancelled { throw CancellationError() }
-            store.noteFailure("token lease", error)
+            if !(error is PostgresSharedStateError) { store.noteFailure("token lease", error) }
             if let token = fetched.value { return token }
             guard whenUnavailable == .askAlone else {
                 throw PostgresSharedStateError(

@@ -39,6 +39,23 @@ struct StoreOutageTests {
             #expect(warnings.count == 1)
             #expect(warnings.first?.message.description.hasPrefix("Shared state unavailable") == true)
 
+            // A token the fleet must ask for once fails, typed and in time, without the store;
+            // one that may be asked for alone is.
+            let keys = try SharedStateKeys(current: "k", keys: ["k": Array(repeating: 9, count: 32)])
+            let strict = PostgresTokenCache(sharedState: shared, keys: keys, whenUnavailable: .fail)
+            let lenient = PostgresTokenCache(sharedState: shared, keys: keys)
+            let started = ContinuousClock.now
+            await #expect(throws: PostgresSharedStateError.self) {
+                _ = try await strict.withLease(named: "t", refusing: nil, deadline: .now + .seconds(2)) {
+                    SharedToken(header: "Bearer never-asked", renewIn: .seconds(60))
+                }
+            }
+            #expect(ContinuousClock.now - started < .seconds(2))
+            let alone = try await lenient.withLease(named: "t", refusing: nil, deadline: .now + .seconds(2)) {
+                SharedToken(header: "Bearer asked-alone", renewIn: .seconds(60))
+            }
+            #expect(alone.header == "Bearer asked-alone")
+
             try await server.start()
             // The client reconnects on its own: calls go back to the store once it answers.
             let after = "after \(UUID())"
