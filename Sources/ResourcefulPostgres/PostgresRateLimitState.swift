@@ -8,7 +8,8 @@ public import Resourceful
 /// Each place in a budget is one statement (`resourceful_reserve`: GCRA, one arrival time per
 /// upstream, the database server's clock, so that the instances' clocks do not matter): one round
 /// trip per call to an upstream with a budget or a pause known, before the call waits its turn.
-/// While the store is unavailable (see ``PostgresSharedState``), the instance keeps its own budgets
+/// A call whose deadline comes before the store's answer is refused: it cannot be known to have a
+/// place before its deadline. While the store is unavailable (see ``PostgresSharedState``), the instance keeps its own budgets
 /// in memory, as ``InMemoryRateLimitState`` does, and returns to the shared ones once it answers.
 ///
 /// Get one from ``PostgresSharedState/rateLimits``.
@@ -27,14 +28,20 @@ public final class PostgresRateLimitState: RateLimitState {
         let interval = budget.map { Self.microseconds($0.interval) }
         let burst = budget.map { Int32($0.burst) }
         let limit = Self.microseconds(maxWait)
-        let answer = await store.run("reserve", deadline: started + maxWait) { client -> (Bool, Int64)? in
+        let answer = await store.answer("reserve", deadline: started + maxWait) { client -> (Bool, Int64)? in
             let rows = try await client.query(
                 "SELECT granted, wait_us FROM resourceful_reserve(\(upstream), \(interval), \(burst), \(limit))")
             for try await row in rows.decode((Bool, Int64).self) { return row }
             return nil
         }
-        guard case .some(.some(let (granted, wait))) = answer else {
-            return await fallback.reserve(upstream, budget: budget, maxWait: maxWait)
+        let granted: Bool
+        let wait: Int64
+        switch answer {
+        case .answered(.some(let row)): (granted, wait) = row
+        case .answered(.none), .unavailable: return await fallback.reserve(upstream, budget: budget, maxWait: maxWait)
+        // The call's deadline came before the fleet's answer: it cannot be known to have a place
+        // before it, so it has none (the fleet's budget is never overrun by calls near their end).
+        case .cutShort: return .refused(wait: Swift.max(maxWait, .zero))
         }
         let waited = ContinuousClock.now - started
         let left = Duration.microseconds(Swift.max(wait, 0))

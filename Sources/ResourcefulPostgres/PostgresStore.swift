@@ -41,40 +41,61 @@ final class PostgresStore: Sendable {
         health.withLock { ($0.unavailableUntil ?? .now) <= .now }
     }
 
+    /// What a statement came to.
+    enum Answer<T: Sendable>: Sendable {
+        /// The store answered.
+        case answered(T)
+        /// The store is unavailable, failed, or did not answer within its own time: the caller
+        /// serves from memory.
+        case unavailable
+        /// The caller's deadline came before the store's answer: nothing is known of the store,
+        /// nor of what it would have said.
+        case cutShort
+    }
+
     /// Runs `body` against the store within `statementTimeout` (and before `deadline`, when
-    /// sooner): its result, or `nil` when the store is unavailable, fails or does not answer in
-    /// time — the caller then serves from memory. Only a failure or the store's own time-out
-    /// makes the store unavailable; a caller's deadline that comes first does not.
+    /// sooner): its result, or `nil` when the store is unavailable, fails, does not answer in
+    /// time, or the caller's deadline comes first — the caller then serves from memory.
     func run<T: Sendable>(
         _ what: String,
         deadline: ContinuousClock.Instant? = nil,
         _ body: @escaping @Sendable (PostgresClient) async throws -> T
     ) async -> T? {
+        guard case .answered(let value) = await answer(what, deadline: deadline, body) else { return nil }
+        return value
+    }
+
+    /// Runs `body` against the store within `statementTimeout` (and before `deadline`, when
+    /// sooner). Only a failure or the store's own time-out makes the store unavailable; a
+    /// caller's deadline that comes first, or its cancellation, does not.
+    func answer<T: Sendable>(
+        _ what: String,
+        deadline: ContinuousClock.Instant? = nil,
+        _ body: @escaping @Sendable (PostgresClient) async throws -> T
+    ) async -> Answer<T> {
         let now = ContinuousClock.now
-        guard health.withLock({ ($0.unavailableUntil ?? now) <= now }) else { return nil }
+        guard health.withLock({ ($0.unavailableUntil ?? now) <= now }) else { return .unavailable }
         let own = now + statementTimeout
         let bound = Swift.min(deadline ?? own, own)
-        guard bound > now else { return nil }
+        guard bound > now else { return .cutShort }
         do {
             try await prepared(until: bound)
             let client = self.client
             let result = try await Deadline.run(until: bound) { try await body(client) }
             noteSuccess()
             cleanUpNowAndThen()
-            return result
+            return .answered(result)
         } catch {
             // A caller cancelled (its call ended) says nothing of the store.
-            if Task.isCancelled { return nil }
-            // Cut short by the caller's deadline, not the store's time: that says nothing of
-            // the store either (the call is served from memory).
-            if bound < own, (error as? APIError)?.kind == .timeout { return nil }
+            if Task.isCancelled { return .cutShort }
+            if bound < own, (error as? APIError)?.kind == .timeout { return .cutShort }
             // The tables or functions are gone (a database restored or made again meanwhile):
             // the next statement creates them again.
             if let state = (error as? PSQLError)?.serverInfo?[.sqlState], Self.schemaMissing.contains(state) {
                 health.withLock { $0.prepared = false }
             }
             noteFailure(what, error)
-            return nil
+            return .unavailable
         }
     }
 

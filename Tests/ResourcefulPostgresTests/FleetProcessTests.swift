@@ -88,7 +88,7 @@ struct FleetProcessTests {
             let outputs = try await fleet(4, baseURL: "http://127.0.0.1:\(nginx.port)/v1/", ["--seconds", "4", "--concurrency", "2", "--rate", "20", "--burst", "1"]) {
                 // The fleet calls for a while; then this process is refused once.
                 try await Task.sleep(until: started + .seconds(1))
-                let shared = PostgresSharedState(configuration: connection(to: server), logger: Logger(label: "fleet-test"))
+                let shared = PostgresSharedState(configuration: connection(to: server), options: .patient, logger: Logger(label: "fleet-test"))
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask { await shared.run() }
                     defer { group.cancelAll() }

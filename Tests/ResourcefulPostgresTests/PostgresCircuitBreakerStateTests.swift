@@ -51,8 +51,8 @@ struct PostgresCircuitBreakerStateTests {
     func aLostProbeSlotIsTakenBackAfterTheLease() async throws {
         let upstream = "lease \(UUID())"
         let policy = CircuitBreakerPolicy(failureRatio: 0.5, minimumCalls: 2, window: .seconds(30), openInterval: .milliseconds(200), probes: 1)
-        var settings = PostgresSharedState.Options()
-        settings.probeLease = .seconds(1)
+        var settings = PostgresSharedState.Options.patient
+        settings.probeLease = .seconds(3)
         let options = settings
         try await withInstances(2, options: options) { instances in
             let a = instances[0].circuitBreakers

@@ -11,29 +11,37 @@ struct PostgresRateLimitStateTests {
     @Test("A budget is one for the fleet: places alternate between instances, spaced by the rate")
     func aBudgetIsSharedBetweenInstances() async throws {
         let upstream = "budget \(UUID())"
-        let budget = try #require(RateBudget(requestsPerSecond: 1, burst: 2))
+        // One place each 5 s, two at once.
+        let budget = try #require(RateBudget(requestsPerSecond: 0.2, burst: 2))
+        let interval = Duration.seconds(5)
         try await withInstances(2) { instances in
             let a = instances[0].rateLimits
             let b = instances[1].rateLimits
             // Each instance's connection is made before the places are counted.
             for instance in instances { _ = await instance.rateLimits.reserve("warm \(UUID())", budget: budget, maxWait: .seconds(5)) }
-            // The burst's two places go at once, the third waits about one interval, the fourth two.
-            #expect(await a.reserve(upstream, budget: budget, maxWait: .seconds(5)) == .granted(wait: .zero))
-            #expect(await b.reserve(upstream, budget: budget, maxWait: .seconds(5)) == .granted(wait: .zero))
-            guard case .granted(let third) = await a.reserve(upstream, budget: budget, maxWait: .seconds(5)),
-                case .granted(let fourth) = await b.reserve(upstream, budget: budget, maxWait: .seconds(5))
-            else {
+            // The burst's two places go at once, the third an interval after the first, the fourth
+            // two: each wait is that, less the time that passed since the first was taken.
+            let start = ContinuousClock.now
+            #expect(await a.reserve(upstream, budget: budget, maxWait: .seconds(30)) == .granted(wait: .zero))
+            #expect(await b.reserve(upstream, budget: budget, maxWait: .seconds(30)) == .granted(wait: .zero))
+            guard case .granted(let third) = await a.reserve(upstream, budget: budget, maxWait: .seconds(30)) else {
                 Issue.record("a place was refused within its wait")
                 return
             }
-            #expect(third > .milliseconds(500) && third <= .seconds(1))
-            #expect(fourth > third + .milliseconds(500) && fourth <= .seconds(2))
+            let thirdPassed = ContinuousClock.now - start
+            guard case .granted(let fourth) = await b.reserve(upstream, budget: budget, maxWait: .seconds(30)) else {
+                Issue.record("a place was refused within its wait")
+                return
+            }
+            let fourthPassed = ContinuousClock.now - start
+            #expect(third >= interval - thirdPassed - .milliseconds(10) && third <= interval, "\(third)")
+            #expect(fourth >= interval * 2 - fourthPassed - .milliseconds(10) && fourth <= interval * 2, "\(fourth)")
             // One that cannot wait that long is refused, and takes no place.
             guard case .refused(let wait) = await b.reserve(upstream, budget: budget, maxWait: .milliseconds(300)) else {
                 Issue.record("a place past the wait allowed was granted")
                 return
             }
-            #expect(wait > .milliseconds(1500))
+            #expect(wait >= interval * 3 - (ContinuousClock.now - start) - .milliseconds(10), "\(wait)")
             #expect(instances.allSatisfy { $0.isAvailable })
         }
     }
@@ -41,16 +49,17 @@ struct PostgresRateLimitStateTests {
     @Test("A place given back is taken by the next call of any instance")
     func aReleasedPlaceGoesToTheNextCall() async throws {
         let upstream = "release \(UUID())"
-        let budget = try #require(RateBudget(requestsPerSecond: 2, burst: 1))
+        let budget = try #require(RateBudget(requestsPerSecond: 0.2, burst: 1))
         try await withInstances(2) { instances in
-            #expect(await instances[0].rateLimits.reserve(upstream, budget: budget, maxWait: .seconds(5)) == .granted(wait: .zero))
-            guard case .granted(let wait) = await instances[0].rateLimits.reserve(upstream, budget: budget, maxWait: .seconds(5)) else {
+            let start = ContinuousClock.now
+            #expect(await instances[0].rateLimits.reserve(upstream, budget: budget, maxWait: .seconds(30)) == .granted(wait: .zero))
+            guard case .granted(let wait) = await instances[0].rateLimits.reserve(upstream, budget: budget, maxWait: .seconds(30)) else {
                 Issue.record("refused")
                 return
             }
-            #expect(wait > .milliseconds(300))
+            #expect(wait >= .seconds(5) - (ContinuousClock.now - start) - .milliseconds(10), "\(wait)")
             await instances[0].rateLimits.release(upstream, budget: budget)
-            guard case .granted(let again) = await instances[1].rateLimits.reserve(upstream, budget: budget, maxWait: .seconds(5)) else {
+            guard case .granted(let again) = await instances[1].rateLimits.reserve(upstream, budget: budget, maxWait: .seconds(30)) else {
                 Issue.record("refused")
                 return
             }
@@ -62,13 +71,15 @@ struct PostgresRateLimitStateTests {
     func aPauseHoldsTheFleet() async throws {
         let upstream = "pause \(UUID())"
         try await withInstances(2) { instances in
-            #expect(await instances[0].rateLimits.pause(upstream, for: .seconds(2)))
+            let start = ContinuousClock.now
+            #expect(await instances[0].rateLimits.pause(upstream, for: .seconds(10)))
             #expect(await instances[1].rateLimits.pause(upstream, for: .seconds(1)) == false)
-            guard case .granted(let wait) = await instances[1].rateLimits.reserve(upstream, budget: nil, maxWait: .seconds(5)) else {
+            guard case .granted(let wait) = await instances[1].rateLimits.reserve(upstream, budget: nil, maxWait: .seconds(30)) else {
                 Issue.record("refused")
                 return
             }
-            #expect(wait > .milliseconds(1500) && wait <= .seconds(2))
+            // The pause, less the time that passed since it was set.
+            #expect(wait >= .seconds(10) - (ContinuousClock.now - start) - .milliseconds(10) && wait <= .seconds(10), "\(wait)")
             guard case .refused = await instances[1].rateLimits.reserve(upstream, budget: nil, maxWait: .milliseconds(500)) else {
                 Issue.record("a call that cannot wait out the pause was let through")
                 return
@@ -79,15 +90,16 @@ struct PostgresRateLimitStateTests {
     @Test("A budget one instance learned from the upstream holds the others, until it expires")
     func aLearnedBudgetHoldsTheFleet() async throws {
         let upstream = "learned \(UUID())"
-        let learned = try #require(RateBudget(requestsPerSecond: 1, burst: 1))
+        let learned = try #require(RateBudget(requestsPerSecond: 0.2, burst: 1))
         try await withInstances(2) { instances in
             await instances[0].rateLimits.learn(upstream, budget: learned, for: .seconds(60))
-            #expect(await instances[1].rateLimits.reserve(upstream, budget: nil, maxWait: .seconds(5)) == .granted(wait: .zero))
-            guard case .granted(let wait) = await instances[1].rateLimits.reserve(upstream, budget: nil, maxWait: .seconds(5)) else {
+            let start = ContinuousClock.now
+            #expect(await instances[1].rateLimits.reserve(upstream, budget: nil, maxWait: .seconds(30)) == .granted(wait: .zero))
+            guard case .granted(let wait) = await instances[1].rateLimits.reserve(upstream, budget: nil, maxWait: .seconds(30)) else {
                 Issue.record("refused")
                 return
             }
-            #expect(wait > .milliseconds(500))
+            #expect(wait >= .seconds(5) - (ContinuousClock.now - start) - .milliseconds(10), "\(wait)")
             // A configured budget looser than the learned one does not loosen it.
             let loose = try #require(RateBudget(requestsPerSecond: 100, burst: 10))
             guard case .refused = await instances[0].rateLimits.reserve(upstream, budget: loose, maxWait: .milliseconds(100)) else {
@@ -96,6 +108,6 @@ struct PostgresRateLimitStateTests {
             }
         }
         let rows = try await rows("SELECT learned_interval_us::text FROM resourceful_rate_limits WHERE upstream = '\(upstream)'")
-        #expect(rows == ["1000000"])
+        #expect(rows == ["5000000"])
     }
 }

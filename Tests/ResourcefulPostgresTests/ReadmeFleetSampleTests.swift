@@ -32,7 +32,7 @@ struct ReadmeFleetSampleTests {
             let settings = config
 
             func instance() async throws -> (PostgresSharedState, API) {
-                let shared = PostgresSharedState(configuration: connection(to: server), logger: logger)
+                let shared = PostgresSharedState(configuration: connection(to: server), options: .patient, logger: logger)
                 let keys = try SharedStateKeys(current: "2026-11", keys: ["2026-11": sealingKey])
                 var dependencies = try await APIDependencies.live(config: settings)
                 dependencies.authenticationStorage = try await OAuth2AuthenticationStorage(

@@ -16,11 +16,12 @@ struct StoreOutageTests {
         var logger = Logger(label: "outage") { _ in logs }
         logger.logLevel = .notice
         var options = PostgresSharedState.Options()
-        options.statementTimeout = .milliseconds(300)
-        options.retryInterval = .milliseconds(300)
+        options.statementTimeout = .seconds(1)
+        options.retryInterval = .seconds(2)
         let budget = try #require(RateBudget(requestsPerSecond: 1000, burst: 100))
         try await withInstances(1, options: options, logger: logger) { instances in
             let shared = instances[0]
+            try await shared.prepare()
             let before = "before \(UUID())"
             #expect(await shared.rateLimits.reserve(before, budget: budget, maxWait: .seconds(5)) == .granted(wait: .zero))
             #expect(try await rows("SELECT count(*)::text FROM resourceful_rate_limits WHERE upstream = '\(before)'") == ["1"])
@@ -29,9 +30,10 @@ struct StoreOutageTests {
             let during = "during \(UUID())"
             for _ in 0..<20 {
                 let started = ContinuousClock.now
-                let place = await shared.rateLimits.reserve(during, budget: budget, maxWait: .seconds(1))
+                let place = await shared.rateLimits.reserve(during, budget: budget, maxWait: .seconds(5))
                 #expect(place == .granted(wait: .zero))
-                #expect(ContinuousClock.now - started < .seconds(1))
+                // Within the call's wait: at most the store's own time once per outage.
+                #expect(ContinuousClock.now - started < .seconds(5))
                 _ = await shared.circuitBreakers.permit(during, policy: CircuitBreakerPolicy())
             }
             #expect(!shared.isAvailable || logs.entries.contains { $0.level == .warning })

@@ -13,6 +13,16 @@ func connection(to server: PostgresServer) -> PostgresClient.Configuration {
     )
 }
 
+extension PostgresSharedState.Options {
+    /// The defaults, but a statement may take 5 s: on a loaded machine the tests check what the
+    /// store keeps, not how fast it answers (``StoreOutageTests`` sets its own).
+    static var patient: Self {
+        var options = Self()
+        options.statementTimeout = .seconds(5)
+        return options
+    }
+}
+
 /// The suite's server; a test outside ``PostgresTrait`` fails here.
 func suiteServer() throws -> PostgresServer {
     try #require(PostgresServer.current, "the suite runs with .postgres")
@@ -22,7 +32,7 @@ func suiteServer() throws -> PostgresServer {
 /// instances of a fleet have), their clients running until `body` returns.
 func withInstances<T: Sendable>(
     _ count: Int,
-    options: PostgresSharedState.Options = PostgresSharedState.Options(),
+    options: PostgresSharedState.Options = .patient,
     logger: Logger = Logger(label: "resourceful-postgres-tests"),
     _ body: @Sendable ([PostgresSharedState]) async throws -> T
 ) async throws -> T {
@@ -43,7 +53,17 @@ func rows(_ sql: String) async throws -> [String] {
         group.addTask { await client.run(); return nil }
         defer { group.cancelAll() }
         var found: [String] = []
-        for try await value in try await client.query(PostgresQuery(unsafeSQL: sql)).decode(String?.self) { found.append(value ?? "NULL") }
+        do {
+            for try await value in try await client.query(PostgresQuery(unsafeSQL: sql)).decode(String?.self) { found.append(value ?? "NULL") }
+        } catch {
+            // The tests' own queries hold no secret: what PostgreSQL said, in full.
+            throw QueryFailed(description: String(reflecting: error))
+        }
         return found
     }
+}
+
+/// A query of the tests that failed, with what PostgreSQL said.
+struct QueryFailed: Error, CustomStringConvertible {
+    let description: String
 }

@@ -62,7 +62,10 @@ let config = APIConfig(
 )
 let connection = PostgresClient.Configuration(
     host: "127.0.0.1", port: port, username: "resourceful", password: password, database: "postgres", tls: .disable)
-let shared = PostgresSharedState(configuration: connection, logger: logger)
+// A loaded test machine must not make the store look unavailable: a statement may take 5 s.
+var options = PostgresSharedState.Options()
+options.statementTimeout = .seconds(5)
+let shared = PostgresSharedState(configuration: connection, options: options, logger: logger)
 
 /// What the calls came to: status codes and error kinds, counted.
 actor Tally {

@@ -61,6 +61,16 @@ public final class PostgresServer: Sendable {
             log: directory.appendingPathComponent("postgres.log")
         )
         server.withLock { $0 = process }
+        // The port opens before the server takes connections (it may still be recovering):
+        // ready once pg_isready says it accepts them.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while try await Command.run(bin + "/pg_isready", ["-q", "-h", "127.0.0.1", "-p", "\(port)"]).status != 0 {
+            guard ContinuousClock.now < deadline else {
+                await halt()
+                throw Command.Failed(result: .init(status: -1, output: "PostgreSQL did not accept connections on \(port)", duration: .zero))
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
     }
 
     /// Stops the server at once (`SIGQUIT`, as a crash would look to its clients); ``start()``
