@@ -62,6 +62,8 @@ public final class PostgresHTTPCacheStorage: HTTPCacheStorage {
     static let writeLock: Int64 = 0x5265_736F_4361_6368
     /// A read moves a row's last use forward only when it is older than this (µs).
     static let useResolution: Int64 = 50_000
+    /// PostgreSQL's code for a lock not had within `lock_timeout`.
+    static let lockNotAvailable = "55P03"
     /// How many times an update starts again from a newer row before it gives up.
     static let updateAttempts = 40
 
@@ -286,7 +288,9 @@ public final class PostgresHTTPCacheStorage: HTTPCacheStorage {
                     for try await _ in rows { return .written }
                     return .conflict
                 }
-            } catch let error as PSQLError where error.serverInfo?[.sqlState] == "55P03" {
+            } catch let error as PostgresTransactionError
+                where (error.closureError as? PSQLError)?.serverInfo?[.sqlState] == Self.lockNotAvailable
+            {
                 // Other instances held the write lock too long: this write is skipped.
                 return .busy
             }
