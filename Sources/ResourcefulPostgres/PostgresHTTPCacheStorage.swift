@@ -33,7 +33,8 @@ public import Resourceful
 ///   clock; an expired row is never returned and is deleted by the statements themselves.
 /// - **Atomic updates:** ``updateEntry(forKey:_:)`` writes only over the row it read (compared
 ///   by its digest, under the cache's write lock), else starts again from the newer row, so that
-///   instances updating one entry at once lose none of the updates.
+///   instances updating one entry at once lose none of the updates. An instance's own updates of
+///   one key take turns, so that only other instances' can make it start again.
 /// - **Unreadable rows** (altered, sealed under a key this instance lacks, of an unknown format)
 ///   are treated as absent and deleted; never an error holding their bytes.
 /// - **When the store is unavailable** (see ``PostgresSharedState``) the instance keeps entries in
@@ -57,6 +58,8 @@ public final class PostgresHTTPCacheStorage: HTTPCacheStorage {
     private let keys: SharedStateKeys?
     /// What serves while the store is unavailable.
     private let fallback: InMemoryHTTPCacheStorage
+    /// The turns of this instance's updates, by key.
+    private let turns = Turns()
 
     /// The advisory lock every write of the cache holds, so that evictions keep the bound.
     static let writeLock: Int64 = 0x5265_736F_4361_6368
@@ -119,8 +122,12 @@ public final class PostgresHTTPCacheStorage: HTTPCacheStorage {
 
     /// Forgets the entry for `key`, for every instance.
     public func removeEntry(forKey key: String) async {
+        await remove(key, deadline: nil)
+    }
+
+    private func remove(_ key: String, deadline: ContinuousClock.Instant?) async {
         let name = SharedStateKeys.name(key)
-        _ = await store.run("cache remove") { client in
+        _ = await store.run("cache remove", deadline: deadline) { client in
             try await client.query("DELETE FROM resourceful_http_cache WHERE name = \(name)")
             return true
         }
@@ -132,6 +139,11 @@ public final class PostgresHTTPCacheStorage: HTTPCacheStorage {
     /// with what it wrote. Gives up (returns `nil`) when the store's statement timeout has passed.
     public func updateEntry(forKey key: String, _ update: (HTTPCacheEntry?) -> HTTPCacheEntry?) async -> HTTPCacheEntry? {
         let deadline = ContinuousClock.now + store.statementTimeout
+        // This instance's updates of one key take turns, so that they do not undo each other's
+        // reads over the network; each turn ends by its own deadline, so none waits past its own.
+        await turns.take(key)
+        defer { turns.give(key) }
+        guard ContinuousClock.now < deadline else { return nil }
         for _ in 0..<Self.updateAttempts {
             guard let found = await lookup(key, deadline: deadline) else { return await updateInMemory(key, update) }
             let current: HTTPCacheEntry?
@@ -142,7 +154,7 @@ public final class PostgresHTTPCacheStorage: HTTPCacheStorage {
             }
             guard let updated = update(current) else { return nil }
             guard let row = prepare(updated, forKey: key) else {
-                await removeEntry(forKey: key)
+                await remove(key, deadline: deadline)
                 return updated
             }
             switch await write(row, expecting: .some(digest), deadline: deadline) {
@@ -304,5 +316,37 @@ public final class PostgresHTTPCacheStorage: HTTPCacheStorage {
             guard let updated = update(current), keepsInMemory(updated, forKey: key) else { return nil }
             return updated
         }
+    }
+}
+
+/// Turns by key, first come first served: ``take(_:)`` waits until the calls that took the key's
+/// turn before have given it back.
+private final class Turns: Sendable {
+    private let waiting = Locked<[String: [CheckedContinuation<Void, Never>]]>([:])
+
+    func take(_ key: String) async {
+        await withCheckedContinuation { (turn: CheckedContinuation<Void, Never>) in
+            let now: Bool = waiting.withLock { waiting in
+                guard waiting[key] != nil else {
+                    waiting[key] = []
+                    return true
+                }
+                waiting[key]?.append(turn)
+                return false
+            }
+            if now { turn.resume() }
+        }
+    }
+
+    func give(_ key: String) {
+        let next: CheckedContinuation<Void, Never>? = waiting.withLock { waiting in
+            guard let queue = waiting[key], let first = queue.first else {
+                waiting[key] = nil
+                return nil
+            }
+            waiting[key] = Array(queue.dropFirst())
+            return first
+        }
+        next?.resume()
     }
 }

@@ -56,18 +56,21 @@ struct PostgresHTTPCacheStorageFleetTests {
 
                 let aliceFirst = try await Self.call(apis[0], "me", authorization: alice)
                 let aliceSecond = try await Self.call(apis[1], "me", authorization: alice)
-                #expect(aliceFirst == alice && aliceSecond == alice, "Alice got another answer than her own")
+                let aliceGotHers = aliceFirst == alice && aliceSecond == alice
+                #expect(aliceGotHers, "Alice got another answer than her own")
                 #expect(server.requests.count == 2, "Alice's answer was not shared")
                 let bobFirst = try await Self.call(apis[1], "me", authorization: bob)
                 let bobSecond = try await Self.call(apis[0], "me", authorization: bob)
-                #expect(bobFirst == bob && bobSecond == bob, "Bob got another answer than his own")
+                let bobGotHis = bobFirst == bob && bobSecond == bob
+                #expect(bobGotHis, "Bob got another answer than his own")
                 #expect(server.requests.count == 3)
                 let anonymous = try await Self.call(apis[0], "me")
                 #expect(anonymous == "anonymous")
 
                 // No credential is in a row in clear.
                 let stored = try await rows("SELECT encode(entry, 'escape') FROM resourceful_http_cache").joined()
-                #expect(!stored.contains("alice-") && !stored.contains("bob-"), "a credential is in the cache's rows")
+                let inClear = stored.contains("alice-") || stored.contains("bob-")
+                #expect(!inClear, "a credential is in the cache's rows")
             }
         }
     }

@@ -78,9 +78,9 @@ struct PostgresHTTPCacheStorageTests {
             await a.store(entry, forKey: key)
             let stored = try await rows("SELECT encode(entry, 'escape') || ' ' || coalesce(key_id, 'NULL') FROM resourceful_http_cache WHERE name = '\(name)'")
             #expect(stored.count == 1)
-            for secret in ["account-body-d41d8c", "acct-value-77e1", "X-Account", "private"] {
-                #expect(!stored.joined().contains(secret), "a value of the entry is in the row in clear")
-            }
+            let row = stored.joined()
+            let inClear = ["account-body-d41d8c", "acct-value-77e1", "X-Account", "private"].filter { row.contains($0) }.count
+            #expect(inClear == 0, "a value of the entry is in the row in clear")
             #expect(stored.first?.hasSuffix(" k1") == true, "the row names its key")
             #expect(await b.entry(forKey: key) == entry)
             // Other keys: absent, and the row that does not open is deleted.
@@ -172,7 +172,7 @@ struct PostgresHTTPCacheStorageTests {
     func concurrentUpdatesLoseNothing() async throws {
         let key = Self.credentialedKey()
         var options = PostgresSharedState.Options()
-        options.statementTimeout = .seconds(10)
+        options.statementTimeout = .milliseconds(500)
         try await withInstances(2, options: options) { instances in
             let storages = try instances.map { PostgresHTTPCacheStorage(sharedState: $0, keys: try Self.keys()) }
             let results = await withTaskGroup(of: Bool.self) { group in
