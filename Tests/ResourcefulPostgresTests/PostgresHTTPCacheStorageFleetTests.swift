@@ -11,9 +11,8 @@ import Testing
 @testable import ResourcefulPostgres
 
 /// Two APIs, one per instance, each with its own cache step over its own storage, against a
-/// server on loopback.
-@Suite(.postgres)
-struct PostgresHTTPCacheStorageFleetTests {
+/// server on loopback (in the storage's suite, on its PostgreSQL server).
+extension PostgresHTTPCacheStorageTests {
     struct Answer: Codable, Sendable, Equatable { var seenBy: String }
 
     static func call(_ api: API, _ path: String, authorization: String? = nil) async throws -> String {
@@ -41,7 +40,7 @@ struct PostgresHTTPCacheStorageFleetTests {
             var config = APIConfig(baseURL: server.baseURL.appendingPathComponent("v1"), service: "cache-fleet")
             config.cache.storesAuthorizedResponses = true
             let settings = config
-            try await withInstances(2) { instances in
+            try await Self.withStorageInstances(2) { instances in
                 let apis = instances.map { instance in
                     let cache = HTTPCacheMiddleware(
                         storage: PostgresHTTPCacheStorage(sharedState: instance, keys: keys), digestKey: keys.cacheDigestKey,

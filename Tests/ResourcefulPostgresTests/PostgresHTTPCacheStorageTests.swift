@@ -10,11 +10,24 @@ import Testing
 @testable import ResourcefulPostgres
 
 /// The HTTP cache's rows, shared by instances each with its own client. Serialized: one test
-/// bounds the whole table.
+/// bounds the whole table. The end-to-end test is in `PostgresHTTPCacheStorageFleetTests.swift`.
 @Suite(.postgres, .serialized)
 struct PostgresHTTPCacheStorageTests {
     static func keys(_ material: UInt8 = 7) throws -> SharedStateKeys {
         try SharedStateKeys(current: "k1", keys: ["k1": Array(repeating: material, count: 32)])
+    }
+
+    /// Instances whose schema is ready and whose statements may take 5 s, so that a machine
+    /// busy with other suites does not make the store count as unavailable.
+    static func withStorageInstances<T: Sendable>(_ count: Int, _ body: @Sendable ([PostgresSharedState]) async throws -> T)
+        async throws -> T
+    {
+        var options = PostgresSharedState.Options()
+        options.statementTimeout = .seconds(5)
+        return try await withInstances(count, options: options) { instances in
+            for instance in instances { try await instance.prepare() }
+            return try await body(instances)
+        }
     }
 
     static func anonymousKey() -> String { "http://api.example.test/v1/items/\(UUID().uuidString)" }
@@ -45,7 +58,7 @@ struct PostgresHTTPCacheStorageTests {
     @Test("Instance B reads what A stored; entries of other credentials and of anonymous calls stay side by side")
     func anotherInstanceReadsTheEntry() async throws {
         let keys = try Self.keys()
-        try await withInstances(2) { instances in
+        try await Self.withStorageInstances(2) { instances in
             let a = PostgresHTTPCacheStorage(sharedState: instances[0], keys: keys)
             let b = PostgresHTTPCacheStorage(sharedState: instances[1], keys: keys)
             let anonymous = Self.anonymousKey()
@@ -70,7 +83,7 @@ struct PostgresHTTPCacheStorageTests {
     func aCredentialedEntryIsSealed() async throws {
         let key = Self.credentialedKey()
         let name = SharedStateKeys.name(key)
-        try await withInstances(3) { instances in
+        try await Self.withStorageInstances(3) { instances in
             let a = PostgresHTTPCacheStorage(sharedState: instances[0], keys: try Self.keys())
             let b = PostgresHTTPCacheStorage(sharedState: instances[1], keys: try Self.keys())
             let other = PostgresHTTPCacheStorage(sharedState: instances[2], keys: try Self.keys(9))
@@ -99,7 +112,7 @@ struct PostgresHTTPCacheStorageTests {
     @Test("Without keys a credential's entry is not stored at all")
     func noKeysNoCredentialedEntry() async throws {
         let key = Self.credentialedKey()
-        try await withInstances(2) { instances in
+        try await Self.withStorageInstances(2) { instances in
             let a = PostgresHTTPCacheStorage(sharedState: instances[0])
             let b = PostgresHTTPCacheStorage(sharedState: instances[1], keys: try Self.keys())
             await a.store(Self.entry(body: "secret-body"), forKey: key)
@@ -119,7 +132,7 @@ struct PostgresHTTPCacheStorageTests {
         _ = try await rows("DELETE FROM resourceful_http_cache")
         let keys = (0..<4).map { _ in Self.anonymousKey() }
         let body = String(repeating: "x", count: 1000)
-        try await withInstances(2) { instances in
+        try await Self.withStorageInstances(2) { instances in
             // Every entry takes as many bytes as the first.
             await PostgresHTTPCacheStorage(sharedState: instances[0]).store(Self.entry(body: body), forKey: keys[0])
             let size = try #require(Int(try await rows("SELECT size::text FROM resourceful_http_cache").first ?? ""))
@@ -142,7 +155,7 @@ struct PostgresHTTPCacheStorageTests {
     @Test("An entry over maxEntryBytes is not stored, and the one it replaces is removed")
     func anOversizeEntryIsNotStored() async throws {
         let key = Self.anonymousKey()
-        try await withInstances(1) { instances in
+        try await Self.withStorageInstances(1) { instances in
             let storage = PostgresHTTPCacheStorage(sharedState: instances[0], maxEntryBytes: 2000)
             await storage.store(Self.entry(body: "small"), forKey: key)
             #expect(await Self.count(key) == 1)
@@ -156,7 +169,7 @@ struct PostgresHTTPCacheStorageTests {
     func anExpiredRowIsNotReturned() async throws {
         let key = Self.anonymousKey()
         let name = SharedStateKeys.name(key)
-        try await withInstances(2) { instances in
+        try await Self.withStorageInstances(2) { instances in
             let a = PostgresHTTPCacheStorage(sharedState: instances[0], maxAge: .seconds(60))
             let b = PostgresHTTPCacheStorage(sharedState: instances[1], maxAge: .seconds(60))
             await a.store(Self.entry(body: "soon stale"), forKey: key)
@@ -171,9 +184,7 @@ struct PostgresHTTPCacheStorageTests {
     @Test("updateEntry is atomic across instances: 2 × 10 concurrent increments make 20")
     func concurrentUpdatesLoseNothing() async throws {
         let key = Self.credentialedKey()
-        var options = PostgresSharedState.Options()
-        options.statementTimeout = .milliseconds(500)
-        try await withInstances(2, options: options) { instances in
+        try await Self.withStorageInstances(2) { instances in
             let storages = try instances.map { PostgresHTTPCacheStorage(sharedState: $0, keys: try Self.keys()) }
             let results = await withTaskGroup(of: Bool.self) { group in
                 for storage in storages {
@@ -198,7 +209,7 @@ struct PostgresHTTPCacheStorageTests {
     func aCorruptedRowIsAbsent() async throws {
         let anonymous = Self.anonymousKey()
         let credentialed = Self.credentialedKey()
-        try await withInstances(2) { instances in
+        try await Self.withStorageInstances(2) { instances in
             let a = PostgresHTTPCacheStorage(sharedState: instances[0], keys: try Self.keys())
             let b = PostgresHTTPCacheStorage(sharedState: instances[1], keys: try Self.keys())
             for key in [anonymous, credentialed] {
