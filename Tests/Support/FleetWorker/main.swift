@@ -3,12 +3,13 @@
 //
 //   resourceful-fleet-worker --postgres-port P --base-url URL --path ok --calls N --concurrency C
 //       [--rate R --burst B] [--seconds S] [--timeout S] [--ready FILE --go FILE]
-//       [--token-url URL --client-id ID [--fail-without-store]]
+//       [--token-url URL --client-id ID [--fail-without-store]] [--cache]
 //
 // The database password is read from RESOURCEFUL_FLEET_POSTGRES_PASSWORD, never from the command
 // line; with --token-url, calls carry a client_credentials token shared through PostgreSQL (the
 // client secret from RESOURCEFUL_FLEET_CLIENT_SECRET, the 32-byte sealing key, in hex, from
-// RESOURCEFUL_FLEET_SEALING_KEY). With --seconds, each task calls until that time has passed instead of N calls in all.
+// RESOURCEFUL_FLEET_SEALING_KEY); with --cache, answers are kept in the HTTP cache the fleet
+// shares (sealed with the same key). With --seconds, each task calls until that time has passed instead of N calls in all.
 // With --ready and --go, the worker writes the first file once its connections are up and waits
 // for the second, so that the processes of a fleet start calling together.
 import Foundation
@@ -90,11 +91,16 @@ func bytes(hex: String) -> [UInt8] {
     return bytes
 }
 
+/// The key rows are sealed with, from RESOURCEFUL_FLEET_SEALING_KEY.
+func sealingKeys() throws -> SharedStateKeys {
+    try SharedStateKeys(current: "k1", keys: ["k1": bytes(hex: ProcessInfo.processInfo.environment["RESOURCEFUL_FLEET_SEALING_KEY"] ?? "")])
+}
+
 /// The credentials of the calls: a client_credentials token shared by the fleet, or none.
 func storage(transport: any HTTPTransport) async throws -> (any AuthenticationStorage)? {
     guard let tokenURL = option("token-url").flatMap(URL.init(string:)), let clientID = option("client-id") else { return nil }
     let environment = ProcessInfo.processInfo.environment
-    let keys = try SharedStateKeys(current: "k1", keys: ["k1": bytes(hex: environment["RESOURCEFUL_FLEET_SEALING_KEY"] ?? "")])
+    let keys = try sealingKeys()
     let tokens = PostgresTokenCache(
         sharedState: shared, keys: keys, whenUnavailable: CommandLine.arguments.contains("--fail-without-store") ? .fail : .askAlone)
     return try await OAuth2AuthenticationStorage(
@@ -114,7 +120,12 @@ await withDiscardingTaskGroup { group in
         try await shared.prepare()
         var dependencies = try await APIDependencies.live(config: config)
         if let credentials = try await storage(transport: dependencies.transport) { dependencies.authenticationStorage = credentials }
-        let api = API(dependencies: dependencies, middlewares: API.defaultMiddlewares(sharedState: shared.state))
+        var middlewares = API.defaultMiddlewares(sharedState: shared.state)
+        if CommandLine.arguments.contains("--cache") {
+            let keys = try sealingKeys()
+            middlewares.append(HTTPCacheMiddleware(storage: PostgresHTTPCacheStorage(sharedState: shared, keys: keys), digestKey: keys.cacheDigestKey))
+        }
+        let api = API(dependencies: dependencies, middlewares: middlewares)
         if let ready = option("ready"), let go = option("go") {
             _ = FileManager.default.createFile(atPath: ready, contents: Data())
             while !FileManager.default.fileExists(atPath: go) { try await Task.sleep(for: .milliseconds(5)) }
