@@ -42,8 +42,9 @@ public final class PostgresSharedState: Service, Sendable {
         /// 0.25 s. An opening reaches every instance within it.
         public var breakerRefresh: Duration = .milliseconds(250)
         /// How long a half-open breaker's probe slots are held before they are taken back from
-        /// instances that never said how their probe ended (killed ones): 60 s.
-        public var probeLease: Duration = .seconds(60)
+        /// instances that never said how their probe ended (killed ones): 30 s, a call's default
+        /// time-out.
+        public var probeLease: Duration = .seconds(30)
 
         /// The defaults above.
         public init() {}
@@ -59,7 +60,13 @@ public final class PostgresSharedState: Service, Sendable {
 
     /// Shared state kept through a client of its own, connecting as `configuration` says; it logs
     /// the store's unavailability through `logger` (never a value of a row).
+    ///
+    /// Its sessions end a statement the server runs longer than twice ``Options/statementTimeout``
+    /// (`statement_timeout`), so that a statement an instance stopped waiting for does not run on.
     public convenience init(configuration: PostgresClient.Configuration, options: Options = Options(), logger: Logger) {
+        var configuration = configuration
+        let limit = Swift.max(Int64(options.statementTimeout * 2 / .milliseconds(1)), 1)
+        configuration.options.additionalStartupParameters.append(("statement_timeout", "\(limit)"))
         self.init(client: PostgresClient(configuration: configuration, backgroundLogger: logger), options: options, logger: logger)
     }
 

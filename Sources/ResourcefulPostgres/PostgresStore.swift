@@ -24,6 +24,9 @@ final class PostgresStore: Sendable {
         var warned = false
         var prepared = false
         var preparing: Task<Void, any Error>?
+        /// A table or function was missing although the version was there (a partial restore):
+        /// every step is applied again (each is idempotent).
+        var remigrate = false
         var lastCleanup: ContinuousClock.Instant?
     }
 
@@ -92,7 +95,10 @@ final class PostgresStore: Sendable {
             // The tables or functions are gone (a database restored or made again meanwhile):
             // the next statement creates them again.
             if let state = (error as? PSQLError)?.serverInfo?[.sqlState], Self.schemaMissing.contains(state) {
-                health.withLock { $0.prepared = false }
+                health.withLock {
+                    $0.prepared = false
+                    $0.remigrate = true
+                }
             }
             noteFailure(what, error)
             return .unavailable
@@ -111,11 +117,17 @@ final class PostgresStore: Sendable {
             let client = self.client
             let logger = self.logger
             let health = self.health
+            let everyStep = state.remigrate
             let running = Task {
                 do {
-                    try await PostgresStore.migrate(client, logger: logger)
+                    // A migration that hangs (a lock another session holds, a partition) ends,
+                    // so that the next statement tries again.
+                    try await Deadline.run(until: .now + .seconds(30)) {
+                        try await PostgresStore.migrate(client, logger: logger, everyStep: everyStep)
+                    }
                     health.withLock {
                         $0.prepared = true
+                        $0.remigrate = false
                         $0.preparing = nil
                     }
                 } catch {
@@ -132,8 +144,9 @@ final class PostgresStore: Sendable {
 
     /// Applies every step of the schema the database lacks, in one transaction holding the
     /// migration lock.
-    static func migrate(_ client: PostgresClient, logger: Logger) async throws {
+    static func migrate(_ client: PostgresClient, logger: Logger, everyStep: Bool = false) async throws {
         try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT set_config('lock_timeout', '20s', true), set_config('statement_timeout', '25s', true)", logger: logger)
             try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))", logger: logger)
             try await connection.query(
                 "CREATE TABLE IF NOT EXISTS resourceful_schema (version integer NOT NULL)", logger: logger)
@@ -143,7 +156,7 @@ final class PostgresStore: Sendable {
             {
                 found = version ?? 0
             }
-            guard found < PostgresSchema.version else { return }
+            guard found < PostgresSchema.version || everyStep else { return }
             for step in PostgresSchema.steps {
                 try await connection.query(PostgresQuery(unsafeSQL: step), logger: logger)
             }

@@ -104,6 +104,11 @@ public final class PostgresTokenCache: SharedTokenCache {
             let inner = (error as? PostgresTransactionError)?.closureError ?? error
             if let failure = inner as? FetchFailed { throw failure.error }
             if Task.isCancelled { throw CancellationError() }
+            // Waiting out another instance's lease (lock_timeout, the call's deadline) says
+            // nothing of the store: the lease was not had in time.
+            if Self.leaseNotHadInTime(inner) || ContinuousClock.now >= deadline {
+                throw PostgresSharedStateError("another instance held the token's lease until the call's deadline")
+            }
             if !(error is PostgresSharedStateError) { store.noteFailure("token lease", error) }
             if let token = fetched.value { return token }
             guard whenUnavailable == .askAlone else {
@@ -114,6 +119,13 @@ public final class PostgresTokenCache: SharedTokenCache {
         }
         store.noteSuccess()
         return outcome.token
+    }
+
+    /// Whether `error` is PostgreSQL giving up waiting for the lease (`lock_timeout`, or a
+    /// statement cancelled).
+    private static func leaseNotHadInTime(_ error: any Error) -> Bool {
+        guard let state = (error as? PSQLError)?.serverInfo?[.sqlState] else { return false }
+        return state == "55P03" || state == "57014"
     }
 
     /// What the lease's transaction came to.
@@ -133,7 +145,11 @@ public final class PostgresTokenCache: SharedTokenCache {
         on connection: PostgresConnection, logger: Logger, fetch: @Sendable () async throws -> SharedToken
     ) async throws -> Leased {
         let wait = "\(Swift.max(Int64((deadline - .now) / .milliseconds(1)), 1))ms"
-        try await connection.query("SELECT set_config('lock_timeout', \(wait), true)", logger: logger)
+        try await connection.query("SELECT set_config('lock_timeout', \(wait), true), set_config('statement_timeout', \(wait), true)", logger: logger)
+        // A holder whose host vanishes (power, partition) is not seen by TCP for hours: the
+        // server ends its session, and the lease with it, once it has idled past the deadline.
+        let idle = "\(Swift.max(Int64((deadline - .now) / .milliseconds(1)), 1) + 5000)ms"
+        try await connection.query("SELECT set_config('idle_in_transaction_session_timeout', \(idle), true)", logger: logger)
         try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended('resourceful token ' || \(row), 0))", logger: logger)
         if let kept = try await read(row, keys: keys, on: { try await connection.query($0, logger: logger) }),
             kept.header != refused
