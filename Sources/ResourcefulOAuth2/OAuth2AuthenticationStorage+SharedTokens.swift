@@ -36,7 +36,14 @@ extension OAuth2AuthenticationStorage {
 
 extension OAuth2AuthenticationStorage.Token {
     /// A token a fleet's cache kept.
+    ///
+    /// What another instance kept is held to the lifetime a token answer may have, and to its
+    /// expiry: a row altered to live for ever is renewed as any token is.
     init(_ shared: SharedToken) {
-        self.init(header: shared.header, renewAt: .now + shared.renewIn, expiresAt: shared.expiresAt, scope: shared.scope)
+        var renewIn = Swift.min(shared.renewIn, .seconds(TokenResponse.maximumLifetime))
+        if let expiresAt = shared.expiresAt {
+            renewIn = Swift.min(renewIn, .seconds(Swift.max(expiresAt.timeIntervalSinceNow, 0)))
+        }
+        self.init(header: shared.header, renewAt: .now + renewIn, expiresAt: shared.expiresAt, scope: shared.scope)
     }
 }

@@ -49,7 +49,9 @@ public final class PostgresCircuitBreakerState: CircuitBreakerState {
     /// when its interval is over and a slot is free, else the instance's own breaker decides.
     public func permit(_ upstream: String, policy: CircuitBreakerPolicy) async -> CircuitBreakerPermit {
         guard let view = await view(of: upstream) else { return await local.permit(upstream, policy: policy) }
-        guard let openUntil = view.openUntil else { return await local.permit(upstream, policy: policy) }
+        guard var openUntil = view.openUntil else { return await local.permit(upstream, policy: policy) }
+        // No opening lasts longer than the policy says, whatever a row holds.
+        openUntil = Swift.min(openUntil, view.read + policy.openInterval)
         let now = ContinuousClock.now
         if now < openUntil { return .refused(retryAfter: openUntil - now, failures: view.failures, calls: view.calls) }
         let probes = Int32(clamping: policy.probes)

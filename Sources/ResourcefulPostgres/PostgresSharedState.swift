@@ -62,11 +62,12 @@ public final class PostgresSharedState: Service, Sendable {
     /// the store's unavailability through `logger` (never a value of a row).
     ///
     /// Its sessions end a statement the server runs longer than twice ``Options/statementTimeout``
-    /// (`statement_timeout`), so that a statement an instance stopped waiting for does not run on.
+    /// (`statement_timeout`), or waits that long for a row another session locked (`lock_timeout`),
+    /// so that a statement an instance stopped waiting for does not run on.
     public convenience init(configuration: PostgresClient.Configuration, options: Options = Options(), logger: Logger) {
         var configuration = configuration
         let limit = Swift.max(Int64(options.statementTimeout * 2 / .milliseconds(1)), 1)
-        configuration.options.additionalStartupParameters.append(("statement_timeout", "\(limit)"))
+        configuration.options.additionalStartupParameters += [("statement_timeout", "\(limit)"), ("lock_timeout", "\(limit)")]
         self.init(client: PostgresClient(configuration: configuration, backgroundLogger: logger), options: options, logger: logger)
     }
 
