@@ -25,11 +25,11 @@ public import Resourceful
 ///   even in memory: an answer to a credential is never kept in clear. Answers to anonymous
 ///   requests are kept as they are.
 /// - **Bounded:** the rows' sizes (their stored bytes and their name) add up to at most
-///   ``maxBytes``; a store evicts the least recently used rows to make room (a read counts as a
+///   `maxBytes`; a store evicts the least recently used rows to make room (a read counts as a
 ///   use: its time is moved forward in the same statement, at most once every 50 ms, so that an
 ///   entry many instances read is not rewritten for each). An entry larger than
-///   ``maxEntryBytes`` is not stored (and the one it replaces is removed).
-/// - **Expiring:** a row lives ``maxAge`` from when it was stored, by the database server's
+///   `maxEntryBytes` is not stored (and the one it replaces is removed).
+/// - **Expiring:** a row lives `maxAge` from when it was stored, by the database server's
 ///   clock; an expired row is never returned and is deleted by the statements themselves.
 /// - **Atomic updates:** ``updateEntry(forKey:_:)`` writes only over the row it read (compared
 ///   by its digest, under the cache's write lock), else starts again from the newer row, so that
@@ -48,11 +48,11 @@ public import Resourceful
 /// instance made in between.
 public final class PostgresHTTPCacheStorage: HTTPCacheStorage {
     /// The most bytes the rows take together.
-    public let maxBytes: Int
+    package let maxBytes: Int
     /// The most bytes one row takes; a larger entry is not stored.
-    public let maxEntryBytes: Int
+    package let maxEntryBytes: Int
     /// How long a row lives after it was stored.
-    public let maxAge: Duration
+    package let maxAge: Duration
 
     private let store: PostgresStore
     private let keys: SharedStateKeys?

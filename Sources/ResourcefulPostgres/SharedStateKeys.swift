@@ -5,7 +5,7 @@ public import Resourceful
 /// The keys rows holding secrets are sealed with (AES-256-GCM), each named by an id kept beside
 /// the row, so that rows sealed under an earlier key are still read after a rotation.
 ///
-/// New rows are sealed with ``currentID``'s key; a row is opened with the key its id names, and a
+/// New rows are sealed with the current key; a row is opened with the key its id names, and a
 /// row whose key is not among these is treated as absent (never an error holding its bytes). The
 /// same key material gives the fleet one ``HTTPCacheDigestKey`` (derived with HKDF), so that every
 /// instance files a credential's cached answers under the same digest.
@@ -22,7 +22,7 @@ public struct SharedStateKeys: Sendable {
     }
 
     /// The id of the key new rows are sealed with.
-    public let currentID: String
+    package let currentID: String
     private let keys: [String: SymmetricKey]
 
     /// Keys by id (each 32 bytes or more; 32 are used), sealing new rows with `current`'s.

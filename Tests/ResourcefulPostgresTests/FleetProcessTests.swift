@@ -84,10 +84,9 @@ struct FleetProcessTests {
             var settings = APIConfig(baseURL: base, service: "fleet")
             settings.retry = .never
             let config = settings
-            let started = ContinuousClock.now
             let outputs = try await fleet(4, baseURL: "http://127.0.0.1:\(nginx.port)/v1/", ["--seconds", "4", "--concurrency", "2", "--rate", "20", "--burst", "1"]) {
-                // The fleet calls for a while; then this process is refused once.
-                try await Task.sleep(until: started + .seconds(1))
+                // Once the fleet has been calling for a while, this process is refused once.
+                try await poll { Self.requests(nginx).filter { $0.path == "/v1/ok" }.count >= 10 }
                 let shared = PostgresSharedState(configuration: connection(to: server), options: .patient, logger: Logger(label: "fleet-test"))
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask { await shared.run() }

@@ -94,12 +94,3 @@ struct FleetTokenTests {
         _ = try await rows("DELETE FROM resourceful_tokens RETURNING name")
     }
 }
-
-/// Waits until `condition` holds, checking every 20 ms, for at most a minute.
-func poll(_ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + .seconds(60)
-    while try await !condition() {
-        guard ContinuousClock.now < deadline else { throw POSIXError(.ETIMEDOUT) }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-}

@@ -57,3 +57,11 @@ func outcomes(_ outputs: [String]) throws -> [String: Int] {
     return total
 }
 
+/// Waits until `condition` holds, checking every 20 ms, for at most a minute.
+func poll(_ condition: () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + .seconds(60)
+    while try await !condition() {
+        guard ContinuousClock.now < deadline else { throw POSIXError(.ETIMEDOUT) }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+}
