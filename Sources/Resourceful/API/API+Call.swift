@@ -79,6 +79,10 @@ extension API {
             throw APIError(kind: error.kind, detail: "while looking up the credential", underlying: error.underlying).at(.credentials)
         } catch is CancellationError {
             throw APIError(kind: .cancelled, detail: "while looking up the credential").at(.credentials)
+        } catch where ContinuousClock.now >= start + options.timeout {
+            // A storage bounding its own wait by a time-out close to the call's may fail a moment
+            // before the call's deadline is seen: past the deadline, the call has timed out.
+            throw APIError(kind: .timeout, detail: "while looking up the credential", underlying: error).at(.credentials)
         } catch let error as any SecretFreeDescription {
             throw APIError(kind: .authentication, detail: error.description, underlying: error).at(.credentials)
         } catch {

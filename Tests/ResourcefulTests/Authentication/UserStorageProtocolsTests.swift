@@ -45,6 +45,26 @@ import Testing
         #expect(PromptStorage(seen: Locked(nil)).lookupDeadline == nil)
     }
 
+    /// A storage that waits for its vault until the call's deadline, then gives up with its own error.
+    struct GivingUpStorage: DeadlineHonouringStorage {
+        func authenticationHeader(for service: String) async throws -> String? {
+            let limit = lookupDeadline ?? .now
+            try? await Task.sleep(until: limit, tolerance: .zero, clock: .continuous)
+            throw VaultError()
+        }
+    }
+
+    @Test func aStorageGivingUpAtTheCallsDeadlineTimesTheCallOut() async throws {
+        try await Harness.run(configure: { $0.timeout = .milliseconds(300) }) { harness in
+            harness.dependencies.authenticationStorage = GivingUpStorage()
+            let error = await #expect(throws: APIError.self) { try await harness.api.call(AdHocRequest<Empty, Empty>(.show, "me")) }
+            #expect(error?.kind == .timeout)
+            #expect(error?.stage == .credentials)
+            #expect(error?.underlying is VaultError)
+            #expect(harness.server.requests.isEmpty)
+        }
+    }
+
     @Test func aSecretFreeErrorIsShownAndAnyOtherIsNot() async throws {
         try await Harness.run { harness in
             harness.dependencies.authenticationStorage = FailingStorage(error: VaultError())
