@@ -3,7 +3,7 @@ import HTTPTypes
 import NIOCore
 import Resourceful
 
-/// An ``HTTPCacheEntry`` as bytes, for a row of `resourceful_http_cache`: compact, versioned and
+/// An ``HTTPCacheEntry`` as bytes, for a row of `resourceful.http_cache`: compact, versioned and
 /// read with every length checked against the bytes left.
 ///
 /// Version 1, all integers big-endian:

@@ -10,7 +10,7 @@ public import Resourceful
 /// opening in the store, where the others see it. An instance reads an upstream's shared state at
 /// most once per ``PostgresSharedState/Options/breakerRefresh`` (0.25 s unless set): a closed
 /// breaker costs no round trip on most calls, and an opening reaches every instance within that
-/// time. Probe slots are taken in the store (`resourceful_breaker_probe`); a slot an instance
+/// time. Probe slots are taken in the store (`resourceful.breaker_probe`); a slot an instance
 /// held when it was killed is taken back after ``PostgresSharedState/Options/probeLease``. While
 /// the store is unavailable the instance's own breaker decides alone.
 ///
@@ -57,7 +57,7 @@ public final class PostgresCircuitBreakerState: CircuitBreakerState {
         let probes = Int32(clamping: policy.probes)
         let lease = PostgresRateLimitState.microseconds(probeLease)
         let claimed = await store.run("probe") { client -> Bool in
-            let rows = try await client.query("SELECT resourceful_breaker_probe(\(upstream), \(probes), \(lease))")
+            let rows = try await client.query("SELECT resourceful.breaker_probe(\(upstream), \(probes), \(lease))")
             for try await taken in rows.decode(Bool.self) { return taken }
             return false
         }
@@ -86,8 +86,8 @@ public final class PostgresCircuitBreakerState: CircuitBreakerState {
             // A breaker the fleet already opened (or is probing) stays as it is.
             let rows = try await client.query(
                 """
-                INSERT INTO resourceful_breakers (upstream, open_until_us, failures, calls, touched_us)
-                    VALUES (\(upstream), resourceful_now_us() + \(open), \(Int32(clamping: failures)), \(Int32(clamping: calls)), resourceful_now_us())
+                INSERT INTO resourceful.breakers (upstream, open_until_us, failures, calls, touched_us)
+                    VALUES (\(upstream), resourceful.now_us() + \(open), \(Int32(clamping: failures)), \(Int32(clamping: calls)), resourceful.now_us())
                 ON CONFLICT (upstream) DO NOTHING
                 RETURNING true
                 """)
@@ -123,7 +123,7 @@ public final class PostgresCircuitBreakerState: CircuitBreakerState {
         let probes = Int32(clamping: policy.probes)
         let open = PostgresRateLimitState.microseconds(policy.openInterval)
         let answer = await store.run("probed") { client -> String? in
-            let rows = try await client.query("SELECT resourceful_breaker_probed(\(upstream), \(said), \(probes), \(open))")
+            let rows = try await client.query("SELECT resourceful.breaker_probed(\(upstream), \(said), \(probes), \(open))")
             for try await value in rows.decode(String?.self) { return value }
             return nil
         }
@@ -142,7 +142,7 @@ public final class PostgresCircuitBreakerState: CircuitBreakerState {
         if let known = kept.withLock({ $0.views[upstream] }), now - known.read < refresh { return known }
         let read = await store.run("breaker") { client -> (Int64, Int32, Int32)? in
             let rows = try await client.query(
-                "SELECT open_until_us - resourceful_now_us(), failures, calls FROM resourceful_breakers WHERE upstream = \(upstream)")
+                "SELECT open_until_us - resourceful.now_us(), failures, calls FROM resourceful.breakers WHERE upstream = \(upstream)")
             for try await row in rows.decode((Int64, Int32, Int32).self) { return row }
             return nil
         }

@@ -15,7 +15,7 @@ public import Resourceful
 /// let api = API(dependencies: dependencies, middlewares: API.defaultMiddlewares(sharedState: shared.state) + [cache])
 /// ```
 ///
-/// Each entry is one row of `resourceful_http_cache`, named by the SHA-256 of its storage key;
+/// Each entry is one row of `resourceful.http_cache`, named by the SHA-256 of its storage key;
 /// `Vary` variants and each credential's answers are rows of their own. The entry is kept in a
 /// compact, versioned byte format.
 ///
@@ -128,7 +128,7 @@ public final class PostgresHTTPCacheStorage: HTTPCacheStorage {
     private func remove(_ key: String, deadline: ContinuousClock.Instant?) async {
         let name = SharedStateKeys.name(key)
         _ = await store.run("cache remove", deadline: deadline) { client in
-            try await client.query("DELETE FROM resourceful_http_cache WHERE name = \(name)")
+            try await client.query("DELETE FROM resourceful.http_cache WHERE name = \(name)")
             return true
         }
         await fallback.removeEntry(forKey: key)
@@ -236,11 +236,11 @@ public final class PostgresHTTPCacheStorage: HTTPCacheStorage {
         let answer = await store.run("cache read", deadline: deadline) { client -> (String?, [UInt8])? in
             let rows = try await client.query(
                 """
-                WITH n AS (SELECT resourceful_now_us() AS now),
-                gone AS (DELETE FROM resourceful_http_cache t USING n WHERE t.name = \(name) AND t.expires_us <= n.now),
-                hit AS (SELECT t.name, t.key_id, t.entry, t.used_us FROM resourceful_http_cache t, n
+                WITH n AS (SELECT resourceful.now_us() AS now),
+                gone AS (DELETE FROM resourceful.http_cache t USING n WHERE t.name = \(name) AND t.expires_us <= n.now),
+                hit AS (SELECT t.name, t.key_id, t.entry, t.used_us FROM resourceful.http_cache t, n
                     WHERE t.name = \(name) AND t.expires_us > n.now),
-                bump AS (UPDATE resourceful_http_cache t SET used_us = n.now FROM hit, n
+                bump AS (UPDATE resourceful.http_cache t SET used_us = n.now FROM hit, n
                     WHERE t.name = hit.name AND hit.used_us < n.now - \(resolution))
                 SELECT key_id, entry FROM hit
                 """)
@@ -254,7 +254,7 @@ public final class PostgresHTTPCacheStorage: HTTPCacheStorage {
             // Deleted only as it was read, so that a good row written meanwhile stays.
             let seen = ByteBuffer(bytes: digest)
             _ = await store.run("cache discard", deadline: deadline) { client in
-                try await client.query("DELETE FROM resourceful_http_cache WHERE name = \(name) AND sha256(entry) = \(seen)")
+                try await client.query("DELETE FROM resourceful.http_cache WHERE name = \(name) AND sha256(entry) = \(seen)")
                 return true
             }
             return .absent
@@ -281,17 +281,17 @@ public final class PostgresHTTPCacheStorage: HTTPCacheStorage {
                         "SELECT set_config('lock_timeout', \(lockTimeout), true), pg_advisory_xact_lock(\(Self.writeLock))", logger: logger)
                     let rows = try await connection.query(
                         """
-                        WITH n AS (SELECT resourceful_now_us() AS now),
-                        live AS (SELECT sha256(t.entry) AS digest FROM resourceful_http_cache t, n
+                        WITH n AS (SELECT resourceful.now_us() AS now),
+                        live AS (SELECT sha256(t.entry) AS digest FROM resourceful.http_cache t, n
                             WHERE t.name = \(row.name) AND t.expires_us > n.now),
                         ok AS (SELECT 1 AS yes WHERE NOT \(checks) OR (SELECT digest FROM live) IS NOT DISTINCT FROM \(expected)::bytea),
-                        expired AS (DELETE FROM resourceful_http_cache t USING n
+                        expired AS (DELETE FROM resourceful.http_cache t USING n
                             WHERE EXISTS (SELECT 1 FROM ok) AND t.name <> \(row.name) AND t.expires_us <= n.now),
                         ranked AS (SELECT t.name, sum(t.size) OVER (ORDER BY t.used_us DESC, t.name DESC) AS running
-                            FROM resourceful_http_cache t, n WHERE t.name <> \(row.name) AND t.expires_us > n.now),
-                        evicted AS (DELETE FROM resourceful_http_cache t USING ranked r
+                            FROM resourceful.http_cache t, n WHERE t.name <> \(row.name) AND t.expires_us > n.now),
+                        evicted AS (DELETE FROM resourceful.http_cache t USING ranked r
                             WHERE EXISTS (SELECT 1 FROM ok) AND t.name = r.name AND r.running > \(room))
-                        INSERT INTO resourceful_http_cache AS t (name, key_id, entry, size, expires_us, used_us)
+                        INSERT INTO resourceful.http_cache AS t (name, key_id, entry, size, expires_us, used_us)
                             SELECT \(row.name), \(row.keyID), \(bytes), \(row.size), n.now + \(age), n.now FROM n, ok
                         ON CONFLICT (name) DO UPDATE SET key_id = excluded.key_id, entry = excluded.entry, size = excluded.size,
                             expires_us = excluded.expires_us, used_us = excluded.used_us

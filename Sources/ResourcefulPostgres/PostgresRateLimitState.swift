@@ -5,7 +5,7 @@ public import Resourceful
 /// requests a second is 100 for the whole fleet, and a `429` with `Retry-After` that one instance
 /// sees pauses them all.
 ///
-/// Each place in a budget is one statement (`resourceful_reserve`: GCRA, one arrival time per
+/// Each place in a budget is one statement (`resourceful.reserve`: GCRA, one arrival time per
 /// upstream, the database server's clock, so that the instances' clocks do not matter): one round
 /// trip per call to an upstream with a budget or a pause known, before the call waits its turn.
 /// A call whose deadline comes before the store's answer is refused: it cannot be known to have a
@@ -30,7 +30,7 @@ public final class PostgresRateLimitState: RateLimitState {
         let limit = Self.microseconds(maxWait)
         let answer = await store.answer("reserve", deadline: started + maxWait) { client -> (Bool, Int64)? in
             let rows = try await client.query(
-                "SELECT granted, wait_us FROM resourceful_reserve(\(upstream), \(interval), \(burst), \(limit))")
+                "SELECT granted, wait_us FROM resourceful.reserve(\(upstream), \(interval), \(burst), \(limit))")
             for try await row in rows.decode((Bool, Int64).self) { return row }
             return nil
         }
@@ -59,7 +59,7 @@ public final class PostgresRateLimitState: RateLimitState {
         let interval = budget.map { Self.microseconds($0.interval) }
         let burst = budget.map { Int32($0.burst) }
         let done = await store.run("release") { client in
-            try await client.query("SELECT resourceful_release(\(upstream), \(interval), \(burst))")
+            try await client.query("SELECT resourceful.release(\(upstream), \(interval), \(burst))")
             return true
         }
         if done == nil { await fallback.release(upstream, budget: budget) }
@@ -72,8 +72,8 @@ public final class PostgresRateLimitState: RateLimitState {
         let changed = await store.run("pause") { client -> Bool in
             let rows = try await client.query(
                 """
-                INSERT INTO resourceful_rate_limits AS t (upstream, paused_until_us, touched_us)
-                    VALUES (\(upstream), resourceful_now_us() + \(length), resourceful_now_us())
+                INSERT INTO resourceful.rate_limits AS t (upstream, paused_until_us, touched_us)
+                    VALUES (\(upstream), resourceful.now_us() + \(length), resourceful.now_us())
                 ON CONFLICT (upstream) DO UPDATE SET paused_until_us = excluded.paused_until_us, touched_us = excluded.touched_us
                     WHERE t.paused_until_us IS NULL OR t.paused_until_us < excluded.paused_until_us
                 RETURNING true
@@ -95,8 +95,8 @@ public final class PostgresRateLimitState: RateLimitState {
             // calls under the new one.
             try await client.query(
                 """
-                INSERT INTO resourceful_rate_limits AS t (upstream, learned_interval_us, learned_burst, learned_until_us, touched_us)
-                    VALUES (\(upstream), \(interval), \(burst), resourceful_now_us() + \(length), resourceful_now_us())
+                INSERT INTO resourceful.rate_limits AS t (upstream, learned_interval_us, learned_burst, learned_until_us, touched_us)
+                    VALUES (\(upstream), \(interval), \(burst), resourceful.now_us() + \(length), resourceful.now_us())
                 ON CONFLICT (upstream) DO UPDATE SET
                     arrival_us = CASE WHEN t.learned_interval_us IS DISTINCT FROM excluded.learned_interval_us
                         OR t.learned_burst IS DISTINCT FROM excluded.learned_burst
@@ -113,7 +113,7 @@ public final class PostgresRateLimitState: RateLimitState {
     public func remainingPause(of upstream: String) async -> Duration {
         let left = await store.run("pause left") { client -> Int64 in
             let rows = try await client.query(
-                "SELECT greatest(paused_until_us - resourceful_now_us(), 0) FROM resourceful_rate_limits WHERE upstream = \(upstream)")
+                "SELECT greatest(paused_until_us - resourceful.now_us(), 0) FROM resourceful.rate_limits WHERE upstream = \(upstream)")
             for try await left in rows.decode(Int64?.self) { return left ?? 0 }
             return 0
         }

@@ -63,15 +63,25 @@ public final class PostgresSharedState: Service, Sendable {
     ///
     /// Its sessions end a statement the server runs longer than twice ``Options/statementTimeout``
     /// (`statement_timeout`), or waits that long for a row another session locked (`lock_timeout`),
-    /// so that a statement an instance stopped waiting for does not run on.
+    /// so that a statement an instance stopped waiting for does not run on. Their `search_path` is
+    /// `pg_catalog, pg_temp`: no function or operator another role created in a schema of the
+    /// database's default path (`public`) is called in place of PostgreSQL's own.
     public convenience init(configuration: PostgresClient.Configuration, options: Options = Options(), logger: Logger) {
         var configuration = configuration
         let limit = Swift.max(Int64(options.statementTimeout * 2 / .milliseconds(1)), 1)
-        configuration.options.additionalStartupParameters += [("statement_timeout", "\(limit)"), ("lock_timeout", "\(limit)")]
+        configuration.options.additionalStartupParameters += [
+            ("statement_timeout", "\(limit)"), ("lock_timeout", "\(limit)"), ("search_path", "pg_catalog, pg_temp"),
+        ]
         self.init(client: PostgresClient(configuration: configuration, backgroundLogger: logger), options: options, logger: logger)
     }
 
     /// Shared state kept through `client`, which the app runs (``run()`` then need not be called).
+    ///
+    /// The state names its own tables and functions by their schema (`resourceful`), but its
+    /// statements use PostgreSQL's operators and functions as the sessions' `search_path` finds
+    /// them: give `client` a path whose schemas only trusted roles may create in (PostgreSQL's
+    /// secure schema usage pattern), such as `pg_catalog, pg_temp` in
+    /// `additionalStartupParameters`, as the other initializer does.
     public init(client: PostgresClient, options: Options = Options(), logger: Logger) {
         self.client = client
         store = PostgresStore(client: client, logger: logger, statementTimeout: options.statementTimeout, retryInterval: options.retryInterval)

@@ -105,8 +105,8 @@ final class PostgresStore: Sendable {
         }
     }
 
-    /// PostgreSQL's codes for a function or table that does not exist.
-    static let schemaMissing: Set<String> = ["42883", "42P01"]
+    /// PostgreSQL's codes for a function, table or schema that does not exist.
+    static let schemaMissing: Set<String> = ["42883", "42P01", "3F000"]
 
     /// Creates or migrates the schema once per instance, before the first statement. A migration
     /// that failed is made again by the next statement; one still running is awaited.
@@ -143,25 +143,47 @@ final class PostgresStore: Sendable {
     }
 
     /// Applies every step of the schema the database lacks, in one transaction holding the
-    /// migration lock.
+    /// migration lock, once the schema is found to hold nothing of a role the instances do not
+    /// trust (``PostgresSchema/untrustedObject``).
     static func migrate(_ client: PostgresClient, logger: Logger, everyStep: Bool = false) async throws {
-        try await client.withTransaction(logger: logger) { connection in
-            try await connection.query("SELECT set_config('lock_timeout', '20s', true), set_config('statement_timeout', '25s', true)", logger: logger)
-            try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))", logger: logger)
-            try await connection.query(
-                "CREATE TABLE IF NOT EXISTS resourceful_schema (version integer NOT NULL)", logger: logger)
-            var found = 0
-            for try await version in try await connection.query("SELECT max(version) FROM resourceful_schema", logger: logger)
-                .decode(Int?.self)
-            {
-                found = version ?? 0
+        do {
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query(
+                    """
+                    SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true),
+                        pg_catalog.set_config('lock_timeout', '20s', true), pg_catalog.set_config('statement_timeout', '25s', true)
+                    """, logger: logger)
+                try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))", logger: logger)
+                for try await found in try await connection.query(PostgresQuery(unsafeSQL: PostgresSchema.untrustedObject), logger: logger)
+                    .decode(String.self)
+                {
+                    throw PostgresSharedStateError(
+                        "the schema resourceful holds \(found), a role the instances' role is not, nor a superuser or the database's owner: it is not used")
+                }
+                var exists = false
+                for try await table in try await connection.query("SELECT to_regclass('resourceful.version')::text", logger: logger)
+                    .decode(String?.self)
+                {
+                    exists = table != nil
+                }
+                var found = 0
+                if exists {
+                    for try await version in try await connection.query("SELECT max(version) FROM resourceful.version", logger: logger)
+                        .decode(Int?.self)
+                    {
+                        found = version ?? 0
+                    }
+                }
+                guard found < PostgresSchema.version || everyStep else { return }
+                for step in PostgresSchema.steps {
+                    try await connection.query(PostgresQuery(unsafeSQL: step), logger: logger)
+                }
+                try await connection.query("DELETE FROM resourceful.version", logger: logger)
+                try await connection.query("INSERT INTO resourceful.version (version) VALUES (\(PostgresSchema.version))", logger: logger)
             }
-            guard found < PostgresSchema.version || everyStep else { return }
-            for step in PostgresSchema.steps {
-                try await connection.query(PostgresQuery(unsafeSQL: step), logger: logger)
-            }
-            try await connection.query("DELETE FROM resourceful_schema", logger: logger)
-            try await connection.query("INSERT INTO resourceful_schema (version) VALUES (\(PostgresSchema.version))", logger: logger)
+        } catch let error as PostgresTransactionError {
+            if let refused = error.closureError as? PostgresSharedStateError { throw refused }
+            throw error
         }
     }
 
@@ -238,14 +260,14 @@ final class PostgresStore: Sendable {
         let idle: Int64 = 600_000_000
         try await client.query(
             """
-            DELETE FROM resourceful_rate_limits WHERE touched_us < resourceful_now_us() - \(idle)
-                AND coalesce(arrival_us, 0) <= resourceful_now_us() AND coalesce(paused_until_us, 0) <= resourceful_now_us()
-                AND coalesce(learned_until_us, 0) <= resourceful_now_us()
+            DELETE FROM resourceful.rate_limits WHERE touched_us < resourceful.now_us() - \(idle)
+                AND coalesce(arrival_us, 0) <= resourceful.now_us() AND coalesce(paused_until_us, 0) <= resourceful.now_us()
+                AND coalesce(learned_until_us, 0) <= resourceful.now_us()
             """, logger: logger)
         try await client.query(
             """
-            DELETE FROM resourceful_breakers WHERE touched_us < resourceful_now_us() - \(idle)
-                AND open_until_us <= resourceful_now_us()
+            DELETE FROM resourceful.breakers WHERE touched_us < resourceful.now_us() - \(idle)
+                AND open_until_us <= resourceful.now_us()
             """, logger: logger)
     }
 }

@@ -166,8 +166,8 @@ public final class PostgresTokenCache: SharedTokenCache {
         let renew = PostgresRateLimitState.microseconds(Swift.max(token.renewIn, .zero))
         try await connection.query(
             """
-            INSERT INTO resourceful_tokens (name, key_id, sealed, renew_at_us, touched_us)
-                VALUES (\(row), \(sealed.keyID), \(ByteBuffer(bytes: sealed.sealed)), resourceful_now_us() + \(renew), resourceful_now_us())
+            INSERT INTO resourceful.tokens (name, key_id, sealed, renew_at_us, touched_us)
+                VALUES (\(row), \(sealed.keyID), \(ByteBuffer(bytes: sealed.sealed)), resourceful.now_us() + \(renew), resourceful.now_us())
             ON CONFLICT (name) DO UPDATE SET key_id = excluded.key_id, sealed = excluded.sealed,
                 renew_at_us = excluded.renew_at_us, touched_us = excluded.touched_us
             """, logger: logger)
@@ -180,7 +180,7 @@ public final class PostgresTokenCache: SharedTokenCache {
         _ row: String, keys: SharedStateKeys, on query: (PostgresQuery) async throws -> PostgresRowSequence
     ) async throws -> SharedToken? {
         let rows = try await query(
-            "SELECT key_id, sealed, renew_at_us - resourceful_now_us() FROM resourceful_tokens WHERE name = \(row)")
+            "SELECT key_id, sealed, renew_at_us - resourceful.now_us() FROM resourceful.tokens WHERE name = \(row)")
         for try await (keyID, sealed, left) in rows.decode((String, ByteBuffer, Int64).self) {
             guard left > 0, let plain = keys.open(Array(sealed.readableBytesView), keyID: keyID, context: row),
                 let stored = try? JSONDecoder().decode(Stored.self, from: Data(plain))

@@ -1,15 +1,26 @@
--- Resourceful's state shared by a fleet, schema version 1.
+-- Resourceful's state shared by a fleet, schema version 1, kept in a schema of its own:
+-- `resourceful`.
 --
--- ResourcefulPostgres creates and migrates this schema itself (`PostgresSharedState.prepare()`,
--- or on first use), holding a transaction-scoped advisory lock so that instances starting at once
--- apply it once. Apply it yourself when the role the instances use may not create tables; the
--- module then finds version 1 in `resourceful_schema` and changes nothing.
+-- ResourcefulPostgres creates and migrates it itself (`PostgresSharedState.prepare()`, or on first
+-- use), holding a transaction-scoped advisory lock so that instances starting at once apply it
+-- once. Apply it yourself when the instances' role may not create a schema, then grant that role
+-- USAGE on the schema, SELECT, INSERT, UPDATE and DELETE on its tables and EXECUTE on its
+-- functions: the module finds version 1 in `resourceful.version` and changes nothing.
 --
--- Times are microseconds since 1970 by the database server's clock (`resourceful_now_us()`), so
+-- The module uses the schema only when the schema and everything in it belong to the instances'
+-- role (or a role it is a member of), to a superuser or to the database's owner: no other role's
+-- code runs in the instances' sessions. The functions run with `search_path` set to
+-- `pg_catalog, pg_temp` and name every table by its schema.
+--
+-- Times are microseconds since 1970 by the database server's clock (`resourceful.now_us()`), so
 -- that the instances' own clocks do not matter. Each statement below is one migration step; they
 -- are separated by lines holding only `-- step`.
 
-CREATE TABLE IF NOT EXISTS resourceful_rate_limits (
+CREATE SCHEMA IF NOT EXISTS resourceful;
+-- step
+CREATE TABLE IF NOT EXISTS resourceful.version (version integer NOT NULL);
+-- step
+CREATE TABLE IF NOT EXISTS resourceful.rate_limits (
     upstream text PRIMARY KEY,
     arrival_us bigint,
     paused_until_us bigint,
@@ -19,9 +30,9 @@ CREATE TABLE IF NOT EXISTS resourceful_rate_limits (
     touched_us bigint NOT NULL
 );
 -- step
-CREATE INDEX IF NOT EXISTS resourceful_rate_limits_touched ON resourceful_rate_limits (touched_us);
+CREATE INDEX IF NOT EXISTS rate_limits_touched ON resourceful.rate_limits (touched_us);
 -- step
-CREATE TABLE IF NOT EXISTS resourceful_breakers (
+CREATE TABLE IF NOT EXISTS resourceful.breakers (
     upstream text PRIMARY KEY,
     open_until_us bigint NOT NULL,
     failures integer NOT NULL,
@@ -32,7 +43,8 @@ CREATE TABLE IF NOT EXISTS resourceful_breakers (
     touched_us bigint NOT NULL
 );
 -- step
-CREATE OR REPLACE FUNCTION resourceful_now_us() RETURNS bigint LANGUAGE sql VOLATILE AS $$
+CREATE OR REPLACE FUNCTION resourceful.now_us() RETURNS bigint LANGUAGE sql VOLATILE
+    SET search_path = pg_catalog, pg_temp AS $$
     SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint
 $$;
 -- step
@@ -40,28 +52,29 @@ $$;
 -- tighter of the configured budget (p_interval_us, p_burst; NULL for none) and the one learned
 -- from the upstream, after any pause. Granted with the wait before sending, or refused with the
 -- wait it would have needed when that is longer than p_max_wait_us (nothing is then taken).
-CREATE OR REPLACE FUNCTION resourceful_reserve(
+CREATE OR REPLACE FUNCTION resourceful.reserve(
     p_upstream text, p_interval_us bigint, p_burst integer, p_max_wait_us bigint,
     OUT granted boolean, OUT wait_us bigint
-) LANGUAGE plpgsql AS $$
+) LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
-    v_now bigint := resourceful_now_us();
-    r resourceful_rate_limits%ROWTYPE;
+    v_now bigint := resourceful.now_us();
+    r resourceful.rate_limits%ROWTYPE;
     v_interval bigint := p_interval_us;
     v_burst integer := p_burst;
     v_earliest bigint;
     v_arrival bigint;
 BEGIN
-    SELECT * INTO r FROM resourceful_rate_limits WHERE upstream = p_upstream FOR UPDATE;
+    SELECT * INTO r FROM resourceful.rate_limits WHERE upstream = p_upstream FOR UPDATE;
     IF NOT FOUND THEN
         IF p_interval_us IS NULL THEN
             granted := true;
             wait_us := 0;
             RETURN;
         END IF;
-        INSERT INTO resourceful_rate_limits (upstream, touched_us) VALUES (p_upstream, v_now)
+        INSERT INTO resourceful.rate_limits (upstream, touched_us) VALUES (p_upstream, v_now)
             ON CONFLICT (upstream) DO NOTHING;
-        SELECT * INTO r FROM resourceful_rate_limits WHERE upstream = p_upstream FOR UPDATE;
+        SELECT * INTO r FROM resourceful.rate_limits WHERE upstream = p_upstream FOR UPDATE;
     END IF;
     v_earliest := greatest(coalesce(r.paused_until_us, v_now), v_now);
     IF r.learned_until_us IS NOT NULL AND r.learned_until_us <= v_now THEN
@@ -85,7 +98,7 @@ BEGIN
         v_arrival := v_arrival + v_interval;
     END IF;
     IF granted THEN
-        UPDATE resourceful_rate_limits SET arrival_us = v_arrival, touched_us = v_now,
+        UPDATE resourceful.rate_limits SET arrival_us = v_arrival, touched_us = v_now,
             learned_interval_us = r.learned_interval_us, learned_burst = r.learned_burst,
             learned_until_us = r.learned_until_us
             WHERE upstream = p_upstream;
@@ -95,14 +108,15 @@ END
 $$;
 -- step
 -- Gives back a place a call took and did not use (it was cancelled while it waited).
-CREATE OR REPLACE FUNCTION resourceful_release(p_upstream text, p_interval_us bigint, p_burst integer)
-RETURNS void LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION resourceful.release(p_upstream text, p_interval_us bigint, p_burst integer)
+RETURNS void LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
-    v_now bigint := resourceful_now_us();
-    r resourceful_rate_limits%ROWTYPE;
+    v_now bigint := resourceful.now_us();
+    r resourceful.rate_limits%ROWTYPE;
     v_interval bigint := p_interval_us;
 BEGIN
-    SELECT * INTO r FROM resourceful_rate_limits WHERE upstream = p_upstream FOR UPDATE;
+    SELECT * INTO r FROM resourceful.rate_limits WHERE upstream = p_upstream FOR UPDATE;
     IF NOT FOUND OR r.arrival_us IS NULL THEN
         RETURN;
     END IF;
@@ -113,62 +127,64 @@ BEGIN
     IF v_interval IS NULL THEN
         RETURN;
     END IF;
-    UPDATE resourceful_rate_limits SET arrival_us = greatest(r.arrival_us - v_interval, v_now)
+    UPDATE resourceful.rate_limits SET arrival_us = greatest(r.arrival_us - v_interval, v_now)
         WHERE upstream = p_upstream;
 END
 $$;
 -- step
 -- A half-open breaker's probe slot, for a call of this instance: at most p_probes out at once;
 -- slots a killed instance held are taken back after p_lease_us.
-CREATE OR REPLACE FUNCTION resourceful_breaker_probe(p_upstream text, p_probes integer, p_lease_us bigint)
-RETURNS boolean LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION resourceful.breaker_probe(p_upstream text, p_probes integer, p_lease_us bigint)
+RETURNS boolean LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
-    v_now bigint := resourceful_now_us();
-    r resourceful_breakers%ROWTYPE;
+    v_now bigint := resourceful.now_us();
+    r resourceful.breakers%ROWTYPE;
 BEGIN
-    SELECT * INTO r FROM resourceful_breakers WHERE upstream = p_upstream FOR UPDATE;
+    SELECT * INTO r FROM resourceful.breakers WHERE upstream = p_upstream FOR UPDATE;
     IF NOT FOUND OR r.open_until_us > v_now THEN
         RETURN false;
     END IF;
     IF r.probing_since_us IS NULL OR r.probing_since_us < v_now - p_lease_us THEN
-        UPDATE resourceful_breakers SET probes_out = 1, probes_succeeded = 0, probing_since_us = v_now, touched_us = v_now
+        UPDATE resourceful.breakers SET probes_out = 1, probes_succeeded = 0, probing_since_us = v_now, touched_us = v_now
             WHERE upstream = p_upstream;
         RETURN true;
     END IF;
     IF r.probes_out + r.probes_succeeded >= p_probes THEN
         RETURN false;
     END IF;
-    UPDATE resourceful_breakers SET probes_out = r.probes_out + 1, touched_us = v_now WHERE upstream = p_upstream;
+    UPDATE resourceful.breakers SET probes_out = r.probes_out + 1, touched_us = v_now WHERE upstream = p_upstream;
     RETURN true;
 END
 $$;
 -- step
 -- What a probe's call came to ('success', 'failure' or 'abandoned'): 'closed' when the last
 -- probe needed succeeded, 'opened' when one failed, NULL otherwise.
-CREATE OR REPLACE FUNCTION resourceful_breaker_probed(p_upstream text, p_outcome text, p_probes integer, p_open_us bigint)
-RETURNS text LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION resourceful.breaker_probed(p_upstream text, p_outcome text, p_probes integer, p_open_us bigint)
+RETURNS text LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
-    v_now bigint := resourceful_now_us();
-    r resourceful_breakers%ROWTYPE;
+    v_now bigint := resourceful.now_us();
+    r resourceful.breakers%ROWTYPE;
 BEGIN
-    SELECT * INTO r FROM resourceful_breakers WHERE upstream = p_upstream FOR UPDATE;
+    SELECT * INTO r FROM resourceful.breakers WHERE upstream = p_upstream FOR UPDATE;
     IF NOT FOUND OR r.probing_since_us IS NULL THEN
         RETURN NULL;
     END IF;
     IF p_outcome = 'abandoned' THEN
-        UPDATE resourceful_breakers SET probes_out = greatest(r.probes_out - 1, 0), touched_us = v_now
+        UPDATE resourceful.breakers SET probes_out = greatest(r.probes_out - 1, 0), touched_us = v_now
             WHERE upstream = p_upstream;
         RETURN NULL;
     ELSIF p_outcome = 'failure' THEN
-        UPDATE resourceful_breakers SET open_until_us = v_now + p_open_us, failures = 1, calls = 1, probes_out = 0,
+        UPDATE resourceful.breakers SET open_until_us = v_now + p_open_us, failures = 1, calls = 1, probes_out = 0,
             probes_succeeded = 0, probing_since_us = NULL, touched_us = v_now
             WHERE upstream = p_upstream;
         RETURN 'opened';
     ELSIF r.probes_succeeded + 1 >= p_probes THEN
-        DELETE FROM resourceful_breakers WHERE upstream = p_upstream;
+        DELETE FROM resourceful.breakers WHERE upstream = p_upstream;
         RETURN 'closed';
     END IF;
-    UPDATE resourceful_breakers SET probes_out = greatest(r.probes_out - 1, 0), probes_succeeded = r.probes_succeeded + 1,
+    UPDATE resourceful.breakers SET probes_out = greatest(r.probes_out - 1, 0), probes_succeeded = r.probes_succeeded + 1,
         touched_us = v_now
         WHERE upstream = p_upstream;
     RETURN NULL;
@@ -177,7 +193,7 @@ $$;
 -- step
 -- OAuth 2 access tokens, one row per token endpoint, client, scopes, audience and resource
 -- (`name`: their SHA-256), sealed with AES-256-GCM under the key `key_id` names.
-CREATE TABLE IF NOT EXISTS resourceful_tokens (
+CREATE TABLE IF NOT EXISTS resourceful.tokens (
     name text PRIMARY KEY,
     key_id text NOT NULL,
     sealed bytea NOT NULL,
@@ -187,7 +203,7 @@ CREATE TABLE IF NOT EXISTS resourceful_tokens (
 -- step
 -- Rotating refresh tokens, one row per service and client, sealed; `version` grows by one with
 -- each rotation, written only over the version read (compare-and-set).
-CREATE TABLE IF NOT EXISTS resourceful_refresh_tokens (
+CREATE TABLE IF NOT EXISTS resourceful.refresh_tokens (
     name text PRIMARY KEY,
     version bigint NOT NULL,
     key_id text NOT NULL,
@@ -197,7 +213,7 @@ CREATE TABLE IF NOT EXISTS resourceful_refresh_tokens (
 -- step
 -- The HTTP cache's entries, one row per storage key (`name`: its SHA-256); an entry for a
 -- credentialed request is sealed (`key_id` set), others are kept as they are.
-CREATE TABLE IF NOT EXISTS resourceful_http_cache (
+CREATE TABLE IF NOT EXISTS resourceful.http_cache (
     name text PRIMARY KEY,
     key_id text,
     entry bytea NOT NULL,
@@ -206,4 +222,4 @@ CREATE TABLE IF NOT EXISTS resourceful_http_cache (
     used_us bigint NOT NULL
 );
 -- step
-CREATE INDEX IF NOT EXISTS resourceful_http_cache_used ON resourceful_http_cache (used_us);
+CREATE INDEX IF NOT EXISTS http_cache_used ON resourceful.http_cache (used_us);

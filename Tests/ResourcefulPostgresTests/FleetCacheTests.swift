@@ -44,9 +44,9 @@ struct FleetCacheTests {
             try await run("me", as: "alice")
             #expect(upstream("/v1/me") == 2, "Alice's second process asked the upstream")
         }
-        let cells = try await rows("SELECT encode(entry, 'escape') FROM resourceful_http_cache")
+        let cells = try await rows("SELECT encode(entry, 'escape') FROM resourceful.http_cache")
         #expect(!cells.isEmpty)
         #expect(!cells.contains { $0.contains("tok-") }, "a token in a cached row")
-        _ = try await rows("DELETE FROM resourceful_tokens RETURNING name")
+        _ = try await rows("DELETE FROM resourceful.tokens RETURNING name")
     }
 }

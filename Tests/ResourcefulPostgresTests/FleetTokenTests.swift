@@ -57,12 +57,12 @@ struct FleetTokenTests {
             #expect(try outcomes(outputs) == ["200": 8 * 64])
             #expect(Self.tokenRequests(server) == 1, "\(outputs[0])")
             // The table holds the token sealed: neither it nor the client's secret in clear.
-            let kept = try await rows("SELECT encode(sealed, 'escape') || key_id || name FROM resourceful_tokens")
+            let kept = try await rows("SELECT encode(sealed, 'escape') || key_id || name FROM resourceful.tokens")
             #expect(kept.count == 1)
             #expect(!kept.contains { $0.contains("tok-1") || $0.contains(Self.secret) })
             #expect(!outputs.joined().contains("tok-1"))
         }
-        _ = try await rows("DELETE FROM resourceful_tokens RETURNING name")
+        _ = try await rows("DELETE FROM resourceful.tokens RETURNING name")
     }
 
     @Test("The lease holder killed with kill -9 mid-request: exactly one more token request, by another process")
@@ -91,6 +91,6 @@ struct FleetTokenTests {
             #expect(try outcomes(outputs) == ["200": 4 * 8])
             #expect(Self.tokenRequests(server) == 2)
         }
-        _ = try await rows("DELETE FROM resourceful_tokens RETURNING name")
+        _ = try await rows("DELETE FROM resourceful.tokens RETURNING name")
     }
 }

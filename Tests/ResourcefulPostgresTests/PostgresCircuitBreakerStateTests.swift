@@ -44,7 +44,7 @@ struct PostgresCircuitBreakerStateTests {
             #expect(await a.permit(upstream, policy: policy) == .closed)
             #expect(await b.permit(upstream, policy: policy) == .closed)
         }
-        #expect(try await rows("SELECT count(*)::text FROM resourceful_breakers WHERE upstream = '\(upstream)'") == ["0"])
+        #expect(try await rows("SELECT count(*)::text FROM resourceful.breakers WHERE upstream = '\(upstream)'") == ["0"])
     }
 
     @Test("A probe slot an instance never gives back (it was killed) is taken back after the lease")
@@ -86,6 +86,6 @@ struct PostgresCircuitBreakerStateTests {
             for _ in 0..<10 { #expect(await a.record(.success, of: await a.permit(upstream, policy: policy), for: upstream, policy: policy) == nil) }
             #expect(await a.permit(upstream, policy: policy) == .closed)
         }
-        #expect(try await rows("SELECT count(*)::text FROM resourceful_breakers WHERE upstream = '\(upstream)'") == ["0"])
+        #expect(try await rows("SELECT count(*)::text FROM resourceful.breakers WHERE upstream = '\(upstream)'") == ["0"])
     }
 }

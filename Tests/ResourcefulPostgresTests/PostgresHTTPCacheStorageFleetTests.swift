@@ -67,7 +67,7 @@ extension PostgresHTTPCacheStorageTests {
                 #expect(anonymous == "anonymous")
 
                 // No credential is in a row in clear.
-                let stored = try await rows("SELECT encode(entry, 'escape') FROM resourceful_http_cache").joined()
+                let stored = try await rows("SELECT encode(entry, 'escape') FROM resourceful.http_cache").joined()
                 let inClear = stored.contains("alice-") || stored.contains("bob-")
                 #expect(!inClear, "a credential is in the cache's rows")
             }

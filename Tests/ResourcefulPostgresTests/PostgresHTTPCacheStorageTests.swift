@@ -51,7 +51,7 @@ struct PostgresHTTPCacheStorageTests {
 
     /// How many rows `key` has (-1 when the table could not be read).
     static func count(_ key: String) async -> Int {
-        let found = try? await rows("SELECT count(*)::text FROM resourceful_http_cache WHERE name = '\(SharedStateKeys.name(key))'")
+        let found = try? await rows("SELECT count(*)::text FROM resourceful.http_cache WHERE name = '\(SharedStateKeys.name(key))'")
         return Int(found?.first ?? "") ?? -1
     }
 
@@ -89,7 +89,7 @@ struct PostgresHTTPCacheStorageTests {
             let other = PostgresHTTPCacheStorage(sharedState: instances[2], keys: try Self.keys(9))
             let entry = Self.entry(body: "account-body-d41d8c", fields: [("X-Account", "acct-value-77e1"), ("Cache-Control", "private")])
             await a.store(entry, forKey: key)
-            let stored = try await rows("SELECT encode(entry, 'escape') || ' ' || coalesce(key_id, 'NULL') FROM resourceful_http_cache WHERE name = '\(name)'")
+            let stored = try await rows("SELECT encode(entry, 'escape') || ' ' || coalesce(key_id, 'NULL') FROM resourceful.http_cache WHERE name = '\(name)'")
             #expect(stored.count == 1)
             let row = stored.joined()
             let inClear = ["account-body-d41d8c", "acct-value-77e1", "X-Account", "private"].filter { row.contains($0) }.count
@@ -103,7 +103,7 @@ struct PostgresHTTPCacheStorageTests {
             let anonymous = Self.anonymousKey()
             await a.store(Self.entry(body: "public-body"), forKey: anonymous)
             let plain = try await rows(
-                "SELECT encode(entry, 'escape') || ' ' || coalesce(key_id, 'NULL') FROM resourceful_http_cache WHERE name = '\(SharedStateKeys.name(anonymous))'")
+                "SELECT encode(entry, 'escape') || ' ' || coalesce(key_id, 'NULL') FROM resourceful.http_cache WHERE name = '\(SharedStateKeys.name(anonymous))'")
             #expect(plain.first?.contains("public-body") == true)
             #expect(plain.first?.hasSuffix(" NULL") == true)
         }
@@ -129,25 +129,25 @@ struct PostgresHTTPCacheStorageTests {
 
     @Test("The rows stay under maxBytes: a store evicts the least recently read")
     func leastRecentlyUsedRowsAreEvicted() async throws {
-        _ = try await rows("DELETE FROM resourceful_http_cache")
+        _ = try await rows("DELETE FROM resourceful.http_cache")
         let keys = (0..<4).map { _ in Self.anonymousKey() }
         let body = String(repeating: "x", count: 1000)
         try await Self.withStorageInstances(2) { instances in
             // Every entry takes as many bytes as the first.
             await PostgresHTTPCacheStorage(sharedState: instances[0]).store(Self.entry(body: body), forKey: keys[0])
-            let size = try #require(Int(try await rows("SELECT size::text FROM resourceful_http_cache").first ?? ""))
+            let size = try #require(Int(try await rows("SELECT size::text FROM resourceful.http_cache").first ?? ""))
             let maxBytes = 3 * size + size / 2
             let a = PostgresHTTPCacheStorage(sharedState: instances[0], maxBytes: maxBytes)
             let b = PostgresHTTPCacheStorage(sharedState: instances[1], maxBytes: maxBytes)
             await a.store(Self.entry(body: body), forKey: keys[1])
             await b.store(Self.entry(body: body), forKey: keys[2])
             // The three were used long ago, in their order; then B reads the first.
-            _ = try await rows("UPDATE resourceful_http_cache SET used_us = used_us - 10000000")
+            _ = try await rows("UPDATE resourceful.http_cache SET used_us = used_us - 10000000")
             #expect(await b.entry(forKey: keys[0]) != nil)
             await a.store(Self.entry(body: body), forKey: keys[3])
             #expect(await Self.count(keys[1]) == 0, "the least recently used entry stays")
             for kept in [keys[0], keys[2], keys[3]] { #expect(await Self.count(kept) == 1) }
-            let total = try #require(Int(try await rows("SELECT sum(size)::text FROM resourceful_http_cache").first ?? ""))
+            let total = try #require(Int(try await rows("SELECT sum(size)::text FROM resourceful.http_cache").first ?? ""))
             #expect(total <= maxBytes)
         }
     }
@@ -173,9 +173,9 @@ struct PostgresHTTPCacheStorageTests {
             let a = PostgresHTTPCacheStorage(sharedState: instances[0], maxAge: .seconds(60))
             let b = PostgresHTTPCacheStorage(sharedState: instances[1], maxAge: .seconds(60))
             await a.store(Self.entry(body: "soon stale"), forKey: key)
-            let lifetime = try await rows("SELECT (expires_us - used_us)::text FROM resourceful_http_cache WHERE name = '\(name)'")
+            let lifetime = try await rows("SELECT (expires_us - used_us)::text FROM resourceful.http_cache WHERE name = '\(name)'")
             #expect(lifetime == ["60000000"])
-            _ = try await rows("UPDATE resourceful_http_cache SET expires_us = resourceful_now_us() - 1 WHERE name = '\(name)'")
+            _ = try await rows("UPDATE resourceful.http_cache SET expires_us = resourceful.now_us() - 1 WHERE name = '\(name)'")
             #expect(await b.entry(forKey: key) == nil)
             #expect(await Self.count(key) == 0)
         }
@@ -215,7 +215,7 @@ struct PostgresHTTPCacheStorageTests {
             for key in [anonymous, credentialed] {
                 await a.store(Self.entry(body: "fine"), forKey: key)
                 _ = try await rows(
-                    "UPDATE resourceful_http_cache SET entry = '\\x01ffffffff00'::bytea WHERE name = '\(SharedStateKeys.name(key))'")
+                    "UPDATE resourceful.http_cache SET entry = '\\x01ffffffff00'::bytea WHERE name = '\(SharedStateKeys.name(key))'")
                 #expect(await b.entry(forKey: key) == nil)
                 #expect(await Self.count(key) == 0)
                 // It is written again as usual.

@@ -107,7 +107,7 @@ struct PostgresRateLimitStateTests {
                 return
             }
         }
-        let rows = try await rows("SELECT learned_interval_us::text FROM resourceful_rate_limits WHERE upstream = '\(upstream)'")
+        let rows = try await rows("SELECT learned_interval_us::text FROM resourceful.rate_limits WHERE upstream = '\(upstream)'")
         #expect(rows == ["5000000"])
     }
 }

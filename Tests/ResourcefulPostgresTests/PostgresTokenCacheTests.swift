@@ -43,7 +43,7 @@ struct PostgresTokenCacheTests {
             #expect(replaced.header == "Bearer second-token")
             #expect(await before.token(named: name, deadline: deadline) == nil, "sealed under k2 now, which it lacks")
         }
-        let cells = try await rows("SELECT encode(sealed, 'hex') || ' ' || key_id FROM resourceful_tokens")
+        let cells = try await rows("SELECT encode(sealed, 'hex') || ' ' || key_id FROM resourceful.tokens")
         #expect(!cells.contains { $0.contains("token") || $0.contains(Data("second".utf8).map { String(format: "%02x", $0) }.joined()) })
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import ProcessTestSupport
+import Resourceful
 import Testing
 
 @testable import ResourcefulPostgres
@@ -14,19 +15,40 @@ struct SchemaTests {
                 try await group.waitForAll()
             }
         }
-        #expect(try await rows("SELECT version::text FROM resourceful_schema") == ["\(PostgresSchema.version)"])
-        let tables = try await rows("SELECT tablename::text FROM pg_tables WHERE tablename LIKE 'resourceful%' ORDER BY 1")
-        #expect(tables == ["resourceful_breakers", "resourceful_http_cache", "resourceful_rate_limits", "resourceful_refresh_tokens", "resourceful_schema", "resourceful_tokens"])
+        #expect(try await rows("SELECT version::text FROM resourceful.version") == ["\(PostgresSchema.version)"])
+        let tables = try await rows("SELECT tablename::text FROM pg_tables WHERE schemaname = 'resourceful' ORDER BY 1")
+        #expect(tables == ["breakers", "http_cache", "rate_limits", "refresh_tokens", "tokens", "version"])
+        // Nothing of the module's outside its schema.
+        #expect(try await rows("SELECT count(*)::text FROM pg_class WHERE relname LIKE 'resourceful%'") == ["0"])
         // A later instance finds the version and changes nothing.
         try await withInstances(1) { try await $0[0].prepare() }
-        #expect(try await rows("SELECT count(*)::text FROM resourceful_schema") == ["1"])
+        #expect(try await rows("SELECT count(*)::text FROM resourceful.version") == ["1"])
+    }
+
+    @Test("A schema dropped under a running instance (a database restored) is made again by its next statements")
+    func aDroppedSchemaIsMadeAgain() async throws {
+        let database = try await makeDatabase("restored")
+        let budget = try #require(RateBudget(requestsPerSecond: 100, burst: 5))
+        try await withInstance(database: database) { shared in
+            #expect(await shared.rateLimits.reserve("first", budget: budget, maxWait: .seconds(5)) == .granted(wait: .zero))
+            _ = try await rows("DROP SCHEMA resourceful CASCADE", database: database)
+            let deadline = ContinuousClock.now + .seconds(60)
+            var found: [String] = []
+            while ContinuousClock.now < deadline {
+                // Each call has its place all the same, from memory while the store is being made again.
+                #expect(await shared.rateLimits.reserve("again", budget: budget, maxWait: .seconds(5)) == .granted(wait: .zero))
+                found = (try? await rows("SELECT upstream FROM resourceful.rate_limits", database: database)) ?? []
+                if found == ["again"] { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(found == ["again"])
+            #expect(shared.isAvailable)
+        }
     }
 
     @Test("Schema.sql, for those who apply it themselves, holds the statements the module applies")
     func theSQLFileIsWhatTheModuleApplies() throws {
-        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Sources/ResourcefulPostgres/Schema.sql")
-        #expect(try String(contentsOf: file, encoding: .utf8) == PostgresSchema.script + "\n")
-        #expect(PostgresSchema.steps.count == 12)
+        #expect(try String(contentsOf: PostgresSchemaFile.url, encoding: .utf8) == PostgresSchema.script + "\n")
+        #expect(PostgresSchema.steps.count == 14)
     }
 }

@@ -24,7 +24,7 @@ struct StoreOutageTests {
             try await shared.prepare()
             let before = "before \(UUID())"
             #expect(await shared.rateLimits.reserve(before, budget: budget, maxWait: .seconds(5)) == .granted(wait: .zero))
-            #expect(try await rows("SELECT count(*)::text FROM resourceful_rate_limits WHERE upstream = '\(before)'") == ["1"])
+            #expect(try await rows("SELECT count(*)::text FROM resourceful.rate_limits WHERE upstream = '\(before)'") == ["1"])
 
             await server.halt()
             let during = "during \(UUID())"
@@ -64,12 +64,12 @@ struct StoreOutageTests {
             let deadline = ContinuousClock.now + .seconds(60)
             while ContinuousClock.now < deadline {
                 _ = await shared.rateLimits.reserve(after, budget: budget, maxWait: .seconds(1))
-                if shared.isAvailable, (try? await rows("SELECT count(*)::text FROM resourceful_rate_limits WHERE upstream = '\(after)'")) == ["1"] {
+                if shared.isAvailable, (try? await rows("SELECT count(*)::text FROM resourceful.rate_limits WHERE upstream = '\(after)'")) == ["1"] {
                     break
                 }
                 try await Task.sleep(for: .milliseconds(100))
             }
-            #expect(try await rows("SELECT count(*)::text FROM resourceful_rate_limits WHERE upstream = '\(after)'") == ["1"])
+            #expect(try await rows("SELECT count(*)::text FROM resourceful.rate_limits WHERE upstream = '\(after)'") == ["1"])
             #expect(logs.entries.contains { $0.level == .notice && $0.message.description == "Shared state available again" })
             // Nothing of a row is in the log lines.
             #expect(!logs.entries.contains { "\($0.message) \($0.metadata)".contains(during) })

@@ -5,12 +5,35 @@ import ProcessTestSupport
 import ResourcefulPostgres
 import Testing
 
-/// A connection to the suite's PostgreSQL server, as the tests' instances use it.
-func connection(to server: PostgresServer) -> PostgresClient.Configuration {
+/// A connection to the suite's PostgreSQL server, as the tests' instances use it: by default as
+/// the cluster's superuser to the database `postgres`.
+func connection(to server: PostgresServer, as role: Role? = nil, database: String = "postgres") -> PostgresClient.Configuration {
     PostgresClient.Configuration(
-        host: "127.0.0.1", port: server.port, username: server.username, password: server.password, database: "postgres",
-        tls: .disable
+        host: "127.0.0.1", port: server.port, username: role?.name ?? server.username, password: role?.password ?? server.password,
+        database: database, tls: .disable
     )
+}
+
+/// A login role a test made (``Role/make(_:)``), with its password.
+struct Role: Sendable {
+    let name: String
+    let password: String
+
+    /// A new role, `prefix` and a random part, that may log in (and create schemas in
+    /// `database`, when one is named).
+    static func make(_ prefix: String, creatingIn database: String? = nil) async throws -> Role {
+        let role = Role(name: "\(prefix)_\(UUID().uuidString.prefix(8).lowercased())", password: UUID().uuidString)
+        _ = try await rows("CREATE ROLE \(role.name) LOGIN PASSWORD '\(role.password)'")
+        if let database { _ = try await rows("GRANT CREATE ON DATABASE \(database) TO \(role.name)") }
+        return role
+    }
+}
+
+/// A new database (a random name after `prefix`), for a test that needs one of its own.
+func makeDatabase(_ prefix: String) async throws -> String {
+    let name = "\(prefix)_\(UUID().uuidString.prefix(8).lowercased())"
+    _ = try await rows("CREATE DATABASE \(name)")
+    return name
 }
 
 extension PostgresSharedState.Options {
@@ -45,10 +68,29 @@ func withInstances<T: Sendable>(
     }
 }
 
-/// Runs `sql` through a client of its own and returns the first column of every row as text.
-func rows(_ sql: String) async throws -> [String] {
+/// Runs `body` with one instance connecting as `role` (the superuser by default) to `database`,
+/// its client running until `body` returns.
+func withInstance<T: Sendable>(
+    as role: Role? = nil,
+    database: String,
+    options: PostgresSharedState.Options = .patient,
+    _ body: @Sendable (PostgresSharedState) async throws -> T
+) async throws -> T {
+    let shared = PostgresSharedState(
+        configuration: connection(to: try suiteServer(), as: role, database: database), options: options,
+        logger: Logger(label: "resourceful-postgres-tests"))
+    return try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { await shared.run(); return nil }
+        defer { group.cancelAll() }
+        return try await body(shared)
+    }
+}
+
+/// Runs `sql` through a client of its own (as `role`, in `database`) and returns the first column
+/// of every row as text.
+func rows(_ sql: String, as role: Role? = nil, database: String = "postgres") async throws -> [String] {
     let server = try suiteServer()
-    let client = PostgresClient(configuration: connection(to: server))
+    let client = PostgresClient(configuration: connection(to: server, as: role, database: database))
     return try await withThrowingTaskGroup(of: [String]?.self) { group in
         group.addTask { await client.run(); return nil }
         defer { group.cancelAll() }
