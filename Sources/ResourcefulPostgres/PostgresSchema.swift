@@ -147,7 +147,8 @@ END
 $$;
 -- step
 -- A half-open breaker's probe slot, for a call of this instance: at most p_probes out at once;
--- slots a killed instance held are taken back after p_lease_us.
+-- slots a killed instance held are taken back after p_lease_us (at once when the row says they
+-- were taken in the future: a clock set back, a row written by hand).
 CREATE OR REPLACE FUNCTION resourceful.breaker_probe(p_upstream text, p_probes integer, p_lease_us bigint)
 RETURNS boolean LANGUAGE plpgsql
     SET search_path = pg_catalog, pg_temp AS $$
@@ -159,7 +160,7 @@ BEGIN
     IF NOT FOUND OR r.open_until_us > v_now THEN
         RETURN false;
     END IF;
-    IF r.probing_since_us IS NULL OR r.probing_since_us < v_now - p_lease_us THEN
+    IF r.probing_since_us IS NULL OR r.probing_since_us < v_now - p_lease_us OR r.probing_since_us > v_now THEN
         UPDATE resourceful.breakers SET probes_out = 1, probes_succeeded = 0, probing_since_us = v_now, touched_us = v_now
             WHERE upstream = p_upstream;
         RETURN true;

@@ -69,8 +69,14 @@ final class PostgresStore: Sendable {
     }
 
     /// Runs `body` against the store within `statementTimeout` (and before `deadline`, when
-    /// sooner). Only a failure or the store's own time-out makes the store unavailable; a
-    /// caller's deadline that comes first, or its cancellation, does not.
+    /// sooner; by default the deadline of the call the state works for,
+    /// ``SharedState/callDeadline``). Only a failure or the store's own time-out makes the store
+    /// unavailable; a caller's deadline that comes first, or its cancellation, does not.
+    ///
+    /// The store is judged by its own time alone: a statement whose caller stops waiting first
+    /// runs on in the background until it answers or its own time is up, so that a store that
+    /// does not answer is found unavailable even when every call's deadline is shorter than
+    /// `statementTimeout`, and those calls then serve from memory.
     func answer<T: Sendable>(
         _ what: String,
         deadline: ContinuousClock.Instant? = nil,
@@ -79,28 +85,40 @@ final class PostgresStore: Sendable {
         let now = ContinuousClock.now
         guard health.withLock({ ($0.unavailableUntil ?? now) <= now }) else { return .unavailable }
         let own = now + statementTimeout
-        let bound = Swift.min(deadline ?? own, own)
-        guard bound > now else { return .cutShort }
-        do {
-            try await prepared(until: bound)
-            let client = self.client
-            let result = try await Deadline.run(until: bound) { try await body(client) }
-            noteSuccess()
-            cleanUpNowAndThen()
-            return .answered(result)
-        } catch {
-            // A caller cancelled (its call ended) says nothing of the store.
-            if Task.isCancelled { return .cutShort }
-            if bound < own, (error as? APIError)?.kind == .timeout { return .cutShort }
-            // The tables or functions are gone (a database restored or made again meanwhile):
-            // the next statement creates them again.
-            if let state = (error as? PSQLError)?.serverInfo?[.sqlState], Self.schemaMissing.contains(state) {
-                health.withLock {
-                    $0.prepared = false
-                    $0.remigrate = true
-                }
+        let client = self.client
+        let statement = { @Sendable [self] () async throws -> T in
+            do {
+                try await prepared(until: own)
+                let result = try await Deadline.run(until: own) { try await body(client) }
+                noteSuccess()
+                cleanUpNowAndThen()
+                return result
+            } catch {
+                // A caller cancelled (its call ended) says nothing of the store.
+                if !Task.isCancelled { noteFailure(what, error) }
+                throw error
             }
-            noteFailure(what, error)
+        }
+        guard let callerDeadline = deadline ?? SharedState.callDeadline, callerDeadline < own else {
+            do {
+                return .answered(try await statement())
+            } catch {
+                return Task.isCancelled ? .cutShort : .unavailable
+            }
+        }
+        guard callerDeadline > now else { return .cutShort }
+        let outcome = Outcome<T>()
+        Task {
+            do {
+                outcome.settle(.success(try await statement()))
+            } catch {
+                outcome.settle(.failure(error))
+            }
+        }
+        do {
+            return .answered(try await outcome.value(deadline: callerDeadline))
+        } catch {
+            if Task.isCancelled || ContinuousClock.now >= callerDeadline { return .cutShort }
             return .unavailable
         }
     }
@@ -187,8 +205,17 @@ final class PostgresStore: Sendable {
         }
     }
 
-    /// Makes the store unavailable for a while after `what` failed; warns once per outage.
+    /// Makes the store unavailable for a while after `what` failed; warns once per outage. A
+    /// table, function or schema found missing (a database restored or made again) is created
+    /// again by the next statement.
     func noteFailure(_ what: String, _ error: any Error) {
+        let inner = (error as? PostgresTransactionError)?.closureError ?? error
+        if let state = (inner as? PSQLError)?.serverInfo?[.sqlState], Self.schemaMissing.contains(state) {
+            health.withLock {
+                $0.prepared = false
+                $0.remigrate = true
+            }
+        }
         let first: Bool = health.withLock { state in
             state.unavailableUntil = .now + retryInterval
             defer { state.warned = true }

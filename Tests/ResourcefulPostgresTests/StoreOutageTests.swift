@@ -6,9 +6,48 @@ import Resourceful
 import ResourcefulPostgres
 import Testing
 
-/// PostgreSQL stopped mid-run and started again: its own server, as the test stops it.
-@Suite(.postgres)
+/// PostgreSQL stopped mid-run and started again, or stopped where it stands: its own server, as
+/// the tests stop it, one test at a time.
+@Suite(.postgres, .serialized)
 struct StoreOutageTests {
+    @Test("A store that hangs is left alone after its own time even by calls that wait less; no call waits past its deadline for a write")
+    func aStoreThatHangs() async throws {
+        let server = try suiteServer()
+        var options = PostgresSharedState.Options()
+        options.statementTimeout = .seconds(5)
+        options.retryInterval = .seconds(120)
+        let budget = try #require(RateBudget(requestsPerSecond: 1000, burst: 100))
+        try await withInstances(2, options: options) { instances in
+            let shared = instances[0]
+            try await shared.prepare()
+            #expect(await shared.rateLimits.reserve("warm \(UUID())", budget: budget, maxWait: .seconds(5)) == .granted(wait: .zero))
+            server.freeze()
+            defer { server.thaw() }
+            // Each call may wait 0.3 s, less than the store's own 5 s: the first ones are refused
+            // (none can know it has a place in time), until the store's own time is up; every
+            // call after that is served from memory at once.
+            let upstream = "hung \(UUID())"
+            let start = ContinuousClock.now
+            var served = false
+            while !served, ContinuousClock.now - start < .seconds(120) {
+                served = await shared.rateLimits.reserve(upstream, budget: budget, maxWait: .milliseconds(300)) == .granted(wait: .zero)
+            }
+            #expect(served)
+            #expect(!shared.isAvailable)
+
+            // What another instance writes after an answer came (a pause, a breaker's opening)
+            // waits for the store no longer than its call's deadline.
+            let other = instances[1]
+            let written = ContinuousClock.now
+            await SharedState.$callDeadline.withValue(.now + .milliseconds(300)) {
+                _ = await other.rateLimits.pause(upstream, for: .seconds(600))
+            }
+            #expect(ContinuousClock.now - written < .seconds(5))
+            // The pause is kept all the same, in the instance's memory.
+            #expect(await other.rateLimits.remainingPause(of: upstream) > .zero)
+        }
+    }
+
     @Test("While the store is down each call is answered from memory within its wait, warned once; the store is used again once back")
     func aStoreThatStopsAndComesBack() async throws {
         let server = try suiteServer()

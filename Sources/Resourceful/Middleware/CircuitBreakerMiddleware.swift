@@ -48,6 +48,22 @@ public struct CircuitBreakerMiddleware: APIMiddleware, AnswersFromTheStepsAfter 
         next: (TransportRequest, CallContext) async throws -> TransportResponse
     ) async throws -> TransportResponse {
         guard let policy = policy ?? context.options.upstreamLimits.breaker else { return try await next(request, context) }
+        guard state is InMemoryCircuitBreakerState else {
+            // A state kept elsewhere waits for its store no longer than the call may.
+            return try await SharedState.$callDeadline.withValue(request.deadline) {
+                try await guarded(request, policy: policy, context: context, next: next)
+            }
+        }
+        return try await guarded(request, policy: policy, context: context, next: next)
+    }
+
+    /// Lets the request through while the upstream's breaker allows, and counts how it ended.
+    private func guarded(
+        _ request: TransportRequest,
+        policy: CircuitBreakerPolicy,
+        context: CallContext,
+        next: (TransportRequest, CallContext) async throws -> TransportResponse
+    ) async throws -> TransportResponse {
         let service = context.options.service
         let upstream = RateLimitMiddleware.upstreamKey(service: service, request: request)
         let permit = await state.permit(upstream, policy: policy)

@@ -57,10 +57,27 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
     ) async throws -> TransportResponse {
         let limits = context.options.upstreamLimits
         let budget = self.budget ?? limits.rate
-        // Nothing configured and nothing heard yet: nothing to wait for.
-        if budget == nil, let memory = state as? InMemoryRateLimitState, memory.isEmpty {
-            return try await passOn(request, context: context, upstream: nil, limits: limits, next: next)
+        if let memory = state as? InMemoryRateLimitState {
+            // Nothing configured and nothing heard yet: nothing to wait for.
+            if budget == nil, memory.isEmpty {
+                return try await passOn(request, context: context, upstream: nil, limits: limits, next: next)
+            }
+            return try await limit(request, context: context, budget: budget, limits: limits, next: next)
         }
+        // A state kept elsewhere waits for its store no longer than the call may.
+        return try await SharedState.$callDeadline.withValue(request.deadline) {
+            try await limit(request, context: context, budget: budget, limits: limits, next: next)
+        }
+    }
+
+    /// Waits for the request's place in `budget`, passes it on, and keeps what the answer says.
+    private func limit(
+        _ request: TransportRequest,
+        context: CallContext,
+        budget: RateBudget?,
+        limits: APIConfig.UpstreamLimits,
+        next: (TransportRequest, CallContext) async throws -> TransportResponse
+    ) async throws -> TransportResponse {
         let upstream = Self.upstreamKey(service: context.options.service, request: request)
         let deadline = RetryMiddleware.headDeadline(of: request, context: context)
         switch await state.reserve(upstream, budget: budget, maxWait: deadline - .now) {
@@ -76,7 +93,8 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
             }
             // A pause begun while this call waited (a `Retry-After` another call, or another
             // instance, was given) holds it too.
-            let pause = await state.remainingPause(of: upstream)
+            // No longer than the longest pause kept, whatever a shared store says.
+            let pause = Swift.min(await state.remainingPause(of: upstream), limits.maxPause)
             if pause > .zero {
                 guard ContinuousClock.now + pause <= deadline else { throw refusal(waiting: pause, request: request, context: context) }
                 do {

@@ -10,6 +10,14 @@ public struct SharedState: Sendable {
     /// Circuit breakers, for ``CircuitBreakerMiddleware``.
     public var circuitBreakers: any CircuitBreakerState
 
+    /// The deadline of the call a state's method works for, while ``RateLimitMiddleware`` or
+    /// ``CircuitBreakerMiddleware`` asks a state that is not in memory; `nil` otherwise.
+    ///
+    /// A state kept in a remote store stops waiting for it then (and serves from memory), so
+    /// that no call is held past its deadline by its state, not even by what is written after
+    /// its answer came.
+    @TaskLocal public static var callDeadline: ContinuousClock.Instant?
+
     /// State kept in `rateLimits` and `circuitBreakers`; each in memory unless given.
     public init(
         rateLimits: any RateLimitState = InMemoryRateLimitState(),

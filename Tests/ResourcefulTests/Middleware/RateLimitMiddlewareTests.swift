@@ -144,6 +144,33 @@ import Testing
         }
     }
 
+    /// A store that grants every place after a short wait and says the upstream is paused for
+    /// an hour (a row written by hand).
+    struct HourLongPause: RateLimitState {
+        func reserve(_ upstream: String, budget: RateBudget?, maxWait: Duration) async -> RateLimitReservation {
+            .granted(wait: .milliseconds(10))
+        }
+        func release(_ upstream: String, budget: RateBudget?) async {}
+        func pause(_ upstream: String, for duration: Duration) async -> Bool { true }
+        func learn(_ upstream: String, budget: RateBudget, for lifetime: Duration) async {}
+        func remainingPause(of upstream: String) async -> Duration { .seconds(3600) }
+    }
+
+    @Test func aPauseAStoreSaysIsLongerThanTheLongestKeptIsCutToIt() async throws {
+        try await Harness.run(configure: {
+            $0.retry.maxAttempts = 1
+            $0.limits.maxPause = .milliseconds(300)
+        }) { harness in
+            let arrivals = Arrivals()
+            Self.route(harness.server, first: nil, arrivals: arrivals)
+            let api = API(dependencies: harness.dependencies, middlewares: [RateLimitMiddleware(state: HourLongPause())])
+            let start = ContinuousClock.now
+            // Waited out as 0.3 s (the longest pause kept), not refused as an hour past the deadline.
+            _ = try await api.call(Self.ticks)
+            #expect(try #require(arrivals.all.first) - start >= .milliseconds(300))
+        }
+    }
+
     @Test func pausesWaitsAndRefusalsAreCountedByService() async throws {
         try await Harness.run(configure: { $0.retry.maxAttempts = 1; $0.timeout = .seconds(5) }) { harness in
             let arrivals = Arrivals()

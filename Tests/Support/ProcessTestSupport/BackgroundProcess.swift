@@ -54,6 +54,27 @@ public final class BackgroundProcess: Sendable {
         }
     }
 
+    /// Sends `signal` to the program and to the processes it started (its direct children), as
+    /// `SIGSTOP` and `SIGCONT` need to stop a server that forks a process per connection.
+    public func signalWithChildren(_ signal: Int32) {
+        guard !exited.hasHappened else { return }
+        kill(pid, signal)
+        for child in Self.children(of: pid) { kill(child, signal) }
+    }
+
+    /// The processes whose parent is `parent`, from `/proc`.
+    static func children(of parent: Int32) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry -> Int32? in
+            guard let pid = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return nil }
+            // `pid (name) state ppid …`: the name may hold spaces, the fields after it do not.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && Int32(fields[1]) == parent ? pid : nil
+        }
+    }
+
     deinit {
         if !exited.hasHappened { kill(pid, SIGKILL) }
     }

@@ -83,6 +83,17 @@ public final class PostgresServer: Sendable {
         await process?.stop(signal: SIGQUIT)
     }
 
+    /// Stops every process of the server where it stands (`SIGSTOP`): connections stay open and
+    /// nothing answers, as a server that hangs; ``thaw()`` lets it go on.
+    public func freeze() {
+        server.withLock { $0 }?.signalWithChildren(SIGSTOP)
+    }
+
+    /// Lets a server ``freeze()`` stopped go on.
+    public func thaw() {
+        server.withLock { $0 }?.signalWithChildren(SIGCONT)
+    }
+
     /// Stops the server and removes its folder.
     public func stop() async {
         let process = server.withLock { current -> BackgroundProcess? in
