@@ -257,6 +257,7 @@ if Context.environment["RESOURCEFUL_WITHOUT_POSTGRES"] == nil {
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             exclude: ["Schema.sql"]
@@ -278,6 +279,7 @@ if Context.environment["RESOURCEFUL_WITHOUT_POSTGRES"] == nil {
             name: "ResourcefulPostgresTests",
             dependencies: [
                 "Resourceful",
+                "ResourcefulOAuth2",
                 "ResourcefulPostgres",
                 "ResourcefulTesting",
                 "ProcessTestSupport",

@@ -27,7 +27,7 @@ extension APIDependencies {
     /// ``KeyringAuthenticationStorage`` on `keyring` for `authentication.keyring.account` wherever
     /// `authentication.storages` lists `keyring`. `service` picks one of the file's `services`,
     /// and the HTTP client is shared as in
-    /// ``Resourceful/APIDependencies/live(environment:configDirectory:environmentVariables:authenticationStorage:service:)``.
+    /// ``Resourceful/APIDependencies/live(environment:configDirectory:environmentVariables:authenticationStorage:storageFactories:sharedStateFactories:service:)``.
     ///
     /// ```swift
     /// let api = API(dependencies: try await APIDependencies.live(environment: "development", keyring: Keyring()))

@@ -5,7 +5,8 @@ public import Resourceful
 /// `authentication.oauth2.clientSecret.storage` names (its private key from
 /// `authentication.oauth2.privateKeyFile` or the kind `privateKey.storage` names), its refresh tokens in
 /// `authentication.oauth2.refreshTokenStorage` (`keyring` unless set), its requests through the
-/// API's transport.
+/// API's transport, its `client_credentials` tokens shared by the fleet when the dependencies
+/// have a shared state that keeps tokens (``AuthenticationStorageContext/sharedState``).
 ///
 /// ```swift
 /// let deps = try await APIDependencies.live(environment: "production", storageFactories: [OAuth2StorageFactory()])
@@ -39,7 +40,7 @@ public struct OAuth2StorageFactory: AuthenticationStorageFactory {
         do {
             return try await OAuth2AuthenticationStorage(
                 settings: settings, transport: context.transport, clientSecret: clientSecret, privateKey: privateKey, refreshTokens: refreshTokens,
-                timeout: context.config.timeout, logger: context.logger
+                timeout: context.config.timeout, sharedTokens: context.sharedState?.tokens, logger: context.logger
             )
         } catch {
             throw context.keys.invalid("privateKeyFile", expected: "a usable private key file (\(error.detail))")

@@ -72,7 +72,11 @@ public final class PostgresSharedState: Service, Sendable {
         configuration.options.additionalStartupParameters += [
             ("statement_timeout", "\(limit)"), ("lock_timeout", "\(limit)"), ("search_path", "pg_catalog, pg_temp"),
         ]
-        self.init(client: PostgresClient(configuration: configuration, backgroundLogger: logger), options: options, logger: logger)
+        // The client's own chatter (each connection made or closed) stays below notices; the
+        // state says itself when the store becomes unavailable and when it is back.
+        var background = logger
+        background.logLevel = Swift.max(logger.logLevel, .notice)
+        self.init(client: PostgresClient(configuration: configuration, backgroundLogger: background), options: options, logger: logger)
     }
 
     /// Shared state kept through `client`, which the app runs (``run()`` then need not be called).

@@ -39,8 +39,11 @@ struct OAuthSession {
             }
         }
         guard config.authentication.storages.contains("oauth2") else { return nil }
+        // A command is one process: its state is its own, whatever store a fleet shares.
+        var alone = config
+        alone.sharedState = APIConfig.SharedStateSettings()
         let dependencies = try await APIDependencies.live(
-            config: config, storageFactories: CommandCredentials.factories(account: account, keyring: keyring)
+            config: alone, storageFactories: CommandCredentials.factories(account: account, keyring: keyring)
         )
         let links = (dependencies.authenticationStorage as? ChainedAuthenticationStorage)?.links.map(\.storage) ?? [dependencies.authenticationStorage]
         guard let storage = links.lazy.compactMap({ $0 as? OAuth2AuthenticationStorage }).first else {

@@ -29,6 +29,8 @@ public struct API: Sendable {
     public private(set) var logger: Logger
     /// The steps around the transport, outermost first.
     package let middlewares: [any APIMiddleware]
+    /// The state a fleet shares, from the dependencies, ended by ``shutdown()``.
+    let sharedState: SharedState?
 
     let builder: RequestBuilder
     /// Whether `authenticationStorage` bounds its own waits, checked once rather than per call.
@@ -42,7 +44,9 @@ public struct API: Sendable {
     /// Creates an API from `dependencies`, reading each of them once.
     ///
     /// - Parameter middlewares: The steps around the transport, outermost first; the default is
-    ///   ``defaultMiddlewares``. Add your own before them (once per call) or after them (once per
+    ///   ``defaultMiddlewares``, or ``defaultMiddlewares(sharedState:)`` when the dependencies
+    ///   hold a ``SharedState`` (``HasSharedState``, as ``APIDependencies`` made from a
+    ///   configuration naming `sharedState.kind`). Add your own before them (once per call) or after them (once per
     ///   hop of each attempt, after the attempt is logged): `API.defaultMiddlewares + [Signing()]`.
     ///   A request bound for another origin than its call's (a redirect) leaves without any header
     ///   field the redaction rules call a secret, whatever a middleware added. A
@@ -50,7 +54,10 @@ public struct API: Sendable {
     ///   one, after the retries) refreshes through the storage when the storage renews its own
     ///   credentials (a ``CredentialRefresher``, alone or in a chain, such as
     ///   `OAuth2AuthenticationStorage`): a `401` is refreshed once without a line of app code.
-    public init(dependencies: any Dependencies, middlewares: [any APIMiddleware] = API.defaultMiddlewares) {
+    public init(dependencies: any Dependencies, middlewares: [any APIMiddleware]? = nil) {
+        let shared = (dependencies as? any HasSharedState)?.sharedState
+        sharedState = shared
+        let steps = middlewares ?? shared.map { API.defaultMiddlewares(sharedState: $0) } ?? API.defaultMiddlewares
         config = dependencies.apiConfig
         authenticationStorage = dependencies.authenticationStorage
         storageHonoursDeadline = dependencies.authenticationStorage is any DeadlineHonouringStorage
@@ -67,7 +74,7 @@ public struct API: Sendable {
         // call through.
         // So is a circuit breaker with no policy to open by.
         let config = dependencies.apiConfig
-        let middlewares = middlewares.compactMap { step -> (any APIMiddleware)? in
+        let middlewares = steps.compactMap { step -> (any APIMiddleware)? in
             if let breaker = step as? CircuitBreakerMiddleware { return breaker.bound(to: config) }
             guard let refresh = step as? CredentialRefreshMiddleware else { return step }
             return refresh.bound(to: storage)
@@ -186,8 +193,15 @@ public struct API: Sendable {
         return copy
     }
 
-    /// Shuts the transport down. Calls made after it fail.
+    /// Shuts the transport down, and ends the connections of the dependencies' shared state
+    /// (for every API made from them). Calls made after it fail.
     public func shutdown() async throws {
-        try await transport.shutdown()
+        do {
+            try await transport.shutdown()
+        } catch {
+            await sharedState?.shutdown()
+            throw error
+        }
+        await sharedState?.shutdown()
     }
 }

@@ -57,6 +57,9 @@ public struct AuthenticationStorageContext: Sendable {
     /// The transport the API sends its calls through, for a storage that must make requests of
     /// its own (an OAuth 2 token endpoint). It is usable once the dependencies are made.
     public let transport: any HTTPTransport
+    /// The state the fleet shares (`sharedState.kind`), for a storage that shares what it gets,
+    /// such as OAuth 2 access tokens (``SharedState/tokens``); `nil` when none is configured.
+    public let sharedState: SharedState?
     let factories: [APIConfig.StorageKind: any AuthenticationStorageFactory]
 
     init(
@@ -65,8 +68,10 @@ public struct AuthenticationStorageContext: Sendable {
         environment: [String: String]?,
         logger: Logger,
         transport: any HTTPTransport,
-        factories: [APIConfig.StorageKind: any AuthenticationStorageFactory]
+        factories: [APIConfig.StorageKind: any AuthenticationStorageFactory],
+        sharedState: SharedState? = nil
     ) {
+        self.sharedState = sharedState
         self.config = config
         let authentication = config.authentication.keys ?? ConfigurationKeys.empty(scope: "authentication")
         self.keys = authentication.scoped(to: kind.rawValue)
@@ -86,7 +91,8 @@ public struct AuthenticationStorageContext: Sendable {
             throw keys.invalid(key, expected: "a storage kind known here: " + factories.keys.map(\.rawValue).sorted().joined(separator: ", "))
         }
         let context = AuthenticationStorageContext(
-            config: config, kind: kind, environment: environment, logger: logger, transport: transport, factories: factories
+            config: config, kind: kind, environment: environment, logger: logger, transport: transport, factories: factories,
+            sharedState: sharedState
         )
         guard let storage = try await factory.makeSecretStorage(context) else {
             throw keys.invalid(key, expected: "a storage kind that keeps secrets")

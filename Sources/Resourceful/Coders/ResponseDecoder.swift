@@ -2,7 +2,7 @@ public import Foundation
 
 /// Decodes response bodies into a request's `ResourceType` or `ErrorResponse`.
 ///
-/// `JSONDecoder` conforms; ``APIDependencies/live(environment:configDirectory:environmentVariables:authenticationStorage:service:)``
+/// `JSONDecoder` conforms; ``APIDependencies/live(environment:configDirectory:environmentVariables:authenticationStorage:storageFactories:sharedStateFactories:service:)``
 /// injects one set up from ``APIConfig/coding``.
 public protocol ResponseDecoder: Sendable {
     /// Decodes a value of `type` from `data`.

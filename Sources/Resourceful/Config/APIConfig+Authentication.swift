@@ -121,6 +121,7 @@ extension APIConfig {
         ///   - environment: The variables the storages read; the process environment, at each
         ///     call, when `nil`.
         ///   - transport: The API's transport, for storages that make requests of their own.
+        ///   - sharedState: The state the fleet shares, for storages that share what they get.
         /// - Throws: ``APIError/Kind/invalidConfiguration`` when a required storage's kind is not
         ///   known here, or a factory refuses its keys. A kind not known here that is optional is
         ///   a storage that fails every lookup (passed over), so that a configuration naming the
@@ -130,7 +131,8 @@ extension APIConfig {
             factories: [any AuthenticationStorageFactory],
             logger: Logger,
             environment: [String: String]?,
-            transport: any HTTPTransport
+            transport: any HTTPTransport,
+            sharedState: SharedState? = nil
         ) async throws(APIError) -> any AuthenticationStorage {
             var known: [StorageKind: any AuthenticationStorageFactory] = [:]
             for factory in [FileStorageFactory(), EnvironmentStorageFactory()] as [any AuthenticationStorageFactory] + factories {
@@ -139,7 +141,7 @@ extension APIConfig {
             // Keys of a module this program does not link are not an error (the same file
             // serves programs built with and without it), but they do nothing here: said once
             // per module and file in the process, however many APIs are made from the file.
-            for keys in otherModules where known[keys.kind] == nil && Self.warned.withLock({ $0.insert("\(keys.module) \(keys.source)").inserted }) {
+            for keys in otherModules where keys.section == "authentication" && known[keys.kind] == nil && Self.warned.withLock({ $0.insert("\(keys.module) \(keys.source)").inserted }) {
                 logger.warning(
                     "configuration keys read by \(keys.module) are ignored: this program does not link it",
                     metadata: ["key": "\(keys.key)", "source": "\(keys.source)", "kind": "\(keys.kind)"]
@@ -159,7 +161,8 @@ extension APIConfig {
                 let storage: any AuthenticationStorage
                 if let factory = known[kind] {
                     let context = AuthenticationStorageContext(
-                        config: config, kind: kind, environment: environment, logger: logger, transport: transport, factories: known
+                        config: config, kind: kind, environment: environment, logger: logger, transport: transport, factories: known,
+                        sharedState: sharedState
                     )
                     storage = try await factory.makeStorage(context)
                 } else if optional.contains(kind) {

@@ -244,7 +244,7 @@ extension APIConfig {
     /// directory's `Configs` folder by default rather than chosen: a cloned repository's
     /// `Configs/` would otherwise pick a secret (a variable, a file, a keyring item, an OAuth 2
     /// client secret) and the host it is sent to. The command-line tool asks this before it makes
-    /// any storage. An app's own ``APIDependencies/live(environment:configDirectory:environmentVariables:authenticationStorage:storageFactories:service:)``
+    /// any storage. An app's own ``APIDependencies/live(environment:configDirectory:environmentVariables:authenticationStorage:storageFactories:sharedStateFactories:service:)``
     /// is not refused: the app chooses its folder (pass `configDirectory`, or run it where its
     /// own `Configs` is).
     ///
@@ -437,6 +437,7 @@ struct ConfigKeyReader {
             config.cache = try APIConfig.CacheSettings(keys: root.scoped(to: "cache"))
             config.limits = try APIConfig.UpstreamLimits(keys: root.scoped(to: "limits"))
             config.authentication = try APIConfig.AuthenticationSettings(keys: root.scoped(to: "authentication"))
+            config.sharedState = try APIConfig.SharedStateSettings(keys: root.scoped(to: "sharedState"))
         }
         // Whatever a key-by-key check above did not cover is refused here, by the same rules a
         // configuration built in code meets.

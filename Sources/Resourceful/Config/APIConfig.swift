@@ -38,6 +38,8 @@ public struct APIConfig: Sendable, Equatable {
     public var cache: CacheSettings
     /// How much the upstream is sent (``RateLimitMiddleware``).
     public var limits: UpstreamLimits
+    /// Where the limits' state lives: in memory, or a store a fleet shares (`sharedState.*`).
+    public var sharedState: SharedStateSettings
 
     /// Creates a configuration; every value but the base URL and service has a default.
     public init(
@@ -53,7 +55,8 @@ public struct APIConfig: Sendable, Equatable {
         http: HTTPSettings = HTTPSettings(),
         authentication: AuthenticationSettings = AuthenticationSettings(),
         cache: CacheSettings = CacheSettings(),
-        limits: UpstreamLimits = UpstreamLimits()
+        limits: UpstreamLimits = UpstreamLimits(),
+        sharedState: SharedStateSettings = SharedStateSettings()
     ) {
         self.baseURL = baseURL
         self.service = service
@@ -68,6 +71,7 @@ public struct APIConfig: Sendable, Equatable {
         self.authentication = authentication
         self.cache = cache
         self.limits = limits
+        self.sharedState = sharedState
     }
 
     /// What ``HTTPCacheMiddleware`` may store (`cache.*` keys).

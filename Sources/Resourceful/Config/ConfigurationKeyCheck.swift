@@ -1,7 +1,9 @@
 /// Keys of another module's storage kind (`authentication.keyring.*`, `authentication.oauth2.*`)
 /// that a configuration sets: ignored, with a warning, by a program that does not link it.
 package struct OtherModuleKeys: Sendable, Hashable {
-    /// The storage kind whose keys they are.
+    /// The section of the kind: `authentication` or `sharedState`.
+    package var section = "authentication"
+    /// The kind whose keys they are.
     package let kind: APIConfig.StorageKind
     /// The module that reads them, such as `ResourcefulOAuth2`.
     package let module: String
@@ -55,6 +57,7 @@ struct ConfigurationKeyCheck {
         if case .module(let module) = node.kind, let kind = path.last, !otherModules.contains(where: { $0.module == module }) {
             otherModules.append(
                 OtherModuleKeys(
+                    section: path.dropLast().last ?? "authentication",
                     kind: APIConfig.StorageKind(rawValue: kind), module: module, key: path.joined(separator: "."),
                     source: file ?? "configuration"))
         }
@@ -99,7 +102,7 @@ struct ConfigurationKeyCheck {
             case .services:
                 if path.count == 1 { serviceNames.append(name) }
                 node = ConfigurationKeyTable.service
-            case .authentication where node.children[name] == nil:
+            case .kinds where node.children[name] == nil:
                 // A section of a storage kind an app's own factory reads: unless it is a known
                 // key or kind mistyped, or holds no keys at all.
                 let isSection = offset < components.count - 1 || member.value.members != nil
@@ -176,8 +179,12 @@ struct ConfigurationKeyCheck {
             case "CODING", "LOGGING", "RETRY", "HTTP", "CACHE":
                 throw unknownVariable(variable, name: name, strict: true)
             case "AUTHENTICATION":
-                let ownKinds = ["FILE", "ENVIRONMENT"] + ConfigurationKeyTable.modules.map { $0.kind.uppercased() }
+                let ownKinds = ["FILE", "ENVIRONMENT"] + ConfigurationKeyTable.modules.filter { $0.section == "authentication" }.map { $0.kind.uppercased() }
                 let isKnownKind = ownKinds.contains { name.hasPrefix("AUTHENTICATION_\($0)_") }
+                try checkLoose(variable, name: name, strict: isKnownKind)
+            case "SHARED":
+                let ownKinds = ConfigurationKeyTable.modules.filter { $0.section == "sharedState" }.map { $0.kind.uppercased() }
+                let isKnownKind = ownKinds.contains { name.hasPrefix("SHARED_STATE_\($0)_") }
                 try checkLoose(variable, name: name, strict: isKnownKind)
             default:
                 try checkLoose(variable, name: name, strict: false)
@@ -202,11 +209,12 @@ struct ConfigurationKeyCheck {
 
     private mutating func noteOtherModule(_ key: String, variable: String) {
         let components = key.split(separator: ".")
-        guard components.count > 2, components[0] == "authentication",
-            let module = ConfigurationKeyTable.modules.first(where: { $0.kind == components[1] }),
+        guard components.count > 2,
+            let module = ConfigurationKeyTable.modules.first(where: { $0.section == components[0] && $0.kind == components[1] }),
             !otherModules.contains(where: { $0.module == module.name })
         else { return }
         otherModules.append(
-            OtherModuleKeys(kind: APIConfig.StorageKind(rawValue: module.kind), module: module.name, key: variable, source: variable))
+            OtherModuleKeys(
+                section: module.section, kind: APIConfig.StorageKind(rawValue: module.kind), module: module.name, key: variable, source: variable))
     }
 }

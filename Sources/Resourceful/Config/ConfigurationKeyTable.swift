@@ -25,22 +25,28 @@ enum ConfigurationKeyTable {
         "authentication.storages", "authentication.optional", "authentication.headerName",
         "authentication.file.directory", "authentication.file.scheme", "authentication.file.refreshInterval",
         "authentication.environment.prefix", "authentication.environment.scheme",
+        "sharedState.kind",
     ]
 
-    /// A storage kind another module of the package brings, with the keys its factory reads
-    /// under `authentication.<kind>`. A program that does not link the module ignores them (and
-    /// logs so once, when its dependencies are made); a key of the kind that is not listed is an
-    /// error whether or not the module is linked.
+    /// A kind another module of the package brings (a storage kind, or a kind of shared
+    /// state), with the keys its factory reads under `<section>.<kind>`. A program that does not
+    /// link the module ignores them (and logs so once, when its dependencies are made); a key of
+    /// the kind that is not listed is an error whether or not the module is linked.
     struct Module: Sendable {
-        /// The storage kind, as `authentication.storages` names it.
+        /// The section the kind's keys are in: `authentication` or `sharedState`.
+        var section = "authentication"
+        /// The kind, as `authentication.storages` or `sharedState.kind` names it.
         let kind: String
         /// The module that reads the keys.
         let name: String
-        /// Its keys under `authentication.<kind>`, dotted.
+        /// Its keys under `<section>.<kind>`, dotted.
         let keys: [String]
     }
 
-    /// The other modules' storage kinds.
+    /// The sections with a section of keys per kind, which a factory an app brings may read.
+    static let kindSections = ["authentication", "sharedState"]
+
+    /// The other modules' kinds.
     static let modules: [Module] = [
         Module(kind: "keyring", name: "ResourcefulKeyring", keys: ["account", "scheme"]),
         Module(
@@ -50,6 +56,15 @@ enum ConfigurationKeyTable {
                 "clientId", "clientAuthentication", "clientSecret.storage", "clientSecret.name",
                 "privateKeyFile", "privateKey.storage", "privateKey.name", "keyId",
                 "grant", "scopes", "audience", "resource", "skew", "refreshTokenStorage",
+            ]
+        ),
+        Module(
+            section: "sharedState", kind: "postgres", name: "ResourcefulPostgres",
+            keys: [
+                "host", "port", "database", "username", "password.storage", "password.name", "tls", "caFile",
+                "statementTimeout", "retryInterval", "breakerRefresh", "probeLease",
+                "sealingKey.storage", "sealingKey.name", "sealingKey.previousNames",
+                "tokens", "whenUnavailable", "cache", "cacheMaxBytes",
             ]
         ),
     ]
@@ -63,10 +78,10 @@ enum ConfigurationKeyTable {
             case section
             /// `services`: each member is a service, with the top level's keys.
             case services
-            /// `authentication`: its known keys, and a section of keys for each storage kind,
-            /// which a factory an app brings may read.
-            case authentication
-            /// `authentication.<kind>` of another module.
+            /// `authentication` or `sharedState`: its known keys, and a section of keys for
+            /// each kind, which a factory an app brings may read.
+            case kinds
+            /// `authentication.<kind>` or `sharedState.<kind>` of another module.
             case module(String)
         }
 
@@ -92,14 +107,16 @@ enum ConfigurationKeyTable {
     static let service: Node = {
         var root = Node(kind: .section)
         for key in coreKeys { root.insert(key.split(separator: ".")[...]) }
-        var authentication = root.children["authentication"] ?? Node(kind: .section)
-        authentication.kind = .authentication
-        for module in modules {
-            var section = Node(kind: .module(module.name))
-            for key in module.keys { section.insert(key.split(separator: ".")[...]) }
-            authentication.children[module.kind] = section
+        for name in kindSections {
+            var kinds = root.children[name] ?? Node(kind: .section)
+            kinds.kind = .kinds
+            for module in modules where module.section == name {
+                var section = Node(kind: .module(module.name))
+                for key in module.keys { section.insert(key.split(separator: ".")[...]) }
+                kinds.children[module.kind] = section
+            }
+            root.children[name] = kinds
         }
-        root.children["authentication"] = authentication
         return root
     }()
 
@@ -117,7 +134,7 @@ enum ConfigurationKeyTable {
         for key in coreKeys { variables[APIConfig.environmentVariable(forKey: key, prefixed: false)] = key }
         for module in modules {
             for key in module.keys {
-                let full = "authentication.\(module.kind).\(key)"
+                let full = "\(module.section).\(module.kind).\(key)"
                 variables[APIConfig.environmentVariable(forKey: full, prefixed: false)] = full
             }
         }

@@ -10,7 +10,7 @@ public import Logging
 /// ```
 ///
 /// An app with a container of its own can conform it to ``API/Dependencies`` instead.
-public struct APIDependencies: API.Dependencies {
+public struct APIDependencies: API.Dependencies, HasSharedState {
     /// The configuration.
     public var apiConfig: APIConfig
     /// Where the `Authorization` header comes from.
@@ -23,6 +23,11 @@ public struct APIDependencies: API.Dependencies {
     public var responseDecoder: any ResponseDecoder
     /// The logger.
     public var logger: Logger
+    /// The state a fleet shares (`sharedState.kind` in the configuration, made by a
+    /// ``SharedStateFactory``): an ``API`` made from these dependencies keeps its rate budgets
+    /// and breakers there, and its ``API/shutdown()`` ends the store's connections. `nil` keeps
+    /// them in memory, per API.
+    public var sharedState: SharedState?
 
     /// Creates a container; the coders default to JSON set up from `apiConfig.coding` (the response
     /// decoder is the one ``APIConfig/Coding/decoder`` chooses), the logger
@@ -33,8 +38,10 @@ public struct APIDependencies: API.Dependencies {
         transport: any HTTPTransport,
         requestEncoder: (any RequestEncoder)? = nil,
         responseDecoder: (any ResponseDecoder)? = nil,
-        logger: Logger? = nil
+        logger: Logger? = nil,
+        sharedState: SharedState? = nil
     ) {
+        self.sharedState = sharedState
         self.apiConfig = apiConfig
         self.authenticationStorage = authenticationStorage
         self.transport = transport
@@ -67,6 +74,8 @@ public struct APIDependencies: API.Dependencies {
     ///     environment storage reads; the process environment when `nil`.
     ///   - storageFactories: The storage kinds `authentication.storages` may name besides `file`
     ///     and `environment` (``AuthenticationStorageFactory``).
+    ///   - sharedStateFactories: The kinds `sharedState.kind` may name (``SharedStateFactory``),
+    ///     such as `ResourcefulPostgres`'s `PostgresSharedStateFactory()`.
     /// - Throws: ``APIError/Kind/invalidConfiguration`` when the configuration cannot be loaded.
     public static func live(
         environment: String,
@@ -74,6 +83,7 @@ public struct APIDependencies: API.Dependencies {
         environmentVariables: [String: String]? = nil,
         authenticationStorage: (any AuthenticationStorage)? = nil,
         storageFactories: [any AuthenticationStorageFactory] = [],
+        sharedStateFactories: [any SharedStateFactory] = [],
         service: String? = nil
     ) async throws -> APIDependencies {
         let variables = environmentVariables ?? TransportEnvironment.process()
@@ -84,6 +94,7 @@ public struct APIDependencies: API.Dependencies {
             environmentVariables: environmentVariables,
             authenticationStorage: authenticationStorage,
             storageFactories: storageFactories,
+            sharedStateFactories: sharedStateFactories,
             sharedAs: file,
             transportEnvironment: TransportEnvironment.restricted(variables)
         )
@@ -91,20 +102,22 @@ public struct APIDependencies: API.Dependencies {
 
     /// The live dependencies for a configuration already loaded (``APIConfig/load(file:environmentVariables:service:)``,
     /// ``APIConfig/init(configReader:)``) or built in code: as
-    /// ``live(environment:configDirectory:environmentVariables:authenticationStorage:storageFactories:service:)``,
+    /// ``live(environment:configDirectory:environmentVariables:authenticationStorage:storageFactories:sharedStateFactories:service:)``,
     /// with a transport of their own.
     ///
-    /// - Throws: ``APIError/Kind/invalidConfiguration`` when a storage's settings are refused,
-    ///   ``APIError/Kind/authentication`` when the proxy's credential cannot be had.
+    /// - Throws: ``APIError/Kind/invalidConfiguration`` when a storage's or the shared state's
+    ///   settings are refused, ``APIError/Kind/authentication`` when the proxy's credential
+    ///   cannot be had.
     public static func live(
         config: APIConfig,
         environmentVariables: [String: String]? = nil,
         authenticationStorage: (any AuthenticationStorage)? = nil,
-        storageFactories: [any AuthenticationStorageFactory] = []
+        storageFactories: [any AuthenticationStorageFactory] = [],
+        sharedStateFactories: [any SharedStateFactory] = []
     ) async throws(APIError) -> APIDependencies {
         try await live(
             config: config, environmentVariables: environmentVariables, authenticationStorage: authenticationStorage,
-            storageFactories: storageFactories, sharedAs: nil
+            storageFactories: storageFactories, sharedStateFactories: sharedStateFactories, sharedAs: nil
         )
     }
 
@@ -116,6 +129,7 @@ public struct APIDependencies: API.Dependencies {
     ///
     /// - Parameters:
     ///   - storageFactories: The storage kinds known besides `file` and `environment`.
+    ///   - sharedStateFactories: The kinds of shared state known.
     ///   - file: The configuration file `config` came from: the transport is shared with the other
     ///     dependencies loaded from it (``SharedTransports``); a transport of its own when `nil`.
     ///   - transportEnvironment: The variables the transport reads, as `config` was checked
@@ -125,24 +139,36 @@ public struct APIDependencies: API.Dependencies {
         environmentVariables: [String: String]? = nil,
         authenticationStorage: (any AuthenticationStorage)? = nil,
         storageFactories: [any AuthenticationStorageFactory] = [],
+        sharedStateFactories: [any SharedStateFactory] = [],
         sharedAs file: String?,
         transportEnvironment: [String: String]? = nil
     ) async throws(APIError) -> APIDependencies {
         let logger = Self.logger(level: config.logging.level)
         let deferred = DeferredTransport()
-        let storage: any AuthenticationStorage
-        if let authenticationStorage {
-            storage = authenticationStorage
-        } else {
-            storage = try await config.authentication.makeStorage(
-                config: config, factories: storageFactories, logger: logger, environment: environmentVariables, transport: deferred
-            )
-        }
-        let transport = try await transport(
-            for: config, storage: storage, environment: transportEnvironment ?? environmentVariables, sharedAs: file, logger: logger
+        let shared = try await config.sharedState.makeSharedState(
+            config: config, factories: sharedStateFactories, storages: storageFactories, logger: logger, environment: environmentVariables,
+            transport: deferred
         )
-        deferred.resolve(transport)
-        return APIDependencies(apiConfig: config, authenticationStorage: storage, transport: transport, logger: logger)
+        do {
+            let storage: any AuthenticationStorage
+            if let authenticationStorage {
+                storage = authenticationStorage
+            } else {
+                storage = try await config.authentication.makeStorage(
+                    config: config, factories: storageFactories, logger: logger, environment: environmentVariables, transport: deferred,
+                    sharedState: shared
+                )
+            }
+            let transport = try await transport(
+                for: config, storage: storage, environment: transportEnvironment ?? environmentVariables, sharedAs: file, logger: logger
+            )
+            deferred.resolve(transport)
+            return APIDependencies(apiConfig: config, authenticationStorage: storage, transport: transport, logger: logger, sharedState: shared)
+        } catch {
+            // Nothing is left running for dependencies that were not made.
+            await shared?.shutdown()
+            throw error
+        }
     }
 
     /// The live transport for `config`, with the proxy's credential from `storage` when

@@ -19,7 +19,7 @@ import Darwin
 
 /// The live ``HTTPTransport``: one long-lived AsyncHTTPClient with pooled connections.
 ///
-/// Create one per process (``APIDependencies/live(environment:configDirectory:environmentVariables:authenticationStorage:service:)``
+/// Create one per process (``APIDependencies/live(environment:configDirectory:environmentVariables:authenticationStorage:storageFactories:sharedStateFactories:service:)``
 /// does) and call ``shutdown()`` when done. Redirects are not followed: a `3xx` reaches the ``API``
 /// as a response, so a credential is never sent on to another host. A proxy (``APIConfig/HTTPSettings/proxy``
 /// or the environment's variables) never carries a loopback target (`localhost`, `127.0.0.0/8`,
@@ -55,7 +55,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     ///
     /// - Parameter proxyAuthorization: The `Proxy-Authorization` value for the proxy, `Basic …` or
     ///   `Bearer …`, such as the storage's value for ``APIConfig/HTTPSettings/proxyCredentialService``
-    ///   (``APIDependencies/live(environment:configDirectory:environmentVariables:authenticationStorage:service:)``
+    ///   (``APIDependencies/live(environment:configDirectory:environmentVariables:authenticationStorage:storageFactories:sharedStateFactories:service:)``
     ///   looks it up).
     public convenience init(settings: APIConfig.HTTPSettings = APIConfig.HTTPSettings(), proxyAuthorization: String? = nil) {
         self.init(settings: settings, environment: TransportEnvironment.current(), proxyAuthorization: proxyAuthorization)

@@ -4,7 +4,7 @@ import Synchronization
 /// file share one client (one pool of connections) for as long as any of them is running, and
 /// services whose HTTP settings differ (another CA, another proxy) get one each.
 ///
-/// Each ``APIDependencies/live(environment:configDirectory:environmentVariables:authenticationStorage:service:)``
+/// Each ``APIDependencies/live(environment:configDirectory:environmentVariables:authenticationStorage:storageFactories:sharedStateFactories:service:)``
 /// takes a share, a ``Lease``; its `shutdown()` gives the share back, and the last one shuts the
 /// client down.
 enum SharedTransports {

@@ -4,11 +4,23 @@
 /// ```swift
 /// let api = API(dependencies: dependencies, middlewares: API.defaultMiddlewares(sharedState: shared.state))
 /// ```
+///
+/// Made from the configuration (`sharedState.kind`, ``SharedStateFactory``), it is in
+/// ``APIDependencies/sharedState``: an ``API`` made from those dependencies keeps its limits
+/// there, an OAuth 2 storage made with them shares its tokens there, and ``API/shutdown()`` ends
+/// the store's connections.
 public struct SharedState: Sendable {
     /// Rate budgets and pauses, for ``RateLimitMiddleware``.
     public var rateLimits: any RateLimitState
     /// Circuit breakers, for ``CircuitBreakerMiddleware``.
     public var circuitBreakers: any CircuitBreakerState
+    /// Access tokens the fleet shares (`client_credentials`), for a storage that gets them, such
+    /// as `OAuth2AuthenticationStorage`; `nil` when each instance asks for its own.
+    public var tokens: (any SharedTokenCache)?
+    /// An HTTP cache the fleet shares, for ``HTTPCacheMiddleware``, with the key it files a
+    /// credential's answers under (the same in every instance); `nil` when none is kept.
+    public var httpCache: (storage: any HTTPCacheStorage, digestKey: HTTPCacheDigestKey)?
+    private let onShutdown: (@Sendable () async -> Void)?
 
     /// The deadline of the call a state's method works for, while ``RateLimitMiddleware`` or
     /// ``CircuitBreakerMiddleware`` asks a state that is not in memory; `nil` otherwise.
@@ -19,13 +31,38 @@ public struct SharedState: Sendable {
     @TaskLocal public static var callDeadline: ContinuousClock.Instant?
 
     /// State kept in `rateLimits` and `circuitBreakers`; each in memory unless given.
+    ///
+    /// - Parameters:
+    ///   - tokens: Access tokens the fleet shares; none unless given.
+    ///   - httpCache: An HTTP cache the fleet shares, and its digest key; none unless given.
+    ///   - onShutdown: What ends the store's connections, run by ``shutdown()`` (and so by
+    ///     ``API/shutdown()`` of an API made with these); nothing unless given.
     public init(
         rateLimits: any RateLimitState = InMemoryRateLimitState(),
-        circuitBreakers: any CircuitBreakerState = InMemoryCircuitBreakerState()
+        circuitBreakers: any CircuitBreakerState = InMemoryCircuitBreakerState(),
+        tokens: (any SharedTokenCache)? = nil,
+        httpCache: (storage: any HTTPCacheStorage, digestKey: HTTPCacheDigestKey)? = nil,
+        onShutdown: (@Sendable () async -> Void)? = nil
     ) {
         self.rateLimits = rateLimits
         self.circuitBreakers = circuitBreakers
+        self.tokens = tokens
+        self.httpCache = httpCache
+        self.onShutdown = onShutdown
     }
+
+    /// Ends the store's connections (what `onShutdown` does); calls that use the state after it
+    /// keep their state in memory.
+    public func shutdown() async {
+        await onShutdown?()
+    }
+}
+
+/// A container of dependencies that holds a ``SharedState``, as ``APIDependencies`` does: an
+/// ``API`` made from it keeps its limits there (``API/init(dependencies:middlewares:)``).
+public protocol HasSharedState {
+    /// The state a fleet shares; `nil` for each API's own, in memory.
+    var sharedState: SharedState? { get }
 }
 
 extension API {

@@ -64,6 +64,7 @@ import Testing
         "authentication.file.refreshInterval": ("5", nil),
         "authentication.environment.prefix": (#""RESOURCEFUL_AUTH_X""#, nil),
         "authentication.environment.scheme": (#""Token""#, nil),
+        "sharedState.kind": (#""postgres""#, nil),
     ]
 
     /// Loads the base with `members`; a member setting `baseURL` or `service` replaces the base's.
@@ -94,7 +95,7 @@ import Testing
     @Test func everyModuleKeyIsAccepted() async throws {
         var members: [String] = []
         for module in ConfigurationKeyTable.modules {
-            for key in module.keys { members.append("\"authentication.\(module.kind).\(key)\": \"x\"") }
+            for key in module.keys { members.append("\"\(module.section).\(module.kind).\(key)\": \"x\"") }
         }
         _ = try await Self.load(members)
     }
