@@ -23,13 +23,41 @@ extension OAuth2AuthenticationStorage {
         return Token(kept)
     }
 
+    /// A `refresh_token` grant's token shared by the fleet: the one another instance kept, else
+    /// the stored refresh token spent under the fleet's lease (no other instance spends it
+    /// meanwhile), its rotated successor written only over it (``RotatingSecretStorage``).
+    func sharedRenewal(
+        from cache: any SharedTokenCache,
+        for service: String,
+        storage: any WritableSecretStorage,
+        endpoints: OAuth2Endpoints,
+        deadline: ContinuousClock.Instant,
+        epoch: UInt64,
+        replacing refused: String?
+    ) async throws -> Token {
+        let name = Self.sharedTokenName(settings: settings, endpoints: endpoints, service: service)
+        if refused == nil, let kept = await cache.token(named: name, deadline: deadline) {
+            return Token(kept)
+        }
+        let kept = try await cache.withLease(named: name, refusing: refused.flatMap { $0.isEmpty ? nil : $0 }, deadline: deadline) {
+            [self] in
+            // Not a lock file's hold: the lease is the fleet's, held by the cache.
+            let hold = LockHold.notHeld("the fleet's lease is held instead")
+            guard let token = try await renew(service: service, storage: storage, endpoints: endpoints, deadline: deadline, epoch: epoch, lock: hold)
+            else { throw Self.lockLost(service) }
+            return SharedToken(header: token.header, renewIn: token.renewAt - .now, expiresAt: token.expiresAt, scope: token.scope)
+        }
+        return Token(kept)
+    }
+
     /// What a shared token is for: the token endpoint, the client, and the scopes, audience and
-    /// resource asked for — never a secret.
-    static func sharedTokenName(settings: OAuth2Settings, endpoints: OAuth2Endpoints) -> String {
-        let parts = [
-            "oauth2 client_credentials", endpoints.token.absoluteString, settings.clientID, settings.scopes.sorted().joined(separator: " "),
-            settings.audience ?? "", settings.resource ?? "",
+    /// resource asked for, and for a refresh token's, the service it is kept for — never a secret.
+    static func sharedTokenName(settings: OAuth2Settings, endpoints: OAuth2Endpoints, service: String? = nil) -> String {
+        var parts = [
+            service == nil ? "oauth2 client_credentials" : "oauth2 refresh_token", endpoints.token.absoluteString, settings.clientID,
+            settings.scopes.sorted().joined(separator: " "), settings.audience ?? "", settings.resource ?? "",
         ]
+        if let service { parts.append(service) }
         return parts.map { "\($0.utf8.count):\($0)" }.joined(separator: "|")
     }
 }

@@ -220,6 +220,12 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
             guard let refreshTokens else {
                 throw OAuth2Error(.configuration, "the refresh_token grant needs a writable storage for refresh tokens")
             }
+            // A fleet's refresh tokens are renewed under the fleet's lease, not a lock file.
+            if let sharedTokens, refreshTokens is any RotatingSecretStorage {
+                return try await sharedRenewal(
+                    from: sharedTokens, for: service, storage: refreshTokens, endpoints: endpoints, deadline: deadline, epoch: epoch,
+                    replacing: refused)
+            }
             // Read, spent and replaced under the lock the processes share: another process's
             // renewal or logout waits for this one, and this one for theirs. A lock whose file was
             // removed or replaced before anything was spent (another process may hold the new
@@ -276,7 +282,7 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
     /// replaced meanwhile is tried once more with the new one before the person is told to log in
     /// again. Right before each spending, a held lock is checked to be still the one other
     /// processes take: `nil` (nothing spent) when its file was removed or replaced.
-    private func renew(
+    func renew(
         service: String,
         storage: any WritableSecretStorage,
         endpoints: OAuth2Endpoints,
@@ -375,7 +381,31 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
                     await discard(rotated, endpoints: endpoints, deadline: deadline)
                     throw Self.loggedOut(service)
                 }
-                if let spent {
+                if let spent, let rotating = refreshTokens as? any RotatingSecretStorage {
+                    // Written only over the token spent: gone is a logout; another token is
+                    // another login's, which stays.
+                    let replaced: Bool
+                    do {
+                        replaced = try await rotating.replaceSecret(named: name, spent: spent, with: rotated)
+                    } catch {
+                        throw OAuth2Error(.unreachable, "the new refresh token of '\(service)' could not be stored: \(Self.describe(error))")
+                    }
+                    if replaced {
+                        state.withLock { _ = $0.keptRefreshTokens.insert(service) }
+                    } else {
+                        ownsStatus = false
+                        let current: String?
+                        do {
+                            current = try await rotating.secret(named: name)
+                        } catch {
+                            throw OAuth2Error(.unreachable, "the refresh token of '\(service)' could not be read again: \(Self.describe(error))")
+                        }
+                        if current?.isEmpty ?? true {
+                            await discard(rotated, endpoints: endpoints, deadline: deadline)
+                            throw Self.loggedOut(service)
+                        }
+                    }
+                } else if let spent {
                     // Under a lock whose file is still the one other processes take, no logout
                     // can have come between; a file removed or replaced meanwhile (or one that
                     // could not be checked in time) let another process take the lock: then as

@@ -4,7 +4,8 @@ public import Resourceful
 /// `authentication.oauth2` keys, its client secret from the storage kind
 /// `authentication.oauth2.clientSecret.storage` names (its private key from
 /// `authentication.oauth2.privateKeyFile` or the kind `privateKey.storage` names), its refresh tokens in
-/// `authentication.oauth2.refreshTokenStorage` (`keyring` unless set), its requests through the
+/// `authentication.oauth2.refreshTokenStorage` (`keyring` unless set; `sharedState` for the
+/// fleet's, ``SharedState/refreshTokens``), its requests through the
 /// API's transport, its `client_credentials` tokens shared by the fleet when the dependencies
 /// have a shared state that keeps tokens (``AuthenticationStorageContext/sharedState``).
 ///
@@ -18,6 +19,10 @@ public struct OAuth2StorageFactory: AuthenticationStorageFactory {
     /// `oauth2`.
     public var kind: APIConfig.StorageKind { "oauth2" }
 
+    /// The `refreshTokenStorage` that names the fleet's shared state (``SharedState/refreshTokens``):
+    /// refresh tokens renewed under the fleet's lease, rotated with a compare-and-set.
+    public static let sharedStateKind: APIConfig.StorageKind = "sharedState"
+
     /// The storage the `authentication.oauth2` keys describe.
     public func makeStorage(_ context: AuthenticationStorageContext) async throws(APIError) -> any AuthenticationStorage {
         let settings = try OAuth2Settings(keys: context.keys)
@@ -30,7 +35,14 @@ public struct OAuth2StorageFactory: AuthenticationStorageFactory {
             privateKey = try await context.secretStorage(kind, key: "privateKey.storage")
         }
         var refreshTokens: (any WritableSecretStorage)?
-        if settings.grant == .refreshToken {
+        if settings.grant == .refreshToken, settings.refreshTokenStorage == Self.sharedStateKind {
+            // The fleet's own, beside its access tokens.
+            guard let shared = context.sharedState?.refreshTokens, context.sharedState?.tokens != nil else {
+                throw context.keys.invalid(
+                    "refreshTokenStorage", expected: "a storage kind, or sharedState with a shared state that keeps tokens (a sealing key)")
+            }
+            refreshTokens = shared
+        } else if settings.grant == .refreshToken {
             let storage = try await context.secretStorage(settings.refreshTokenStorage, key: "refreshTokenStorage")
             guard let writable = storage as? any WritableSecretStorage else {
                 throw context.keys.invalid("refreshTokenStorage", expected: "a storage kind that can keep secrets it is given, such as keyring")

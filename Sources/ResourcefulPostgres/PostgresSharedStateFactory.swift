@@ -34,9 +34,10 @@ public import Resourceful
 /// - `sealingKey.storage`, `sealingKey.name` and `sealingKey.previousNames`: the secrets (64 hex
 ///   digits, or base64 of 32 bytes) rows holding tokens and credentialed answers are sealed with
 ///   (``SharedStateKeys``), each known by its name; new rows under `name`'s;
-/// - `tokens`: whether OAuth 2 `client_credentials` tokens are shared (`true` when a sealing key
-///   is given; they are never kept unsealed) and `whenUnavailable` (`askAlone` or `fail`,
-///   ``PostgresTokenCache/WhenUnavailable``);
+/// - `tokens`: whether OAuth 2 tokens are shared (`true` when a sealing key is given; they are
+///   never kept unsealed): `client_credentials` tokens, and the refresh tokens of an OAuth 2
+///   storage whose `refreshTokenStorage` is `sharedState` (``PostgresRefreshTokenStorage``);
+///   `whenUnavailable` (`askAlone` or `fail`, ``PostgresTokenCache/WhenUnavailable``);
 /// - `cache`: whether ``SharedState/httpCache`` holds a ``PostgresHTTPCacheStorage`` (`false`),
 ///   of at most `cacheMaxBytes` (64 MiB).
 ///
@@ -85,8 +86,10 @@ public struct PostgresSharedStateFactory: SharedStateFactory {
             ? (storage: PostgresHTTPCacheStorage(sharedState: shared, keys: sealing, maxBytes: settings.cacheMaxBytes) as any HTTPCacheStorage,
                 digestKey: sealing?.cacheDigestKey ?? HTTPCacheDigestKey.random())
             : nil
+        let refreshTokens = settings.sharesTokens ? sealing.map { PostgresRefreshTokenStorage(sharedState: shared, keys: $0) } : nil
         return SharedState(
             rateLimits: shared.rateLimits, circuitBreakers: shared.circuitBreakers, tokens: tokens, httpCache: cache,
+            refreshTokens: refreshTokens,
             onShutdown: {
                 running.cancel()
                 await running.value

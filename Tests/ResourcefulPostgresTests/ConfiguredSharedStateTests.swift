@@ -107,6 +107,41 @@ struct ConfiguredSharedStateTests {
         }
     }
 
+    @Test("refreshTokenStorage sharedState: the fleet's refresh token is spent, and its successor kept in its place")
+    func configuredRefreshTokensAreTheFleets() async throws {
+        let database = try await makeDatabase("refresh")
+        let role = try await Role.make("fleet", creatingIn: database)
+        let sealingKey = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        try await MockServer.withRunning { server in
+            let spent = Locked<[String]>([])
+            server.route(.post, "/token") { request in
+                let fields = URLComponents(string: "?" + String(decoding: request.body, as: UTF8.self))?.queryItems ?? []
+                spent.withLock { $0.append(fields.first { $0.name == "refresh_token" }?.value ?? "none") }
+                return .json(raw: #"{"access_token": "acc-1", "token_type": "Bearer", "expires_in": 3600, "refresh_token": "rt-next-4b2"}"#)
+            }
+            server.route(.get, "/v1/me") { _ in .json(raw: "{}") }
+            let config = try Config(secrets: ["pg-password": role.password, "key-2026": sealingKey]) { secrets in
+                """
+                {"baseURL": "\(server.baseURL.absoluteString)/v1", "service": "me",
+                 "authentication": {"storages": ["oauth2"], "file": {"directory": "\(secrets)"},
+                   "oauth2": {"clientId": "c", "tokenEndpoint": "\(server.baseURL.absoluteString)/token", "grant": "refresh_token",
+                     "clientAuthentication": "none", "refreshTokenStorage": "sharedState"}},
+                 "sharedState": {"kind": "postgres",
+                   "postgres": \(try! Self.postgres(role, database: database, #""sealingKey": {"storage": "file", "name": "key-2026"}"#))}}
+                """
+            }
+            defer { config.remove() }
+            let dependencies = try await config.dependencies()
+            let refreshTokens = try #require(dependencies.sharedState?.refreshTokens)
+            try await refreshTokens.storeSecret("rt-first-8e3", named: OAuth2AuthenticationStorage.refreshTokenName(service: "me"))
+            let api = API(dependencies: dependencies)
+            _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "me"))
+            #expect(spent.withLock { $0 } == ["rt-first-8e3"])
+            #expect(try await refreshTokens.secret(named: OAuth2AuthenticationStorage.refreshTokenName(service: "me")) == "rt-next-4b2")
+            try await api.shutdown()
+        }
+    }
+
     struct Refused: CustomTestStringConvertible, Sendable {
         var name: String
         var sharedState: String
@@ -150,13 +185,21 @@ struct ConfiguredSharedStateTests {
             sharedState: #"{"kind": "postgres", "postgres": {"host": "127.0.0.1", "database": "d", "username": "u", "tokens": true}}"#,
             key: "sharedState.postgres.tokens"),
         Refused(
+            name: "the fleet's refresh tokens without a key to seal them",
+            sharedState: #"{"kind": "postgres", "postgres": {"host": "127.0.0.1", "database": "d", "username": "u", "tls": "disable"}}"#,
+            key: "authentication.oauth2.refreshTokenStorage"),
+        Refused(
             name: "a mistyped key", sharedState: #"{"kind": "postgres", "postgres": {"hots": "127.0.0.1"}}"#, key: "sharedState.postgres.hots"),
     ]
 
     @Test(arguments: refused)
     func aBadSettingIsNamedAndNothingIsLeftRunning(_ bad: Refused) async throws {
+        let oauth2 =
+            bad.key.hasPrefix("authentication.oauth2")
+            ? #", "storages": ["oauth2"], "oauth2": {"clientId": "c", "tokenEndpoint": "https://auth.example/token", "refreshTokenStorage": "sharedState"}"#
+            : ""
         let config = try Config(secrets: ["pg": "pg-password-5e0", "not-a-key": "secret-sealing-text-31a"]) { secrets in
-            #"{"baseURL": "https://api.example", "service": "s", "authentication": {"file": {"directory": "\#(secrets)"}}, "sharedState": \#(bad.sharedState)}"#
+            #"{"baseURL": "https://api.example", "service": "s", "authentication": {"file": {"directory": "\#(secrets)"}\#(oauth2)}, "sharedState": \#(bad.sharedState)}"#
         }
         defer { config.remove() }
         let error = await #expect(throws: APIError.self) {

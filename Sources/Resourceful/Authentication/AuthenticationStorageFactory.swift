@@ -118,3 +118,17 @@ public protocol WritableSecretStorage: SecretStorage {
     @discardableResult
     func deleteSecret(named name: String) async throws -> Bool
 }
+
+/// A ``WritableSecretStorage`` that writes a rotated secret only over the one that was spent
+/// (compare-and-set), such as `ResourcefulPostgres`'s `PostgresRefreshTokenStorage`, which a fleet
+/// of instances shares.
+///
+/// An OAuth 2 storage whose refresh tokens are kept in one, and whose access tokens are shared
+/// (``SharedTokenCache``), renews under the fleet's lease instead of a lock file, and stores each
+/// rotated refresh token with ``replaceSecret(named:spent:with:)``: two instances never both
+/// write over one refresh token.
+public protocol RotatingSecretStorage: WritableSecretStorage {
+    /// Replaces the secret under `name` with `new` if it is still `spent`; whether it was (`false`
+    /// when it is gone, or another secret took its place meanwhile).
+    func replaceSecret(named name: String, spent: String, with new: String) async throws -> Bool
+}

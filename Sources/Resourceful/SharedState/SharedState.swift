@@ -20,6 +20,9 @@ public struct SharedState: Sendable {
     /// An HTTP cache the fleet shares, for ``HTTPCacheMiddleware``, with the key it files a
     /// credential's answers under (the same in every instance); `nil` when none is kept.
     public var httpCache: (storage: any HTTPCacheStorage, digestKey: HTTPCacheDigestKey)?
+    /// Refresh tokens the fleet shares, for an OAuth 2 storage whose `refreshTokenStorage` is
+    /// `sharedState`; `nil` when none are kept.
+    public var refreshTokens: (any RotatingSecretStorage)?
     private let onShutdown: (@Sendable () async -> Void)?
 
     /// The deadline of the call a state's method works for, while ``RateLimitMiddleware`` or
@@ -35,6 +38,7 @@ public struct SharedState: Sendable {
     /// - Parameters:
     ///   - tokens: Access tokens the fleet shares; none unless given.
     ///   - httpCache: An HTTP cache the fleet shares, and its digest key; none unless given.
+    ///   - refreshTokens: Refresh tokens the fleet shares; none unless given.
     ///   - onShutdown: What ends the store's connections, run by ``shutdown()`` (and so by
     ///     ``API/shutdown()`` of an API made with these); nothing unless given.
     public init(
@@ -42,8 +46,10 @@ public struct SharedState: Sendable {
         circuitBreakers: any CircuitBreakerState = InMemoryCircuitBreakerState(),
         tokens: (any SharedTokenCache)? = nil,
         httpCache: (storage: any HTTPCacheStorage, digestKey: HTTPCacheDigestKey)? = nil,
+        refreshTokens: (any RotatingSecretStorage)? = nil,
         onShutdown: (@Sendable () async -> Void)? = nil
     ) {
+        self.refreshTokens = refreshTokens
         self.rateLimits = rateLimits
         self.circuitBreakers = circuitBreakers
         self.tokens = tokens

@@ -3,7 +3,7 @@
 //
 //   resourceful-fleet-worker --postgres-port P --base-url URL --path ok --calls N --concurrency C
 //       [--rate R --burst B] [--seconds S] [--timeout S] [--ready FILE --go FILE]
-//       [--token-url URL --client-id ID [--fail-without-store]] [--cache]
+//       [--token-url URL --client-id ID [--fail-without-store] [--refresh]] [--cache]
 //
 // The database password is read from RESOURCEFUL_FLEET_POSTGRES_PASSWORD, never from the command
 // line; with --token-url, calls carry a client_credentials token shared through PostgreSQL (the
@@ -103,10 +103,13 @@ func storage(transport: any HTTPTransport) async throws -> (any AuthenticationSt
     let keys = try sealingKeys()
     let tokens = PostgresTokenCache(
         sharedState: shared, keys: keys, whenUnavailable: CommandLine.arguments.contains("--fail-without-store") ? .fail : .askAlone)
+    // With --refresh, the refresh_token grant: refresh tokens the fleet shares, rotated by each renewal.
+    let refresh = CommandLine.arguments.contains("--refresh")
     return try await OAuth2AuthenticationStorage(
-        settings: OAuth2Settings(clientID: clientID, tokenEndpoint: tokenURL),
+        settings: OAuth2Settings(clientID: clientID, tokenEndpoint: tokenURL, grant: refresh ? .refreshToken : .clientCredentials),
         transport: transport,
         clientSecret: Secrets(secrets: ["\(clientID)-client-secret": environment["RESOURCEFUL_FLEET_CLIENT_SECRET"] ?? ""]),
+        refreshTokens: refresh ? PostgresRefreshTokenStorage(sharedState: shared, keys: keys) : nil,
         sharedTokens: tokens,
         logger: logger
     )

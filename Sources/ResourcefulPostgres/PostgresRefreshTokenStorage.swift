@@ -1,0 +1,114 @@
+import Foundation
+import PostgresNIO
+public import Resourceful
+
+/// OAuth 2 refresh tokens a fleet shares through PostgreSQL, sealed, each rotation written with a
+/// compare-and-set on the row's version: an `OAuth2AuthenticationStorage` given these and a
+/// ``PostgresTokenCache`` renews under the fleet's lease, so that no two instances spend one
+/// refresh token (an authorization server that detects reuse, as RFC 9700 asks, would revoke the
+/// grant), and writes the rotated token only over the one it spent.
+///
+/// Rows are named by a digest of the secret's name and sealed with ``SharedStateKeys``, bound to
+/// their row. A read the store cannot answer fails (``PostgresSharedStateError``) rather than
+/// say "none is stored", which would send the person to log in again.
+public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
+    private let store: PostgresStore
+    private let keys: SharedStateKeys
+
+    /// Refresh tokens kept through `sharedState`'s connections, sealed with `keys`.
+    public init(sharedState: PostgresSharedState, keys: SharedStateKeys) {
+        store = sharedState.store
+        self.keys = keys
+    }
+
+    /// The refresh token stored under `name`; `nil` when there is none, or its row does not open
+    /// (sealed under a key not given, or altered).
+    public func secret(named name: String) async throws -> String? {
+        try await read(name)?.secret
+    }
+
+    /// Keeps `secret` under `name` (a login's refresh token), replacing any.
+    public func storeSecret(_ secret: String, named name: String) async throws {
+        let row = Self.row(name)
+        let sealed = try keys.seal(Array(secret.utf8), context: row)
+        _ = try await answered("refresh token store") { client in
+            try await client.query(
+                """
+                INSERT INTO resourceful.refresh_tokens AS t (name, version, key_id, sealed, touched_us)
+                    VALUES (\(row), 1, \(sealed.keyID), \(ByteBuffer(bytes: sealed.sealed)), resourceful.now_us())
+                ON CONFLICT (name) DO UPDATE SET version = t.version + 1, key_id = excluded.key_id, sealed = excluded.sealed,
+                    touched_us = excluded.touched_us
+                """)
+            return true
+        }
+    }
+
+    /// Forgets the refresh token under `name` (a logout); whether there was one.
+    @discardableResult
+    public func deleteSecret(named name: String) async throws -> Bool {
+        let row = Self.row(name)
+        return try await answered("refresh token delete") { client in
+            for try await _ in try await client.query("DELETE FROM resourceful.refresh_tokens WHERE name = \(row) RETURNING 1") {
+                return true
+            }
+            return false
+        }
+    }
+
+    /// Replaces the refresh token under `name` with `new` if it is still `spent`: written only
+    /// over the version read, so that of two writers only the first succeeds.
+    public func replaceSecret(named name: String, spent: String, with new: String) async throws -> Bool {
+        guard let current = try await read(name), current.secret == spent else { return false }
+        let row = Self.row(name)
+        let sealed = try keys.seal(Array(new.utf8), context: row)
+        return try await answered("refresh token rotation") { client in
+            let rows = try await client.query(
+                """
+                UPDATE resourceful.refresh_tokens SET version = version + 1, key_id = \(sealed.keyID),
+                    sealed = \(ByteBuffer(bytes: sealed.sealed)), touched_us = resourceful.now_us()
+                WHERE name = \(row) AND version = \(current.version)
+                RETURNING 1
+                """)
+            for try await _ in rows { return true }
+            return false
+        }
+    }
+
+    /// The row of `name`: its secret and version.
+    private func read(_ name: String) async throws -> (secret: String, version: Int64)? {
+        let row = Self.row(name)
+        let keys = self.keys
+        return try await answered("refresh token read") { client -> (secret: String, version: Int64)? in
+            let rows = try await client.query("SELECT version, key_id, sealed FROM resourceful.refresh_tokens WHERE name = \(row)")
+            for try await (version, keyID, sealed) in rows.decode((Int64, String, ByteBuffer).self) {
+                guard let plain = keys.open(Array(sealed.readableBytesView), keyID: keyID, context: row),
+                    let secret = String(bytes: plain, encoding: .utf8)
+                else { return nil }
+                return (secret, version)
+            }
+            return nil
+        }
+    }
+
+    /// What `body` answered; ``PostgresSharedStateError`` when the store cannot answer in time.
+    private func answered<T: Sendable>(_ what: String, _ body: @escaping @Sendable (PostgresClient) async throws -> T) async throws -> T {
+        switch await store.answer(what, body) {
+        case .answered(let value): return value
+        case .unavailable, .cutShort: throw PostgresSharedStateError("the shared state is unavailable: the refresh token could not be \(Self.verb(what))")
+        }
+    }
+
+    private static func verb(_ what: String) -> String {
+        switch what {
+        case "refresh token store": "stored"
+        case "refresh token delete": "deleted"
+        case "refresh token rotation": "rotated"
+        default: "read"
+        }
+    }
+
+    /// A row's name: a digest of the secret's name, apart from the access tokens' rows.
+    static func row(_ name: String) -> String {
+        SharedStateKeys.name("refresh token \(name)")
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import HTTPTypes
+import ProcessTestSupport
+import Resourceful
+import ResourcefulOAuth2
+@testable import ResourcefulPostgres
+import ResourcefulTesting
+import Testing
+
+/// Rotating refresh tokens shared by OS processes through the suite's PostgreSQL, against a token
+/// server that detects reuse as RFC 9700 asks.
+@Suite(.postgres, .serialized)
+struct FleetRefreshTokenTests {
+    /// Each refresh token is good once and is answered with a new one; one spent again revokes
+    /// the grant (every later request is refused with `invalid_grant`). Access tokens live 1 s.
+    final class RotatingServer: Sendable {
+        struct State {
+            var valid: Set<String>
+            var issued = 0
+            var reused = 0
+            var revoked = false
+        }
+
+        let state: Locked<State>
+
+        init(first: String) {
+            state = Locked(State(valid: [first]))
+        }
+
+        func answer(_ body: Data) -> MockResponse {
+            let fields = URLComponents(string: "?" + String(decoding: body, as: UTF8.self))?.queryItems ?? []
+            guard fields.first(where: { $0.name == "grant_type" })?.value == "refresh_token",
+                let spent = fields.first(where: { $0.name == "refresh_token" })?.value
+            else { return .json(raw: #"{"error": "invalid_request"}"#, status: .badRequest) }
+            return state.withLock { state in
+                guard !state.revoked else { return .json(raw: #"{"error": "invalid_grant"}"#, status: .badRequest) }
+                guard state.valid.remove(spent) != nil else {
+                    state.reused += 1
+                    state.revoked = true
+                    return .json(raw: #"{"error": "invalid_grant"}"#, status: .badRequest)
+                }
+                state.issued += 1
+                let next = "rt-\(state.issued)-\(UUID().uuidString)"
+                state.valid.insert(next)
+                return .json(raw: #"{"access_token": "acc-\#(state.issued)", "token_type": "Bearer", "expires_in": 1, "refresh_token": "\#(next)"}"#)
+            }
+        }
+    }
+
+    @Test("Two processes renewing 1 s tokens for 3 s spend each refresh token once: no invalid_grant, the grant never revoked")
+    func rotationAcrossProcesses() async throws {
+        let first = "rt-0-\(UUID().uuidString)"
+        let name = OAuth2AuthenticationStorage.refreshTokenName(service: "fleet")
+        let keys = try SharedStateKeys(current: "k1", keys: ["k1": Self.bytes(hex: FleetTokenTests.sealingKey)])
+        try await withInstances(1) { instances in
+            try await PostgresRefreshTokenStorage(sharedState: instances[0], keys: keys).storeSecret(first, named: name)
+        }
+        try await MockServer.withRunning { server in
+            let tokens = RotatingServer(first: first)
+            server.route(.post, "/token") { request in tokens.answer(request.body) }
+            server.route(.get, "/v1/ok") { request in
+                request.headerFields[.authorization]?.hasPrefix("Bearer acc-") == true ? .json(raw: "{}") : .json(raw: "{}", status: .unauthorized)
+            }
+            let outputs = try await fleet(
+                2, baseURL: server.baseURL.appendingPathComponent("v1").absoluteString + "/",
+                FleetTokenTests.arguments(server) + ["--refresh", "--seconds", "3", "--concurrency", "4"], environment: FleetTokenTests.environment)
+            let seen = try outcomes(outputs)
+            #expect(Set(seen.keys) == ["200"], "\(seen)")
+            let state = tokens.state.withLock { $0 }
+            #expect(state.reused == 0 && !state.revoked)
+            // Tokens due every half second for 3 s: renewed several times, by either process.
+            #expect(state.issued >= 3, "\(state.issued)")
+            // The access token was the fleet's too: renewed under its lease, kept in its row.
+            #expect(try await rows("SELECT count(*)::text FROM resourceful.tokens") == ["1"])
+            // The table holds the last refresh token sealed, at the version of its rotations
+            // (beside the login's status, which the storage keeps with it).
+            let row = PostgresRefreshTokenStorage.row(name)
+            let kept = try await rows("SELECT version::text || ' ' || encode(sealed, 'escape') FROM resourceful.refresh_tokens WHERE name = '\(row)'")
+            #expect(kept.count == 1)
+            #expect(kept.first?.hasPrefix("\(state.issued + 1) ") == true, "\(kept)")
+            let all = try await rows("SELECT encode(sealed, 'escape') FROM resourceful.refresh_tokens")
+            #expect(!all.joined().contains("rt-") && !all.joined().contains("acc-"))
+            #expect(!outputs.joined().contains("rt-") && !outputs.joined().contains("acc-"))
+        }
+        _ = try await rows("DELETE FROM resourceful.refresh_tokens RETURNING name")
+        _ = try await rows("DELETE FROM resourceful.tokens RETURNING name")
+    }
+
+    @Test("A rotation is written only over the token spent: a second writer of the same spent token loses")
+    func aRotationIsACompareAndSet() async throws {
+        let keys = try SharedStateKeys(current: "k1", keys: ["k1": Self.bytes(hex: FleetTokenTests.sealingKey)])
+        let name = "cas-\(UUID().uuidString)"
+        try await withInstances(2) { instances in
+            let a = PostgresRefreshTokenStorage(sharedState: instances[0], keys: keys)
+            let b = PostgresRefreshTokenStorage(sharedState: instances[1], keys: keys)
+            try await a.storeSecret("r0", named: name)
+            // Both read r0 and rotate it at once: one wins.
+            async let first = a.replaceSecret(named: name, spent: "r0", with: "r1-a")
+            async let second = b.replaceSecret(named: name, spent: "r0", with: "r1-b")
+            let won = try await [first, second]
+            #expect(won.filter { $0 }.count == 1)
+            let kept = try await b.secret(named: name)
+            #expect(kept == (won[0] ? "r1-a" : "r1-b"))
+            // A token that is no longer the one stored is not written over, nor is a deleted one.
+            #expect(try await a.replaceSecret(named: name, spent: "r0", with: "r2") == false)
+            #expect(try await a.deleteSecret(named: name))
+            #expect(try await a.replaceSecret(named: name, spent: kept ?? "", with: "r2") == false)
+            #expect(try await a.secret(named: name) == nil)
+        }
+    }
+
+    static func bytes(hex: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex, let next = hex.index(index, offsetBy: 2, limitedBy: hex.endIndex), let byte = UInt8(hex[index..<next], radix: 16) {
+            bytes.append(byte)
+            index = next
+        }
+        return bytes
+    }
+}
