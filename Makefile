@@ -15,7 +15,7 @@ BUILD_PACKAGES := libsecret-1-dev pkg-config
 KEYRING_PACKAGES := gnome-keyring libsecret-tools dbus dbus-bin
 SERVER_PACKAGES := nginx-light openssl php-cli ruby-rack node-qs tinyproxy python3-venv postgresql
 
-.PHONY: all setup setup-build setup-demo build install test check-closures test-tsan examples bench bench-streaming fuzz demo clean
+.PHONY: all setup setup-build setup-demo build install test check-closures test-tsan examples bench bench-streaming bench-fleet fuzz demo clean
 
 all: build
 
@@ -161,6 +161,15 @@ bench-streaming: setup
 	cd Benchmarks && $(SWIFT) build -c release --product resourceful-bench-streaming
 	python3 Benchmarks/scripts/bench-streaming.py Benchmarks/.build/release/resourceful-bench-streaming $(BENCH_STREAMING_ARGS) \
 		| tee Benchmarks/.build/bench-streaming.txt
+
+# A fleet's shared state against each process's own: per call (paired, alternated) and across 8
+# processes, with PostgreSQL and nginx started by the script (Benchmarks/README.md). Options of
+# Benchmarks/scripts/bench-fleet.py in BENCH_FLEET_ARGS, e.g. BENCH_FLEET_ARGS='--rounds 5'.
+BENCH_FLEET_ARGS ?=
+bench-fleet: setup
+	$(call apt_install,$(BENCH_APT_PACKAGES))
+	$(SWIFT) build -c release --product resourceful-fleet-worker
+	python3 Benchmarks/scripts/bench-fleet.py $(BENCH_FLEET_ARGS) | tee .build/bench-fleet.txt
 
 # A long run of the fast decoder's fuzz test (the one in `make test` is 100 times shorter).
 fuzz: setup

@@ -3,7 +3,7 @@
 //
 //   resourceful-fleet-worker --postgres-port P --base-url URL --path ok --calls N --concurrency C
 //       [--rate R --burst B] [--seconds S] [--timeout S] [--ready FILE --go FILE]
-//       [--token-url URL --client-id ID [--fail-without-store] [--refresh]] [--cache]
+//       [--token-url URL --client-id ID [--fail-without-store] [--refresh]] [--cache] [--memory]
 //
 // The database password is read from RESOURCEFUL_FLEET_POSTGRES_PASSWORD, never from the command
 // line; with --token-url, calls carry a client_credentials token shared through PostgreSQL (the
@@ -11,7 +11,8 @@
 // RESOURCEFUL_FLEET_SEALING_KEY); with --cache, answers are kept in the HTTP cache the fleet
 // shares (sealed with the same key). With --seconds, each task calls until that time has passed instead of N calls in all.
 // With --ready and --go, the worker writes the first file once its connections are up and waits
-// for the second, so that the processes of a fleet start calling together.
+// for the second, so that the processes of a fleet start calling together. With --memory, the
+// state is the process's own and PostgreSQL is not used (Benchmarks/scripts/bench-fleet.py).
 import Foundation
 import HTTPTypes
 import Logging
@@ -38,8 +39,11 @@ func fail(_ message: String) -> Never {
     exit(2)
 }
 
-guard let portText = option("postgres-port"), let port = Int(portText),
-    let password = ProcessInfo.processInfo.environment["RESOURCEFUL_FLEET_POSTGRES_PASSWORD"],
+// With --memory, each process keeps its own state, as without a fleet's store (the benchmarks'
+// baseline): no connection to PostgreSQL is made.
+let inMemory = CommandLine.arguments.contains("--memory")
+guard let portText = option("postgres-port") ?? (inMemory ? "5432" : nil), let port = Int(portText),
+    let password = ProcessInfo.processInfo.environment["RESOURCEFUL_FLEET_POSTGRES_PASSWORD"] ?? (inMemory ? "" : nil),
     let base = option("base-url"), let baseURL = URL(string: base)
 else { fail("usage: resourceful-fleet-worker --postgres-port P --base-url URL …") }
 
@@ -118,12 +122,12 @@ func storage(transport: any HTTPTransport) async throws -> (any AuthenticationSt
 let tally = Tally()
 let started = ContinuousClock.now
 await withDiscardingTaskGroup { group in
-    group.addTask { await shared.run() }
+    if !inMemory { group.addTask { await shared.run() } }
     do {
-        try await shared.prepare()
+        if !inMemory { try await shared.prepare() }
         var dependencies = try await APIDependencies.live(config: config)
         if let credentials = try await storage(transport: dependencies.transport) { dependencies.authenticationStorage = credentials }
-        var middlewares = API.defaultMiddlewares(sharedState: shared.state)
+        var middlewares = inMemory ? API.defaultMiddlewares : API.defaultMiddlewares(sharedState: shared.state)
         if CommandLine.arguments.contains("--cache") {
             let keys = try sealingKeys()
             middlewares.append(HTTPCacheMiddleware(storage: PostgresHTTPCacheStorage(sharedState: shared, keys: keys), digestKey: keys.cacheDigestKey))
