@@ -51,7 +51,7 @@ struct FleetRefreshTokenTests {
     func rotationAcrossProcesses() async throws {
         let first = "rt-0-\(UUID().uuidString)"
         let name = OAuth2AuthenticationStorage.refreshTokenName(service: "fleet")
-        let keys = try SharedStateKeys(current: "k1", keys: ["k1": Self.bytes(hex: FleetTokenTests.sealingKey)])
+        let keys = try SharedStateKeys(current: "k1", keys: ["k1": try #require(PostgresSharedStateFactory.keyBytes(FleetTokenTests.sealingKey))])
         try await withInstances(1) { instances in
             try await PostgresRefreshTokenStorage(sharedState: instances[0], keys: keys).storeSecret(first, named: name)
         }
@@ -88,7 +88,7 @@ struct FleetRefreshTokenTests {
 
     @Test("A rotation is written only over the token spent: a second writer of the same spent token loses")
     func aRotationIsACompareAndSet() async throws {
-        let keys = try SharedStateKeys(current: "k1", keys: ["k1": Self.bytes(hex: FleetTokenTests.sealingKey)])
+        let keys = try SharedStateKeys(current: "k1", keys: ["k1": try #require(PostgresSharedStateFactory.keyBytes(FleetTokenTests.sealingKey))])
         let name = "cas-\(UUID().uuidString)"
         try await withInstances(2) { instances in
             let a = PostgresRefreshTokenStorage(sharedState: instances[0], keys: keys)
@@ -107,15 +107,5 @@ struct FleetRefreshTokenTests {
             #expect(try await a.replaceSecret(named: name, spent: kept ?? "", with: "r2") == false)
             #expect(try await a.secret(named: name) == nil)
         }
-    }
-
-    static func bytes(hex: String) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var index = hex.startIndex
-        while index < hex.endIndex, let next = hex.index(index, offsetBy: 2, limitedBy: hex.endIndex), let byte = UInt8(hex[index..<next], radix: 16) {
-            bytes.append(byte)
-            index = next
-        }
-        return bytes
     }
 }

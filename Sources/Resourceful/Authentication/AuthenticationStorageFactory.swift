@@ -87,6 +87,24 @@ public struct AuthenticationStorageContext: Sendable {
     /// - Throws: ``APIError/Kind/invalidConfiguration`` when no factory of that kind is known
     ///   here, or it keeps no secrets.
     public func secretStorage(_ kind: APIConfig.StorageKind, key: String) async throws(APIError) -> any SecretStorage {
+        try await Self.secretStorage(
+            kind, key: key, keys: keys, config: config, environment: environment, logger: logger, transport: transport,
+            factories: factories, sharedState: sharedState)
+    }
+
+    /// The secrets kept by the storage kind `kind` among `factories`; an error names `key` under
+    /// `keys` when there is none of that kind, or it keeps no secrets.
+    static func secretStorage(
+        _ kind: APIConfig.StorageKind,
+        key: String,
+        keys: ConfigurationKeys,
+        config: APIConfig,
+        environment: [String: String]?,
+        logger: Logger,
+        transport: any HTTPTransport,
+        factories: [APIConfig.StorageKind: any AuthenticationStorageFactory],
+        sharedState: SharedState?
+    ) async throws(APIError) -> any SecretStorage {
         guard let factory = factories[kind] else {
             throw keys.invalid(key, expected: "a storage kind known here: " + factories.keys.map(\.rawValue).sorted().joined(separator: ", "))
         }

@@ -56,16 +56,9 @@ public struct SharedStateContext: Sendable {
     /// - Throws: ``APIError/Kind/invalidConfiguration`` naming `key` when no storage of that kind
     ///   is known here, or it keeps no secrets.
     public func secretStorage(_ kind: APIConfig.StorageKind, key: String) async throws(APIError) -> any SecretStorage {
-        guard let factory = storages[kind] else {
-            throw keys.invalid(key, expected: "a storage kind known here: " + storages.keys.map(\.rawValue).sorted().joined(separator: ", "))
-        }
-        let context = AuthenticationStorageContext(
-            config: config, kind: kind, environment: environment, logger: logger, transport: transport, factories: storages
-        )
-        guard let storage = try await factory.makeSecretStorage(context) else {
-            throw keys.invalid(key, expected: "a storage kind that keeps secrets")
-        }
-        return storage
+        try await AuthenticationStorageContext.secretStorage(
+            kind, key: key, keys: keys, config: config, environment: environment, logger: logger, transport: transport,
+            factories: storages, sharedState: nil)
     }
 }
 
