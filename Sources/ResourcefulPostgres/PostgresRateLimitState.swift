@@ -18,6 +18,18 @@ public final class PostgresRateLimitState: RateLimitState {
     /// What serves while the store is unavailable.
     private let fallback = InMemoryRateLimitState()
 
+    /// A budget this instance wrote for an upstream, and until when it holds.
+    private struct Written: Sendable, Equatable {
+        var interval: Int64
+        var burst: Int32
+        var until: ContinuousClock.Instant
+    }
+
+    /// What this instance last wrote per upstream, so that an upstream that says its budget on
+    /// every answer costs a write only when the budget changes or half its lifetime has passed.
+    private let written = Locked([String: Written]())
+    private static let maximumWritten = 10_000
+
     init(store: PostgresStore) {
         self.store = store
     }
@@ -85,11 +97,18 @@ public final class PostgresRateLimitState: RateLimitState {
         return changed
     }
 
-    /// Keeps the budget `upstream` said it takes, for the whole fleet, for `lifetime`.
+    /// Keeps the budget `upstream` said it takes, for the whole fleet, for `lifetime`: written
+    /// when it differs from what this instance last wrote, or half of that one's lifetime has
+    /// passed (an upstream that says its budget on every answer costs no round trip per call).
     public func learn(_ upstream: String, budget: RateBudget, for lifetime: Duration) async {
         let interval = Self.microseconds(budget.interval)
         let burst = Int32(budget.burst)
         let length = Self.microseconds(Swift.max(lifetime, .zero))
+        let now = ContinuousClock.now
+        let known = written.withLock { $0[upstream] }
+        if let known, known.interval == interval, known.burst == burst, known.until - now >= Swift.max(lifetime, .zero) / 2, store.isAvailable {
+            return
+        }
         let done = await store.run("learn") { client in
             // A budget that changed starts from now: places taken under the old one do not hold
             // calls under the new one.
@@ -106,7 +125,14 @@ public final class PostgresRateLimitState: RateLimitState {
                 """)
             return true
         }
-        if done == nil { await fallback.learn(upstream, budget: budget, for: lifetime) }
+        guard done != nil else {
+            written.withLock { $0[upstream] = nil }
+            return await fallback.learn(upstream, budget: budget, for: lifetime)
+        }
+        written.withLock { written in
+            if written.count >= Self.maximumWritten { written.removeAll() }
+            written[upstream] = Written(interval: interval, burst: burst, until: now + Swift.max(lifetime, .zero))
+        }
     }
 
     /// How much of the fleet's pause of `upstream` is left.

@@ -110,4 +110,23 @@ struct PostgresRateLimitStateTests {
         let rows = try await rows("SELECT learned_interval_us::text FROM resourceful.rate_limits WHERE upstream = '\(upstream)'")
         #expect(rows == ["5000000"])
     }
+
+    @Test("A budget said again on every answer is written once per half its lifetime, a changed one at once")
+    func aBudgetSaidAgainIsNotWrittenAgain() async throws {
+        let upstream = "said again \(UUID())"
+        let said = try #require(RateBudget(requestsPerSecond: 10, burst: 5))
+        let touched = "SELECT touched_us::text || ' ' || learned_interval_us::text FROM resourceful.rate_limits WHERE upstream = '\(upstream)'"
+        try await withInstances(1) { instances in
+            let state = instances[0].rateLimits
+            await state.learn(upstream, budget: said, for: .seconds(60))
+            let first = try await rows(touched)
+            for _ in 0..<5 { await state.learn(upstream, budget: said, for: .seconds(60)) }
+            #expect(try await rows(touched) == first)
+            let changed = try #require(RateBudget(requestsPerSecond: 5, burst: 5))
+            await state.learn(upstream, budget: changed, for: .seconds(60))
+            let after = try await rows(touched)
+            #expect(after != first)
+            #expect(after.first?.hasSuffix(" 200000") == true, "\(after)")
+        }
+    }
 }
