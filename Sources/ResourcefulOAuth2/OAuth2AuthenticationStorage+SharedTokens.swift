@@ -11,7 +11,7 @@ extension OAuth2AuthenticationStorage {
         deadline: ContinuousClock.Instant,
         replacing refused: String?
     ) async throws -> Token {
-        let name = Self.sharedTokenName(settings: settings, endpoints: endpoints)
+        let name = Self.sharedTokenName(settings: settings, endpoints: endpoints, grant: .clientCredentials, service: service)
         if refused == nil, let kept = await cache.token(named: name, deadline: deadline) {
             return Token(kept)
         }
@@ -35,7 +35,7 @@ extension OAuth2AuthenticationStorage {
         epoch: UInt64,
         replacing refused: String?
     ) async throws -> Token {
-        let name = Self.sharedTokenName(settings: settings, endpoints: endpoints, service: service)
+        let name = Self.sharedTokenName(settings: settings, endpoints: endpoints, grant: .refreshToken, service: service)
         if refused == nil, let kept = await cache.token(named: name, deadline: deadline) {
             return Token(kept)
         }
@@ -50,14 +50,15 @@ extension OAuth2AuthenticationStorage {
         return Token(kept)
     }
 
-    /// What a shared token is for: the token endpoint, the client, and the scopes, audience and
-    /// resource asked for, and for a refresh token's, the service it is kept for — never a secret.
-    static func sharedTokenName(settings: OAuth2Settings, endpoints: OAuth2Endpoints, service: String? = nil) -> String {
-        var parts = [
-            service == nil ? "oauth2 client_credentials" : "oauth2 refresh_token", endpoints.token.absoluteString, settings.clientID,
-            settings.scopes.sorted().joined(separator: " "), settings.audience ?? "", settings.resource ?? "",
+    /// What a shared token is for: the grant, the token endpoint, the client, the scopes,
+    /// audience and resource asked for, and the service it is sent to (two services with one
+    /// client never share a token: the token one got with its own secret is not sent to the
+    /// other's server) — never a secret.
+    static func sharedTokenName(settings: OAuth2Settings, endpoints: OAuth2Endpoints, grant: OAuth2Settings.Grant, service: String) -> String {
+        let parts = [
+            "oauth2 \(grant.rawValue)", endpoints.token.absoluteString, settings.clientID, settings.scopes.sorted().joined(separator: " "),
+            settings.audience ?? "", settings.resource ?? "", service,
         ]
-        if let service { parts.append(service) }
         return parts.map { "\($0.utf8.count):\($0)" }.joined(separator: "|")
     }
 }

@@ -188,6 +188,8 @@ public struct OAuth2Settings: Sendable, Equatable {
         audience = try keys.nonEmptyString("audience")
         resource = try keys.nonEmptyString("resource")
         skew = try keys.seconds("skew", allowZero: true) ?? skew
+        // Where the person's refresh tokens are read and written: the file's choice.
+        try keys.refuseVariable(for: "refreshTokenStorage", because: "it picks where the refresh tokens are read from and written to")
         refreshTokenStorage = try keys.nonEmptyString("refreshTokenStorage").map(APIConfig.StorageKind.init(rawValue:)) ?? .keyring
     }
 

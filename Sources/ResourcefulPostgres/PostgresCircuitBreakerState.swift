@@ -141,8 +141,12 @@ public final class PostgresCircuitBreakerState: CircuitBreakerState {
         let now = ContinuousClock.now
         if let known = kept.withLock({ $0.views[upstream] }), now - known.read < refresh { return known }
         let read = await store.run("breaker") { client -> (Int64, Int32, Int32)? in
+            // Held within a day either way, whatever the row says (no overflow, no opening for ever).
             let rows = try await client.query(
-                "SELECT open_until_us - resourceful.now_us(), failures, calls FROM resourceful.breakers WHERE upstream = \(upstream)")
+                """
+                SELECT (least(greatest(open_until_us::numeric - resourceful.now_us(), -86400000000), 86400000000))::bigint, failures, calls
+                FROM resourceful.breakers WHERE upstream = \(upstream)
+                """)
             for try await row in rows.decode((Int64, Int32, Int32).self) { return row }
             return nil
         }

@@ -1,4 +1,8 @@
 import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
 import NIOSSL
 import PostgresNIO
 import Resourceful
@@ -26,12 +30,23 @@ struct PostgresConnectionSettings: Sendable {
     /// goes, and which secrets are read.
     static let fileOnlyKeys = [
         "host", "port", "database", "username", "tls", "caFile", "password.storage", "password.name",
-        "sealingKey.storage", "sealingKey.name", "sealingKey.previousNames",
+        "sealingKey.storage", "sealingKey.name", "sealingKey.previousNames", "tokens", "cache",
     ]
+
+    /// What a service that names another database must name itself: the top level's password
+    /// and sealing keys are for the top level's database.
+    static let serverKeys = ["host", "port", "database", "caFile"]
+    static let credentialKeys = ["password.storage", "password.name", "sealingKey.storage", "sealingKey.name"]
 
     init(keys: ConfigurationKeys) throws(APIError) {
         for key in Self.fileOnlyKeys {
             try keys.refuseVariable(for: key, because: "it moves where the shared state's database password goes, or which secret is read")
+        }
+        // A service on another database server inherits none of the top level's credentials.
+        if let own = Self.serverKeys.first(where: { keys.isSetByService($0) }) {
+            for key in Self.credentialKeys where keys.topLevelString(key) != nil && !keys.isOwnedByService(key) {
+                throw keys.invalid(key, expected: "its own value: the service names a database of its own (\(keys.full(own))), and the top level's is for the top level's")
+            }
         }
         guard let host = try keys.nonEmptyString("host") else { throw keys.invalid("host", expected: "the PostgreSQL server's host name or address") }
         guard let database = try keys.nonEmptyString("database") else { throw keys.invalid("database", expected: "the database's name") }
@@ -83,9 +98,14 @@ struct PostgresConnectionSettings: Sendable {
         }
     }
 
-    /// Whether `host` is this machine's own.
+    /// Whether `host` is this machine's own: an address of 127.0.0.0/8 or `::1`, or `localhost`
+    /// (connected to as 127.0.0.1, whatever a resolver says). A name that only begins like one
+    /// (`127.db.example`) is not.
     static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        if host == "localhost" || host == "::1" || host == "[::1]" { return true }
+        var address = in_addr()
+        guard inet_pton(AF_INET, host, &address) == 1 else { return false }
+        return UInt32(bigEndian: address.s_addr) >> 24 == 127
     }
 
     /// The client's configuration, logging in with `password`.
@@ -102,6 +122,7 @@ struct PostgresConnectionSettings: Sendable {
             }
             tls = .require(configuration)
         }
-        return PostgresClient.Configuration(host: host, port: port, username: username, password: password, database: database, tls: tls)
+        let address = host == "localhost" ? "127.0.0.1" : host == "[::1]" ? "::1" : host
+        return PostgresClient.Configuration(host: address, port: port, username: username, password: password, database: database, tls: tls)
     }
 }

@@ -254,7 +254,7 @@ public final class PostgresHTTPCacheStorage: HTTPCacheStorage {
             // Deleted only as it was read, so that a good row written meanwhile stays.
             let seen = ByteBuffer(bytes: digest)
             _ = await store.run("cache discard", deadline: deadline) { client in
-                try await client.query("DELETE FROM resourceful.http_cache WHERE name = \(name) AND sha256(entry) = \(seen)")
+                try await client.query("DELETE FROM resourceful.http_cache WHERE name = \(name) AND pg_catalog.sha256(entry) = \(seen)")
                 return true
             }
             return .absent
@@ -278,11 +278,11 @@ public final class PostgresHTTPCacheStorage: HTTPCacheStorage {
             do {
                 return try await client.withTransaction(logger: logger) { connection -> Written in
                     try await connection.query(
-                        "SELECT set_config('lock_timeout', \(lockTimeout), true), pg_advisory_xact_lock(\(Self.writeLock))", logger: logger)
+                        "SELECT pg_catalog.set_config('lock_timeout', \(lockTimeout), true), pg_catalog.pg_advisory_xact_lock(\(Self.writeLock))", logger: logger)
                     let rows = try await connection.query(
                         """
                         WITH n AS (SELECT resourceful.now_us() AS now),
-                        live AS (SELECT sha256(t.entry) AS digest FROM resourceful.http_cache t, n
+                        live AS (SELECT pg_catalog.sha256(t.entry) AS digest FROM resourceful.http_cache t, n
                             WHERE t.name = \(row.name) AND t.expires_us > n.now),
                         ok AS (SELECT 1 AS yes WHERE NOT \(checks) OR (SELECT digest FROM live) IS NOT DISTINCT FROM \(expected)::bytea),
                         expired AS (DELETE FROM resourceful.http_cache t USING n

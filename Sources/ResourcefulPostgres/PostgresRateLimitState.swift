@@ -139,7 +139,10 @@ public final class PostgresRateLimitState: RateLimitState {
     public func remainingPause(of upstream: String) async -> Duration {
         let left = await store.run("pause left") { client -> Int64 in
             let rows = try await client.query(
-                "SELECT greatest(paused_until_us - resourceful.now_us(), 0) FROM resourceful.rate_limits WHERE upstream = \(upstream)")
+                """
+                SELECT (least(greatest(paused_until_us::numeric - resourceful.now_us(), 0), 86400000000))::bigint
+                FROM resourceful.rate_limits WHERE upstream = \(upstream)
+                """)
             for try await left in rows.decode(Int64?.self) { return left ?? 0 }
             return 0
         }

@@ -15,6 +15,18 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
     private let store: PostgresStore
     private let keys: SharedStateKeys
 
+    /// A row as read: its secret, version and sealed bytes.
+    private struct Row: Sendable {
+        var secret: String
+        var version: Int64
+        var sealed: [UInt8]
+    }
+
+    /// The row of each name this instance last read, so that a rotation of the token it read is
+    /// one statement.
+    private let lastRead = Locked([String: Row]())
+    private static let maximumRead = 1_000
+
     /// Refresh tokens kept through `sharedState`'s connections, sealed with `keys`.
     public init(sharedState: PostgresSharedState, keys: SharedStateKeys) {
         store = sharedState.store
@@ -27,11 +39,12 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
         try await read(name)?.secret
     }
 
-    /// Keeps `secret` under `name` (a login's refresh token), replacing any.
+    /// Keeps `secret` under `name` (a login's refresh token), replacing any; tried again for a
+    /// while when the store does not answer, as a login is not to be lost.
     public func storeSecret(_ secret: String, named name: String) async throws {
         let row = Self.row(name)
         let sealed = try keys.seal(Array(secret.utf8), context: row)
-        _ = try await answered("refresh token store") { client in
+        _ = try await persisted("refresh token store") { client in
             try await client.query(
                 """
                 INSERT INTO resourceful.refresh_tokens AS t (name, version, key_id, sealed, touched_us)
@@ -56,37 +69,64 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
     }
 
     /// Replaces the refresh token under `name` with `new` if it is still `spent`: written only
-    /// over the version read, so that of two writers only the first succeeds.
+    /// over the row read (its version and sealed bytes), so that of two writers only the first
+    /// succeeds, and a login made after a logout is never written over with the old grant's
+    /// token. The write is tried again for a while when the store does not answer, whatever the
+    /// call's deadline: the token spent is gone, and its successor must not be lost.
     public func replaceSecret(named name: String, spent: String, with new: String) async throws -> Bool {
-        guard let current = try await read(name), current.secret == spent else { return false }
+        let known = lastRead.withLock { $0[name] }
+        guard let current = known?.secret == spent ? known : try await read(name), current.secret == spent else { return false }
         let row = Self.row(name)
         let sealed = try keys.seal(Array(new.utf8), context: row)
-        return try await answered("refresh token rotation") { client in
+        let replaced = try await persisted("refresh token rotation") { client in
             let rows = try await client.query(
                 """
                 UPDATE resourceful.refresh_tokens SET version = version + 1, key_id = \(sealed.keyID),
                     sealed = \(ByteBuffer(bytes: sealed.sealed)), touched_us = resourceful.now_us()
-                WHERE name = \(row) AND version = \(current.version)
+                WHERE name = \(row) AND version = \(current.version) AND sealed = \(ByteBuffer(bytes: current.sealed))
                 RETURNING 1
                 """)
             for try await _ in rows { return true }
             return false
         }
+        lastRead.withLock { $0[name] = replaced ? Row(secret: new, version: current.version + 1, sealed: sealed.sealed) : nil }
+        return replaced
     }
 
-    /// The row of `name`: its secret and version.
-    private func read(_ name: String) async throws -> (secret: String, version: Int64)? {
+    /// The row of `name`.
+    private func read(_ name: String) async throws -> Row? {
         let row = Self.row(name)
         let keys = self.keys
-        return try await answered("refresh token read") { client -> (secret: String, version: Int64)? in
+        let found = try await answered("refresh token read") { client -> Row? in
             let rows = try await client.query("SELECT version, key_id, sealed FROM resourceful.refresh_tokens WHERE name = \(row)")
             for try await (version, keyID, sealed) in rows.decode((Int64, String, ByteBuffer).self) {
-                guard let plain = keys.open(Array(sealed.readableBytesView), keyID: keyID, context: row),
-                    let secret = String(bytes: plain, encoding: .utf8)
-                else { return nil }
-                return (secret, version)
+                let bytes = Array(sealed.readableBytesView)
+                guard let plain = keys.open(bytes, keyID: keyID, context: row), let secret = String(bytes: plain, encoding: .utf8) else {
+                    return nil
+                }
+                return Row(secret: secret, version: version, sealed: bytes)
             }
             return nil
+        }
+        lastRead.withLock { read in
+            if read.count >= Self.maximumRead { read.removeAll() }
+            read[name] = found
+        }
+        return found
+    }
+
+    /// What `body` answered, written past the store's pause after a failure and past the call's
+    /// deadline, tried again until it answers or a while (four statement times, at least 10 s)
+    /// has passed; ``PostgresSharedStateError`` then.
+    private func persisted<T: Sendable>(_ what: String, _ body: @escaping @Sendable (PostgresClient) async throws -> T) async throws -> T {
+        let until = ContinuousClock.now + Swift.max(store.statementTimeout * 4, .seconds(10))
+        while true {
+            let answer = await SharedState.$callDeadline.withValue(nil) { await store.answer(what, evenWhenUnavailable: true, body) }
+            if case .answered(let value) = answer { return value }
+            guard ContinuousClock.now < until, !Task.isCancelled else {
+                throw PostgresSharedStateError("the shared state is unavailable: the refresh token could not be \(Self.verb(what))")
+            }
+            try? await Task.sleep(for: .milliseconds(100))
         }
     }
 

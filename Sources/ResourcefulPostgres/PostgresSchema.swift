@@ -90,23 +90,30 @@ BEGIN
             ON CONFLICT (upstream) DO NOTHING;
         SELECT * INTO r FROM resourceful.rate_limits WHERE upstream = p_upstream FOR UPDATE;
     END IF;
-    v_earliest := greatest(coalesce(r.paused_until_us, v_now), v_now);
+    -- What a row holds is held to what the instances write (a pause of at most a day, a
+    -- budget of at least one request a day and at most a million at once), so that no value
+    -- written by hand overflows, or lifts a budget.
+    v_earliest := least(greatest(coalesce(r.paused_until_us, v_now), v_now), v_now + 86400000000);
     IF r.learned_until_us IS NOT NULL AND r.learned_until_us <= v_now THEN
         r.learned_interval_us := NULL;
         r.learned_burst := NULL;
         r.learned_until_us := NULL;
     END IF;
-    IF r.learned_interval_us IS NOT NULL AND (v_interval IS NULL OR r.learned_interval_us > v_interval
-        OR (r.learned_interval_us = v_interval AND r.learned_burst < v_burst)) THEN
-        v_interval := r.learned_interval_us;
-        v_burst := r.learned_burst;
+    -- Each field at its tighter value: neither the configured budget nor the learned one is passed.
+    IF r.learned_interval_us IS NOT NULL THEN
+        v_interval := greatest(coalesce(v_interval, 1), r.learned_interval_us);
+        v_burst := least(coalesce(v_burst, 1000000), coalesce(r.learned_burst, 1));
+    END IF;
+    IF v_interval IS NOT NULL THEN
+        v_interval := least(greatest(v_interval, 1), 86400000000);
+        v_burst := least(greatest(coalesce(v_burst, 1), 1), 1000000);
     END IF;
     IF v_interval IS NULL THEN
         wait_us := v_earliest - v_now;
         granted := wait_us <= p_max_wait_us;
         v_arrival := r.arrival_us;
     ELSE
-        v_arrival := greatest(coalesce(r.arrival_us, v_earliest), v_earliest);
+        v_arrival := least(greatest(coalesce(r.arrival_us, v_earliest), v_earliest), v_now + 4000000000000000);
         wait_us := greatest(v_arrival - v_interval * (v_burst - 1), v_earliest) - v_now;
         granted := wait_us <= p_max_wait_us;
         v_arrival := v_arrival + v_interval;
@@ -134,14 +141,14 @@ BEGIN
     IF NOT FOUND OR r.arrival_us IS NULL THEN
         RETURN;
     END IF;
-    IF r.learned_interval_us IS NOT NULL AND r.learned_until_us > v_now AND (v_interval IS NULL
-        OR r.learned_interval_us > v_interval OR (r.learned_interval_us = v_interval AND r.learned_burst < p_burst)) THEN
-        v_interval := r.learned_interval_us;
+    IF r.learned_interval_us IS NOT NULL AND r.learned_until_us > v_now THEN
+        v_interval := greatest(coalesce(v_interval, 1), r.learned_interval_us);
     END IF;
     IF v_interval IS NULL THEN
         RETURN;
     END IF;
-    UPDATE resourceful.rate_limits SET arrival_us = greatest(r.arrival_us - v_interval, v_now)
+    v_interval := least(greatest(v_interval, 1), 86400000000);
+    UPDATE resourceful.rate_limits SET arrival_us = greatest(least(r.arrival_us, v_now + 4000000000000000) - v_interval, v_now)
         WHERE upstream = p_upstream;
 END
 $$;
@@ -165,7 +172,7 @@ BEGIN
             WHERE upstream = p_upstream;
         RETURN true;
     END IF;
-    IF r.probes_out + r.probes_succeeded >= p_probes THEN
+    IF r.probes_out::bigint + r.probes_succeeded >= p_probes THEN
         RETURN false;
     END IF;
     UPDATE resourceful.breakers SET probes_out = r.probes_out + 1, touched_us = v_now WHERE upstream = p_upstream;
@@ -187,7 +194,7 @@ BEGIN
         RETURN NULL;
     END IF;
     IF p_outcome = 'abandoned' THEN
-        UPDATE resourceful.breakers SET probes_out = greatest(r.probes_out - 1, 0), touched_us = v_now
+        UPDATE resourceful.breakers SET probes_out = greatest(r.probes_out, 1) - 1, touched_us = v_now
             WHERE upstream = p_upstream;
         RETURN NULL;
     ELSIF p_outcome = 'failure' THEN
@@ -195,11 +202,11 @@ BEGIN
             probes_succeeded = 0, probing_since_us = NULL, touched_us = v_now
             WHERE upstream = p_upstream;
         RETURN 'opened';
-    ELSIF r.probes_succeeded + 1 >= p_probes THEN
+    ELSIF r.probes_succeeded::bigint + 1 >= p_probes THEN
         DELETE FROM resourceful.breakers WHERE upstream = p_upstream;
         RETURN 'closed';
     END IF;
-    UPDATE resourceful.breakers SET probes_out = greatest(r.probes_out - 1, 0), probes_succeeded = r.probes_succeeded + 1,
+    UPDATE resourceful.breakers SET probes_out = greatest(r.probes_out, 1) - 1, probes_succeeded = least(r.probes_succeeded, 1000000) + 1,
         touched_us = v_now
         WHERE upstream = p_upstream;
     RETURN NULL;
@@ -240,28 +247,55 @@ CREATE TABLE IF NOT EXISTS resourceful.http_cache (
 CREATE INDEX IF NOT EXISTS http_cache_used ON resourceful.http_cache (used_us);
 """#
 
-    /// The first object in the schema `resourceful` (the schema itself included) owned by a role
-    /// the instances' role is not a member of and that is neither a superuser nor the database's
-    /// owner, as `kind name (owner role)`; no row when there is none, or no such schema yet.
+    /// What in the schema `resourceful` would run the code of a role the instances do not trust,
+    /// as `kind name (owner role)` or the like; no row when nothing does, or there is no such
+    /// schema yet. Trusted are the instances' role, the roles it is a member of, superusers and
+    /// the database's owner.
     ///
-    /// Such an object would run another role's code in the instances' sessions (a function the
-    /// migration calls or replaces, a table's trigger): the store refuses the schema instead.
+    /// Refused: the schema or an object in it (relation, function, type, operator) owned by
+    /// another role; a trigger, policy or rule on its tables (the module makes none); `TRIGGER`
+    /// on a table or `CREATE` on the schema granted to another role or to `PUBLIC`. Each would
+    /// let that role's code run in the instances' sessions, with their rights.
     static let untrustedObject = """
-        SELECT o.kind || ' ' || o.name || ' (owner ' || pg_catalog.pg_get_userbyid(o.owner) || ')' FROM (
-            SELECT 'schema' AS kind, n.nspname::text AS name, n.nspowner AS owner
-                FROM pg_catalog.pg_namespace n WHERE n.nspname = 'resourceful'
-            UNION ALL SELECT 'relation', c.relname::text, c.relowner
-                FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'resourceful'
-            UNION ALL SELECT 'function', p.proname::text, p.proowner
-                FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'resourceful'
-            UNION ALL SELECT 'type', t.typname::text, t.typowner
-                FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace WHERE n.nspname = 'resourceful'
-            UNION ALL SELECT 'operator', p.oprname::text, p.oprowner
-                FROM pg_catalog.pg_operator p JOIN pg_catalog.pg_namespace n ON n.oid = p.oprnamespace WHERE n.nspname = 'resourceful'
-        ) o
-        WHERE NOT pg_catalog.pg_has_role(o.owner, 'MEMBER')
-            AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles r WHERE r.oid = o.owner AND r.rolsuper)
-            AND o.owner <> (SELECT d.datdba FROM pg_catalog.pg_database d WHERE d.datname = pg_catalog.current_database())
+        SELECT x.what FROM (
+            SELECT o.kind || ' ' || o.name || ' (owner ' || pg_catalog.pg_get_userbyid(o.owner) || ')' AS what, o.owner AS role FROM (
+                SELECT 'schema' AS kind, n.nspname::text AS name, n.nspowner AS owner
+                    FROM pg_catalog.pg_namespace n WHERE n.nspname = 'resourceful'
+                UNION ALL SELECT 'relation', c.relname::text, c.relowner
+                    FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'resourceful'
+                UNION ALL SELECT 'function', p.proname::text, p.proowner
+                    FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'resourceful'
+                UNION ALL SELECT 'type', t.typname::text, t.typowner
+                    FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace WHERE n.nspname = 'resourceful'
+                UNION ALL SELECT 'operator', p.oprname::text, p.oprowner
+                    FROM pg_catalog.pg_operator p JOIN pg_catalog.pg_namespace n ON n.oid = p.oprnamespace WHERE n.nspname = 'resourceful'
+            ) o
+            UNION ALL SELECT 'trigger ' || t.tgname || ' on ' || c.relname, NULL
+                FROM pg_catalog.pg_trigger t JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid
+                JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'resourceful' AND NOT t.tgisinternal
+            UNION ALL SELECT 'policy ' || p.polname || ' on ' || c.relname, NULL
+                FROM pg_catalog.pg_policy p JOIN pg_catalog.pg_class c ON c.oid = p.polrelid
+                JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'resourceful'
+            UNION ALL SELECT 'rule ' || r.rulename || ' on ' || c.relname, NULL
+                FROM pg_catalog.pg_rewrite r JOIN pg_catalog.pg_class c ON c.oid = r.ev_class
+                JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'resourceful' AND r.rulename <> '_RETURN'
+            UNION ALL SELECT 'TRIGGER on ' || c.relname || ' granted to '
+                    || CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE pg_catalog.pg_get_userbyid(a.grantee) END, a.grantee
+                FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace,
+                    LATERAL pg_catalog.aclexplode(c.relacl) a
+                WHERE n.nspname = 'resourceful' AND a.privilege_type = 'TRIGGER'
+            UNION ALL SELECT 'CREATE on the schema granted to '
+                    || CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE pg_catalog.pg_get_userbyid(a.grantee) END, a.grantee
+                FROM pg_catalog.pg_namespace n, LATERAL pg_catalog.aclexplode(n.nspacl) a
+                WHERE n.nspname = 'resourceful' AND a.privilege_type = 'CREATE'
+        ) x
+        WHERE CASE
+            WHEN x.role IS NULL OR x.role = 0 THEN true
+            WHEN pg_catalog.pg_has_role(x.role, 'MEMBER') THEN false
+            WHEN EXISTS (SELECT 1 FROM pg_catalog.pg_roles r WHERE r.oid = x.role AND r.rolsuper) THEN false
+            WHEN x.role = (SELECT d.datdba FROM pg_catalog.pg_database d WHERE d.datname = pg_catalog.current_database()) THEN false
+            ELSE true
+        END
         LIMIT 1
         """
 

@@ -28,6 +28,11 @@ final class PostgresStore: Sendable {
         /// every step is applied again (each is idempotent).
         var remigrate = false
         var lastCleanup: ContinuousClock.Instant?
+        /// A statement is trying the store after an outage.
+        var probing = false
+        /// When the last failure was noted: a statement begun before it says nothing of the
+        /// store since.
+        var failedAt: ContinuousClock.Instant?
     }
 
     private let health = Locked(Health())
@@ -77,20 +82,32 @@ final class PostgresStore: Sendable {
     /// runs on in the background until it answers or its own time is up, so that a store that
     /// does not answer is found unavailable even when every call's deadline is shorter than
     /// `statementTimeout`, and those calls then serve from memory.
+    ///
+    /// After an outage one statement at a time tries the store (the others serve from memory
+    /// meanwhile), unless `evenWhenUnavailable` (a write that must not be lost), which is sent
+    /// whatever the store's health.
     func answer<T: Sendable>(
         _ what: String,
         deadline: ContinuousClock.Instant? = nil,
+        evenWhenUnavailable: Bool = false,
         _ body: @escaping @Sendable (PostgresClient) async throws -> T
     ) async -> Answer<T> {
         let now = ContinuousClock.now
-        guard health.withLock({ ($0.unavailableUntil ?? now) <= now }) else { return .unavailable }
+        let probing: Bool? = evenWhenUnavailable ? false : health.withLock { health in
+            guard let until = health.unavailableUntil else { return false }
+            guard until <= now, !health.probing else { return nil }
+            health.probing = true
+            return true
+        }
+        guard let probing else { return .unavailable }
+        defer { if probing { health.withLock { $0.probing = false } } }
         let own = now + statementTimeout
         let client = self.client
         let statement = { @Sendable [self] () async throws -> T in
             do {
                 try await prepared(until: own)
                 let result = try await Deadline.run(until: own) { try await body(client) }
-                noteSuccess()
+                noteSuccess(startedAt: now)
                 cleanUpNowAndThen()
                 return result
             } catch {
@@ -172,11 +189,12 @@ final class PostgresStore: Sendable {
                         pg_catalog.set_config('lock_timeout', '20s', true), pg_catalog.set_config('statement_timeout', '25s', true)
                     """, logger: logger)
                 try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))", logger: logger)
-                for try await found in try await connection.query(PostgresQuery(unsafeSQL: PostgresSchema.untrustedObject), logger: logger)
-                    .decode(String.self)
-                {
-                    throw PostgresSharedStateError(
-                        "the schema resourceful holds \(found), a role the instances' role is not, nor a superuser or the database's owner: it is not used")
+                try await refuseUntrusted(connection, logger: logger)
+                var schemaExists = false
+                for try await count in try await connection.query(
+                    "SELECT count(*)::int4 FROM pg_namespace WHERE nspname = 'resourceful'", logger: logger
+                ).decode(Int32.self) {
+                    schemaExists = count > 0
                 }
                 var exists = false
                 for try await table in try await connection.query("SELECT to_regclass('resourceful.version')::text", logger: logger)
@@ -193,15 +211,32 @@ final class PostgresStore: Sendable {
                     }
                 }
                 guard found < PostgresSchema.version || everyStep else { return }
+                // Made here, not found: another role's schema made since the check above fails
+                // this migration (the next one refuses it) instead of receiving the tables.
+                if !schemaExists { try await connection.query("CREATE SCHEMA resourceful", logger: logger) }
                 for step in PostgresSchema.steps {
                     try await connection.query(PostgresQuery(unsafeSQL: step), logger: logger)
                 }
+                // And what the migration made or found is checked again before it is committed.
+                try await refuseUntrusted(connection, logger: logger)
                 try await connection.query("DELETE FROM resourceful.version", logger: logger)
                 try await connection.query("INSERT INTO resourceful.version (version) VALUES (\(PostgresSchema.version))", logger: logger)
             }
         } catch let error as PostgresTransactionError {
             if let refused = error.closureError as? PostgresSharedStateError { throw refused }
             throw error
+        }
+    }
+
+    /// Throws ``PostgresSharedStateError`` when the schema holds what would run another role's
+    /// code (``PostgresSchema/untrustedObject``).
+    private static func refuseUntrusted(_ connection: PostgresConnection, logger: Logger) async throws {
+        for try await found in try await connection.query(PostgresQuery(unsafeSQL: PostgresSchema.untrustedObject), logger: logger)
+            .decode(String.self)
+        {
+            throw PostgresSharedStateError(
+                "the schema resourceful is not used: it holds \(found), and only the instances' role (or a role it is a member of), a superuser or the database's owner may own or change what is in it"
+            )
         }
     }
 
@@ -218,6 +253,7 @@ final class PostgresStore: Sendable {
         }
         let first: Bool = health.withLock { state in
             state.unavailableUntil = .now + retryInterval
+            state.failedAt = .now
             defer { state.warned = true }
             return !state.warned
         }
@@ -232,9 +268,11 @@ final class PostgresStore: Sendable {
         )
     }
 
-    /// Makes the store available again; says so once after an outage.
-    func noteSuccess() {
+    /// Makes the store available again, unless a failure was noted after the statement that
+    /// answered began (`startedAt`); says so once after an outage.
+    func noteSuccess(startedAt: ContinuousClock.Instant = .now) {
         let wasDown: Bool = health.withLock { state in
+            if let failedAt = state.failedAt, startedAt < failedAt { return false }
             defer {
                 state.warned = false
                 state.unavailableUntil = nil

@@ -66,6 +66,7 @@ public final class PostgresTokenCache: SharedTokenCache {
         let logger = store.logger
         // A token the server gave is used even when the store fails to keep it: never asked twice.
         let fetched = Locked<SharedToken?>(nil)
+        let started = ContinuousClock.now
         let outcome: Leased
         do {
             guard store.isAvailable else { throw PostgresSharedStateError("the shared state is unavailable") }
@@ -117,7 +118,7 @@ public final class PostgresTokenCache: SharedTokenCache {
             }
             return try await fetch()
         }
-        store.noteSuccess()
+        store.noteSuccess(startedAt: started)
         return outcome.token
     }
 
@@ -145,12 +146,13 @@ public final class PostgresTokenCache: SharedTokenCache {
         on connection: PostgresConnection, logger: Logger, fetch: @Sendable () async throws -> SharedToken
     ) async throws -> Leased {
         let wait = "\(Swift.max(Int64((deadline - .now) / .milliseconds(1)), 1))ms"
-        try await connection.query("SELECT set_config('lock_timeout', \(wait), true), set_config('statement_timeout', \(wait), true)", logger: logger)
+        try await connection.query("SELECT pg_catalog.set_config('lock_timeout', \(wait), true), pg_catalog.set_config('statement_timeout', \(wait), true)", logger: logger)
         // A holder whose host vanishes (power, partition) is not seen by TCP for hours: the
         // server ends its session, and the lease with it, once it has idled past the deadline.
         let idle = "\(Swift.max(Int64((deadline - .now) / .milliseconds(1)), 1) + 5000)ms"
-        try await connection.query("SELECT set_config('idle_in_transaction_session_timeout', \(idle), true)", logger: logger)
-        try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended('resourceful token ' || \(row), 0))", logger: logger)
+        try await connection.query("SELECT pg_catalog.set_config('idle_in_transaction_session_timeout', \(idle), true)", logger: logger)
+        try await connection.query(
+            "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('resourceful token ' || \(row), 0::int8))", logger: logger)
         if let kept = try await read(row, keys: keys, on: { try await connection.query($0, logger: logger) }),
             kept.header != refused
         {
@@ -180,7 +182,10 @@ public final class PostgresTokenCache: SharedTokenCache {
         _ row: String, keys: SharedStateKeys, on query: (PostgresQuery) async throws -> PostgresRowSequence
     ) async throws -> SharedToken? {
         let rows = try await query(
-            "SELECT key_id, sealed, renew_at_us - resourceful.now_us() FROM resourceful.tokens WHERE name = \(row)")
+            """
+            SELECT key_id, sealed, (least(greatest(renew_at_us::numeric - resourceful.now_us(), -1), 86400000000))::bigint
+            FROM resourceful.tokens WHERE name = \(row)
+            """)
         for try await (keyID, sealed, left) in rows.decode((String, ByteBuffer, Int64).self) {
             guard left > 0, let plain = keys.open(Array(sealed.readableBytesView), keyID: keyID, context: row),
                 let stored = try? JSONDecoder().decode(Stored.self, from: Data(plain))

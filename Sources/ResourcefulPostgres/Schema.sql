@@ -76,23 +76,30 @@ BEGIN
             ON CONFLICT (upstream) DO NOTHING;
         SELECT * INTO r FROM resourceful.rate_limits WHERE upstream = p_upstream FOR UPDATE;
     END IF;
-    v_earliest := greatest(coalesce(r.paused_until_us, v_now), v_now);
+    -- What a row holds is held to what the instances write (a pause of at most a day, a
+    -- budget of at least one request a day and at most a million at once), so that no value
+    -- written by hand overflows, or lifts a budget.
+    v_earliest := least(greatest(coalesce(r.paused_until_us, v_now), v_now), v_now + 86400000000);
     IF r.learned_until_us IS NOT NULL AND r.learned_until_us <= v_now THEN
         r.learned_interval_us := NULL;
         r.learned_burst := NULL;
         r.learned_until_us := NULL;
     END IF;
-    IF r.learned_interval_us IS NOT NULL AND (v_interval IS NULL OR r.learned_interval_us > v_interval
-        OR (r.learned_interval_us = v_interval AND r.learned_burst < v_burst)) THEN
-        v_interval := r.learned_interval_us;
-        v_burst := r.learned_burst;
+    -- Each field at its tighter value: neither the configured budget nor the learned one is passed.
+    IF r.learned_interval_us IS NOT NULL THEN
+        v_interval := greatest(coalesce(v_interval, 1), r.learned_interval_us);
+        v_burst := least(coalesce(v_burst, 1000000), coalesce(r.learned_burst, 1));
+    END IF;
+    IF v_interval IS NOT NULL THEN
+        v_interval := least(greatest(v_interval, 1), 86400000000);
+        v_burst := least(greatest(coalesce(v_burst, 1), 1), 1000000);
     END IF;
     IF v_interval IS NULL THEN
         wait_us := v_earliest - v_now;
         granted := wait_us <= p_max_wait_us;
         v_arrival := r.arrival_us;
     ELSE
-        v_arrival := greatest(coalesce(r.arrival_us, v_earliest), v_earliest);
+        v_arrival := least(greatest(coalesce(r.arrival_us, v_earliest), v_earliest), v_now + 4000000000000000);
         wait_us := greatest(v_arrival - v_interval * (v_burst - 1), v_earliest) - v_now;
         granted := wait_us <= p_max_wait_us;
         v_arrival := v_arrival + v_interval;
@@ -120,14 +127,14 @@ BEGIN
     IF NOT FOUND OR r.arrival_us IS NULL THEN
         RETURN;
     END IF;
-    IF r.learned_interval_us IS NOT NULL AND r.learned_until_us > v_now AND (v_interval IS NULL
-        OR r.learned_interval_us > v_interval OR (r.learned_interval_us = v_interval AND r.learned_burst < p_burst)) THEN
-        v_interval := r.learned_interval_us;
+    IF r.learned_interval_us IS NOT NULL AND r.learned_until_us > v_now THEN
+        v_interval := greatest(coalesce(v_interval, 1), r.learned_interval_us);
     END IF;
     IF v_interval IS NULL THEN
         RETURN;
     END IF;
-    UPDATE resourceful.rate_limits SET arrival_us = greatest(r.arrival_us - v_interval, v_now)
+    v_interval := least(greatest(v_interval, 1), 86400000000);
+    UPDATE resourceful.rate_limits SET arrival_us = greatest(least(r.arrival_us, v_now + 4000000000000000) - v_interval, v_now)
         WHERE upstream = p_upstream;
 END
 $$;
@@ -151,7 +158,7 @@ BEGIN
             WHERE upstream = p_upstream;
         RETURN true;
     END IF;
-    IF r.probes_out + r.probes_succeeded >= p_probes THEN
+    IF r.probes_out::bigint + r.probes_succeeded >= p_probes THEN
         RETURN false;
     END IF;
     UPDATE resourceful.breakers SET probes_out = r.probes_out + 1, touched_us = v_now WHERE upstream = p_upstream;
@@ -173,7 +180,7 @@ BEGIN
         RETURN NULL;
     END IF;
     IF p_outcome = 'abandoned' THEN
-        UPDATE resourceful.breakers SET probes_out = greatest(r.probes_out - 1, 0), touched_us = v_now
+        UPDATE resourceful.breakers SET probes_out = greatest(r.probes_out, 1) - 1, touched_us = v_now
             WHERE upstream = p_upstream;
         RETURN NULL;
     ELSIF p_outcome = 'failure' THEN
@@ -181,11 +188,11 @@ BEGIN
             probes_succeeded = 0, probing_since_us = NULL, touched_us = v_now
             WHERE upstream = p_upstream;
         RETURN 'opened';
-    ELSIF r.probes_succeeded + 1 >= p_probes THEN
+    ELSIF r.probes_succeeded::bigint + 1 >= p_probes THEN
         DELETE FROM resourceful.breakers WHERE upstream = p_upstream;
         RETURN 'closed';
     END IF;
-    UPDATE resourceful.breakers SET probes_out = greatest(r.probes_out - 1, 0), probes_succeeded = r.probes_succeeded + 1,
+    UPDATE resourceful.breakers SET probes_out = greatest(r.probes_out, 1) - 1, probes_succeeded = least(r.probes_succeeded, 1000000) + 1,
         touched_us = v_now
         WHERE upstream = p_upstream;
     RETURN NULL;

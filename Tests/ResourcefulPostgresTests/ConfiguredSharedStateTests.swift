@@ -3,7 +3,7 @@ import HTTPTypes
 import ProcessTestSupport
 import Resourceful
 import ResourcefulOAuth2
-import ResourcefulPostgres
+@testable import ResourcefulPostgres
 import ResourcefulTesting
 import Testing
 
@@ -142,6 +142,32 @@ struct ConfiguredSharedStateTests {
         }
     }
 
+    @Test("A service naming a database of its own does not get the top level's password or sealing key")
+    func aServiceOnAnotherDatabaseNamesItsOwnCredentials() async throws {
+        let config = try Config(secrets: ["pg": "pg-password-5e0"]) { secrets in
+            """
+            {"baseURL": "https://api.example", "service": "s", "authentication": {"file": {"directory": "\(secrets)"}},
+             "sharedState": {"kind": "postgres", "postgres": {"host": "127.0.0.1", "database": "d", "username": "u", "tls": "disable",
+               "password": {"storage": "file", "name": "pg"}}},
+             "services": {"b": {"service": "b", "sharedState": {"postgres": {"host": "db-b.partner.example"}}}}}
+            """
+        }
+        defer { config.remove() }
+        let error = await #expect(throws: APIError.self) {
+            _ = try await APIDependencies.live(
+                environment: "x", configDirectory: config.directory.path, environmentVariables: [:],
+                sharedStateFactories: [PostgresSharedStateFactory()], service: "b")
+        }
+        #expect((error?.underlying as? APIConfigError)?.key == "sharedState.postgres.password.storage", "\(String(describing: error))")
+        #expect(!String(describing: error).contains("pg-password-5e0"))
+    }
+
+    @Test(arguments: [("127.0.0.1", true), ("127.9.8.7", true), ("localhost", true), ("::1", true), ("[::1]", true),
+        ("127.evil.example", false), ("127.0.0.1.evil.example", false), ("localhost.evil.example", false), ("10.0.0.1", false), ("db.example", false)])
+    func onlyThisMachinesAddressesAreLoopback(_ host: String, _ loopback: Bool) {
+        #expect(PostgresConnectionSettings.isLoopback(host) == loopback)
+    }
+
     struct Refused: CustomTestStringConvertible, Sendable {
         var name: String
         var sharedState: String
@@ -167,6 +193,10 @@ struct ConfiguredSharedStateTests {
             key: "sharedState.postgres.password.name", variables: ["RESOURCEFUL_SHARED_STATE_POSTGRES_PASSWORD_NAME": "other"]),
         Refused(
             name: "TLS off for another machine", sharedState: #"{"kind": "postgres", "postgres": {"host": "db.example", "database": "d", "username": "u", "tls": "disable"}}"#,
+            key: "sharedState.postgres.tls"),
+        Refused(
+            name: "TLS off for a name that begins like a loopback address",
+            sharedState: #"{"kind": "postgres", "postgres": {"host": "127.0.0.1.attacker.example", "database": "d", "username": "u", "tls": "disable"}}"#,
             key: "sharedState.postgres.tls"),
         Refused(
             name: "a password that is not there",

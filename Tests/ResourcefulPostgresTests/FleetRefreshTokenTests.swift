@@ -108,4 +108,46 @@ struct FleetRefreshTokenTests {
             #expect(try await a.secret(named: name) == nil)
         }
     }
+
+    @Test("A login made after a logout is not written over by the old grant's rotation, though its version is the same")
+    func aNewLoginIsNotWrittenOverByAnOldRotation() async throws {
+        let keys = try SharedStateKeys(current: "k1", keys: ["k1": try #require(PostgresSharedStateFactory.keyBytes(FleetTokenTests.sealingKey))])
+        let name = "relogin-\(UUID().uuidString)"
+        try await withInstances(2) { instances in
+            let a = PostgresRefreshTokenStorage(sharedState: instances[0], keys: keys)
+            let b = PostgresRefreshTokenStorage(sharedState: instances[1], keys: keys)
+            try await a.storeSecret("old-grant", named: name)
+            #expect(try await b.secret(named: name) == "old-grant")
+            // Logged out and in again elsewhere while b's renewal spent the old grant's token.
+            #expect(try await a.deleteSecret(named: name))
+            try await a.storeSecret("new-login", named: name)
+            #expect(try await b.replaceSecret(named: name, spent: "old-grant", with: "old-successor") == false)
+            #expect(try await a.secret(named: name) == "new-login")
+        }
+    }
+
+    @Test("A rotated token is written even while the store counts as unavailable after a failure")
+    func aRotationIsWrittenThroughAPause() async throws {
+        let keys = try SharedStateKeys(current: "k1", keys: ["k1": try #require(PostgresSharedStateFactory.keyBytes(FleetTokenTests.sealingKey))])
+        let name = "through-\(UUID().uuidString)"
+        var options = PostgresSharedState.Options.patient
+        options.retryInterval = .seconds(600)
+        try await withInstances(1, options: options) { instances in
+            let storage = PostgresRefreshTokenStorage(sharedState: instances[0], keys: keys)
+            try await storage.storeSecret("spent-now", named: name)
+            // The renewal read the token it spends.
+            #expect(try await storage.secret(named: name) == "spent-now")
+            // Another statement failed a moment ago: the store is left alone for ten minutes.
+            instances[0].store.noteFailure("a test", QueryFailed(description: "a failure"))
+            #expect(!instances[0].isAvailable)
+            // The successor of a token the server already took is written all the same, even by
+            // a call whose deadline has passed.
+            let written = try await SharedState.$callDeadline.withValue(.now) {
+                try await storage.replaceSecret(named: name, spent: "spent-now", with: "successor")
+            }
+            #expect(written)
+            let rows = try await rows("SELECT count(*)::text FROM resourceful.refresh_tokens WHERE name = '\(PostgresRefreshTokenStorage.row(name))' AND version = 2")
+            #expect(rows == ["1"])
+        }
+    }
 }

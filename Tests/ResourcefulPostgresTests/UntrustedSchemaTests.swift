@@ -61,6 +61,41 @@ struct UntrustedSchemaTests {
         }
     }
 
+    @Test("A trigger another role put on a table it was granted everything on is refused, and never runs")
+    func aTriggerOfAnotherRoleIsRefused() async throws {
+        let database = try await makeDatabase("triggered")
+        let fleet = try await Role.make("fleet")
+        let intruder = try await Role.make("intruder", creatingIn: database)
+        let script = try String(contentsOf: PostgresSchemaFile.url, encoding: .utf8)
+        for step in script.components(separatedBy: "\n-- step\n") { _ = try await rows(step, database: database) }
+        for statement in [
+            "INSERT INTO resourceful.version (version) VALUES (\(PostgresSchema.version))",
+            "GRANT USAGE ON SCHEMA resourceful TO \(fleet.name), \(intruder.name)",
+            // A grant too wide, as admins write it.
+            "GRANT ALL ON ALL TABLES IN SCHEMA resourceful TO \(fleet.name), \(intruder.name)",
+        ] {
+            _ = try await rows(statement, database: database)
+        }
+        for statement in [
+            "CREATE SCHEMA m",
+            "CREATE TABLE m.seen (who text)",
+            "GRANT USAGE ON SCHEMA m TO PUBLIC",
+            "GRANT INSERT ON m.seen TO PUBLIC",
+            "CREATE FUNCTION m.note() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO m.seen VALUES (current_user); RETURN NEW; END $$",
+            "CREATE TRIGGER zz BEFORE INSERT OR UPDATE ON resourceful.rate_limits FOR EACH ROW EXECUTE FUNCTION m.note()",
+        ] {
+            _ = try await rows(statement, as: intruder, database: database)
+        }
+        let budget = try #require(RateBudget(requestsPerSecond: 100, burst: 5))
+        try await withInstance(as: fleet, database: database) { shared in
+            let error = await #expect(throws: PostgresSharedStateError.self) { try await shared.prepare() }
+            let said = error?.description ?? ""
+            #expect(said.contains("TRIGGER on") || said.contains("trigger zz"), "\(said)")
+            #expect(await shared.rateLimits.reserve("triggered", budget: budget, maxWait: .seconds(5)) == .granted(wait: .zero))
+        }
+        #expect(try await rows("SELECT count(*)::text FROM m.seen", as: intruder, database: database) == ["0"])
+    }
+
     @Test("A schema a superuser applied from Schema.sql serves a role that may not create it")
     func aSchemaAppliedByASuperuserIsUsed() async throws {
         let database = try await makeDatabase("applied")

@@ -122,10 +122,13 @@ public final class InMemoryRateLimitState: RateLimitState {
         }
     }
 
+    /// The budget that passes neither `a` nor `b` (a configured one and one the upstream said).
     static func tighter(_ a: RateBudget?, _ b: RateBudget?) -> RateBudget? {
         guard let a else { return b }
         guard let b else { return a }
-        return b.isTighter(than: a) ? b : a
+        // Each field at its tighter value: neither budget is passed, whichever of the two a
+        // steady rate or a burst would pass first.
+        return RateBudget(requestsPerSecond: Swift.min(a.requestsPerSecond, b.requestsPerSecond), burst: Swift.min(a.burst, b.burst))
     }
 
     /// Stores `entry`, first dropping the idle entries when a new upstream would pass the bound.
