@@ -34,7 +34,10 @@ CREATE SCHEMA IF NOT EXISTS resourceful;
 -- step
 CREATE TABLE IF NOT EXISTS resourceful.version (version integer NOT NULL);
 -- step
-CREATE TABLE IF NOT EXISTS resourceful.rate_limits (
+-- Budgets and breakers are the fleet's state of the moment, not data to keep: their tables are
+-- unlogged (no WAL, so no flush to disk per call); a crash of the server empties them, and the
+-- fleet starts its budgets afresh.
+CREATE UNLOGGED TABLE IF NOT EXISTS resourceful.rate_limits (
     upstream text PRIMARY KEY,
     arrival_us bigint,
     paused_until_us bigint,
@@ -46,7 +49,7 @@ CREATE TABLE IF NOT EXISTS resourceful.rate_limits (
 -- step
 CREATE INDEX IF NOT EXISTS rate_limits_touched ON resourceful.rate_limits (touched_us);
 -- step
-CREATE TABLE IF NOT EXISTS resourceful.breakers (
+CREATE UNLOGGED TABLE IF NOT EXISTS resourceful.breakers (
     upstream text PRIMARY KEY,
     open_until_us bigint NOT NULL,
     failures integer NOT NULL,
