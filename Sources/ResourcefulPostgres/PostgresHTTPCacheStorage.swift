@@ -22,7 +22,9 @@ public import Resourceful
 /// - **Per credential, sealed:** an entry whose storage key carries a credential's digest is
 ///   sealed with `keys` (AES-256-GCM, bound to its row's name, its key id beside it) and opened
 ///   only by instances holding that key. Without `keys` such entries are not stored at all, not
-///   even in memory: an answer to a credential is never kept in clear. Answers to anonymous
+///   even in memory: an answer to a credential is never kept in clear. With keys, answers to
+///   anonymous requests are sealed too, and an unsealed row is not served (no one without the
+///   keys can plant an answer the fleet serves). Without them, answers to anonymous
 ///   requests are kept as they are.
 /// - **Bounded:** the rows' sizes (their stored bytes and their name) add up to at most
 ///   `maxBytes`; a store evicts the least recently used rows to make room (a read counts as a
@@ -202,11 +204,13 @@ public final class PostgresHTTPCacheStorage: HTTPCacheStorage {
         (keys != nil || !Self.isCredentialed(key)) && entry.size + key.utf8.count <= maxEntryBytes
     }
 
-    /// The row for `entry`, sealed when `key` is credentialed; `nil` when it cannot be kept.
+    /// The row for `entry`, sealed whenever there are keys (so that no one without them can
+    /// plant an answer the fleet serves), and always when `key` is credentialed; `nil` when it
+    /// cannot be kept.
     private func prepare(_ entry: HTTPCacheEntry, forKey key: String) -> Row? {
         let name = SharedStateKeys.name(key)
         var row = Row(name: name, keyID: nil, bytes: HTTPCacheEntryCoding.encode(entry), size: 0)
-        if Self.isCredentialed(key) {
+        if keys != nil || Self.isCredentialed(key) {
             guard let keys, let sealed = try? keys.seal(row.bytes, context: name) else { return nil }
             row.keyID = sealed.keyID
             row.bytes = sealed.sealed
@@ -223,8 +227,9 @@ public final class PostgresHTTPCacheStorage: HTTPCacheStorage {
             guard let keys, let opened = keys.open(bytes, keyID: keyID, context: name) else { return nil }
             return HTTPCacheEntryCoding.decode(opened)
         }
-        // A credential's answer is only ever stored sealed.
-        guard !Self.isCredentialed(key) else { return nil }
+        // A credential's answer is only ever stored sealed, and so is every answer of a fleet
+        // with keys: an unsealed row there was not written by an instance.
+        guard !Self.isCredentialed(key), keys == nil else { return nil }
         return HTTPCacheEntryCoding.decode(bytes)
     }
 

@@ -99,17 +99,18 @@ struct PostgresHTTPCacheStorageTests {
             // Other keys: absent, and the row that does not open is deleted.
             #expect(await other.entry(forKey: key) == nil)
             #expect(await Self.count(key) == 0)
-            // An anonymous entry is kept as it is.
+            // With keys, an anonymous entry is sealed too: no one without them plants one.
             let anonymous = Self.anonymousKey()
             await a.store(Self.entry(body: "public-body"), forKey: anonymous)
             let plain = try await rows(
                 "SELECT encode(entry, 'escape') || ' ' || coalesce(key_id, 'NULL') FROM resourceful.http_cache WHERE name = '\(SharedStateKeys.name(anonymous))'")
-            #expect(plain.first?.contains("public-body") == true)
-            #expect(plain.first?.hasSuffix(" NULL") == true)
+            #expect(plain.first?.contains("public-body") == false)
+            #expect(plain.first?.hasSuffix(" k1") == true)
+            #expect(await b.entry(forKey: anonymous)?.body == ByteBuffer(string: "public-body"))
         }
     }
 
-    @Test("Without keys a credential's entry is not stored at all")
+    @Test("Without keys a credential's entry is not stored at all, and an unsealed row is not served where there are keys")
     func noKeysNoCredentialedEntry() async throws {
         let key = Self.credentialedKey()
         try await Self.withStorageInstances(2) { instances in
@@ -120,10 +121,12 @@ struct PostgresHTTPCacheStorageTests {
             #expect(await Self.count(key) == 0)
             #expect(await a.entry(forKey: key) == nil)
             #expect(await b.entry(forKey: key) == nil)
-            // An anonymous one is.
+            // An anonymous one is, as it is; an instance with keys does not serve a row left
+            // unsealed (one without them, or planted by hand).
             let anonymous = Self.anonymousKey()
             await a.store(Self.entry(body: "open"), forKey: anonymous)
-            #expect(await b.entry(forKey: anonymous)?.body == ByteBuffer(string: "open"))
+            #expect(await a.entry(forKey: anonymous)?.body == ByteBuffer(string: "open"))
+            #expect(await b.entry(forKey: anonymous) == nil)
         }
     }
 
