@@ -11,16 +11,10 @@ extension OAuth2AuthenticationStorage {
         deadline: ContinuousClock.Instant,
         replacing refused: String?
     ) async throws -> Token {
-        let name = Self.sharedTokenName(settings: settings, endpoints: endpoints, grant: .clientCredentials, service: service)
-        if refused == nil, let kept = await cache.token(named: name, deadline: deadline) {
-            return Token(kept)
-        }
-        let kept = try await cache.withLease(named: name, refusing: refused.flatMap { $0.isEmpty ? nil : $0 }, deadline: deadline) {
+        try await leased(.clientCredentials, from: cache, for: service, endpoints: endpoints, deadline: deadline, replacing: refused) {
             [self] in
-            let token = try await request([("grant_type", "client_credentials")], endpoints: endpoints, deadline: deadline)
-            return SharedToken(header: token.header, renewIn: token.renewAt - .now, expiresAt: token.expiresAt, scope: token.scope)
+            try await request([("grant_type", "client_credentials")], endpoints: endpoints, deadline: deadline)
         }
-        return Token(kept)
     }
 
     /// A `refresh_token` grant's token shared by the fleet: the one another instance kept, else
@@ -35,16 +29,33 @@ extension OAuth2AuthenticationStorage {
         epoch: UInt64,
         replacing refused: String?
     ) async throws -> Token {
-        let name = Self.sharedTokenName(settings: settings, endpoints: endpoints, grant: .refreshToken, service: service)
-        if refused == nil, let kept = await cache.token(named: name, deadline: deadline) {
-            return Token(kept)
-        }
-        let kept = try await cache.withLease(named: name, refusing: refused.flatMap { $0.isEmpty ? nil : $0 }, deadline: deadline) {
+        try await leased(.refreshToken, from: cache, for: service, endpoints: endpoints, deadline: deadline, replacing: refused) {
             [self] in
             // Not a lock file's hold: the lease is the fleet's, held by the cache.
             let hold = LockHold.notHeld("the fleet's lease is held instead")
             guard let token = try await renew(service: service, storage: storage, endpoints: endpoints, deadline: deadline, epoch: epoch, lock: hold)
             else { throw Self.lockLost(service) }
+            return token
+        }
+    }
+
+    /// The token of `grant` for `service` another instance kept (unless it is `refused`), else
+    /// the one `fetch` gets under the fleet's lease, kept for the others.
+    private func leased(
+        _ grant: OAuth2Settings.Grant,
+        from cache: any SharedTokenCache,
+        for service: String,
+        endpoints: OAuth2Endpoints,
+        deadline: ContinuousClock.Instant,
+        replacing refused: String?,
+        fetch: @escaping @Sendable () async throws -> Token
+    ) async throws -> Token {
+        let name = Self.sharedTokenName(settings: settings, endpoints: endpoints, grant: grant, service: service)
+        if refused == nil, let kept = await cache.token(named: name, deadline: deadline) {
+            return Token(kept)
+        }
+        let kept = try await cache.withLease(named: name, refusing: refused.flatMap { $0.isEmpty ? nil : $0 }, deadline: deadline) {
+            let token = try await fetch()
             return SharedToken(header: token.header, renewIn: token.renewAt - .now, expiresAt: token.expiresAt, scope: token.scope)
         }
         return Token(kept)
