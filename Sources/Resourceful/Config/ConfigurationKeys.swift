@@ -156,9 +156,18 @@ public struct ConfigurationKeys: Sendable {
     /// credentials (a variable that moves where they go, or lowers the TLS trust they are sent
     /// over, takes none of them). Nothing is refused for a configuration read without a file.
     ///
+    /// A factory of an app's own (a storage kind, a kind of shared state) calls it for each key
+    /// that says where its secrets go or which one is read, as the package's own factories do:
+    ///
+    /// ```swift
+    /// for key in ["address", "token.name"] {
+    ///     try keys.refuseVariable(for: key, because: "it moves where the vault's token is sent")
+    /// }
+    /// ```
+    ///
     /// - Throws: ``APIError/Kind/invalidConfiguration`` naming the variable and the full key,
     ///   never a value.
-    package func refuseVariable(for key: String, because reason: String) throws(APIError) {
+    public func refuseVariable(for key: String, because reason: String) throws(APIError) {
         try run { () throws(APIConfigError) in try reader.refuseVariable(for: full(key), because: reason) }
     }
 
