@@ -39,6 +39,53 @@ extension OAuth2AuthenticationStorage {
         }
     }
 
+    /// `refreshToken`, or the token that replaced it, claimed for this renewal in `storage`
+    /// (``RotatingSecretStorage/claimSecret(named:spending:until:)``); `nil` when none is stored.
+    /// While another instance spends it, waits (polling, less often as the wait grows) for its
+    /// successor or for its claim to run out, within `deadline`.
+    func claim(
+        _ refreshToken: String, of service: String, in storage: any RotatingSecretStorage, deadline: ContinuousClock.Instant
+    ) async throws(OAuth2Error) -> String? {
+        let name = Self.refreshTokenName(service: service)
+        var token = refreshToken
+        var pause = Duration.milliseconds(20)
+        while true {
+            let found: SecretClaim
+            do {
+                found = try await storage.claimSecret(named: name, spending: token, until: deadline)
+            } catch {
+                throw OAuth2Error(.unreachable, "the refresh token of '\(service)' could not be claimed: \(Self.describe(error))")
+            }
+            switch found {
+            case .claimed:
+                return token
+            case .replaced:
+                let current: String?
+                do {
+                    current = try await storage.secret(named: name)
+                } catch {
+                    throw OAuth2Error(.unreachable, "the refresh token of '\(service)' could not be read: \(Self.describe(error))")
+                }
+                guard let current, !current.isEmpty else { return nil }
+                token = current
+                continue
+            case .heldElsewhere:
+                break
+            }
+            guard ContinuousClock.now + pause < deadline else {
+                throw OAuth2Error(
+                    .unreachable,
+                    "another instance was spending the refresh token of '\(service)' until the call's deadline: nothing was spent; try again")
+            }
+            do {
+                try await Task.sleep(for: pause)
+            } catch {
+                throw OAuth2Error(.unreachable, "the renewal of '\(service)' was cancelled")
+            }
+            pause = Swift.min(pause * 2, .milliseconds(500))
+        }
+    }
+
     /// The token of `grant` for `service` another instance kept (unless it is `refused`), else
     /// the one `fetch` gets under the fleet's lease, kept for the others.
     private func leased(

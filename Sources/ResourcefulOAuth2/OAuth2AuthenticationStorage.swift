@@ -299,12 +299,29 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
             // A lock file removed while held lets another process lock a new one and spend the
             // same refresh token: not spent unless the name still gives the file held.
             if lock.isHeld, await !lock.confirmed(until: deadline) { return nil }
+            // A storage a fleet shares marks the token as being spent: another instance that
+            // took the lease after this one lost it does not spend it too.
+            let rotating = storage as? any RotatingSecretStorage
+            if let rotating {
+                guard let claimed = try await claim(refreshToken, of: service, in: rotating, deadline: deadline) else {
+                    throw OAuth2Error(
+                        .loginRequired, "no refresh token is stored for '\(service)': log in with `resourceful login --service \(service)`")
+                }
+                refreshToken = claimed
+            }
             do throws(OAuth2Error) {
-                return try await request(
+                let token = try await request(
                     [("grant_type", "refresh_token"), ("refresh_token", refreshToken)], endpoints: endpoints, deadline: deadline,
                     storingRefreshTokenFor: service, unlessLoggedOutSince: epoch, spent: refreshToken, lock: lock
                 )
+                // Ended by the rotation written over it; still running when the server rotates none.
+                await rotating?.releaseClaim(named: Self.refreshTokenName(service: service), spending: refreshToken)
+                return token
             } catch {
+                // A server's refusal spent nothing; a request that got no answer may have.
+                if error.kind == .refused || error.serverError != nil {
+                    await rotating?.releaseClaim(named: Self.refreshTokenName(service: service), spending: refreshToken)
+                }
                 guard error.kind == .loginRequired, error.serverError != nil else { throw error }
                 if !retried, error.serverError == "invalid_grant",
                     let current = try await storedRefreshToken(of: service, in: storage), current != refreshToken

@@ -27,6 +27,14 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
     private let lastRead = Locked([String: Row]())
     private static let maximumRead = 1_000
 
+    /// This instance's running claims: the mark written in each row, and the version it was on.
+    private let claims = Locked([String: Claim]())
+
+    private struct Claim: Sendable {
+        var id: String
+        var version: Int64
+    }
+
     /// Refresh tokens kept through `sharedState`'s connections, sealed with `keys`.
     public init(sharedState: PostgresSharedState, keys: SharedStateKeys) {
         store = sharedState.store
@@ -50,7 +58,7 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
                 INSERT INTO resourceful.refresh_tokens AS t (name, version, key_id, sealed, touched_us)
                     VALUES (\(row), 1, \(sealed.keyID), \(ByteBuffer(bytes: sealed.sealed)), resourceful.now_us())
                 ON CONFLICT (name) DO UPDATE SET version = t.version + 1, key_id = excluded.key_id, sealed = excluded.sealed,
-                    touched_us = excluded.touched_us
+                    touched_us = excluded.touched_us, claim_id = '', claimed_until_us = 0
                 """)
             return true
         }
@@ -82,7 +90,7 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
             let rows = try await client.query(
                 """
                 UPDATE resourceful.refresh_tokens SET version = version + 1, key_id = \(sealed.keyID),
-                    sealed = \(ByteBuffer(bytes: sealed.sealed)), touched_us = resourceful.now_us()
+                    sealed = \(ByteBuffer(bytes: sealed.sealed)), touched_us = resourceful.now_us(), claim_id = '', claimed_until_us = 0
                 WHERE name = \(row) AND version = \(current.version) AND sealed = \(ByteBuffer(bytes: current.sealed))
                 RETURNING 1
                 """)
@@ -90,7 +98,64 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
             return false
         }
         lastRead.withLock { $0[name] = replaced ? Row(secret: new, version: current.version + 1, sealed: sealed.sealed) : nil }
+        if replaced { claims.withLock { $0[name] = nil } }
         return replaced
+    }
+
+    /// Marks `secret` under `name` as spent by this instance until `deadline` and the time a
+    /// rotation's write may be tried for after it (four statement times, at least 10 s): in the
+    /// row, so that another instance (even one that took the fleet's lease after this one lost
+    /// it) does not spend the same token meanwhile. A claim on a row whose mark ran out replaces
+    /// it; the mark ends with the rotation written over it.
+    public func claimSecret(named name: String, spending secret: String, until deadline: ContinuousClock.Instant) async throws -> SecretClaim {
+        let known = lastRead.withLock { $0[name] }
+        guard let current = known?.secret == secret ? known : try await read(name), current.secret == secret else { return .replaced }
+        let row = Self.row(name)
+        let id = UUID().uuidString
+        let lasts = PostgresRateLimitState.microseconds(Swift.min(Swift.max(deadline - .now, .zero) + writeWindow, .seconds(3_600)))
+        let claimed = try await answered("refresh token claim") { client in
+            let rows = try await client.query(
+                """
+                UPDATE resourceful.refresh_tokens SET claim_id = \(id), claimed_until_us = resourceful.now_us() + \(lasts)
+                WHERE name = \(row) AND version = \(current.version) AND sealed = \(ByteBuffer(bytes: current.sealed))
+                    AND claimed_until_us <= resourceful.now_us()
+                RETURNING 1
+                """)
+            for try await _ in rows { return true }
+            return false
+        }
+        if claimed {
+            claims.withLock { claims in
+                if claims.count >= Self.maximumRead { claims.removeAll() }
+                claims[name] = Claim(id: id, version: current.version)
+            }
+            return .claimed
+        }
+        // Not claimed: another's mark is running, or the row changed since it was read.
+        return try await read(name)?.secret == secret ? .heldElsewhere : .replaced
+    }
+
+    /// Ends this instance's claim on `secret` under `name`, when it still holds one (none is left
+    /// after a rotation was written over it); a store that does not answer leaves the mark to
+    /// run out.
+    public func releaseClaim(named name: String, spending secret: String) async {
+        guard let claim = claims.withLock({ $0.removeValue(forKey: name) }) else { return }
+        let row = Self.row(name)
+        _ = await store.answer("refresh token claim release") { client in
+            let rows = try await client.query(
+                """
+                UPDATE resourceful.refresh_tokens SET claim_id = '', claimed_until_us = 0
+                WHERE name = \(row) AND version = \(claim.version) AND claim_id = \(claim.id)
+                RETURNING 1
+                """)
+            for try await _ in rows {}
+            return true
+        }
+    }
+
+    /// How long a rotation's write is tried for after its request (``persisted(_:_:)``).
+    private var writeWindow: Duration {
+        Swift.max(store.statementTimeout * 4, .seconds(10))
     }
 
     /// The row of `name`.
@@ -119,7 +184,7 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
     /// deadline, tried again until it answers or a while (four statement times, at least 10 s)
     /// has passed; ``PostgresSharedStateError`` then.
     private func persisted<T: Sendable>(_ what: String, _ body: @escaping @Sendable (PostgresClient) async throws -> T) async throws -> T {
-        let until = ContinuousClock.now + Swift.max(store.statementTimeout * 4, .seconds(10))
+        let until = ContinuousClock.now + writeWindow
         while true {
             let answer = await SharedState.$callDeadline.withValue(nil) { await store.answer(what, evenWhenUnavailable: true, body) }
             if case .answered(let value) = answer { return value }
@@ -143,6 +208,7 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
         case "refresh token store": "stored"
         case "refresh token delete": "deleted"
         case "refresh token rotation": "rotated"
+        case "refresh token claim": "claimed"
         default: "read"
         }
     }

@@ -75,48 +75,68 @@ public final class PostgresTokenCache: SharedTokenCache {
             try await store.prepared(until: connectBy)
             let client = store.client
             let connected = Outcome<Void>()
+            let settled = Outcome<Leased>()
+            let grace = Locked<Task<Void, Never>?>(nil)
+            let keepFor = store.statementTimeout
             let work = Task {
                 do {
-                    return try await Deadline.run(until: deadline) {
-                        try await client.withTransaction(logger: logger) { connection in
-                            connected.settle(.success(()))
-                            return try await Self.leased(row, refusing: refused, deadline: deadline, keys: keys, on: connection, logger: logger) {
-                                let token = try await fetch()
-                                fetched.withLock { $0 = token }
-                                return token
+                    let leased = try await client.withTransaction(logger: logger) { connection in
+                        connected.settle(.success(()))
+                        return try await Self.leased(row, refusing: refused, deadline: deadline, keys: keys, on: connection, logger: logger) {
+                            let token = try await fetch()
+                            fetched.withLock { $0 = token }
+                            // The token is the caller's once the store has had its time to keep
+                            // it: a connection lost with the lease does not hold the call.
+                            let until = ContinuousClock.now + keepFor
+                            grace.withLock {
+                                $0 = Task {
+                                    guard (try? await Task.sleep(until: until)) != nil else { return }
+                                    settled.settle(.success(Leased(token: token, kept: false)))
+                                }
                             }
+                            return token
                         }
                     }
+                    settled.settle(.success(leased))
                 } catch {
                     connected.settle(.failure(error))
-                    throw error
+                    settled.settle(.failure(error))
                 }
+                grace.withLock { $0?.cancel() }
             }
             do {
                 try await connected.value(deadline: connectBy)
+                outcome = try await settled.value(deadline: deadline)
             } catch {
                 work.cancel()
                 throw error
             }
-            outcome = try await withTaskCancellationHandler { try await work.value } onCancel: { work.cancel() }
         } catch {
             // The transaction wraps what its body threw: the token server's own error goes out
             // as it came.
             let inner = (error as? PostgresTransactionError)?.closureError ?? error
             if let failure = inner as? FetchFailed { throw failure.error }
             if Task.isCancelled { throw CancellationError() }
+            // A token the server gave is used even when the store fails to keep it.
+            if let token = fetched.value {
+                store.noteFailure("token lease", error)
+                return token
+            }
             // Waiting out another instance's lease (lock_timeout, the call's deadline) says
             // nothing of the store: the lease was not had in time.
             if Self.leaseNotHadInTime(inner) || ContinuousClock.now >= deadline {
                 throw PostgresSharedStateError("another instance held the token's lease until the call's deadline")
             }
             if !(error is PostgresSharedStateError) { store.noteFailure("token lease", error) }
-            if let token = fetched.value { return token }
             guard whenUnavailable == .askAlone else {
                 throw PostgresSharedStateError(
                     "no token could be had under the fleet's lease: the shared state did not answer (\(PostgresStore.reason(error)))")
             }
             return try await fetch()
+        }
+        guard outcome.kept else {
+            store.noteFailure("token lease", PostgresSharedStateError("the token got under the lease was not kept in time"))
+            return outcome.token
         }
         store.noteSuccess(startedAt: started)
         return outcome.token
@@ -132,6 +152,8 @@ public final class PostgresTokenCache: SharedTokenCache {
     /// What the lease's transaction came to.
     private struct Leased: Sendable {
         var token: SharedToken
+        /// Whether the store kept it for the others.
+        var kept = true
     }
 
     /// An error `fetch` threw, carried through the transaction unchanged.

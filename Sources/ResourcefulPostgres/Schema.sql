@@ -213,13 +213,16 @@ CREATE TABLE IF NOT EXISTS resourceful.tokens (
 );
 -- step
 -- Rotating refresh tokens, one row per service and client, sealed; `version` grows by one with
--- each rotation, written only over the version read (compare-and-set).
+-- each rotation, written only over the version read (compare-and-set); a token being spent is
+-- marked (`claim_id`, until `claimed_until_us`) so that no other instance spends it meanwhile.
 CREATE TABLE IF NOT EXISTS resourceful.refresh_tokens (
     name text PRIMARY KEY,
     version bigint NOT NULL,
     key_id text NOT NULL,
     sealed bytea NOT NULL,
-    touched_us bigint NOT NULL
+    touched_us bigint NOT NULL,
+    claim_id text NOT NULL DEFAULT '',
+    claimed_until_us bigint NOT NULL DEFAULT 0
 );
 -- step
 -- The HTTP cache's entries, one row per storage key (`name`: its SHA-256); an entry for a

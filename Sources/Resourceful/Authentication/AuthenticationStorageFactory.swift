@@ -145,8 +145,34 @@ public protocol WritableSecretStorage: SecretStorage {
 /// (``SharedTokenCache``), renews under the fleet's lease instead of a lock file, and stores each
 /// rotated refresh token with ``replaceSecret(named:spent:with:)``: two instances never both
 /// write over one refresh token.
+///
+/// Before a refresh token is spent it is claimed (``claimSecret(named:spending:until:)``): a mark
+/// in the storage, not in a lease, so that an instance whose lease was lost while its request was
+/// out (a dropped connection to the store) still keeps every other instance from spending the
+/// same token until its request has ended and its successor is written.
 public protocol RotatingSecretStorage: WritableSecretStorage {
     /// Replaces the secret under `name` with `new` if it is still `spent`; whether it was (`false`
-    /// when it is gone, or another secret took its place meanwhile).
+    /// when it is gone, or another secret took its place meanwhile). A claim on `spent` ends with
+    /// it.
     func replaceSecret(named name: String, spent: String, with new: String) async throws -> Bool
+
+    /// Marks `secret` under `name` as being spent by this caller until `deadline`, and for the
+    /// time the storage may take to write its successor after it; only when it is still the one
+    /// stored and no other caller's mark on it is running.
+    func claimSecret(named name: String, spending secret: String, until deadline: ContinuousClock.Instant) async throws -> SecretClaim
+
+    /// Ends this caller's claim on `secret` under `name`, for a secret that was not spent after
+    /// all (the server refused the request, or rotates no tokens); failing to end it costs only
+    /// the wait until it runs out.
+    func releaseClaim(named name: String, spending secret: String) async
+}
+
+/// What ``RotatingSecretStorage/claimSecret(named:spending:until:)`` found.
+public enum SecretClaim: Sendable, Equatable {
+    /// The secret is this caller's to spend.
+    case claimed
+    /// Another caller is spending it: its successor is written, or the claim runs out, soon.
+    case heldElsewhere
+    /// Another secret, or none, is stored now: read it again.
+    case replaced
 }
