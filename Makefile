@@ -121,13 +121,13 @@ test-loaded: setup
 # The core and testing modules' tests under ThreadSanitizer, in a build folder of their own. The
 # decoder's own tests (ResourcefulJSONTests) are single-threaded computation, nothing for the
 # sanitizer to see: not run here.
-# The OpenAPI generator and the PostgreSQL module are left out (RESOURCEFUL_WITHOUT_OPENAPI and
-# RESOURCEFUL_WITHOUT_POSTGRES, read by Package.swift): their tests are not run here, and their
-# parser and client would only be built again.
+# The OpenAPI generator, the PostgreSQL module and the container modules are left out
+# (RESOURCEFUL_WITHOUT_OPENAPI, RESOURCEFUL_WITHOUT_POSTGRES and RESOURCEFUL_WITHOUT_CONTAINERS,
+# read by Package.swift): their tests are not run here, and their packages would only be built again.
 # The sanitizer makes every step several times slower: four tests at a time leave each test's
 # deadlines the same share of the machine as sixteen do without it.
 TSAN_FLAGS := --sanitize=thread --scratch-path .build-tsan
-TSAN_ENV := RESOURCEFUL_WITHOUT_OPENAPI=1 RESOURCEFUL_WITHOUT_POSTGRES=1
+TSAN_ENV := RESOURCEFUL_WITHOUT_OPENAPI=1 RESOURCEFUL_WITHOUT_POSTGRES=1 RESOURCEFUL_WITHOUT_CONTAINERS=1
 TSAN_WIDTH := SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=4
 test-tsan: setup
 	$(TSAN_ENV) $(SWIFT) build --build-tests $(TSAN_FLAGS)

@@ -294,6 +294,63 @@ if Context.environment["RESOURCEFUL_WITHOUT_POSTGRES"] == nil {
     ]
 }
 
+// The containers apps already run: swift-dependencies (`DependencyValues.api`) and Swinject (an
+// `Assembly`), each its own product, so that an app that uses neither builds neither. Only
+// swift-dependencies' `Dependencies` library is used: its macros, and swift-syntax with them, are
+// never built. The thread-sanitizer run sets RESOURCEFUL_WITHOUT_CONTAINERS: it tests the core.
+if Context.environment["RESOURCEFUL_WITHOUT_CONTAINERS"] == nil {
+    package.products += [
+        .library(name: "ResourcefulDependencies", targets: ["ResourcefulDependencies"]),
+        .library(name: "ResourcefulSwinject", targets: ["ResourcefulSwinject"]),
+    ]
+    package.dependencies += [
+        .package(url: "https://github.com/pointfreeco/swift-dependencies.git", from: "1.17.1", traits: []),
+        .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay.git", from: "1.13.1"),
+        .package(url: "https://github.com/Swinject/Swinject.git", from: "2.10.0"),
+    ]
+    package.targets += [
+        .target(
+            name: "ResourcefulDependencies",
+            dependencies: [
+                "Resourceful",
+                .product(name: "Dependencies", package: "swift-dependencies"),
+                .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .target(
+            name: "ResourcefulSwinject",
+            dependencies: [
+                "Resourceful",
+                .product(name: "Swinject", package: "Swinject"),
+            ]
+        ),
+        .testTarget(
+            name: "ResourcefulDependenciesTests",
+            dependencies: [
+                "Resourceful",
+                "ResourcefulDependencies",
+                "ResourcefulTesting",
+                .product(name: "Dependencies", package: "swift-dependencies"),
+                .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+                // Lets an issue reported from the library reach Swift Testing on Linux.
+                .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .testTarget(
+            name: "ResourcefulSwinjectTests",
+            dependencies: [
+                "Resourceful",
+                "ResourcefulSwinject",
+                "ResourcefulTesting",
+                .product(name: "Swinject", package: "Swinject"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+    ]
+}
+
 // The OpenAPI generator, its build plugin and their tests. The thread-sanitizer run
 // (`make test-tsan`) sets RESOURCEFUL_WITHOUT_OPENAPI: it tests the core and testing modules, and
 // would only build the document parser again. Without the generator, `resourceful` has no

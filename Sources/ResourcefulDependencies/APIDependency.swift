@@ -1,0 +1,126 @@
+import Foundation
+public import Resourceful
+
+/// The ``Dependencies/DependencyValues/api`` dependency: one ``API``, made from the configuration
+/// on first use (the live value) or given (a test's or a preview's).
+///
+/// ```swift
+/// struct UserController {
+///     @Dependency(\.api) var api
+///
+///     func user(_ id: Int) async throws -> User {
+///         try await api.call(ShowUser(id: id))
+///     }
+/// }
+/// ```
+///
+/// `api.call(_:)` calls through the API; `try await api()` is the ``API`` itself, for its other
+/// entry points (streams, downloads, pages). The live value is made once, by the first call that
+/// needs it, and shared by every copy; ``shutdown()`` ends it once.
+public struct APIDependency: Sendable {
+    private enum Source: Sendable {
+        case given(API)
+        case live(LiveAPI)
+    }
+
+    private let source: Source
+
+    /// A dependency that is `api`.
+    public init(_ api: API) {
+        source = .given(api)
+    }
+
+    /// An ``API`` over `transport` with `config`, for a test or a preview: a `StubTransport`, a
+    /// `ReplayingTransport` of a HAR cassette, or the transport of a `MockServer`, in one line.
+    ///
+    /// ```swift
+    /// try await withDependencies {
+    ///     $0.api = APIDependency(transport: try ReplayingTransport(file: cassette))
+    /// } operation: {
+    ///     try await UserController().user(42)
+    /// }
+    /// ```
+    public init(config: APIConfig = APIDependency.placeholderConfig, transport: any HTTPTransport) {
+        self.init(API(dependencies: APIDependencies(apiConfig: config, transport: transport)))
+    }
+
+    /// The live dependency: an ``API`` made by `make` when a call first needs it, shared by every
+    /// copy of this value, made again only when making it failed.
+    public static func live(_ make: @escaping @Sendable () async throws -> API) -> APIDependency {
+        APIDependency(source: .live(LiveAPI(make: make)))
+    }
+
+    /// The live dependency made from `Configs/<environment>.json` (``APIDependencies/live(environment:configDirectory:environmentVariables:authenticationStorage:storageFactories:sharedStateFactories:service:)``)
+    /// when a call first needs it; `environment` defaults to the variable `RESOURCEFUL_ENV`, else
+    /// `development`.
+    ///
+    /// Storage kinds and shared state from other modules are passed here, once, where the app
+    /// starts:
+    ///
+    /// ```swift
+    /// prepareDependencies {
+    ///     $0.api = .live(storageFactories: [KeyringStorageFactory(), OAuth2StorageFactory()])
+    /// }
+    /// ```
+    public static func live(
+        environment: String? = nil,
+        configDirectory: String? = nil,
+        environmentVariables: [String: String]? = nil,
+        storageFactories: [any AuthenticationStorageFactory] = [],
+        sharedStateFactories: [any SharedStateFactory] = [],
+        service: String? = nil
+    ) -> APIDependency {
+        live {
+            let variables = environmentVariables ?? TransportEnvironment.process()
+            let name = environment ?? variables[environmentVariable].flatMap { $0.isEmpty ? nil : $0 } ?? defaultEnvironment
+            let dependencies = try await APIDependencies.live(
+                environment: name, configDirectory: configDirectory, environmentVariables: environmentVariables,
+                storageFactories: storageFactories, sharedStateFactories: sharedStateFactories, service: service)
+            return API(dependencies: dependencies)
+        }
+    }
+
+    /// The variable naming the configuration environment of the live value: `RESOURCEFUL_ENV`.
+    public static let environmentVariable = "RESOURCEFUL_ENV"
+    /// The configuration environment when `RESOURCEFUL_ENV` is not set: `development`.
+    public static let defaultEnvironment = "development"
+
+    /// The configuration of an API made over a transport alone: a base URL that resolves nowhere
+    /// (`http://resourceful.invalid/`), the defaults otherwise.
+    public static var placeholderConfig: APIConfig {
+        // A literal URL that parses: RFC 2606 reserves `.invalid`.
+        APIConfig(baseURL: URL(string: "http://resourceful.invalid/")!, service: "api")
+    }
+
+    private init(source: Source) {
+        self.source = source
+    }
+
+    /// The ``API``: the given one, or the live one (made now if no call made it yet).
+    ///
+    /// - Throws: what making it threw (``APIError/Kind/invalidConfiguration`` for a configuration
+    ///   that cannot be loaded), or ``APIError/Kind/cancelled`` after ``shutdown()``.
+    public func callAsFunction() async throws -> API {
+        switch source {
+        case .given(let api): api
+        case .live(let live): try await live.api()
+        }
+    }
+
+    /// Calls `request` through the ``API`` and returns its decoded value.
+    ///
+    /// - Throws: ``APIError``: a failure to make the live API comes out as its own error.
+    public func call<Request: ResourceRequest>(_ request: Request) async throws -> Request.ResourceType {
+        try await callAsFunction().call(request)
+    }
+
+    /// Shuts the ``API`` down: the live one once, however many copies ask, and only if it was
+    /// made; a given one each time (it is the caller's). Calls through the live value fail after
+    /// it.
+    public func shutdown() async throws {
+        switch source {
+        case .given(let api): try await api.shutdown()
+        case .live(let live): try await live.shutdown()
+        }
+    }
+}

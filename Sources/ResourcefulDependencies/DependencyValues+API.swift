@@ -1,0 +1,28 @@
+public import Dependencies
+
+extension DependencyValues {
+    /// The app's ``APIDependency``.
+    ///
+    /// - Live: one ``API`` made from `Configs/<RESOURCEFUL_ENV>.json` (else `development.json`)
+    ///   on first use and shared; an app whose configuration needs storage kinds or shared state
+    ///   from other modules sets `.live(storageFactories:sharedStateFactories:)` in
+    ///   `prepareDependencies` where it starts.
+    /// - Test: an ``API`` whose every call fails, naming the request and how to override this
+    ///   value, and reports an issue that fails the test: a test that forgets to override it never
+    ///   reaches the network.
+    /// - Preview: an ``API`` that answers every call `501` with a problem naming the request.
+    public var api: APIDependency {
+        get { self[APIDependencyKey.self] }
+        set { self[APIDependencyKey.self] = newValue }
+    }
+}
+
+/// The key of ``Dependencies/DependencyValues/api``.
+public enum APIDependencyKey: DependencyKey {
+    /// The ``API`` made from the configuration on first use.
+    public static let liveValue = APIDependency.live()
+    /// An ``API`` that fails every call and reports the test that forgot to override it.
+    public static var testValue: APIDependency { APIDependency.unoverridden(.test) }
+    /// An ``API`` that answers every call `501`.
+    public static var previewValue: APIDependency { APIDependency.unoverridden(.preview) }
+}

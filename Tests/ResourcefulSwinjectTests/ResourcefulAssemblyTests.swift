@@ -1,0 +1,101 @@
+import Foundation
+import HTTPTypes
+import Resourceful
+import ResourcefulSwinject
+import ResourcefulTesting
+import Swinject
+import Testing
+
+struct User: Codable, Equatable, Sendable {
+    let id: Int
+    var name: String
+}
+
+struct ShowUser: ResourceRequest {
+    typealias ResourceType = User
+    let verb = ResourceVerb.show
+    let path: ResourcePath
+    init(id: Int) { path = "users/\(id)" }
+}
+
+/// A transport that counts its shutdowns, around a real one.
+final class CountingTransport: HTTPTransport {
+    let inner: any HTTPTransport
+    let shutdowns = Locked(0)
+
+    init(_ inner: any HTTPTransport) {
+        self.inner = inner
+    }
+
+    func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
+        try await inner.send(request)
+    }
+
+    func shutdown() async throws {
+        shutdowns.withLock { $0 += 1 }
+        try await inner.shutdown()
+    }
+}
+
+@Suite
+struct ResourcefulAssemblyTests {
+    @Test("The assembly's API calls a real server through the container's parts, one API per container")
+    func theAssembledAPICalls() async throws {
+        try await MockServer.withTransport { server, transport in
+            server.stub(.get, "/users/1", try .json(User(id: 1, name: "Ada")))
+            let assembler = Assembler([ResourcefulAssembly(dependencies: APIDependencies(apiConfig: APIConfig(baseURL: server.baseURL, service: "users"), transport: transport))])
+            let api = try #require(assembler.resolver.resolve(API.self))
+            #expect(try await api.call(ShowUser(id: 1)).name == "Ada")
+            #expect(server.requests.map(\.path) == ["/users/1"])
+            // Container scope: the dependencies are read once, however often the API is resolved.
+            let dependencies = Locked(0)
+            let container = Container()
+            container.register((any AuthenticationStorage).self) { _ in
+                dependencies.withLock { $0 += 1 }
+                return InMemoryAuthenticationStorage()
+            }
+            ResourcefulAssembly(dependencies: APIDependencies(apiConfig: APIConfig(baseURL: server.baseURL, service: "users"), transport: transport)).assemble(container: container)
+            _ = container.resolve(API.self)
+            _ = container.resolve(API.self)
+            #expect(dependencies.withLock { $0 } == 1)
+        }
+    }
+
+    @Test("A part registered after the assembly replaces the given one; one registered before is kept")
+    func partsAreOverridable() async throws {
+        try await MockServer.withTransport { server, transport in
+            server.stub(.get, "/v2/users/2", try .json(User(id: 2, name: "Grace")))
+            let container = Container()
+            // Before: the assembly leaves it alone.
+            let before = APIConfig(baseURL: server.baseURL.appendingPathComponent("v2"), service: "users")
+            container.register(APIConfig.self) { _ in before }
+            ResourcefulAssembly(dependencies: APIDependencies(apiConfig: APIConfig(baseURL: URL(string: "http://127.0.0.1:1/")!, service: "users"), transport: transport))
+                .assemble(container: container)
+            // After: the later registration wins.
+            container.register((any AuthenticationStorage).self) { _ in InMemoryAuthenticationStorage(["users": "Bearer swinject-test"]) }
+            let api = try #require(container.resolve(API.self))
+            #expect(try await api.call(ShowUser(id: 2)).name == "Grace")
+            let sent = try #require(server.requests.first)
+            #expect(sent.path == "/v2/users/2")
+            #expect(sent.headerFields[.authorization] == "Bearer swinject-test")
+        }
+    }
+
+    @Test("The live assembly's client is shut down once, however often it is asked, and calls after it fail")
+    func shutdownOnce() async throws {
+        try await MockServer.withRunning { server in
+            server.stub(.get, "/users/3", try .json(User(id: 3, name: "Lin")))
+            let live = AsyncHTTPClientTransport(settings: APIConfig.HTTPSettings())
+            let counting = CountingTransport(live)
+            let assembly = ResourcefulAssembly(dependencies: APIDependencies(apiConfig: APIConfig(baseURL: server.baseURL, service: "users"), transport: counting))
+            let assembler = Assembler([assembly])
+            let api = try #require(assembler.resolver.resolve(API.self))
+            _ = try await api.call(ShowUser(id: 3))
+            try await assembly.shutdown()
+            try await assembly.shutdown()
+            #expect(counting.shutdowns.withLock { $0 } == 1)
+            await #expect(throws: APIError.self) { try await api.call(ShowUser(id: 3)) }
+            #expect(server.requests.count == 1)
+        }
+    }
+}
