@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/pointfreeco/swift-dependencies.git", from: "1.17.1", traits: []),
     ],
     targets: [
         .target(
@@ -63,6 +64,8 @@ let package = Package(
                 .product(name: "ResourcefulTesting", package: "Resourceful"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "ResourcefulDependencies", package: "Resourceful"),
+                .product(name: "Dependencies", package: "swift-dependencies"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
@@ -129,6 +132,8 @@ let package = Package(
                 .product(name: "Resourceful", package: "Resourceful"),
                 .product(name: "ResourcefulTesting", package: "Resourceful"),
                 .product(name: "VaporTesting", package: "vapor"),
+                .product(name: "ResourcefulDependencies", package: "Resourceful"),
+                .product(name: "Dependencies", package: "swift-dependencies"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
