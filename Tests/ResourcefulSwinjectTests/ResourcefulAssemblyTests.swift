@@ -6,16 +6,13 @@ import ResourcefulTesting
 import Swinject
 import Testing
 
-struct User: Codable, Equatable, Sendable {
-    let id: Int
+struct User: Codable, Sendable {
     var name: String
 }
 
-struct ShowUser: ResourceRequest {
-    typealias ResourceType = User
-    let verb = ResourceVerb.show
-    let path: ResourcePath
-    init(id: Int) { path = "users/\(id)" }
+/// `GET users/<id>`.
+func showUser(_ id: Int) -> AdHocRequest<User, Empty> {
+    AdHocRequest(.show, "users/\(id)")
 }
 
 /// A transport that counts its shutdowns, around a real one.
@@ -42,10 +39,10 @@ struct ResourcefulAssemblyTests {
     @Test("The assembly's API calls a real server through the container's parts, one API per container")
     func theAssembledAPICalls() async throws {
         try await MockServer.withTransport { server, transport in
-            server.stub(.get, "/users/1", try .json(User(id: 1, name: "Ada")))
+            server.stub(.get, "/users/1", try .json(User(name: "Ada")))
             let assembler = Assembler([ResourcefulAssembly(dependencies: APIDependencies(apiConfig: APIConfig(baseURL: server.baseURL, service: "users"), transport: transport))])
             let api = try #require(assembler.resolver.resolve(API.self))
-            #expect(try await api.call(ShowUser(id: 1)).name == "Ada")
+            #expect(try await api.call(showUser(1)).name == "Ada")
             #expect(server.requests.map(\.path) == ["/users/1"])
             // Container scope: the dependencies are read once, however often the API is resolved.
             let dependencies = Locked(0)
@@ -64,7 +61,7 @@ struct ResourcefulAssemblyTests {
     @Test("A part registered after the assembly replaces the given one; one registered before is kept")
     func partsAreOverridable() async throws {
         try await MockServer.withTransport { server, transport in
-            server.stub(.get, "/v2/users/2", try .json(User(id: 2, name: "Grace")))
+            server.stub(.get, "/v2/users/2", try .json(User(name: "Grace")))
             let container = Container()
             // Before: the assembly leaves it alone.
             let before = APIConfig(baseURL: server.baseURL.appendingPathComponent("v2"), service: "users")
@@ -74,7 +71,7 @@ struct ResourcefulAssemblyTests {
             // After: the later registration wins.
             container.register((any AuthenticationStorage).self) { _ in InMemoryAuthenticationStorage(["users": "Bearer swinject-test"]) }
             let api = try #require(container.resolve(API.self))
-            #expect(try await api.call(ShowUser(id: 2)).name == "Grace")
+            #expect(try await api.call(showUser(2)).name == "Grace")
             let sent = try #require(server.requests.first)
             #expect(sent.path == "/v2/users/2")
             #expect(sent.headerFields[.authorization] == "Bearer swinject-test")
@@ -84,17 +81,17 @@ struct ResourcefulAssemblyTests {
     @Test("The live assembly's client is shut down once, however often it is asked, and calls after it fail")
     func shutdownOnce() async throws {
         try await MockServer.withRunning { server in
-            server.stub(.get, "/users/3", try .json(User(id: 3, name: "Lin")))
+            server.stub(.get, "/users/3", try .json(User(name: "Lin")))
             let live = AsyncHTTPClientTransport(settings: APIConfig.HTTPSettings())
             let counting = CountingTransport(live)
             let assembly = ResourcefulAssembly(dependencies: APIDependencies(apiConfig: APIConfig(baseURL: server.baseURL, service: "users"), transport: counting))
             let assembler = Assembler([assembly])
             let api = try #require(assembler.resolver.resolve(API.self))
-            _ = try await api.call(ShowUser(id: 3))
+            _ = try await api.call(showUser(3))
             try await assembly.shutdown()
             try await assembly.shutdown()
             #expect(counting.shutdowns.withLock { $0 } == 1)
-            await #expect(throws: APIError.self) { try await api.call(ShowUser(id: 3)) }
+            await #expect(throws: APIError.self) { try await api.call(showUser(3)) }
             #expect(server.requests.count == 1)
         }
     }
