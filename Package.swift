@@ -330,8 +330,11 @@ if Context.environment["RESOURCEFUL_WITHOUT_CONTAINERS"] == nil {
             dependencies: [
                 "Resourceful",
                 "ResourcefulDependencies",
+                "ResourcefulServiceLifecycle",
                 "ResourcefulTesting",
                 .product(name: "Dependencies", package: "swift-dependencies"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
                 .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
                 // Lets an issue reported from the library reach Swift Testing on Linux.
                 .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),

@@ -16,19 +16,27 @@ public import ServiceLifecycle
 /// )
 /// try await group.run()
 /// ```
+///
+/// An API made elsewhere, such as `ResourcefulDependencies`' `@Dependency(\.api)`, is ended by
+/// its own shutdown, once: `APIService(shutdown: api.shutdown)`.
 public struct APIService: Service {
-    /// The API whose client this service owns.
-    let api: API
+    /// Ends what this service owns.
+    let shutdown: @Sendable () async throws -> Void
 
     /// Creates a service owning `api`'s client.
     public init(api: API) {
-        self.api = api
+        shutdown = { try await api.shutdown() }
+    }
+
+    /// Creates a service that calls `shutdown` when the group shuts down.
+    public init(shutdown: @escaping @Sendable () async throws -> Void) {
+        self.shutdown = shutdown
     }
 
     /// Waits for graceful shutdown or cancellation, then shuts the client down.
     public func run() async throws {
         // Either way the wait ends, the client is released; cancellation is not an error here.
         try? await gracefulShutdown()
-        try await api.shutdown()
+        try await shutdown()
     }
 }
