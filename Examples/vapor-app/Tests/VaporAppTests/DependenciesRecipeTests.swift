@@ -1,5 +1,6 @@
 import Dependencies
 import Foundation
+import HTTPTypes
 import Resourceful
 import ResourcefulDependencies
 import ResourcefulTesting
@@ -40,7 +41,6 @@ struct TenantAPIMiddleware: AsyncMiddleware {
                         return try await api.call(ShowUser(id: id)).name
                     }
                 }) { app in
-                    // Started on a port, so that requests run concurrently through the real server.
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         for index in 0..<32 {
                             let tenant = index.isMultiple(of: 2) ? "north" : "south"
