@@ -73,10 +73,29 @@ public struct APIDependency: Sendable {
         live {
             let variables = environmentVariables ?? TransportEnvironment.process()
             let name = environment ?? variables[environmentVariable].flatMap { $0.isEmpty ? nil : $0 } ?? defaultEnvironment
+            // A name, not a path: a variable set by something else picks a file among the
+            // folder's, never one elsewhere.
+            guard isEnvironmentName(name) else {
+                throw APIError(
+                    kind: .invalidConfiguration,
+                    detail: "\(environmentVariable) must name a configuration file in the folder (letters, digits, '-', '_' or '.', not first)")
+            }
             let dependencies = try await APIDependencies.live(
                 environment: name, configDirectory: configDirectory, environmentVariables: environmentVariables,
                 storageFactories: storageFactories, sharedStateFactories: sharedStateFactories, service: service)
             return API(dependencies: dependencies)
+        }
+    }
+
+    /// Whether `name` names a file in a folder: letters, digits, `-`, `_` and `.`, not first.
+    static func isEnvironmentName(_ name: String) -> Bool {
+        guard let first = name.utf8.first, first != UInt8(ascii: "."), name.utf8.count <= 128 else { return false }
+        return name.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+            case UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."): true
+            default: false
+            }
         }
     }
 

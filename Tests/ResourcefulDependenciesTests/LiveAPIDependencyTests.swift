@@ -46,6 +46,21 @@ struct LiveAPIDependencyTests {
         }
     }
 
+    @Test("RESOURCEFUL_ENV names a file in the folder, never a path elsewhere", arguments: ["../staging", "/etc/passwd", ".hidden", "a/b", ""])
+    func theEnvironmentIsAName(_ name: String) async throws {
+        try await MockServer.withRunning { server in
+            let folder = try Self.configs("staging", server: server)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            // A file outside the folder that the name would reach as a path.
+            let inner = folder.appendingPathComponent("inner")
+            try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: true)
+            let api = APIDependency.live(configDirectory: inner.path, environmentVariables: [APIDependency.environmentVariable: name])
+            let error = await #expect(throws: APIError.self) { try await api.call(ShowUser(id: 1)) }
+            #expect(error?.kind == .invalidConfiguration)
+            #expect(server.requests.isEmpty)
+        }
+    }
+
     @Test("A configuration that cannot be loaded fails the call with its error, and is tried again by the next")
     func aFailedMakingIsTriedAgain() async throws {
         try await MockServer.withRunning { server in
