@@ -116,7 +116,7 @@ public final class PostgresCircuitBreakerState: CircuitBreakerState {
     private func recordProbe(_ outcome: CircuitBreakerOutcome, for upstream: String, policy: CircuitBreakerPolicy) async -> CircuitBreakerTransition? {
         let said: String
         switch outcome {
-        case .success: said = "success"
+        case .success, .slow: said = "success"
         case .failure: said = "failure"
         case .abandoned: said = "abandoned"
         }

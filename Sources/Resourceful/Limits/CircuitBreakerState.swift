@@ -27,6 +27,10 @@ public enum CircuitBreakerPermit: Sendable, Equatable {
 public enum CircuitBreakerOutcome: Sendable, Equatable {
     /// The upstream answered with a status that is not a failure.
     case success
+    /// The upstream answered with a status that is not a failure, later than the policy's
+    /// ``CircuitBreakerPolicy/slowCallDuration``: counted against ``CircuitBreakerPolicy/slowCallRatio``;
+    /// a success for a probe.
+    case slow
     /// A connection failure, a time-out, or a failure status.
     case failure
     /// The call ended without saying anything of the upstream (cancelled, refused before it was
@@ -36,7 +40,8 @@ public enum CircuitBreakerOutcome: Sendable, Equatable {
 
 /// A change of a breaker's state, logged once.
 public enum CircuitBreakerTransition: Sendable, Equatable {
-    /// Too many calls failed, or a probe did: calls fail at once for the open interval.
+    /// Too many calls failed (or were slow: `failures` then counts the slow ones), or a probe
+    /// failed: calls fail at once for the open interval.
     case opened(failures: Int, calls: Int)
     /// Every probe succeeded.
     case closed

@@ -1,10 +1,11 @@
 /// The circuit breakers of this process's upstreams, in memory, on the monotonic clock.
 ///
 /// Each upstream's outcomes are counted in ten buckets spanning the policy's window, so that a
-/// breaker holds the same few numbers however many calls it sees. Closed breakers idle for
+/// breaker holds the same few numbers however many calls it sees; a count-based window
+/// (``CircuitBreakerPolicy/windowCalls``) holds one byte per call of it. Closed breakers idle for
 /// ``idleLifetime`` are dropped once more than ``maximumEntries`` are held.
 public final class InMemoryCircuitBreakerState: CircuitBreakerState {
-    /// How many upstreams are held before idle ones are dropped.
+    /// How many upstreams are held.
     package let maximumEntries: Int
     /// How long a closed breaker without calls is kept.
     package let idleLifetime: Duration
@@ -15,6 +16,37 @@ public final class InMemoryCircuitBreakerState: CircuitBreakerState {
         var start: ContinuousClock.Instant
         var calls = 0
         var failures = 0
+        var slow = 0
+    }
+
+    /// The outcomes counted: calls, failures and slow calls.
+    private struct Counts: Sendable {
+        var calls = 0
+        var failures = 0
+        var slow = 0
+    }
+
+    /// The last calls' outcomes, oldest overwritten first: a failure is 1, a slow call 2.
+    private struct Ring: Sendable {
+        var outcomes: [UInt8] = []
+        var next = 0
+        var totals = Counts()
+
+        mutating func add(_ outcome: UInt8, size: Int) {
+            if outcomes.count < size {
+                outcomes.append(outcome)
+            } else {
+                let dropped = outcomes[next]
+                totals.calls -= 1
+                totals.failures -= Int(dropped & 1)
+                totals.slow -= Int(dropped >> 1 & 1)
+                outcomes[next] = outcome
+                next = (next + 1) % size
+            }
+            totals.calls += 1
+            totals.failures += Int(outcome & 1)
+            totals.slow += Int(outcome >> 1 & 1)
+        }
     }
 
     private enum Phase: Sendable {
@@ -26,27 +58,42 @@ public final class InMemoryCircuitBreakerState: CircuitBreakerState {
     private struct Entry: Sendable {
         var phase = Phase.closed
         var buckets: [Bucket] = []
+        var ring = Ring()
         var touched: ContinuousClock.Instant
 
-        /// The calls and failures counted within `window` of `now`.
-        func counts(at now: ContinuousClock.Instant, window: Duration) -> (calls: Int, failures: Int) {
-            buckets.reduce(into: (0, 0)) { total, bucket in
-                guard now - bucket.start < window else { return }
-                total.0 += bucket.calls
-                total.1 += bucket.failures
+        /// The outcomes counted in the policy's window at `now`.
+        func counts(at now: ContinuousClock.Instant, policy: CircuitBreakerPolicy) -> Counts {
+            if policy.windowCalls != nil { return ring.totals }
+            return buckets.reduce(into: Counts()) { total, bucket in
+                guard now - bucket.start < policy.window else { return }
+                total.calls += bucket.calls
+                total.failures += bucket.failures
+                total.slow += bucket.slow
             }
         }
 
-        /// Counts one outcome in the bucket of `now`.
-        mutating func count(failed: Bool, at now: ContinuousClock.Instant, window: Duration) {
+        /// Counts one outcome at `now`.
+        mutating func count(failed: Bool, slow: Bool, at now: ContinuousClock.Instant, policy: CircuitBreakerPolicy) {
+            if let size = policy.windowCalls {
+                ring.add((failed ? 1 : 0) | (slow ? 2 : 0), size: size)
+                return
+            }
+            let window = policy.window
             let width = window / InMemoryCircuitBreakerState.bucketCount
             buckets.removeAll { now - $0.start >= window }
             if let last = buckets.indices.last, now - buckets[last].start < width {
                 buckets[last].calls += 1
                 buckets[last].failures += failed ? 1 : 0
+                buckets[last].slow += slow ? 1 : 0
             } else {
-                buckets.append(Bucket(start: now, calls: 1, failures: failed ? 1 : 0))
+                buckets.append(Bucket(start: now, calls: 1, failures: failed ? 1 : 0, slow: slow ? 1 : 0))
             }
+        }
+
+        /// Forgets every outcome counted.
+        mutating func clearCounts() {
+            buckets = []
+            ring = Ring()
         }
     }
 
@@ -103,13 +150,15 @@ public final class InMemoryCircuitBreakerState: CircuitBreakerState {
                 entry.touched = now
                 // A call let through while closed that ends after the breaker opened counts no more.
                 guard case .closed = entry.phase else { return nil }
-                entry.count(failed: outcome == .failure, at: now, window: policy.window)
-                let (calls, failures) = entry.counts(at: now, window: policy.window)
+                entry.count(failed: outcome == .failure, slow: outcome == .slow, at: now, policy: policy)
+                let counts = entry.counts(at: now, policy: policy)
                 var transition: CircuitBreakerTransition?
-                if calls >= policy.minimumCalls, Double(failures) >= policy.failureRatio * Double(calls) {
-                    entry.phase = .open(until: now + policy.openInterval, failures: failures, calls: calls)
-                    entry.buckets = []
-                    transition = .opened(failures: failures, calls: calls)
+                if policy.opens(calls: counts.calls, failures: counts.failures, slow: counts.slow) {
+                    // Named by what opened it: the failures, else the slow calls.
+                    let failed = policy.opens(calls: counts.calls, failures: counts.failures, slow: 0) ? counts.failures : counts.slow
+                    entry.phase = .open(until: now + policy.openInterval, failures: failed, calls: counts.calls)
+                    entry.clearCounts()
+                    transition = .opened(failures: failed, calls: counts.calls)
                 }
                 store(entry, as: upstream, in: &table, now: now)
                 return transition
@@ -124,13 +173,13 @@ public final class InMemoryCircuitBreakerState: CircuitBreakerState {
                 case .failure:
                     entry.phase = .open(until: now + policy.openInterval, failures: 1, calls: 1)
                     return .opened(failures: 1, calls: 1)
-                case .success:
+                case .success, .slow:
                     guard succeeded + 1 >= policy.probes else {
                         entry.phase = .halfOpen(out: Swift.max(out - 1, 0), succeeded: succeeded + 1)
                         return nil
                     }
                     entry.phase = .closed
-                    entry.buckets = []
+                    entry.clearCounts()
                     return .closed
                 }
             }

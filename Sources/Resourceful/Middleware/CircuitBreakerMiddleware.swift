@@ -74,14 +74,23 @@ public struct CircuitBreakerMiddleware: APIMiddleware, AnswersFromTheStepsAfter 
             throw APIError(kind: .circuitOpen, detail: "the circuit of \(service) at \(request.target.origin) is open\(why): \(when)")
         }
         let response: TransportResponse
+        // The clock is read only for a policy that counts slow calls.
+        let started = policy.slowCallDuration == nil ? nil : ContinuousClock.now
         do {
             response = try await next(request, context)
         } catch {
             await record(Self.outcome(of: error), of: permit, upstream: upstream, policy: policy, context: context)
             throw error
         }
-        let failed = policy.failureStatuses.contains(Int(response.status.code))
-        await record(failed ? .failure : .success, of: permit, upstream: upstream, policy: policy, context: context)
+        let outcome: CircuitBreakerOutcome
+        if policy.failureStatuses.contains(Int(response.status.code)) {
+            outcome = .failure
+        } else if let started, let slow = policy.slowCallDuration, ContinuousClock.now - started > slow {
+            outcome = .slow
+        } else {
+            outcome = .success
+        }
+        await record(outcome, of: permit, upstream: upstream, policy: policy, context: context)
         return response
     }
 

@@ -81,6 +81,58 @@ import Testing
         #expect(await state.record(.success, of: .probe, for: "u", policy: Self.policy) == nil)
     }
 
+    @Test func aCountWindowCountsTheLastCallsWhateverTheirAge() async throws {
+        let policy = CircuitBreakerPolicy(failureRatio: 0.5, minimumCalls: 4, window: .nanoseconds(1), openInterval: .seconds(60), windowCalls: 4)
+        let state = InMemoryCircuitBreakerState()
+        // Eight successes, then one failure and two more: the window holds the last four calls
+        // (a time window of a nanosecond would have forgotten them all).
+        for _ in 0..<8 { #expect(await Self.call(state, .success, policy: policy).1 == nil) }
+        #expect(await Self.call(state, .failure, policy: policy).1 == nil)
+        #expect(await Self.call(state, .success, policy: policy).1 == nil)
+        // Two failures of the last four: the ratio is met.
+        #expect(await Self.call(state, .failure, policy: policy).1 == .opened(failures: 2, calls: 4))
+    }
+
+    @Test func theOldestCallLeavesACountWindow() async throws {
+        let policy = CircuitBreakerPolicy(failureRatio: 0.75, minimumCalls: 4, openInterval: .seconds(60), windowCalls: 4)
+        let state = InMemoryCircuitBreakerState()
+        // F F S F: three of four.
+        _ = await Self.call(state, .failure, policy: policy)
+        _ = await Self.call(state, .failure, policy: policy)
+        #expect(await Self.call(state, .success, policy: policy).1 == nil)
+        #expect(await Self.call(state, .failure, policy: policy).1 == .opened(failures: 3, calls: 4))
+        // A new breaker: F S S F S F — the window slides past the first failure before the last one.
+        let other = InMemoryCircuitBreakerState()
+        for outcome in [CircuitBreakerOutcome.failure, .success, .success, .failure, .success] {
+            #expect(await Self.call(other, outcome, policy: policy).1 == nil)
+        }
+        #expect(await Self.call(other, .failure, policy: policy).1 == nil)
+    }
+
+    @Test func slowCallsOpenItAtTheirOwnRatio() async throws {
+        let policy = CircuitBreakerPolicy(
+            failureRatio: 0.5, minimumCalls: 4, openInterval: .seconds(60), slowCallDuration: .seconds(1), slowCallRatio: 0.75)
+        let state = InMemoryCircuitBreakerState()
+        _ = await Self.call(state, .slow, policy: policy)
+        _ = await Self.call(state, .success, policy: policy)
+        _ = await Self.call(state, .slow, policy: policy)
+        #expect(await Self.call(state, .slow, policy: policy).1 == .opened(failures: 3, calls: 4))
+        // Without a slow-call duration, slow answers are successes.
+        let unset = CircuitBreakerPolicy(failureRatio: 0.5, minimumCalls: 4, openInterval: .seconds(60), slowCallRatio: 0.25)
+        let other = InMemoryCircuitBreakerState()
+        for _ in 0..<8 { #expect(await Self.call(other, .slow, policy: unset).1 == nil) }
+        // A slow probe is a successful one.
+        let probed = InMemoryCircuitBreakerState()
+        for _ in 0..<4 { _ = await Self.call(probed, .failure) }
+        let permit = try await Self.untilProbing(probed, within: .seconds(10))
+        #expect(await probed.record(.slow, of: permit, for: "u", policy: Self.policy) == nil)
+    }
+
+    @Test func aCountWindowIsBounded() {
+        #expect(CircuitBreakerPolicy(windowCalls: 1_000_000).windowCalls == CircuitBreakerPolicy.maximumWindowCalls)
+        #expect(CircuitBreakerPolicy(windowCalls: -3).windowCalls == 1)
+    }
+
     @Test func outcomesOlderThanTheWindowDoNotCount() async throws {
         let state = InMemoryCircuitBreakerState()
         let policy = CircuitBreakerPolicy(failureRatio: 0.5, minimumCalls: 4, window: .milliseconds(100), openInterval: .seconds(10))

@@ -61,6 +61,35 @@ import Testing
         }
     }
 
+    @Test func anUpstreamThatAnswersSlowlyOpensTheBreaker() async throws {
+        // Slow: an answer after 300 ms, three times the policy's 100 ms.
+        let policy = CircuitBreakerPolicy(
+            minimumCalls: 3, openInterval: .seconds(60), windowCalls: 3, slowCallDuration: .milliseconds(100), slowCallRatio: 1)
+        try await Harness.run(configure: { $0.retry.maxAttempts = 1; $0.limits.breaker = policy }) { harness in
+            harness.server.route(.get, "/v1/ticks") { _ in
+                var answer = MockResponse.json(raw: #"{"n": 1}"#)
+                answer.delay = .milliseconds(300)
+                return answer
+            }
+            let api = harness.api
+            // Each answers, slowly: the third slow call of three opens the breaker.
+            for _ in 0..<3 { _ = try await api.call(Self.ticks) }
+            let error = await #expect(throws: APIError.self) { _ = try await api.call(Self.ticks) }
+            #expect(error?.kind == .circuitOpen)
+            #expect(harness.server.requests.count == 3)
+            #expect(harness.logs.entries.filter { $0.message.description == "Circuit opened" }.count == 1)
+        }
+    }
+
+    @Test func slowCallKeysAreCheckedTogether() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("breaker-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(#"{"baseURL": "http://127.0.0.1:9/", "service": "s", "limits": {"breaker": {"slowCallRatio": 0.5}}}"#.utf8).write(to: file)
+        let error = await #expect(throws: APIError.self) { _ = try await APIConfig.load(file: file.path, environmentVariables: [:]) }
+        #expect(error?.kind == .invalidConfiguration)
+        #expect(error?.description.contains("slowCallDuration") == true, "\(String(describing: error))")
+    }
+
     @Test func changesAndRefusalsAreCountedByService() async throws {
         try await Harness.run(configure: { $0.retry.maxAttempts = 1 }) { harness in
             harness.server.stub(.get, "/v1/ticks", .json(raw: "{}", status: .badGateway))
