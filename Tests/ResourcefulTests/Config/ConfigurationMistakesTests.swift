@@ -326,11 +326,14 @@ import Testing
             guard let text = try? String(contentsOf: Self.root.appendingPathComponent(document), encoding: .utf8) else { continue }
             for sample in text.components(separatedBy: "```json\n").dropFirst().compactMap({ $0.components(separatedBy: "\n```").first }) {
                 let trimmed = sample.trimmingCharacters(in: .whitespacesAndNewlines)
-                guard trimmed.contains("\"baseURL\"") || trimmed.contains("\"authentication\"") || trimmed.contains("\"services\"") else {
-                    continue
-                }
+                let sections = ["\"baseURL\"", "\"authentication\"", "\"services\"", "\"limits\""]
+                guard sections.contains(where: { trimmed.contains($0) }) else { continue }
+                // A whole file, an object of sections without a base URL, or members.
+                let file =
+                    trimmed.contains("\"baseURL\"") && trimmed.hasPrefix("{") ? trimmed
+                    : trimmed.hasPrefix("{") ? "{\(Self.base), \(trimmed.dropFirst())" : "{\(Self.base), \(trimmed)}"
                 do {
-                    _ = try await Self.load(trimmed.hasPrefix("{") ? trimmed : "{\(Self.base), \(trimmed)}")
+                    _ = try await Self.load(file)
                 } catch {
                     Issue.record("a sample of \(document) does not load: \(error)\n\(sample)")
                 }
