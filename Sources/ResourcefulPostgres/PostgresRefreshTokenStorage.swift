@@ -112,13 +112,13 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
         guard let current = known?.secret == secret ? known : try await read(name), current.secret == secret else { return .replaced }
         let row = Self.row(name)
         let id = UUID().uuidString
-        let lasts = PostgresRateLimitState.microseconds(Swift.min(Swift.max(deadline - .now, .zero) + writeWindow, .seconds(3_600)))
+        let lasts = Swift.min(PostgresRateLimitState.microseconds(Swift.max(deadline - .now, .zero) + writeWindow), Self.longestClaim)
         let claimed = try await answered("refresh token claim") { client in
             let rows = try await client.query(
                 """
                 UPDATE resourceful.refresh_tokens SET claim_id = \(id), claimed_until_us = resourceful.now_us() + \(lasts)
                 WHERE name = \(row) AND version = \(current.version) AND sealed = \(ByteBuffer(bytes: current.sealed))
-                    AND claimed_until_us <= resourceful.now_us()
+                    AND (claimed_until_us <= resourceful.now_us() OR claimed_until_us > resourceful.now_us() + \(Self.longestClaim))
                 RETURNING 1
                 """)
             for try await _ in rows { return true }
@@ -152,6 +152,10 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
             return true
         }
     }
+
+    /// The longest claim written, in microseconds (an hour): a row claimed for longer was not
+    /// claimed by an instance of this module, and is taken over.
+    private static let longestClaim: Int64 = 3_600_000_000
 
     /// How long a rotation's write is tried for after its request (``persisted(_:_:)``).
     private var writeWindow: Duration {

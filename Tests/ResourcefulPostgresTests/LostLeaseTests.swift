@@ -136,6 +136,10 @@ struct LostLeaseTests {
             _ = try await rows(
                 "UPDATE resourceful.refresh_tokens SET claimed_until_us = resourceful.now_us() - 1 WHERE name = '\(PostgresRefreshTokenStorage.row(name))' RETURNING 1")
             #expect(try await b.claimSecret(named: name, spending: "r1", until: .now + .seconds(30)) == .claimed)
+            // A claim longer than any instance writes (an altered row) is taken over.
+            _ = try await rows(
+                "UPDATE resourceful.refresh_tokens SET claimed_until_us = resourceful.now_us() + 86400000000 WHERE name = '\(PostgresRefreshTokenStorage.row(name))' RETURNING 1")
+            #expect(try await a.claimSecret(named: name, spending: "r1", until: .now + .seconds(30)) == .claimed)
             // A login written over a claimed token is free to spend.
             try await a.storeSecret("login", named: name)
             #expect(try await a.claimSecret(named: name, spending: "login", until: .now + .seconds(30)) == .claimed)
