@@ -44,9 +44,10 @@ public struct API: Sendable {
     /// Creates an API from `dependencies`, reading each of them once.
     ///
     /// - Parameter middlewares: The steps around the transport, outermost first; the default is
-    ///   ``defaultMiddlewares``, or ``defaultMiddlewares(sharedState:)`` when the dependencies
-    ///   hold a ``SharedState`` (``HasSharedState``, as ``APIDependencies`` made from a
-    ///   configuration naming `sharedState.kind`). Add your own before them (once per call) or after them (once per
+    ///   ``defaultMiddlewares``. When the dependencies hold a ``SharedState`` (``HasSharedState``,
+    ///   as ``APIDependencies`` made from a configuration naming `sharedState.kind`), a
+    ///   ``RateLimitMiddleware`` or ``CircuitBreakerMiddleware`` of the list made without a state
+    ///   keeps its state there. Add your own before them (once per call) or after them (once per
     ///   hop of each attempt, after the attempt is logged): `API.defaultMiddlewares + [Signing()]`.
     ///   A request bound for another origin than its call's (a redirect) leaves without any header
     ///   field the redaction rules call a secret, whatever a middleware added. A
@@ -57,7 +58,7 @@ public struct API: Sendable {
     public init(dependencies: any Dependencies, middlewares: [any APIMiddleware]? = nil) {
         let shared = (dependencies as? any HasSharedState)?.sharedState
         sharedState = shared
-        let steps = middlewares ?? shared.map { API.defaultMiddlewares(sharedState: $0) } ?? API.defaultMiddlewares
+        let steps = middlewares ?? API.defaultMiddlewares
         config = dependencies.apiConfig
         authenticationStorage = dependencies.authenticationStorage
         storageHonoursDeadline = dependencies.authenticationStorage is any DeadlineHonouringStorage
@@ -74,8 +75,10 @@ public struct API: Sendable {
         // call through.
         // So is a circuit breaker with no policy to open by.
         let config = dependencies.apiConfig
+        // The limit steps given no state keep theirs in the dependencies' shared state.
         let middlewares = steps.compactMap { step -> (any APIMiddleware)? in
-            if let breaker = step as? CircuitBreakerMiddleware { return breaker.bound(to: config) }
+            if let breaker = step as? CircuitBreakerMiddleware { return (shared.map { breaker.sharing($0) } ?? breaker).bound(to: config) }
+            if let limit = step as? RateLimitMiddleware { return shared.map { limit.sharing($0) } ?? limit }
             guard let refresh = step as? CredentialRefreshMiddleware else { return step }
             return refresh.bound(to: storage)
         }

@@ -101,25 +101,25 @@ public struct ConfigurationKeys: Sendable {
     /// Whether `key` is set for the service the configuration was loaded for
     /// (`services.<name>.<scope>.<key>`), rather than inherited from the top level; `false` when
     /// the configuration was loaded without a service.
-    package func isSetByService(_ key: String) -> Bool {
+    public func isSetByService(_ key: String) -> Bool {
         reader.isSetByService(full(key))
     }
 
     /// Whether the service the configuration was loaded for names `key` as its own: set under
     /// `services.<name>` in the configuration file (a variable repeating the top level's value
     /// under the service's name does not count), or in an app's reader without a file.
-    package func isOwnedByService(_ key: String) -> Bool {
+    public func isOwnedByService(_ key: String) -> Bool {
         reader.isOwnedByService(full(key))
     }
 
     /// The name of the service under `services` the configuration was loaded for, or `nil`.
-    package var serviceName: String? {
+    public var serviceName: String? {
         reader.service?.name
     }
 
     /// The value the top level gives `key` (a string), ignoring the service the configuration
     /// was loaded for; `nil` when it was loaded without a service or the top level does not set it.
-    package func topLevelString(_ key: String) -> String? {
+    public func topLevelString(_ key: String) -> String? {
         reader.topLevelString(full(key))
     }
 
@@ -131,7 +131,7 @@ public struct ConfigurationKeys: Sendable {
     /// a service.
     ///
     /// - Throws: ``APIError/Kind/invalidConfiguration`` naming `services.<name>.service`.
-    package func requireOwnServiceKey(because reason: String) throws(APIError) {
+    public func requireOwnServiceKey(because reason: String) throws(APIError) {
         guard let name = serviceName else { return }
         let root = ConfigurationKeys(reader: reader, scope: "")
         let own = root.isSetByService("service") ? try root.string("service") : nil

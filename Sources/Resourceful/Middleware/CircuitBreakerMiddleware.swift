@@ -24,15 +24,32 @@ public struct CircuitBreakerMiddleware: APIMiddleware, AnswersFromTheStepsAfter 
     public var policy: CircuitBreakerPolicy?
     private let metrics: (any MetricsFactory)?
 
-    /// A step keeping its breakers in `state` (its own, in memory, unless given), with `policy`
-    /// for every call when given, recording its metrics through `metrics` (else the bootstrapped
-    /// `MetricsSystem`).
+    /// Whether no state was given: the ``API`` puts its dependencies' shared state in.
+    let followsAPI: Bool
+
+    /// A step keeping its breakers in `state` (when `nil`, the dependencies' shared state of the
+    /// ``API`` it is given to, else its own in memory), with `policy` for every call when given,
+    /// recording its metrics through `metrics` (else the bootstrapped `MetricsSystem`).
     public init(
-        state: any CircuitBreakerState = InMemoryCircuitBreakerState(), policy: CircuitBreakerPolicy? = nil, metrics: (any MetricsFactory)? = nil
+        state: (any CircuitBreakerState)? = nil, policy: CircuitBreakerPolicy? = nil, metrics: (any MetricsFactory)? = nil
     ) {
-        self.state = state
+        self.state = state ?? InMemoryCircuitBreakerState()
+        followsAPI = state == nil
         self.policy = policy
         self.metrics = metrics
+    }
+
+    /// This step keeping its breakers in `shared` when it was given none.
+    func sharing(_ shared: SharedState) -> CircuitBreakerMiddleware {
+        guard followsAPI else { return self }
+        return CircuitBreakerMiddleware(state: shared.circuitBreakers, policy: policy, metrics: metrics)
+    }
+
+    /// `body`, a call on ``state``, bounded by the call's deadline (``SharedState/callDeadline``)
+    /// when the state is not in memory: only the state's own calls see it, not the steps after.
+    private func onState<T>(_ request: TransportRequest, _ body: () async -> T) async -> T {
+        guard !(state is InMemoryCircuitBreakerState) else { return await body() }
+        return await SharedState.$callDeadline.withValue(request.deadline) { await body() }
     }
 
     /// This step, when it has a policy of its own or `config` gives one; `nil` when it would let
@@ -48,12 +65,6 @@ public struct CircuitBreakerMiddleware: APIMiddleware, AnswersFromTheStepsAfter 
         next: (TransportRequest, CallContext) async throws -> TransportResponse
     ) async throws -> TransportResponse {
         guard let policy = policy ?? context.options.upstreamLimits.breaker else { return try await next(request, context) }
-        guard state is InMemoryCircuitBreakerState else {
-            // A state kept elsewhere waits for its store no longer than the call may.
-            return try await SharedState.$callDeadline.withValue(request.deadline) {
-                try await guarded(request, policy: policy, context: context, next: next)
-            }
-        }
         return try await guarded(request, policy: policy, context: context, next: next)
     }
 
@@ -66,7 +77,7 @@ public struct CircuitBreakerMiddleware: APIMiddleware, AnswersFromTheStepsAfter 
     ) async throws -> TransportResponse {
         let service = context.options.service
         let upstream = RateLimitMiddleware.upstreamKey(service: service, request: request)
-        let permit = await state.permit(upstream, policy: policy)
+        let permit = await onState(request) { await state.permit(upstream, policy: policy) }
         if case .refused(let retryAfter, let failures, let calls) = permit {
             let when = retryAfter.map { "probes go in \(RateLimitMiddleware.seconds($0))" } ?? "its probes are out"
             let why = calls > 0 ? " after \(failures) of \(calls) calls failed" : ""
@@ -79,7 +90,7 @@ public struct CircuitBreakerMiddleware: APIMiddleware, AnswersFromTheStepsAfter 
         do {
             response = try await next(request, context)
         } catch {
-            await record(Self.outcome(of: error), of: permit, upstream: upstream, policy: policy, context: context)
+            await record(Self.outcome(of: error), of: permit, upstream: upstream, policy: policy, request: request, context: context)
             throw error
         }
         let outcome: CircuitBreakerOutcome
@@ -90,15 +101,16 @@ public struct CircuitBreakerMiddleware: APIMiddleware, AnswersFromTheStepsAfter 
         } else {
             outcome = .success
         }
-        await record(outcome, of: permit, upstream: upstream, policy: policy, context: context)
+        await record(outcome, of: permit, upstream: upstream, policy: policy, request: request, context: context)
         return response
     }
 
     /// Counts `outcome`, and logs the change of state it made.
     private func record(
-        _ outcome: CircuitBreakerOutcome, of permit: CircuitBreakerPermit, upstream: String, policy: CircuitBreakerPolicy, context: CallContext
+        _ outcome: CircuitBreakerOutcome, of permit: CircuitBreakerPermit, upstream: String, policy: CircuitBreakerPolicy,
+        request: TransportRequest, context: CallContext
     ) async {
-        guard let transition = await state.record(outcome, of: permit, for: upstream, policy: policy) else { return }
+        guard let transition = await onState(request, { await state.record(outcome, of: permit, for: upstream, policy: policy) }) else { return }
         let opened = if case .opened = transition { true } else { false }
         LimitMetrics.count(
             "resourceful.breaker.transitions", service: context.options.service, extra: [("state", opened ? "open" : "closed")], factory: metrics

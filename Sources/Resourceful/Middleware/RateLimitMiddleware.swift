@@ -21,11 +21,12 @@ import Logging
 /// Waits, refusals and pauses are counted in metrics, labelled by service.
 ///
 /// A waiting call costs no thread; cancelling it gives its place back at once. The state sits
-/// in a ``RateLimitState``: each step made without one keeps its own in memory, so that an
-/// ``API`` (and its copies, such as ``API/with(logger:)``'s) keeps one budget per upstream; give
-/// several ``API`` values one state to share their budgets, or a state shared by a fleet to keep
-/// one budget for all its instances. In ``API/defaultMiddlewares``, after the retries, so that
-/// each attempt takes its own place.
+/// in a ``RateLimitState``: a step made without one keeps the state of the ``API`` it is given to
+/// — the dependencies' shared state (``APIDependencies/sharedState``) when they hold one, else its
+/// own in memory, so that an ``API`` (and its copies, such as ``API/with(logger:)``'s) keeps one
+/// budget per upstream; give several ``API`` values one state to share their budgets, or a state
+/// shared by a fleet to keep one budget for all its instances. In ``API/defaultMiddlewares``,
+/// after the retries, so that each attempt takes its own place.
 public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
     /// Where the budgets and pauses are kept.
     public let state: any RateLimitState
@@ -34,13 +35,30 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
     public var budget: RateBudget?
     private let metrics: (any MetricsFactory)?
 
-    /// A step keeping its budgets in `state` (its own, in memory, unless given), with `budget`
-    /// for every call when given, recording its metrics through `metrics` (else the bootstrapped
-    /// `MetricsSystem`).
-    public init(state: any RateLimitState = InMemoryRateLimitState(), budget: RateBudget? = nil, metrics: (any MetricsFactory)? = nil) {
-        self.state = state
+    /// Whether no state was given: the ``API`` puts its dependencies' shared state in.
+    let followsAPI: Bool
+
+    /// A step keeping its budgets in `state` (when `nil`, the dependencies' shared state of the
+    /// ``API`` it is given to, else its own in memory), with `budget` for every call when given,
+    /// recording its metrics through `metrics` (else the bootstrapped `MetricsSystem`).
+    public init(state: (any RateLimitState)? = nil, budget: RateBudget? = nil, metrics: (any MetricsFactory)? = nil) {
+        self.state = state ?? InMemoryRateLimitState()
+        followsAPI = state == nil
         self.budget = budget
         self.metrics = metrics
+    }
+
+    /// This step keeping its state in `shared` when it was given none.
+    func sharing(_ shared: SharedState) -> RateLimitMiddleware {
+        guard followsAPI else { return self }
+        return RateLimitMiddleware(state: shared.rateLimits, budget: budget, metrics: metrics)
+    }
+
+    /// `body`, a call on ``state``, bounded by the call's deadline (``SharedState/callDeadline``)
+    /// when the state is not in memory: only the state's own calls see it, not the steps after.
+    private func onState<T>(_ request: TransportRequest, _ body: () async -> T) async -> T {
+        guard !(state is InMemoryRateLimitState) else { return await body() }
+        return await SharedState.$callDeadline.withValue(request.deadline) { await body() }
     }
 
     /// The name of the upstream `request` goes to for `service`: the service and the origin.
@@ -64,10 +82,7 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
             }
             return try await limit(request, context: context, budget: budget, limits: limits, next: next)
         }
-        // A state kept elsewhere waits for its store no longer than the call may.
-        return try await SharedState.$callDeadline.withValue(request.deadline) {
-            try await limit(request, context: context, budget: budget, limits: limits, next: next)
-        }
+        return try await limit(request, context: context, budget: budget, limits: limits, next: next)
     }
 
     /// Waits for the request's place in `budget`, passes it on, and keeps what the answer says.
@@ -80,7 +95,7 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
     ) async throws -> TransportResponse {
         let upstream = Self.upstreamKey(service: context.options.service, request: request)
         let deadline = RetryMiddleware.headDeadline(of: request, context: context)
-        switch await state.reserve(upstream, budget: budget, maxWait: deadline - .now) {
+        switch await onState(request, { await state.reserve(upstream, budget: budget, maxWait: deadline - .now) }) {
         case .refused(let wait):
             throw refusal(waiting: wait, request: request, context: context)
         case .granted(let wait) where wait > .zero:
@@ -88,13 +103,13 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
             do {
                 try await Task.sleep(for: wait)
             } catch {
-                await state.release(upstream, budget: budget)
+                await onState(request) { await state.release(upstream, budget: budget) }
                 throw APIError(kind: .cancelled, detail: "while waiting for a place in the rate budget of \(context.options.service)", underlying: error)
             }
             // A pause begun while this call waited (a `Retry-After` another call, or another
             // instance, was given) holds it too.
             // No longer than the longest pause kept, whatever a shared store says.
-            let pause = Swift.min(await state.remainingPause(of: upstream), limits.maxPause)
+            let pause = Swift.min(await onState(request) { await state.remainingPause(of: upstream) }, limits.maxPause)
             if pause > .zero {
                 guard ContinuousClock.now + pause <= deadline else { throw refusal(waiting: pause, request: request, context: context) }
                 do {
@@ -128,7 +143,7 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
         // origin's), says nothing of this upstream's limits now.
         if !response.servedFromCache, response.redirects.isEmpty, Self.mayCarryLimits(response) {
             let upstream = upstream ?? Self.upstreamKey(service: context.options.service, request: request)
-            await learn(from: response, upstream: upstream, limits: limits, context: context)
+            await onState(request) { await learn(from: response, upstream: upstream, limits: limits, context: context) }
         }
         return response
     }

@@ -23,7 +23,7 @@ public struct SharedState: Sendable {
     /// Refresh tokens the fleet shares, for an OAuth 2 storage whose `refreshTokenStorage` is
     /// `sharedState`; `nil` when none are kept.
     public var refreshTokens: (any RotatingSecretStorage)?
-    private let onShutdown: (@Sendable () async -> Void)?
+    private let ending: Ending
 
     /// The deadline of the call a state's method works for, while ``RateLimitMiddleware`` or
     /// ``CircuitBreakerMiddleware`` asks a state that is not in memory; `nil` otherwise.
@@ -39,8 +39,9 @@ public struct SharedState: Sendable {
     ///   - tokens: Access tokens the fleet shares; none unless given.
     ///   - httpCache: An HTTP cache the fleet shares, and its digest key; none unless given.
     ///   - refreshTokens: Refresh tokens the fleet shares; none unless given.
-    ///   - onShutdown: What ends the store's connections, run by ``shutdown()`` (and so by
-    ///     ``API/shutdown()`` of an API made with these); nothing unless given.
+    ///   - onShutdown: What ends the store's connections, run by the first ``shutdown()`` of
+    ///     this value or any copy (and so by ``API/shutdown()`` of an API made with these);
+    ///     nothing unless given.
     public init(
         rateLimits: any RateLimitState = InMemoryRateLimitState(),
         circuitBreakers: any CircuitBreakerState = InMemoryCircuitBreakerState(),
@@ -54,13 +55,35 @@ public struct SharedState: Sendable {
         self.circuitBreakers = circuitBreakers
         self.tokens = tokens
         self.httpCache = httpCache
-        self.onShutdown = onShutdown
+        ending = Ending(onShutdown)
     }
 
-    /// Ends the store's connections (what `onShutdown` does); calls that use the state after it
-    /// keep their state in memory.
+    /// Ends the store's connections (what `onShutdown` does), once for this value and all its
+    /// copies; the calls after the first wait for it to be done. Calls that use the state after
+    /// it keep their state in memory.
     public func shutdown() async {
-        await onShutdown?()
+        await ending.run()
+    }
+
+    /// `onShutdown`, run once however many copies ask.
+    private final class Ending: Sendable {
+        private let task: Locked<Task<Void, Never>?> = Locked(nil)
+        private let onShutdown: (@Sendable () async -> Void)?
+
+        init(_ onShutdown: (@Sendable () async -> Void)?) {
+            self.onShutdown = onShutdown
+        }
+
+        func run() async {
+            guard let onShutdown else { return }
+            let running = task.withLock { task in
+                if let task { return task }
+                let started = Task { await onShutdown() }
+                task = started
+                return started
+            }
+            await running.value
+        }
     }
 }
 

@@ -31,8 +31,27 @@ public struct SharedStateContext: Sendable {
     /// Where the state logs.
     public let logger: Logger
     let storages: [APIConfig.StorageKind: any AuthenticationStorageFactory]
-    /// The API's transport, for a storage of secrets that makes requests.
-    let transport: any HTTPTransport
+    /// The API's transport, for a storage of secrets that makes requests, or a store reached over
+    /// HTTP.
+    public let transport: any HTTPTransport
+
+    /// A context for a factory's own tests: `config`'s `sharedState.<kind>` keys, the storage
+    /// kinds `file`, `environment` and `storages` for its secrets, and `transport`.
+    public init(
+        config: APIConfig,
+        kind: String,
+        environment: [String: String]? = nil,
+        logger: Logger = Logger(label: "resourceful.shared-state"),
+        storages: [any AuthenticationStorageFactory] = [],
+        transport: any HTTPTransport
+    ) {
+        let keys = (config.sharedState.keys ?? ConfigurationKeys.empty(scope: "sharedState")).scoped(to: kind)
+        var known: [APIConfig.StorageKind: any AuthenticationStorageFactory] = [:]
+        for storage in [FileStorageFactory(), EnvironmentStorageFactory()] as [any AuthenticationStorageFactory] + storages {
+            known[storage.kind] = storage
+        }
+        self.init(config: config, keys: keys, environment: environment, logger: logger, storages: known, transport: transport)
+    }
 
     init(
         config: APIConfig,
@@ -117,12 +136,8 @@ extension APIConfig {
                     : "pass its SharedStateFactory to the live dependencies"
                 throw keys.invalid("kind", expected: "a kind known to this program\(known.isEmpty ? "" : ": \(known)") (\(kind) \(hint))")
             }
-            var known: [StorageKind: any AuthenticationStorageFactory] = [:]
-            for storage in [FileStorageFactory(), EnvironmentStorageFactory()] as [any AuthenticationStorageFactory] + storages {
-                known[storage.kind] = storage
-            }
             let context = SharedStateContext(
-                config: config, keys: keys.scoped(to: kind), environment: environment, logger: logger, storages: known, transport: transport)
+                config: config, kind: kind, environment: environment, logger: logger, storages: storages, transport: transport)
             return try await factory.makeSharedState(context)
         }
     }

@@ -86,4 +86,75 @@ struct SharedStateTests {
             #expect(SharedState.callDeadline == nil)
         }
     }
+
+    /// Notes the call deadline the steps after the limit steps see.
+    struct After: APIMiddleware {
+        let seen: Locked<[ContinuousClock.Instant?]>
+        func intercept(
+            _ request: TransportRequest, context: CallContext, next: (TransportRequest, CallContext) async throws -> TransportResponse
+        ) async throws -> TransportResponse {
+            seen.withLock { $0.append(SharedState.callDeadline) }
+            return try await next(request, context)
+        }
+    }
+
+    @Test func theStepsAfterTheLimitStepsSeeNoDeadline() async throws {
+        try await Harness.run(configure: { $0.retry.maxAttempts = 1; $0.limits.breaker = CircuitBreakerPolicy() }) { harness in
+            harness.server.stub(.get, "/v1/me", .json(raw: "{}"))
+            let noting = Noting()
+            let seen = Locked<[ContinuousClock.Instant?]>([])
+            let steps = API.defaultMiddlewares(sharedState: SharedState(rateLimits: noting, circuitBreakers: noting)) + [After(seen: seen)]
+            _ = try await API(dependencies: harness.dependencies, middlewares: steps).call(AdHocRequest<Empty, Empty>(.show, "me"))
+            // The state saw it; the refresh, logging and a user's own steps after do not.
+            #expect(noting.seen.withLock { $0["permit"] ?? nil } != nil)
+            #expect(seen.withLock { $0 }.count == 1)
+            #expect(seen.withLock { $0 }.allSatisfy { $0 == nil })
+        }
+    }
+}
+
+/// An ``API`` whose dependencies hold a shared state keeps its limits there, whatever list of
+/// steps it is given, and ends the state once.
+@Suite struct DependenciesSharedStateTests {
+    @Test func aListOfYourOwnKeepsTheLimitsInTheDependenciesState() async throws {
+        try await Harness.run(configure: { $0.retry.maxAttempts = 1; $0.limits.breaker = CircuitBreakerPolicy() }) { harness in
+            harness.server.stub(.get, "/v1/me", .json(raw: "{}"))
+            let noting = SharedStateCallDeadlineTests.Noting()
+            var dependencies = harness.dependencies
+            dependencies.sharedState = SharedState(rateLimits: noting, circuitBreakers: noting)
+            let api = API(dependencies: dependencies, middlewares: API.defaultMiddlewares + [LoggingMiddleware()])
+            _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "me"))
+            #expect(noting.seen.withLock { Set($0.keys) } == ["reserve", "permit", "record"])
+            // A step given a state of its own keeps it.
+            let own = InMemoryRateLimitState()
+            let kept = API(dependencies: dependencies, middlewares: [RateLimitMiddleware(state: own, budget: RateBudget(requestsPerSecond: 1, burst: 1))])
+            noting.seen.withLock { $0 = [:] }
+            _ = try await kept.call(AdHocRequest<Empty, Empty>(.show, "me"))
+            #expect(noting.seen.withLock { $0.isEmpty })
+            #expect(!own.isEmpty)
+        }
+    }
+
+    @Test func theSharedStateIsEndedOnceForEveryAPIMadeWithIt() async throws {
+        let ended = Locked(0)
+        let started = Locked(0)
+        let state = SharedState(onShutdown: {
+            started.withLock { $0 += 1 }
+            try? await Task.sleep(for: .milliseconds(50))
+            ended.withLock { $0 += 1 }
+        })
+        let dependencies = APIDependencies(
+            apiConfig: APIConfig(baseURL: URL(string: "http://127.0.0.1:9/")!, service: "s"), transport: StubTransport { _ in TransportResponse(status: .ok) },
+            sharedState: state)
+        let first = API(dependencies: dependencies)
+        let second = API(dependencies: dependencies)
+        // At once: the second waits for the first's end rather than returning before it.
+        async let a: Void = first.shutdown()
+        async let b: Void = second.with(logger: first.logger).shutdown()
+        _ = try await (a, b)
+        #expect(ended.withLock { $0 } == 1)
+        #expect(started.withLock { $0 } == 1)
+        await state.shutdown()
+        #expect(started.withLock { $0 } == 1)
+    }
 }
