@@ -107,7 +107,7 @@ extension OAuth2AuthenticationStorage {
         do {
             stored = try await storage.secret(named: name)
         } catch {
-            throw OAuth2Error(.unreachable, "the refresh token of '\(service)' could not be read: \(Self.describe(error))")
+            throw OAuth2Error(.unreachable, "the refresh token of '\(service)' could not be read: \(Self.describe(error))", underlying: error)
         }
         guard let token = stored else { return (false, false) }
         var revoked = false
@@ -127,7 +127,7 @@ extension OAuth2AuthenticationStorage {
         do {
             deleted = try await storage.deleteSecret(named: name)
         } catch {
-            throw OAuth2Error(.unreachable, "the refresh token of '\(service)' could not be deleted: \(Self.describe(error))")
+            throw OAuth2Error(.unreachable, "the refresh token of '\(service)' could not be deleted: \(Self.describe(error))", underlying: error)
         }
         if let failure { throw failure }
         return (revoked, deleted)

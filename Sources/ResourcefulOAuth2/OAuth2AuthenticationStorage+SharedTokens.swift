@@ -54,7 +54,7 @@ extension OAuth2AuthenticationStorage {
             do {
                 found = try await storage.claimSecret(named: name, spending: token, until: deadline)
             } catch {
-                throw OAuth2Error(.unreachable, "the refresh token of '\(service)' could not be claimed: \(Self.describe(error))")
+                throw OAuth2Error(.unreachable, "the refresh token of '\(service)' could not be claimed: \(Self.describe(error))", underlying: error)
             }
             switch found {
             case .claimed:
@@ -64,7 +64,7 @@ extension OAuth2AuthenticationStorage {
                 do {
                     current = try await storage.secret(named: name)
                 } catch {
-                    throw OAuth2Error(.unreachable, "the refresh token of '\(service)' could not be read: \(Self.describe(error))")
+                    throw OAuth2Error(.unreachable, "the refresh token of '\(service)' could not be read: \(Self.describe(error))", underlying: error)
                 }
                 guard let current, !current.isEmpty else { return nil }
                 token = current
@@ -80,7 +80,7 @@ extension OAuth2AuthenticationStorage {
             do {
                 try await Task.sleep(for: pause)
             } catch {
-                throw OAuth2Error(.unreachable, "the renewal of '\(service)' was cancelled")
+                throw OAuth2Error(.unreachable, "the renewal of '\(service)' was cancelled", underlying: error)
             }
             pause = Swift.min(pause * 2, .milliseconds(500))
         }

@@ -265,7 +265,7 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
         do {
             stored = try await storage.secret(named: Self.refreshTokenName(service: service))
         } catch {
-            throw OAuth2Error(.unreachable, "the refresh token of '\(service)' could not be read: \(Self.describe(error))")
+            throw OAuth2Error(.unreachable, "the refresh token of '\(service)' could not be read: \(Self.describe(error))", underlying: error)
         }
         guard let refreshToken = stored, !refreshToken.isEmpty else { return nil }
         // RFC 6749 appendix A.17: `refresh-token = 1*VSCHAR`.
@@ -345,7 +345,7 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
         do {
             try await storage.storeSecret(refreshToken, named: Self.refreshTokenName(service: service))
         } catch {
-            throw OAuth2Error(.unreachable, "the new refresh token of '\(service)' could not be stored: \(Self.describe(error))")
+            throw OAuth2Error(.unreachable, "the new refresh token of '\(service)' could not be stored: \(Self.describe(error))", underlying: error)
         }
         state.withLock { _ = $0.keptRefreshTokens.insert(service) }
     }
@@ -405,7 +405,7 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
                     do {
                         replaced = try await rotating.replaceSecret(named: name, spent: spent, with: rotated)
                     } catch {
-                        throw OAuth2Error(.unreachable, "the new refresh token of '\(service)' could not be stored: \(Self.describe(error))")
+                        throw OAuth2Error(.unreachable, "the new refresh token of '\(service)' could not be stored: \(Self.describe(error))", underlying: error)
                     }
                     if replaced {
                         state.withLock { _ = $0.keptRefreshTokens.insert(service) }
@@ -415,7 +415,7 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
                         do {
                             current = try await rotating.secret(named: name)
                         } catch {
-                            throw OAuth2Error(.unreachable, "the refresh token of '\(service)' could not be read again: \(Self.describe(error))")
+                            throw OAuth2Error(.unreachable, "the refresh token of '\(service)' could not be read again: \(Self.describe(error))", underlying: error)
                         }
                         if current?.isEmpty ?? true {
                             await discard(rotated, endpoints: endpoints, deadline: deadline)
@@ -444,7 +444,8 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
                         // loses nothing (the spent one is spent). Without it, nothing is sure.
                         guard holdingLock else {
                             throw OAuth2Error(
-                                .unreachable, "the refresh token of '\(service)' could not be read again: \(Self.describe(error))"
+                                .unreachable, "the refresh token of '\(service)' could not be read again: \(Self.describe(error))",
+                                underlying: error
                             )
                         }
                         current = .none

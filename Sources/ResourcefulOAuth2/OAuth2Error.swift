@@ -9,7 +9,9 @@ public struct OAuth2Error: SecretFreeDescription, Sendable, Equatable {
         /// The settings cannot work: a token endpoint that is not `https` on another host, no
         /// client secret where the client authentication needs one, a missing endpoint.
         case configuration
-        /// The authorization server could not be reached, or did not answer in time.
+        /// The authorization server could not be reached, or did not answer in time; or a
+        /// storage of the client's secrets or a person's tokens failed (its error is
+        /// ``OAuth2Error/underlying``).
         case unreachable
         /// The server answered with an OAuth 2 error (``serverError``), such as `invalid_client`.
         case refused
@@ -32,14 +34,23 @@ public struct OAuth2Error: SecretFreeDescription, Sendable, Equatable {
     public let serverError: String?
     /// What happened, free of secrets, in our words: never a server's `error_description`.
     public let detail: String
+    /// The error of a storage this one comes from (an app's own refresh-token store, say), as
+    /// it threw it; not part of the description, nor of equality.
+    public let underlying: (any Error)?
 
-    init(_ kind: Kind, _ detail: String, serverError: String? = nil) {
+    init(_ kind: Kind, _ detail: String, serverError: String? = nil, underlying: (any Error)? = nil) {
         self.kind = kind
+        self.underlying = underlying
         // Every server code comes through here, wherever it was read (a token answer, a
         // redirect's query): only a registered one is kept, and so shown.
         let code = serverError.flatMap { ErrorResponse(error: $0).code }
         self.serverError = code
         self.detail = serverError != nil && code == nil ? detail + " (another error code)" : detail
+    }
+
+    /// Whether the two say the same: kind, server code and detail.
+    public static func == (lhs: OAuth2Error, rhs: OAuth2Error) -> Bool {
+        lhs.kind == rhs.kind && lhs.serverError == rhs.serverError && lhs.detail == rhs.detail
     }
 
     /// `OAuth 2: <detail>`, with the server's error code.

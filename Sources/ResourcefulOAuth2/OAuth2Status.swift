@@ -77,7 +77,7 @@ extension OAuth2AuthenticationStorage {
             refreshToken = try await storage.secret(named: Self.refreshTokenName(service: service))
             stored = try await storage.secret(named: Self.statusName(service: service))
         } catch {
-            throw OAuth2Error(.unreachable, "the login of '\(service)' could not be read: \(Self.describe(error))")
+            throw OAuth2Error(.unreachable, "the login of '\(service)' could not be read: \(Self.describe(error))", underlying: error)
         }
         guard let refreshToken, !refreshToken.isEmpty else {
             throw OAuth2Error(.loginRequired, "no refresh token is stored for '\(service)': log in with `resourceful login --service \(service)`")
