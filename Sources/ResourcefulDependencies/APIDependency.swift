@@ -50,16 +50,23 @@ public struct APIDependency: Sendable {
         APIDependency(source: .live(LiveAPI(make: make)))
     }
 
-    /// The live dependency made from `Configs/<environment>.json` (``APIDependencies/live(environment:configDirectory:environmentVariables:authenticationStorage:storageFactories:sharedStateFactories:service:)``)
+    /// The live dependency made from `<folder>/<environment>.json` (as
+    /// ``APIDependencies/live(environment:configDirectory:environmentVariables:authenticationStorage:storageFactories:sharedStateFactories:service:)``)
     /// when a call first needs it; `environment` defaults to the variable `RESOURCEFUL_ENV`, else
-    /// `development`.
+    /// `development`, and must be a file's name.
+    ///
+    /// The folder is `configDirectory`, else an absolute `RESOURCEFUL_CONFIG_DIR`: both are
+    /// chosen. Else it is the working directory's `Configs` (or a relative
+    /// `RESOURCEFUL_CONFIG_DIR`), which may be a cloned repository's: its file configures calls,
+    /// but one that names credentials (storages, a TLS client key, a proxy credential) is refused
+    /// with ``APIError/Kind/invalidConfiguration``, as the command-line tool refuses it.
     ///
     /// Storage kinds and shared state from other modules are passed here, once, where the app
     /// starts:
     ///
     /// ```swift
     /// prepareDependencies {
-    ///     $0.api = .live(storageFactories: [KeyringStorageFactory(), OAuth2StorageFactory()])
+    ///     $0.api = .live(configDirectory: "/srv/app/Configs", storageFactories: [KeyringStorageFactory(), OAuth2StorageFactory()])
     /// }
     /// ```
     public static func live(
@@ -80,9 +87,17 @@ public struct APIDependency: Sendable {
                     kind: .invalidConfiguration,
                     detail: "\(environmentVariable) must name a configuration file in the folder (letters, digits, '-', '_' or '.', not first)")
             }
+            // Read as `APIConfig.load(environment:)` reads it: a folder no one chose (the working
+            // directory's `Configs`, a relative RESOURCEFUL_CONFIG_DIR) configures calls, but
+            // names no credential, since nothing here said where the configuration is.
+            let config = try await APIConfig.load(
+                environment: name, configDirectory: configDirectory, environmentVariables: variables, service: service)
+            try config.refuseCredentialsFromUnchosenFile(
+                howToChoose: "set an absolute RESOURCEFUL_CONFIG_DIR, or `$0.api = .live(configDirectory: ...)` in prepareDependencies")
+            let file = APIConfig.file(environment: name, configDirectory: configDirectory, variables: variables)
             let dependencies = try await APIDependencies.live(
-                environment: name, configDirectory: configDirectory, environmentVariables: environmentVariables,
-                storageFactories: storageFactories, sharedStateFactories: sharedStateFactories, service: service)
+                config: config, environmentVariables: environmentVariables, storageFactories: storageFactories,
+                sharedStateFactories: sharedStateFactories, sharedAs: file, transportEnvironment: TransportEnvironment.restricted(variables))
             return API(dependencies: dependencies)
         }
     }

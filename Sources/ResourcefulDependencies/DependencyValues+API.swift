@@ -3,7 +3,7 @@ public import Dependencies
 extension DependencyValues {
     /// The app's ``APIDependency``.
     ///
-    /// - Live: one ``API`` made from `Configs/<RESOURCEFUL_ENV>.json` (else `development.json`)
+    /// - Live: one ``API`` made from `<folder>/<RESOURCEFUL_ENV>.json` (else `development.json`)
     ///   on first use and shared; an app whose configuration needs storage kinds or shared state
     ///   from other modules sets `.live(storageFactories:sharedStateFactories:)` in
     ///   `prepareDependencies` where it starts.

@@ -7,7 +7,7 @@ final class LiveAPI: Sendable {
         case idle
         case making(Task<API, any Error>)
         case made(API)
-        case shutDown
+        case shutDown(Task<Void, any Error>)
     }
 
     private let make: @Sendable () async throws -> API
@@ -18,34 +18,35 @@ final class LiveAPI: Sendable {
     }
 
     /// The API, made now when it is not yet; a making that failed is tried again by the next
-    /// caller.
+    /// caller. A caller cancelled while it waits stops waiting at once; the making goes on for
+    /// the others.
     func api() async throws -> API {
-        enum Found {
-            case ready(API)
-            case wait(Task<API, any Error>)
+        let found: Result<API, any Error>? = state.withLock { state in
+            switch state {
+            case .made(let api): .success(api)
+            case .shutDown: .failure(Self.shutDownError)
+            case .making, .idle: nil
+            }
         }
-        let found: Found = try state.withLock { state in
+        if let found { return try found.get() }
+        let making: Task<API, any Error> = try state.withLock { state in
             switch state {
             case .made(let api):
-                return .ready(api)
+                return Task.detached { api }
             case .making(let task):
-                return .wait(task)
+                return task
             case .idle:
-                let make = self.make
-                let task = Task { try await make() }
+                // Detached: it is every caller's, so it takes none of the first one's task-local
+                // values (a request's own overrides, its trace) and none of its cancellation.
+                let task = Task.detached { [make] in try await make() }
                 state = .making(task)
-                return .wait(task)
+                return task
             case .shutDown:
                 throw Self.shutDownError
             }
         }
-        guard case .wait(let making) = found else {
-            if case .ready(let api) = found { return api }
-            throw Self.shutDownError
-        }
         do {
-            let api = try await making.value
-            // Shut down while it was being made: ``shutdown()`` waited for it and ended it.
+            let api = try await Self.value(of: making)
             return try state.withLock { state in
                 switch state {
                 case .making(let task) where task == making:
@@ -56,6 +57,7 @@ final class LiveAPI: Sendable {
                 case .making, .idle:
                     return api
                 case .shutDown:
+                    // Shut down while it was being made: ``shutdown()`` ends it once made.
                     throw Self.shutDownError
                 }
             }
@@ -67,20 +69,48 @@ final class LiveAPI: Sendable {
         }
     }
 
-    private static var shutDownError: APIError {
-        APIError(kind: .cancelled, detail: "the API was shut down")
+    /// `task`'s value, or `CancellationError` as soon as the caller is cancelled.
+    private static func value(of task: Task<API, any Error>) async throws -> API {
+        let outcome = Outcome<API>()
+        let forward = Task {
+            do {
+                outcome.settle(.success(try await task.value))
+            } catch {
+                outcome.settle(.failure(error))
+            }
+        }
+        defer { forward.cancel() }
+        return try await outcome.value(deadline: nil)
     }
 
-    /// Ends the API once: calls after it fail; one being made is ended when it is ready.
+    private static var shutDownError: APIError {
+        APIError(kind: .cancelled, detail: "the API was shut down: a call through this dependency after its shutdown")
+    }
+
+    /// Ends the API once, however many callers ask at once: each waits for the one shutdown.
+    /// An API still being made is ended when it is ready, without waiting for it (its making is
+    /// cancelled). Calls after it fail.
     func shutdown() async throws {
-        let previous = state.withLock { state -> State in
-            defer { state = .shutDown }
-            return state
+        let ending: Task<Void, any Error> = state.withLock { state in
+            switch state {
+            case .shutDown(let ending):
+                return ending
+            case .made(let api):
+                let ending = Task.detached { try await api.shutdown() }
+                state = .shutDown(ending)
+                return ending
+            case .making(let task):
+                task.cancel()
+                Task.detached { if let api = try? await task.value { try? await api.shutdown() } }
+                let ending = Task<Void, any Error> {}
+                state = .shutDown(ending)
+                return ending
+            case .idle:
+                let ending = Task<Void, any Error> {}
+                state = .shutDown(ending)
+                return ending
+            }
         }
-        switch previous {
-        case .made(let api): try await api.shutdown()
-        case .making(let task): if let api = try? await task.value { try await api.shutdown() }
-        case .idle, .shutDown: break
-        }
+        try await ending.value
     }
 }

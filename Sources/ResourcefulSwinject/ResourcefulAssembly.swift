@@ -7,10 +7,14 @@ public import Swinject
 /// ```swift
 /// let resourceful = try await ResourcefulAssembly.live(environment: "production")
 /// let assembler = Assembler([resourceful, AppAssembly()])
-/// let api = assembler.resolver.resolve(API.self)!
+/// let api = assembler.resolver.resolve(API.self)!   // at start-up: hand the API on from there
 /// // ...
 /// try await resourceful.shutdown()
 /// ```
+///
+/// A Swinject `Container` is not safe to resolve from many threads at once: resolve the ``API``
+/// at start-up and pass it on (an ``API`` is a `Sendable` value), or resolve through
+/// `container.synchronize()`.
 ///
 /// Each part can be replaced by registering it: after the assembly (the later registration wins),
 /// or before it (the assembly leaves a part already registered alone). The ``API`` is made from
@@ -89,23 +93,34 @@ public struct ResourcefulAssembly: Assembly, Sendable {
         }
     }
 
-    /// Shuts the given dependencies' transport and shared state down, once however many times it
-    /// is called (``API/shutdown()``): the end of the container's life. A part registered in
-    /// their place is its registrar's to end.
+    /// Shuts the given dependencies' transport and shared state down (``API/shutdown()``), once
+    /// however many times it is called: the end of the container's life. Callers at once wait
+    /// for the one shutdown; one that failed is tried again by the next call. A part registered
+    /// in their place is its registrar's to end.
     public func shutdown() async throws {
-        guard ended.first() else { return }
-        try await API(dependencies: dependencies).shutdown()
+        let dependencies = self.dependencies
+        try await ended.run { try await API(dependencies: dependencies).shutdown() }
     }
 }
 
-/// Whether something was done already: ``first()`` is `true` once.
+/// Work done once: callers at once wait for the same run; a run that failed is tried again.
 final class ShutdownOnce: Sendable {
-    private let done = Locked(false)
+    private let task = Locked<Task<Void, any Error>?>(nil)
 
-    func first() -> Bool {
-        done.withLock { done in
-            defer { done = true }
-            return !done
+    func run(_ work: @escaping @Sendable () async throws -> Void) async throws {
+        let running = task.withLock { task in
+            if let task { return task }
+            let started = Task { try await work() }
+            task = started
+            return started
+        }
+        do {
+            try await running.value
+        } catch {
+            task.withLock { task in
+                if task == running { task = nil }
+            }
+            throw error
         }
     }
 }

@@ -12,6 +12,12 @@ import Testing
 final class CountingTransport: HTTPTransport {
     let inner = AsyncHTTPClientTransport()
     let shutdowns = Locked(0)
+    let finished = Locked(false)
+    let delay: Duration
+
+    init(delay: Duration = .zero) {
+        self.delay = delay
+    }
 
     func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
         try await inner.send(request)
@@ -19,7 +25,9 @@ final class CountingTransport: HTTPTransport {
 
     func shutdown() async throws {
         shutdowns.withLock { $0 += 1 }
+        try await Task.sleep(for: delay)
         try await inner.shutdown()
+        finished.withLock { $0 = true }
     }
 }
 

@@ -46,7 +46,7 @@ struct LiveAPIDependencyTests {
         }
     }
 
-    @Test("RESOURCEFUL_ENV names a file in the folder, never a path elsewhere", arguments: ["../staging", "/etc/passwd", ".hidden", "a/b", ""])
+    @Test("RESOURCEFUL_ENV names a file in the folder, never a path elsewhere", arguments: ["../staging", "/etc/passwd", ".hidden", "a/b"])
     func theEnvironmentIsAName(_ name: String) async throws {
         try await MockServer.withRunning { server in
             let folder = try Self.configs("staging", server: server)
@@ -59,6 +59,87 @@ struct LiveAPIDependencyTests {
             #expect(error?.kind == .invalidConfiguration)
             #expect(server.requests.isEmpty)
         }
+    }
+
+    @Test("A folder found by default configures calls but names no credential; a chosen one does")
+    func anUnchosenFolderNamesNoCredential() async throws {
+        try await MockServer.withRunning { server in
+            server.stub(.get, "/users/8", try .json(User(id: 8, name: "Frances")))
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("configs-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let json = #"{"baseURL": "\#(server.baseURL.absoluteString)/", "service": "users", "authentication": {"storages": ["environment"]}}"#
+            try Data(json.utf8).write(to: folder.appendingPathComponent("development.json"))
+            let secret = ["RESOURCEFUL_AUTH_USERS_AUTHORIZATION": "Bearer unchosen-SECRET"]
+            // A relative RESOURCEFUL_CONFIG_DIR names whichever folder the program runs in.
+            let depth = FileManager.default.currentDirectoryPath.split(separator: "/").count
+            let relative = String(repeating: "../", count: depth) + folder.path.dropFirst()
+            let unchosen = APIDependency.live(environmentVariables: secret.merging(["RESOURCEFUL_CONFIG_DIR": relative]) { a, _ in a })
+            let error = await #expect(throws: APIError.self) { try await unchosen.call(ShowUser(id: 8)) }
+            #expect(error?.kind == .invalidConfiguration)
+            #expect(error?.description.contains("RESOURCEFUL_CONFIG_DIR") == true, "\(String(describing: error))")
+            #expect(error?.description.contains("unchosen-SECRET") == false)
+            #expect(server.requests.isEmpty)
+            // Chosen: an absolute RESOURCEFUL_CONFIG_DIR.
+            let chosen = APIDependency.live(environmentVariables: secret.merging(["RESOURCEFUL_CONFIG_DIR": folder.path]) { a, _ in a })
+            #expect(try await chosen.call(ShowUser(id: 8)).name == "Frances")
+            #expect(server.requests.first?.headerFields[.authorization] == "Bearer unchosen-SECRET")
+            try await chosen.shutdown()
+        }
+    }
+
+    @Test("A caller cancelled while the API is made stops waiting; the making goes on for the others; shutdown does not wait for it")
+    func waitingIsCancellableAndShutdownDoesNotHang() async throws {
+        let release = Locked(false)
+        let transport = CountingTransport()
+        let api = APIDependency.live {
+            // Ignores cancellation, as a store that does not answer would.
+            while !release.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(10)) }
+            return API(dependencies: APIDependencies(apiConfig: APIDependency.placeholderConfig, transport: transport))
+        }
+        let first = Task { try await api() }
+        let second = Task { try await api() }
+        first.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await first.value }
+        #expect(!release.withLock { $0 })
+        release.withLock { $0 = true }
+        _ = try await second.value
+        // Made while another hangs: shutdown returns without waiting for the making.
+        let hung = Locked(false)
+        let making = Locked(false)
+        let other = CountingTransport()
+        let hanging = APIDependency.live {
+            making.withLock { $0 = true }
+            while !hung.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(10)) }
+            return API(dependencies: APIDependencies(apiConfig: APIDependency.placeholderConfig, transport: other))
+        }
+        let waiting = Task { try await hanging() }
+        try await poll { making.withLock { $0 } }
+        try await hanging.shutdown()
+        #expect(!hung.withLock { $0 })
+        hung.withLock { $0 = true }
+        await #expect(throws: APIError.self) { _ = try await waiting.value }
+        // The API made after the shutdown is ended once it is ready.
+        try await poll { other.shutdowns.withLock { $0 } == 1 }
+        try await api.shutdown()
+    }
+
+    @Test("Shutdowns at once all wait for the one shutdown")
+    func concurrentShutdownsWait() async throws {
+        let transport = CountingTransport(delay: .milliseconds(100))
+        let api = APIDependency.live { API(dependencies: APIDependencies(apiConfig: APIDependency.placeholderConfig, transport: transport)) }
+        _ = try await api()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    try await api.shutdown()
+                    // Returned only once the client is closed.
+                    #expect(transport.finished.withLock { $0 })
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(transport.shutdowns.withLock { $0 } == 1)
     }
 
     @Test("A configuration that cannot be loaded fails the call with its error, and is tried again by the next")
@@ -77,5 +158,14 @@ struct LiveAPIDependencyTests {
             #expect(try await api.call(ShowUser(id: 6)).name == "Barbara")
             try await api.shutdown()
         }
+    }
+}
+
+/// Waits until `condition` holds, checking every 10 ms, for at most a minute.
+func poll(_ condition: () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + .seconds(60)
+    while try await !condition() {
+        guard ContinuousClock.now < deadline else { throw CancellationError() }
+        try await Task.sleep(for: .milliseconds(10))
     }
 }
