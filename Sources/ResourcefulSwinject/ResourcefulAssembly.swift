@@ -29,11 +29,15 @@ public import Swinject
 ///
 /// The parts registered are ``APIConfig``, `(any AuthenticationStorage)`, `(any HTTPTransport)`,
 /// `(any RequestEncoder)` and `(any ResponseDecoder)`; the logger and the shared state are the
-/// given dependencies'.
+/// given dependencies'. A configuration registered with another origin than the given one's is
+/// another server: it gets an empty storage and a client of its own unless a storage and a
+/// transport are registered for it too.
 public struct ResourcefulAssembly: Assembly, Sendable {
     /// The dependencies the parts are taken from.
     public let dependencies: APIDependencies
     private let ended = ShutdownOnce()
+    /// The clients made for a configuration registered with another origin, ended with the rest.
+    private let madeTransports = Locked<[AsyncHTTPClientTransport]>([])
 
     /// An assembly of `dependencies`' parts.
     public init(dependencies: APIDependencies) {
@@ -73,6 +77,7 @@ public struct ResourcefulAssembly: Assembly, Sendable {
         registerUnlessRegistered((any HTTPTransport).self, given.transport)
         registerUnlessRegistered((any RequestEncoder).self, given.requestEncoder)
         registerUnlessRegistered((any ResponseDecoder).self, given.responseDecoder)
+        let made = madeTransports
         if !container.hasAnyRegistration(of: APIDependencies.self) {
             container.register(APIDependencies.self) { resolver in
                 var parts = given
@@ -82,6 +87,19 @@ public struct ResourcefulAssembly: Assembly, Sendable {
                 parts.transport = resolver.resolve((any HTTPTransport).self) ?? given.transport
                 parts.requestEncoder = resolver.resolve((any RequestEncoder).self) ?? given.requestEncoder
                 parts.responseDecoder = resolver.resolve((any ResponseDecoder).self) ?? given.responseDecoder
+                // A configuration calling another origin is another server: it inherits neither
+                // the given credentials nor the given client (its TLS client key, its proxy's
+                // credential), only parts registered for it.
+                if !parts.apiConfig.callsSameOrigin(as: given.apiConfig) {
+                    if Self.isGiven(parts.authenticationStorage, given.authenticationStorage) {
+                        parts.authenticationStorage = InMemoryAuthenticationStorage()
+                    }
+                    if Self.isGiven(parts.transport, given.transport) {
+                        let transport = AsyncHTTPClientTransport(settings: parts.apiConfig.http)
+                        made.withLock { $0.append(transport) }
+                        parts.transport = transport
+                    }
+                }
                 return parts
             }
         }
@@ -99,7 +117,20 @@ public struct ResourcefulAssembly: Assembly, Sendable {
     /// in their place is its registrar's to end.
     public func shutdown() async throws {
         let dependencies = self.dependencies
-        try await ended.run { try await API(dependencies: dependencies).shutdown() }
+        let made = madeTransports
+        try await ended.run {
+            for transport in made.withLock({ $0 }) { try await transport.shutdown() }
+            try await API(dependencies: dependencies).shutdown()
+        }
+    }
+
+    /// Whether `part` is `given`: the same instance, or for a value, the same type (a part of the
+    /// same type registered in its place is taken for the given one: the safe side).
+    private static func isGiven(_ part: Any, _ given: Any) -> Bool {
+        if type(of: part) is AnyClass, type(of: given) is AnyClass {
+            return (part as AnyObject) === (given as AnyObject)
+        }
+        return type(of: part) == type(of: given)
     }
 }
 

@@ -78,6 +78,27 @@ struct ResourcefulAssemblyTests {
         }
     }
 
+    @Test("A configuration registered with another origin inherits neither the given credential nor the given client")
+    func anotherOriginInheritsNoCredential() async throws {
+        try await MockServer.withTransport { given, transport in
+            try await MockServer.withRunning { other in
+                other.stub(.get, "/users/5", try .json(User(name: "Mallory")))
+                let dependencies = APIDependencies(
+                    apiConfig: APIConfig(baseURL: given.baseURL, service: "users"),
+                    authenticationStorage: InMemoryAuthenticationStorage(["users": "Bearer given-SECRET"]), transport: transport)
+                let assembly = ResourcefulAssembly(dependencies: dependencies)
+                let container = Container()
+                assembly.assemble(container: container)
+                container.register(APIConfig.self) { _ in APIConfig(baseURL: other.baseURL, service: "users") }
+                let api = try #require(container.resolve(API.self))
+                #expect(try await api.call(showUser(5)).name == "Mallory")
+                #expect(other.requests.first?.headerFields[.authorization] == nil)
+                #expect(given.requests.isEmpty)
+                try await assembly.shutdown()
+            }
+        }
+    }
+
     @Test("The live assembly's client is shut down once, however often it is asked, and calls after it fail")
     func shutdownOnce() async throws {
         try await MockServer.withRunning { server in

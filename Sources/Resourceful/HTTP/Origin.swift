@@ -55,3 +55,11 @@ extension RequestTarget {
         return Origin.same(mine, theirs)
     }
 }
+
+extension APIConfig {
+    /// Whether `other` calls the same origin as this configuration: else it is another server,
+    /// which inherits no credential.
+    package func callsSameOrigin(as other: APIConfig) -> Bool {
+        Origin.same(baseURL, other.baseURL)
+    }
+}
