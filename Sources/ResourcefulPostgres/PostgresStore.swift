@@ -245,7 +245,16 @@ final class PostgresStore: Sendable {
     /// again by the next statement.
     func noteFailure(_ what: String, _ error: any Error) {
         let inner = (error as? PostgresTransactionError)?.closureError ?? error
-        if let state = (inner as? PSQLError)?.serverInfo?[.sqlState], Self.schemaMissing.contains(state) {
+        let code = (inner as? PSQLError)?.serverInfo?[.sqlState]
+        // A statement refused for its own values (a data exception, a value past a limit of the
+        // server's) says nothing of the store: the others go on using it.
+        if let code, code.hasPrefix("22") || code.hasPrefix("54") {
+            logger.debug(
+                "Shared state statement refused for its values",
+                metadata: ["resourceful.operation": .string(what), "resourceful.reason": .string(Self.reason(error))])
+            return
+        }
+        if let state = code, Self.schemaMissing.contains(state) {
             health.withLock {
                 $0.prepared = false
                 $0.remigrate = true

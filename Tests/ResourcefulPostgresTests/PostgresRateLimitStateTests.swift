@@ -67,6 +67,20 @@ struct PostgresRateLimitStateTests {
         }
     }
 
+    @Test("A statement refused for its values (a key past the index's limit) leaves the store in use")
+    func aValueTheServerRefusesIsNoOutage() async throws {
+        try await withInstances(1) { instances in
+            let state = instances[0]
+            // Past PostgreSQL's limit for an index entry (about 2.7 kB).
+            let huge = "svc " + String(repeating: "h", count: 4_000)
+            _ = await state.rateLimits.pause(huge, for: .seconds(1))
+            #expect(state.isAvailable)
+            // The others go on through the store.
+            #expect(await state.rateLimits.pause("after \(UUID())", for: .seconds(1)))
+            #expect(state.isAvailable)
+        }
+    }
+
     @Test("A pause one instance keeps holds every instance's calls, and only a longer one replaces it")
     func aPauseHoldsTheFleet() async throws {
         let upstream = "pause \(UUID())"

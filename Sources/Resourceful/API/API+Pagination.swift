@@ -132,6 +132,10 @@ struct APIPages<Request: ResourceRequest>: AsyncSequence, Sendable {
             guard let target = URL(string: link, relativeTo: base)?.absoluteURL, Origin.same(target, api.config.baseURL) else {
                 throw APIError(kind: .invalidRequest, detail: "the next link points to another origin")
             }
+            // User information is a credential, and the server's to choose here: never sent.
+            guard target.user == nil, target.password == nil else {
+                throw APIError(kind: .invalidRequest, detail: "the next link carries user information")
+            }
             return RequestTarget(parsing: target.absoluteString, base: api.builder.base)
         }
     }

@@ -164,7 +164,8 @@ public struct HTTPCacheMiddleware: APIMiddleware {
         if let entry = stored, CachePolicy.isFresh(entry, for: request, now: now()) {
             record("hit", context)
             var fields = entry.headerFields
-            fields[.age] = String(Int(CachePolicy.age(entry, now: now())))
+            // Clamped: a stored entry's times are not trusted to be sane.
+            fields[.age] = String(Int(Swift.min(Swift.max(CachePolicy.age(entry, now: now()), 0), Double(Int32.max))))
             // No transport answers: the call collects (and the logging step shows) this body
             // under the cap, deadline and redaction switches the steps before left.
             var answer = TransportResponse(status: entry.status, headerFields: fields, body: entry.body)

@@ -188,8 +188,11 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
     }
 
     /// `https://api.example.com:8443`, as the request is sent.
+    /// The origin as RFC 6454 compares it (scheme and host lower-cased, the default port
+    /// written, no user information), so that spellings of one origin share one budget, and no
+    /// user information reaches a row, a log line or an error.
     private static func origin(of request: TransportRequest) -> String {
-        request.target.origin
+        URL(string: request.target.url).flatMap(Origin.init).map(\.description) ?? "(no origin)"
     }
 
     /// `2.5 s`.

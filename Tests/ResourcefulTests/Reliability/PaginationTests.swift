@@ -103,6 +103,22 @@ import Testing
         }
     }
 
+    @Test func aLinkCarryingUserInformationIsRefused() async throws {
+        try await Harness.run { harness in
+            var response = try MockResponse.json([1])
+            // The same origin, with a user and password the server chose.
+            let port = harness.server.baseURL.port ?? 80
+            response.headerFields[HTTPField.Name("Link")!] = "<http://planted:pw@127.0.0.1:\(port)/v1/numbers?page=2>; rel=\"next\""
+            harness.server.stub(.get, "/v1/numbers", response)
+            var iterator = harness.api.pages(ListNumbers()).makeAsyncIterator()
+            _ = try await iterator.next()
+            let error = await #expect(throws: APIError.self) { _ = try await iterator.next() }
+            #expect(error?.kind == .invalidRequest)
+            #expect(error?.description.contains("user information") == true)
+            #expect(harness.server.requests.count == 1)
+        }
+    }
+
     @Test func aLinkLoopEnds() async throws {
         try await Harness.run { harness in
             var response = try MockResponse.json([1])
