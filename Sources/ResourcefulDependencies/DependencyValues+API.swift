@@ -4,9 +4,11 @@ extension DependencyValues {
     /// The app's ``APIDependency``.
     ///
     /// - Live: one ``API`` made from `<folder>/<RESOURCEFUL_ENV>.json` (else `development.json`)
-    ///   on first use and shared; an app whose configuration needs storage kinds or shared state
-    ///   from other modules sets `.live(storageFactories:sharedStateFactories:)` in
-    ///   `prepareDependencies` where it starts.
+    ///   on first use and shared by the whole process; an app whose configuration needs storage
+    ///   kinds or shared state from other modules, or its folder chosen, sets
+    ///   `.live(configDirectory:storageFactories:sharedStateFactories:)` in `prepareDependencies`
+    ///   where it starts. Once shut down it stays so: calls fail with
+    ///   ``Resourceful/APIError/Kind/cancelled``.
     /// - Test: an ``API`` whose every call fails, naming the request and how to override this
     ///   value, and reports an issue that fails the test: a test that forgets to override it never
     ///   reaches the network.
