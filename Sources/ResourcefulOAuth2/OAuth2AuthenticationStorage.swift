@@ -134,15 +134,25 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
             assertionKey: assertionKey,
             logger: logger
         )
-        self.refreshTokens = refreshTokens
+        // A store a fleet shares holds each server's and client's refresh tokens apart.
+        self.refreshTokens = (refreshTokens as? any RotatingSecretStorage).map { ServerScopedSecrets($0, settings: settings) } ?? refreshTokens
         self.sharedTokens = sharedTokens
         self.timeout = timeout
         self.logger = logger
     }
 
-    /// The name a service's refresh token is stored under.
+    /// The name a service's refresh token is stored under; in a ``RotatingSecretStorage`` a fleet
+    /// shares, under ``sharedRefreshTokenName(service:settings:)``.
     public static func refreshTokenName(service: String) -> String {
         "\(service).oauth2-refresh-token"
+    }
+
+    /// The name a service's refresh token is stored under in a ``RotatingSecretStorage`` (a
+    /// store a fleet shares): scoped to the issuer (else the token endpoint) and the client of
+    /// `settings`, so that deployments sharing one store with one service name keep their
+    /// tokens apart.
+    public static func sharedRefreshTokenName(service: String, settings: OAuth2Settings) -> String {
+        ServerScopedSecrets.scope(settings) + refreshTokenName(service: service)
     }
 
     /// `Bearer <access token>` for `service`, obtained or renewed as needed.
@@ -318,8 +328,9 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
                 await rotating?.releaseClaim(named: Self.refreshTokenName(service: service), spending: refreshToken)
                 return token
             } catch {
-                // A server's refusal spent nothing; a request that got no answer may have.
-                if error.kind == .refused || error.serverError != nil {
+                // A server's refusal of the request as such (a client or grant error it names)
+                // spent nothing; a request that got no answer, or a server error, may have.
+                if error.kind == .loginRequired || error.serverError.map(Self.spendsNothing.contains) == true {
                     await rotating?.releaseClaim(named: Self.refreshTokenName(service: service), spending: refreshToken)
                 }
                 guard error.kind == .loginRequired, error.serverError != nil else { throw error }
@@ -339,6 +350,9 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
             }
         }
     }
+
+    /// The error codes of a token request refused as such, before anything was spent.
+    static let spendsNothing: Set<String> = ["invalid_request", "invalid_client", "unauthorized_client", "unsupported_grant_type", "invalid_scope"]
 
     /// Stores `refreshToken` as `service`'s.
     private func keep(_ refreshToken: String, for service: String, in storage: any WritableSecretStorage) async throws(OAuth2Error) {

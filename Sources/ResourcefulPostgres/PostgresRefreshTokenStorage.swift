@@ -187,16 +187,23 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
     /// What `body` answered, written past the store's pause after a failure and past the call's
     /// deadline, tried again until it answers or a while (four statement times, at least 10 s)
     /// has passed; ``PostgresSharedStateError`` then.
+    ///
+    /// The write runs in a task of its own, which the caller's cancellation (a call's deadline
+    /// passing while its lease was held) does not reach: the token spent is gone either way.
     private func persisted<T: Sendable>(_ what: String, _ body: @escaping @Sendable (PostgresClient) async throws -> T) async throws -> T {
         let until = ContinuousClock.now + writeWindow
-        while true {
-            let answer = await SharedState.$callDeadline.withValue(nil) { await store.answer(what, evenWhenUnavailable: true, body) }
-            if case .answered(let value) = answer { return value }
-            guard ContinuousClock.now < until, !Task.isCancelled else {
-                throw PostgresSharedStateError("the shared state is unavailable: the refresh token could not be \(Self.verb(what))")
+        let store = self.store
+        let write = Task.detached {
+            while true {
+                let answer = await SharedState.$callDeadline.withValue(nil) { await store.answer(what, evenWhenUnavailable: true, body) }
+                if case .answered(let value) = answer { return value }
+                guard ContinuousClock.now < until else {
+                    throw PostgresSharedStateError("the shared state is unavailable: the refresh token could not be \(Self.verb(what))")
+                }
+                try? await Task.sleep(for: .milliseconds(100))
             }
-            try? await Task.sleep(for: .milliseconds(100))
         }
+        return try await write.value
     }
 
     /// What `body` answered; ``PostgresSharedStateError`` when the store cannot answer in time.

@@ -125,7 +125,7 @@ public final class PostgresTokenCache: SharedTokenCache {
             // Waiting out another instance's lease (lock_timeout, the call's deadline) says
             // nothing of the store: the lease was not had in time.
             if Self.leaseNotHadInTime(inner) || ContinuousClock.now >= deadline {
-                throw PostgresSharedStateError("another instance held the token's lease until the call's deadline")
+                throw PostgresSharedStateError("the token's lease, or the token request under it, took until the call's deadline")
             }
             if !(error is PostgresSharedStateError) { store.noteFailure("token lease", error) }
             guard whenUnavailable == .askAlone else {

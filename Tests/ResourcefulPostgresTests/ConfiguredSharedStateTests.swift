@@ -133,11 +133,14 @@ struct ConfiguredSharedStateTests {
             defer { config.remove() }
             let dependencies = try await config.dependencies()
             let refreshTokens = try #require(dependencies.sharedState?.refreshTokens)
-            try await refreshTokens.storeSecret("rt-first-8e3", named: OAuth2AuthenticationStorage.refreshTokenName(service: "me"))
+            // Kept under the server's and client's scope.
+            let name = OAuth2AuthenticationStorage.sharedRefreshTokenName(
+                service: "me", settings: OAuth2Settings(clientID: "c", tokenEndpoint: server.baseURL.appendingPathComponent("token")))
+            try await refreshTokens.storeSecret("rt-first-8e3", named: name)
             let api = API(dependencies: dependencies)
             _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "me"))
             #expect(spent.withLock { $0 } == ["rt-first-8e3"])
-            #expect(try await refreshTokens.secret(named: OAuth2AuthenticationStorage.refreshTokenName(service: "me")) == "rt-next-4b2")
+            #expect(try await refreshTokens.secret(named: name) == "rt-next-4b2")
             try await api.shutdown()
         }
     }

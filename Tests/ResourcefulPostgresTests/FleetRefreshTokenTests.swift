@@ -50,12 +50,14 @@ struct FleetRefreshTokenTests {
     @Test("Two processes renewing 1 s tokens for 3 s spend each refresh token once: no invalid_grant, the grant never revoked")
     func rotationAcrossProcesses() async throws {
         let first = "rt-0-\(UUID().uuidString)"
-        let name = OAuth2AuthenticationStorage.refreshTokenName(service: "fleet")
         let keys = try SharedStateKeys(current: "k1", keys: ["k1": try #require(PostgresSharedStateFactory.keyBytes(FleetTokenTests.sealingKey))])
-        try await withInstances(1) { instances in
-            try await PostgresRefreshTokenStorage(sharedState: instances[0], keys: keys).storeSecret(first, named: name)
-        }
         try await MockServer.withRunning { server in
+            // The worker's settings: the token endpoint and client its refresh tokens are scoped to.
+            let name = OAuth2AuthenticationStorage.sharedRefreshTokenName(
+                service: "fleet", settings: OAuth2Settings(clientID: "fleet", tokenEndpoint: server.baseURL.appendingPathComponent("token")))
+            try await withInstances(1) { instances in
+                try await PostgresRefreshTokenStorage(sharedState: instances[0], keys: keys).storeSecret(first, named: name)
+            }
             let tokens = RotatingServer(first: first)
             server.route(.post, "/token") { request in tokens.answer(request.body) }
             server.route(.get, "/v1/ok") { request in

@@ -50,7 +50,6 @@ struct LostLeaseTests {
     func aLostLeaseSpendsNothingTwice() async throws {
         let keys = try Self.keys
         let first = "rt-0-\(UUID().uuidString)"
-        let name = OAuth2AuthenticationStorage.refreshTokenName(service: "fleet")
         try await MockServer.withTransport { server, transport in
             let tokens = FleetRefreshTokenTests.RotatingServer(first: first)
             let release = Locked(false)
@@ -62,6 +61,7 @@ struct LostLeaseTests {
                 return tokens.answer(request.body)
             }
             let settings = OAuth2Settings(clientID: "fleet", tokenEndpoint: server.baseURL.appendingPathComponent("token"), grant: .refreshToken)
+            let name = OAuth2AuthenticationStorage.sharedRefreshTokenName(service: "fleet", settings: settings)
             try await withInstances(2) { instances in
                 let a = RecordingStorage(PostgresRefreshTokenStorage(sharedState: instances[0], keys: keys))
                 let b = RecordingStorage(PostgresRefreshTokenStorage(sharedState: instances[1], keys: keys))
