@@ -8,11 +8,13 @@ import Testing
 
 @Suite
 struct LiveAPIDependencyTests {
-    /// A folder with `<environment>.json` naming `server`.
-    static func configs(_ environment: String, server: MockServer) throws -> URL {
+    /// A folder with `<environment>.json` naming `server`, with `more` members; none when
+    /// `environment` is `nil`.
+    static func configs(_ environment: String?, server: MockServer, more: String = "") throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("configs-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let json = #"{"baseURL": "\#(server.baseURL.absoluteString)/", "service": "users"}"#
+        guard let environment else { return folder }
+        let json = #"{"baseURL": "\#(server.baseURL.absoluteString)/", "service": "users"\#(more)}"#
         try Data(json.utf8).write(to: folder.appendingPathComponent("\(environment).json"))
         return folder
     }
@@ -65,11 +67,8 @@ struct LiveAPIDependencyTests {
     func anUnchosenFolderNamesNoCredential() async throws {
         try await MockServer.withRunning { server in
             server.stub(.get, "/users/8", try .json(User(id: 8, name: "Frances")))
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("configs-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let folder = try Self.configs("development", server: server, more: #", "authentication": {"storages": ["environment"]}"#)
             defer { try? FileManager.default.removeItem(at: folder) }
-            let json = #"{"baseURL": "\#(server.baseURL.absoluteString)/", "service": "users", "authentication": {"storages": ["environment"]}}"#
-            try Data(json.utf8).write(to: folder.appendingPathComponent("development.json"))
             let secret = ["RESOURCEFUL_AUTH_USERS_AUTHORIZATION": "Bearer unchosen-SECRET"]
             // A relative RESOURCEFUL_CONFIG_DIR names whichever folder the program runs in.
             let depth = FileManager.default.currentDirectoryPath.split(separator: "/").count
@@ -146,8 +145,7 @@ struct LiveAPIDependencyTests {
     func aFailedMakingIsTriedAgain() async throws {
         try await MockServer.withRunning { server in
             server.stub(.get, "/users/6", try .json(User(id: 6, name: "Barbara")))
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("configs-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let folder = try Self.configs(nil, server: server)
             defer { try? FileManager.default.removeItem(at: folder) }
             let api = APIDependency.live(environment: "development", configDirectory: folder.path, environmentVariables: [:])
             let error = await #expect(throws: APIError.self) { try await api.call(ShowUser(id: 6)) }
