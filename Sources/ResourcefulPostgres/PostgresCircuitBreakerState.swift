@@ -151,9 +151,12 @@ public final class PostgresCircuitBreakerState: CircuitBreakerState {
             return nil
         }
         guard let read else { return nil }
-        var view = View(read: now)
+        // What is left is counted from the answer, not from the asking: a first statement (its
+        // connection made, the schema checked) may take a while.
+        let answered = ContinuousClock.now
+        var view = View(read: answered)
         if let (left, failures, calls) = read {
-            view.openUntil = now + .microseconds(left)
+            view.openUntil = answered + .microseconds(left)
             view.failures = Int(failures)
             view.calls = Int(calls)
         }
