@@ -149,7 +149,7 @@ struct AuthorizationServer: Sendable {
         var detail = "\(what) was refused"
         if let meaning = meanings[code] { detail += ": " + meaning }
         let kind: OAuth2Error.Kind = ["invalid_grant", "access_denied", "expired_token"].contains(code) ? .loginRequired : .refused
-        return OAuth2Error(kind, detail, serverError: code)
+        return OAuth2Error(kind, detail, serverError: code, status: Int(answer.status.code))
     }
 
     /// What the error codes of RFC 6749 §5.2 and §4.1.2.1, RFC 7009 §2.2.1 and RFC 8628 §3.5 mean,

@@ -328,9 +328,12 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
                 await rotating?.releaseClaim(named: Self.refreshTokenName(service: service), spending: refreshToken)
                 return token
             } catch {
-                // A server's refusal of the request as such (a client or grant error it names)
-                // spent nothing; a request that got no answer, or a server error, may have.
-                if error.kind == .loginRequired || error.serverError.map(Self.spendsNothing.contains) == true {
+                // A server's refusal of the request as such (a client or grant error it names,
+                // with a 4xx status) spent nothing; a request that got no answer, a server error,
+                // or a refusal of ours after the answer (a logout meanwhile) may have.
+                if let status = error.status, (400..<500).contains(status), let code = error.serverError,
+                    Self.spendsNothing.contains(code) || code == "invalid_grant"
+                {
                     await rotating?.releaseClaim(named: Self.refreshTokenName(service: service), spending: refreshToken)
                 }
                 guard error.kind == .loginRequired, error.serverError != nil else { throw error }

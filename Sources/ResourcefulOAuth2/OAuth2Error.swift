@@ -38,9 +38,13 @@ public struct OAuth2Error: SecretFreeDescription, Sendable, Equatable {
     /// it threw it; not part of the description, nor of equality.
     public let underlying: (any Error)?
 
-    init(_ kind: Kind, _ detail: String, serverError: String? = nil, underlying: (any Error)? = nil) {
+    /// The status the server answered with, when this is its refusal.
+    let status: Int?
+
+    init(_ kind: Kind, _ detail: String, serverError: String? = nil, underlying: (any Error)? = nil, status: Int? = nil) {
         self.kind = kind
         self.underlying = underlying
+        self.status = status
         // Every server code comes through here, wherever it was read (a token answer, a
         // redirect's query): only a registered one is kept, and so shown.
         let code = serverError.flatMap { ErrorResponse(error: $0).code }

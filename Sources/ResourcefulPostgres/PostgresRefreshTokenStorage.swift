@@ -112,7 +112,11 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
         guard let current = known?.secret == secret ? known : try await read(name), current.secret == secret else { return .replaced }
         let row = Self.row(name)
         let id = UUID().uuidString
-        let lasts = Swift.min(PostgresRateLimitState.microseconds(Swift.max(deadline - .now, .zero) + writeWindow), Self.longestClaim)
+        // Past the last attempt of a rotation's write, which starts by the deadline and may run
+        // one statement time past its window.
+        let lasts = Swift.min(
+            PostgresRateLimitState.microseconds(Swift.max(deadline - .now, .zero) + writeWindow + store.statementTimeout + .seconds(5)),
+            Self.longestClaim)
         let claimed = try await answered("refresh token claim") { client in
             let rows = try await client.query(
                 """

@@ -44,6 +44,8 @@ import Testing
         (#"{"error": "invalid_client"}"#, 401, true),
         (#"{"error": "server_error"}"#, 500, false),
         ("bad gateway", 502, false),
+        // A coded body on a server error says nothing of what was spent.
+        (#"{"error": "invalid_request"}"#, 503, false),
     ])
     func aClaimIsReleasedOnlyWhenTheServerSpentNothing(body: String, status: Int, released: Bool) async throws {
         try await MockServer.withTransport { server, transport in
