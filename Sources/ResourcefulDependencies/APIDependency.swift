@@ -92,8 +92,15 @@ public struct APIDependency: Sendable {
             // names no credential, since nothing here said where the configuration is.
             let config = try await APIConfig.load(
                 environment: name, configDirectory: configDirectory, environmentVariables: variables, service: service)
-            try config.refuseCredentialsFromUnchosenFile(
-                howToChoose: "set an absolute RESOURCEFUL_CONFIG_DIR, or `$0.api = .live(configDirectory: ...)` in prepareDependencies")
+            let howToChoose = "set an absolute RESOURCEFUL_CONFIG_DIR, or `$0.api = .live(configDirectory: ...)` in prepareDependencies"
+            try config.refuseCredentialsFromUnchosenFile(howToChoose: howToChoose)
+            // Shared state reads its own secrets (a database password, sealing keys) and sends
+            // them to the host it names.
+            if config.sharedState.kind != nil, let origin = config.authentication.origin, !origin.isChosen {
+                throw APIError(
+                    kind: .invalidConfiguration,
+                    detail: "\(origin.file) was found by default, not chosen: it may not name shared state (sharedState.kind), whose secrets go to the host it names; \(howToChoose)")
+            }
             let file = APIConfig.file(environment: name, configDirectory: configDirectory, variables: variables)
             let dependencies = try await APIDependencies.live(
                 config: config, environmentVariables: environmentVariables, storageFactories: storageFactories,

@@ -62,8 +62,12 @@ final class LiveAPI: Sendable {
                 }
             }
         } catch {
-            state.withLock { state in
-                if case .making(let task) = state, task == making { state = .idle }
+            // A making that failed is tried again by the next caller; one this caller stopped
+            // waiting for goes on, for the others, and its API is kept (or ended) when it is made.
+            if !Task.isCancelled {
+                state.withLock { state in
+                    if case .making(let task) = state, task == making { state = .idle }
+                }
             }
             throw error
         }

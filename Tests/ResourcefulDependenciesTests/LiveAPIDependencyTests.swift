@@ -87,6 +87,21 @@ struct LiveAPIDependencyTests {
         }
     }
 
+    @Test("A folder found by default may not name shared state, whose secrets go to the host it names")
+    func anUnchosenFolderNamesNoSharedState() async throws {
+        try await MockServer.withRunning { server in
+            let folder = try Self.configs("development", server: server, more: #", "sharedState": {"kind": "postgres"}"#)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let depth = FileManager.default.currentDirectoryPath.split(separator: "/").count
+            let relative = String(repeating: "../", count: depth) + folder.path.dropFirst()
+            let api = APIDependency.live(environmentVariables: ["RESOURCEFUL_CONFIG_DIR": relative])
+            let error = await #expect(throws: APIError.self) { try await api.call(ShowUser(id: 1)) }
+            #expect(error?.kind == .invalidConfiguration)
+            #expect(error?.description.contains("sharedState") == true, "\(String(describing: error))")
+            #expect(server.requests.isEmpty)
+        }
+    }
+
     @Test("A caller cancelled while the API is made stops waiting; the making goes on for the others; shutdown does not wait for it")
     func waitingIsCancellableAndShutdownDoesNotHang() async throws {
         let release = Locked(false)
@@ -96,13 +111,21 @@ struct LiveAPIDependencyTests {
             while !release.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(10)) }
             return API(dependencies: APIDependencies(apiConfig: APIDependency.placeholderConfig, transport: transport))
         }
-        let first = Task { try await api() }
-        let second = Task { try await api() }
+        let makings = Locked(0)
+        let counted = APIDependency.live {
+            makings.withLock { $0 += 1 }
+            return try await api()
+        }
+        let first = Task { try await counted() }
+        try await poll { makings.withLock { $0 } == 1 }
         first.cancel()
         await #expect(throws: CancellationError.self) { _ = try await first.value }
+        // The making goes on: the next caller waits for it rather than starting another.
+        let second = Task { try await counted() }
         #expect(!release.withLock { $0 })
         release.withLock { $0 = true }
         _ = try await second.value
+        #expect(makings.withLock { $0 } == 1)
         // Made while another hangs: shutdown returns without waiting for the making.
         let hung = Locked(false)
         let making = Locked(false)
