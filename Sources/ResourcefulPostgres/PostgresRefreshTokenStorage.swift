@@ -193,11 +193,12 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
     /// has passed; ``PostgresSharedStateError`` then.
     ///
     /// The write runs in a task of its own, which the caller's cancellation (a call's deadline
-    /// passing while its lease was held) does not reach: the token spent is gone either way.
+    /// passing while its lease was held) does not reach: the token spent is gone either way. The
+    /// shared state's shutdown waits for it (``PostgresSharedState/finishWrites()``).
     private func persisted<T: Sendable>(_ what: String, _ body: @escaping @Sendable (PostgresClient) async throws -> T) async throws -> T {
         let until = ContinuousClock.now + writeWindow
         let store = self.store
-        let write = Task.detached {
+        return try await store.lastingWrites.run {
             while true {
                 let answer = await SharedState.$callDeadline.withValue(nil) { await store.answer(what, evenWhenUnavailable: true, body) }
                 if case .answered(let value) = answer { return value }
@@ -207,7 +208,6 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
                 try? await Task.sleep(for: .milliseconds(100))
             }
         }
-        return try await write.value
     }
 
     /// What `body` answered; ``PostgresSharedStateError`` when the store cannot answer in time.

@@ -99,8 +99,32 @@ public final class PostgresSharedState: Service, Sendable {
     }
 
     /// Runs the client's connections until the task is cancelled or a `ServiceGroup` shuts down.
+    ///
+    /// Either ends them only once the writes still in flight have reached the store
+    /// (``finishWrites()``): a rotated refresh token is written even when the app stops while its
+    /// renewal is being answered.
     public func run() async {
-        await client.run()
+        let client = self.client
+        let writes = store.lastingWrites
+        // The connections run outside the caller's cancellation and graceful shutdown (a detached
+        // task takes neither), and end once the writes have.
+        let connections = Task.detached { await client.run() }
+        await withTaskCancellationOrGracefulShutdownHandler {
+            await connections.value
+        } onCancelOrGracefulShutdown: {
+            Task.detached {
+                await writes.finished()
+                connections.cancel()
+            }
+        }
+    }
+
+    /// Returns once every write that outlives the call that asked for it (a rotated refresh
+    /// token's, tried for four statement times and at least 10 s) has reached the store or given
+    /// up. ``run()`` waits for it before it ends; an app that runs ``client`` itself calls it
+    /// before it stops the client.
+    public func finishWrites() async {
+        await store.lastingWrites.finished()
     }
 
     /// Creates or migrates the tables and functions now, rather than on first use; throws what

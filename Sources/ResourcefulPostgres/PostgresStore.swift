@@ -18,6 +18,8 @@ final class PostgresStore: Sendable {
     let statementTimeout: Duration
     /// How long an unavailable store is left alone.
     let retryInterval: Duration
+    /// Writes that outlive their calls, which shutdown waits for.
+    let lastingWrites = LastingWrites()
 
     private struct Health: Sendable {
         var unavailableUntil: ContinuousClock.Instant?

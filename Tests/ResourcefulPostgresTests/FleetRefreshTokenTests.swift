@@ -1,5 +1,7 @@
 import Foundation
 import HTTPTypes
+import Logging
+import PostgresNIO
 import ProcessTestSupport
 import Resourceful
 import ResourcefulOAuth2
@@ -126,6 +128,68 @@ struct FleetRefreshTokenTests {
             #expect(try await b.replaceSecret(named: name, spent: "old-grant", with: "old-successor") == false)
             #expect(try await a.secret(named: name) == "new-login")
         }
+    }
+
+    @Test("A rotation being written when the shared state stops reaches the store before its connections close")
+    func aRotationInFlightOutlivesShutdown() async throws {
+        let keys = try SharedStateKeys(current: "k1", keys: ["k1": try #require(PostgresSharedStateFactory.keyBytes(FleetTokenTests.sealingKey))])
+        let name = "shutdown-\(UUID().uuidString)"
+        let row = PostgresRefreshTokenStorage.row(name)
+        let logger = Logger(label: "resourceful-postgres-tests")
+        let shared = PostgresSharedState(configuration: connection(to: try suiteServer()), options: .patient, logger: logger)
+        let running = Task { await shared.run() }
+        defer { running.cancel() }
+        let storage = PostgresRefreshTokenStorage(sharedState: shared, keys: keys)
+        try await storage.storeSecret("r0", named: name)
+        #expect(try await storage.secret(named: name) == "r0")
+
+        // Another session holds the row, so that the rotation's write waits for it.
+        let locker = PostgresClient(configuration: connection(to: try suiteServer()))
+        let (locked, nowLocked) = AsyncStream<Void>.makeStream()
+        let (released, release) = AsyncStream<Void>.makeStream()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await locker.run() }
+            defer { group.cancelAll() }
+            group.addTask {
+                try await locker.withTransaction(logger: logger) { session in
+                    for try await _ in try await session.query("SELECT 1 FROM resourceful.refresh_tokens WHERE name = \(row) FOR UPDATE", logger: logger) {}
+                    nowLocked.yield()
+                    for await _ in released { break }
+                }
+            }
+            defer { release.finish() }
+            for await _ in locked { break }
+
+            let rotation = Task { try await storage.replaceSecret(named: name, spent: "r0", with: "r1") }
+            let first = try await waitingForTheRow(besides: nil)
+            // The app stops while the write waits, and the write's session is then ended by
+            // another hand: the write is tried again on connections that shutdown keeps open.
+            running.cancel()
+            #expect(try await rows("SELECT pg_catalog.pg_terminate_backend(\(first))::text") == ["true"])
+            _ = try await waitingForTheRow(besides: first)
+            release.finish()
+            #expect(try await rotation.value)
+            await running.value
+        }
+        #expect(try await rows("SELECT version::text FROM resourceful.refresh_tokens WHERE name = '\(row)'") == ["2"])
+        #expect(shared.store.lastingWrites.count == 0)
+        _ = try await rows("DELETE FROM resourceful.refresh_tokens WHERE name = '\(row)' RETURNING name")
+    }
+
+    /// The process id of a session waiting for a lock on a refresh token's row, other than
+    /// `besides`, once there is one.
+    private func waitingForTheRow(besides: String?) async throws -> String {
+        var found: String?
+        try await poll {
+            found = try await rows(
+                """
+                SELECT pid::text FROM pg_catalog.pg_stat_activity
+                WHERE wait_event_type = 'Lock' AND query LIKE '%UPDATE resourceful.refresh_tokens%' AND pid <> pg_catalog.pg_backend_pid()
+                """
+            ).first { $0 != besides }
+            return found != nil
+        }
+        return try #require(found)
     }
 
     @Test("A rotated token is written even while the store counts as unavailable after a failure")

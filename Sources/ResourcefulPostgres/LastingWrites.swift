@@ -1,0 +1,44 @@
+import Resourceful
+
+/// Writes that outlive the call that asked for them (a rotated refresh token's: the token spent
+/// is gone at the server, so its successor must reach the store), which the shared state's
+/// shutdown waits for before it closes its connections.
+///
+/// Each write bounds its own time (``PostgresRefreshTokenStorage``'s write window), so waiting for
+/// them all is bounded too.
+final class LastingWrites: Sendable {
+    private struct Running: Sendable {
+        var next = 0
+        var tasks: [Int: Task<Void, Never>] = [:]
+    }
+
+    private let running = Locked(Running())
+
+    /// What `body` returned or threw, run in a task of its own that the caller's cancellation does
+    /// not reach and that ``finished()`` waits for.
+    func run<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let write = Task.detached(operation: body)
+        running.withLock { running in
+            let id = running.next
+            running.next += 1
+            // The task removes itself under the same lock, so it is never found after it ended.
+            running.tasks[id] = Task.detached { [running = self.running] in
+                _ = await write.result
+                running.withLock { _ = $0.tasks.removeValue(forKey: id) }
+            }
+        }
+        return try await write.value
+    }
+
+    /// How many writes are running.
+    var count: Int {
+        running.withLock { $0.tasks.count }
+    }
+
+    /// Returns once no write is running, those begun meanwhile included.
+    func finished() async {
+        while let tasks = running.withLock({ $0.tasks.isEmpty ? nil : Array($0.tasks.values) }) {
+            for task in tasks { await task.value }
+        }
+    }
+}
