@@ -162,7 +162,7 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
     private static let longestClaim: Int64 = 3_600_000_000
 
     /// How long a rotation's write is tried for after its request (``persisted(_:_:)``).
-    private var writeWindow: Duration {
+    var writeWindow: Duration {
         Swift.max(store.statementTimeout * 4, .seconds(10))
     }
 
@@ -195,13 +195,22 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
     /// The write runs in a task of its own, which the caller's cancellation (a call's deadline
     /// passing while its lease was held) does not reach: the token spent is gone either way. The
     /// shared state's shutdown waits for it (``PostgresSharedState/finishWrites()``).
-    private func persisted<T: Sendable>(_ what: String, _ body: @escaping @Sendable (PostgresClient) async throws -> T) async throws -> T {
+    func persisted<T: Sendable>(_ what: String, _ body: @escaping @Sendable (PostgresClient) async throws -> T) async throws -> T {
         let until = ContinuousClock.now + writeWindow
         let store = self.store
         return try await store.lastingWrites.run {
             while true {
-                let answer = await SharedState.$callDeadline.withValue(nil) { await store.answer(what, evenWhenUnavailable: true, body) }
-                if case .answered(let value) = answer { return value }
+                let answer = await SharedState.$callDeadline.withValue(nil) {
+                    await store.answer(what, evenWhenUnavailable: true) { client -> Result<T, PostgresSharedStateError> in
+                        do {
+                            return .success(try await body(client))
+                        } catch where PostgresStore.isRefusedForItsValues(error) {
+                            // Refused again if sent again: said at once, not tried for the window.
+                            return .failure(PostgresSharedStateError("the refresh token could not be \(Self.verb(what)): PostgreSQL refused its values"))
+                        }
+                    }
+                }
+                if case .answered(let value) = answer { return try value.get() }
                 guard ContinuousClock.now < until else {
                     throw PostgresSharedStateError("the shared state is unavailable: the refresh token could not be \(Self.verb(what))")
                 }

@@ -246,11 +246,10 @@ final class PostgresStore: Sendable {
     /// table, function or schema found missing (a database restored or made again) is created
     /// again by the next statement.
     func noteFailure(_ what: String, _ error: any Error) {
-        let inner = (error as? PostgresTransactionError)?.closureError ?? error
-        let code = (inner as? PSQLError)?.serverInfo?[.sqlState]
-        // A statement refused for its own values (a data exception, a value past a limit of the
-        // server's) says nothing of the store: the others go on using it.
-        if let code, code.hasPrefix("22") || code.hasPrefix("54") {
+        let code = Self.sqlState(error)
+        // A statement refused for its own values says nothing of the store: the others go on
+        // using it.
+        if Self.isRefusedForItsValues(error) {
             logger.debug(
                 "Shared state statement refused for its values",
                 metadata: ["resourceful.operation": .string(what), "resourceful.reason": .string(Self.reason(error))])
@@ -277,6 +276,19 @@ final class PostgresStore: Sendable {
                 "resourceful.reason": .string(Self.reason(error)),
             ]
         )
+    }
+
+    /// PostgreSQL's code for `error`, when the server sent one.
+    static func sqlState(_ error: any Error) -> String? {
+        let inner = (error as? PostgresTransactionError)?.closureError ?? error
+        return (inner as? PSQLError)?.serverInfo?[.sqlState]
+    }
+
+    /// Whether the server refused a statement for its own values (a data exception, class 22, or
+    /// a value past a limit of the server's, class 54): sending it again is refused again.
+    static func isRefusedForItsValues(_ error: any Error) -> Bool {
+        guard let code = sqlState(error) else { return false }
+        return code.hasPrefix("22") || code.hasPrefix("54")
     }
 
     /// Makes the store available again, unless a failure was noted after the statement that

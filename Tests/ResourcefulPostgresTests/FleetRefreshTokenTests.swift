@@ -176,6 +176,27 @@ struct FleetRefreshTokenTests {
         _ = try await rows("DELETE FROM resourceful.refresh_tokens WHERE name = '\(row)' RETURNING name")
     }
 
+    @Test("A rotation's write refused for its values is said at once, not tried for the write's whole window")
+    func aWriteRefusedForItsValuesIsNotTriedAgain() async throws {
+        let keys = try SharedStateKeys(current: "k1", keys: ["k1": try #require(PostgresSharedStateFactory.keyBytes(FleetTokenTests.sealingKey))])
+        try await withInstances(1) { instances in
+            let storage = PostgresRefreshTokenStorage(sharedState: instances[0], keys: keys)
+            let attempts = Locked(0)
+            let started = ContinuousClock.now
+            // A data exception (class 22): the server would refuse the same statement each time.
+            await #expect(throws: PostgresSharedStateError.self) {
+                try await storage.persisted("refresh token rotation") { client in
+                    attempts.withLock { $0 += 1 }
+                    for try await _ in try await client.query("SELECT (1 / 0)::text") {}
+                    return true
+                }
+            }
+            #expect(attempts.value == 1)
+            #expect(ContinuousClock.now - started < storage.writeWindow)
+            #expect(instances[0].isAvailable)
+        }
+    }
+
     /// The process id of a session waiting for a lock on a refresh token's row, other than
     /// `besides`, once there is one.
     private func waitingForTheRow(besides: String?) async throws -> String {
