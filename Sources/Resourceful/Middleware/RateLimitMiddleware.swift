@@ -62,9 +62,28 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
     }
 
     /// The name of the upstream `request` goes to for `service`: the service and the origin.
+    /// Made once per service and origin as written (``knownUpstreams``), so that a call to a known
+    /// upstream costs a lookup, not a URL's parse.
     package static func upstreamKey(service: String, request: TransportRequest) -> String {
-        "\(service) \(Self.origin(of: request))"
+        let written = WrittenUpstream(service: service, origin: request.target.origin)
+        if let known = knownUpstreams.withLock({ $0[written] }) { return known }
+        let key = "\(service) \(Self.origin(of: request))"
+        knownUpstreams.withLock { known in
+            // Bounded: many origins (a redirect's, a paginated link's) only make it start again.
+            if known.count >= 256 { known.removeAll(keepingCapacity: true) }
+            known[written] = key
+        }
+        return key
     }
+
+    /// A service and an origin as the request writes it.
+    private struct WrittenUpstream: Hashable {
+        let service: String
+        let origin: String
+    }
+
+    /// The upstream keys made so far.
+    private static let knownUpstreams = Locked<[WrittenUpstream: String]>([:])
 
     /// Waits for the request's place, passes it on, and keeps what the answer says of the
     /// upstream's limits.
@@ -192,7 +211,7 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
     /// written, no user information), so that spellings of one origin share one budget, and no
     /// user information reaches a row, a log line or an error.
     private static func origin(of request: TransportRequest) -> String {
-        URL(string: request.target.url).flatMap(Origin.init).map(\.description) ?? "(no origin)"
+        URL(string: request.target.origin).flatMap(Origin.init).map(\.description) ?? "(no origin)"
     }
 
     /// `2.5 s`.
