@@ -1,30 +1,39 @@
 import Benchmark
 import Resourceful
 
-/// What the rate budget and the circuit breaker cost a call, over ``CannedTransport`` so that
-/// nothing but the chain is measured, paired with the same chain without them: unconfigured (the
-/// budget step keeps only pauses, the breaker is left out) and configured with a budget that
-/// never makes a call wait and a breaker that never opens.
+/// What the rate budget and the circuit breaker cost a call, paired with the same chain without
+/// them: unconfigured (the budget step keeps only pauses, the breaker is left out) and configured
+/// with a budget that never makes a call wait and a breaker that never opens. Over
+/// ``CannedTransport``, so that nothing but the chain is measured, and over the network.
 func registerUpstreamLimitBenchmarks(_ fixtures: Fixtures) {
+    register(fixtures.cannedDependencies, "limits")
+    // The same over the network (nginx under `make bench`): what the steps add to a whole call.
+    var live = fixtures.cannedDependencies
+    live.transport = fixtures.transport
+    register(live, "limits network")
+}
+
+/// The three chains made of `dependencies`, paired at C=1 and C=32 under `name`.
+private func register(_ dependencies: APIDependencies, _ name: String) {
     let without = API(
-        dependencies: fixtures.cannedDependencies,
+        dependencies: dependencies,
         middlewares: API.defaultMiddlewares.filter { !($0 is RateLimitMiddleware) && !($0 is CircuitBreakerMiddleware) }
     )
-    let unconfigured = API(dependencies: fixtures.cannedDependencies)
-    var dependencies = fixtures.cannedDependencies
-    dependencies.apiConfig.limits.rate = RateBudget(requestsPerSecond: 1_000_000, burst: 1_000_000)
-    dependencies.apiConfig.limits.breaker = CircuitBreakerPolicy(minimumCalls: 1_000_000)
-    let configured = API(dependencies: dependencies)
+    let unconfigured = API(dependencies: dependencies)
+    var configuredDependencies = dependencies
+    configuredDependencies.apiConfig.limits.rate = RateBudget(requestsPerSecond: 1_000_000, burst: 1_000_000)
+    configuredDependencies.apiConfig.limits.breaker = CircuitBreakerPolicy(minimumCalls: 1_000_000)
+    let configured = API(dependencies: configuredDependencies)
     let apis = [without, unconfigured, configured]
     let names = ["api.call without the limit steps", "api.call limit steps unconfigured", "api.call budget and breaker configured"]
     Paired(names: names) { variant in
         blackHole(try await apis[variant].call(ShowUser()))
-    }.register("limits C=1 paired", repeats: 100, maxDuration: .seconds(4))
+    }.register("\(name) C=1 paired", repeats: 100, maxDuration: .seconds(4))
     Paired(names: names) { variant in
         let api = apis[variant]
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<32 { group.addTask { blackHole(try await api.call(ShowUser())) } }
             try await group.waitForAll()
         }
-    }.register("limits C=32 paired", repeats: 10, maxDuration: .seconds(4))
+    }.register("\(name) C=32 paired", repeats: 10, maxDuration: .seconds(4))
 }

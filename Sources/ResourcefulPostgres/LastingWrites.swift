@@ -30,12 +30,32 @@ final class LastingWrites: Sendable {
         return try await write.value
     }
 
+    /// Holds ``finished()`` back until ``end(_:)`` is called with the number returned, or until
+    /// `deadline`: for a write that is still to come (a refresh token claimed, whose successor
+    /// the token server is being asked for).
+    func hold(until deadline: ContinuousClock.Instant) -> Int {
+        running.withLock { running in
+            let id = running.next
+            running.next += 1
+            running.tasks[id] = Task.detached { [running = self.running] in
+                try? await Task.sleep(until: deadline)
+                running.withLock { _ = $0.tasks.removeValue(forKey: id) }
+            }
+            return id
+        }
+    }
+
+    /// Ends the hold `id` (``hold(until:)``); nothing when it ended already.
+    func end(_ id: Int) {
+        running.withLock { $0.tasks.removeValue(forKey: id) }?.cancel()
+    }
+
     /// How many writes are running.
     var count: Int {
         running.withLock { $0.tasks.count }
     }
 
-    /// Returns once no write is running, those begun meanwhile included.
+    /// Returns once no write is running or held, those begun meanwhile included.
     func finished() async {
         while let tasks = running.withLock({ $0.tasks.isEmpty ? nil : Array($0.tasks.values) }) {
             for task in tasks { await task.value }

@@ -50,14 +50,18 @@ public final class PostgresCircuitBreakerState: CircuitBreakerState {
     public func permit(_ upstream: String, policy: CircuitBreakerPolicy) async -> CircuitBreakerPermit {
         guard let view = await view(of: upstream) else { return await local.permit(upstream, policy: policy) }
         guard var openUntil = view.openUntil else { return await local.permit(upstream, policy: policy) }
-        // No opening lasts longer than the policy says, whatever a row holds.
+        // No opening lasts longer than the policy says, whatever a row holds: a longer one is
+        // cut in the row by the probe's statement (else it would be read afresh, and as long,
+        // at every refresh).
+        let longer = openUntil > view.read + policy.openInterval
         openUntil = Swift.min(openUntil, view.read + policy.openInterval)
         let now = ContinuousClock.now
-        if now < openUntil { return .refused(retryAfter: openUntil - now, failures: view.failures, calls: view.calls) }
+        if now < openUntil, !longer { return .refused(retryAfter: openUntil - now, failures: view.failures, calls: view.calls) }
         let probes = Int32(clamping: policy.probes)
         let lease = PostgresRateLimitState.microseconds(probeLease)
+        let open = PostgresRateLimitState.microseconds(policy.openInterval)
         let claimed = await store.run("probe") { client -> Bool in
-            let rows = try await client.query("SELECT resourceful.breaker_probe(\(upstream), \(probes), \(lease))")
+            let rows = try await client.query("SELECT resourceful.breaker_probe(\(upstream), \(probes), \(lease), \(open))")
             for try await taken in rows.decode(Bool.self) { return taken }
             return false
         }
@@ -66,6 +70,7 @@ public final class PostgresCircuitBreakerState: CircuitBreakerState {
             kept.views[upstream] = nil
             if claimed { kept.probes[upstream, default: 0] += 1 }
         }
+        if !claimed, now < openUntil { return .refused(retryAfter: openUntil - now, failures: view.failures, calls: view.calls) }
         return claimed ? .probe : .refused(retryAfter: nil, failures: 0, calls: 0)
     }
 

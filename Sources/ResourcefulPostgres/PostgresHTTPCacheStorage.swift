@@ -63,8 +63,6 @@ public final class PostgresHTTPCacheStorage: HTTPCacheStorage {
     /// The turns of this instance's updates, by key.
     private let turns = Turns()
 
-    /// The advisory lock every write of the cache holds, so that evictions keep the bound.
-    static let writeLock: Int64 = 0x5265_736F_4361_6368
     /// A read moves a row's last use forward only when it is older than this (µs).
     static let useResolution: Int64 = 50_000
     /// PostgreSQL's code for a lock not had within `lock_timeout`.
@@ -238,13 +236,15 @@ public final class PostgresHTTPCacheStorage: HTTPCacheStorage {
     private func lookup(_ key: String, deadline: ContinuousClock.Instant?) async -> Lookup? {
         let name = SharedStateKeys.name(key)
         let resolution = Self.useResolution
+        // A row larger than any instance writes is not read (into memory) at all: as absent.
+        let largest = Int64(maxEntryBytes)
         let answer = await store.run("cache read", deadline: deadline) { client -> (String?, [UInt8])? in
             let rows = try await client.query(
                 """
                 WITH n AS (SELECT resourceful.now_us() AS now),
                 gone AS (DELETE FROM resourceful.http_cache t USING n WHERE t.name = \(name) AND t.expires_us <= n.now),
                 hit AS (SELECT t.name, t.key_id, t.entry, t.used_us FROM resourceful.http_cache t, n
-                    WHERE t.name = \(name) AND t.expires_us > n.now),
+                    WHERE t.name = \(name) AND t.expires_us > n.now AND pg_catalog.octet_length(t.entry) <= \(largest)),
                 bump AS (UPDATE resourceful.http_cache t SET used_us = n.now FROM hit, n
                     WHERE t.name = hit.name AND hit.used_us < n.now - \(resolution))
                 SELECT key_id, entry FROM hit
@@ -282,8 +282,13 @@ public final class PostgresHTTPCacheStorage: HTTPCacheStorage {
         return await store.run("cache write", deadline: deadline) { client -> Written in
             do {
                 return try await client.withTransaction(logger: logger) { connection -> Written in
+                    // The write lock is a row's, which only the fleet's role may take.
                     try await connection.query(
-                        "SELECT pg_catalog.set_config('lock_timeout', \(lockTimeout), true), pg_catalog.pg_advisory_xact_lock(\(Self.writeLock))", logger: logger)
+                        """
+                        WITH c AS (SELECT pg_catalog.set_config('lock_timeout', \(lockTimeout), true))
+                        INSERT INTO resourceful.leases AS l (name, taken_us) SELECT 'http cache', resourceful.now_us() FROM c
+                        ON CONFLICT (name) DO UPDATE SET taken_us = excluded.taken_us
+                        """, logger: logger)
                     let rows = try await connection.query(
                         """
                         WITH n AS (SELECT resourceful.now_us() AS now),

@@ -34,15 +34,24 @@ public final class PostgresRateLimitState: RateLimitState {
         self.store = store
     }
 
-    /// A place in `upstream`'s shared budget; from memory while the store is unavailable.
+    /// A place in `upstream`'s shared budget; from memory while the store is unavailable. A
+    /// pause or learned budget in the row is cut to the default longest pause (5 minutes).
     public func reserve(_ upstream: String, budget: RateBudget?, maxWait: Duration) async -> RateLimitReservation {
+        await reserve(upstream, budget: budget, maxWait: maxWait, maxPause: APIConfig.UpstreamLimits().maxPause)
+    }
+
+    /// A place in `upstream`'s shared budget; from memory while the store is unavailable. A
+    /// pause or learned budget in the row longer than `maxPause` from now (written by an instance
+    /// configured otherwise, or by hand) is cut to that in the row, so that it ends.
+    public func reserve(_ upstream: String, budget: RateBudget?, maxWait: Duration, maxPause: Duration) async -> RateLimitReservation {
         let started = ContinuousClock.now
         let interval = budget.map { Self.microseconds($0.interval) }
         let burst = budget.map { Int32($0.burst) }
         let limit = Self.microseconds(maxWait)
+        let longest = Self.microseconds(maxPause)
         let answer = await store.answer("reserve", deadline: started + maxWait) { client -> (Bool, Int64)? in
             let rows = try await client.query(
-                "SELECT granted, wait_us FROM resourceful.reserve(\(upstream), \(interval), \(burst), \(limit))")
+                "SELECT granted, wait_us FROM resourceful.reserve(\(upstream), \(interval), \(burst), \(limit), \(longest))")
             for try await row in rows.decode((Bool, Int64).self) { return row }
             return nil
         }

@@ -33,6 +33,9 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
     private struct Claim: Sendable {
         var id: String
         var version: Int64
+        /// What holds the shared state's shutdown until the rotation is written
+        /// (``LastingWrites/hold(until:)``).
+        var hold: Int?
     }
 
     /// Refresh tokens kept through `sharedState`'s connections, sealed with `keys`.
@@ -98,12 +101,19 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
             return false
         }
         lastRead.withLock { $0[name] = replaced ? Row(secret: new, version: current.version + 1, sealed: sealed.sealed) : nil }
-        if replaced { claims.withLock { $0[name] = nil } }
+        // The rotation is written (or lost to another): shutdown need not wait for it any more.
+        let hold = claims.withLock { claims -> Int? in
+            defer {
+                if replaced { claims[name] = nil } else { claims[name]?.hold = nil }
+            }
+            return claims[name]?.hold
+        }
+        if let hold { store.lastingWrites.end(hold) }
         return replaced
     }
 
     /// Marks `secret` under `name` as spent by this instance until `deadline` and the time a
-    /// rotation's write may be tried for after it (four statement times, at least 10 s): in the
+    /// rotation's write may be tried for after it (four statement times, at least 30 s): in the
     /// row, so that another instance (even one that took the fleet's lease after this one lost
     /// it) does not spend the same token meanwhile. A claim on a row whose mark ran out replaces
     /// it; the mark ends with the rotation written over it.
@@ -129,10 +139,17 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
             return false
         }
         if claimed {
-            claims.withLock { claims in
-                if claims.count >= Self.maximumRead { claims.removeAll() }
-                claims[name] = Claim(id: id, version: current.version)
+            // A shutdown waits for the rotation this claim is for (its token request is out).
+            let hold = store.lastingWrites.hold(until: .now + .microseconds(lasts))
+            let replaced = claims.withLock { claims -> Claim? in
+                if claims.count >= Self.maximumRead {
+                    defer { claims.removeAll() }
+                    return nil
+                }
+                defer { claims[name] = Claim(id: id, version: current.version, hold: hold) }
+                return claims[name]
             }
+            if let earlier = replaced?.hold { store.lastingWrites.end(earlier) }
             return .claimed
         }
         // Not claimed: another's mark is running, or the row changed since it was read.
@@ -144,6 +161,7 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
     /// run out.
     public func releaseClaim(named name: String, spending secret: String) async {
         guard let claim = claims.withLock({ $0.removeValue(forKey: name) }) else { return }
+        if let hold = claim.hold { store.lastingWrites.end(hold) }
         let row = Self.row(name)
         _ = await store.answer("refresh token claim release") { client in
             let rows = try await client.query(
@@ -161,9 +179,10 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
     /// claimed by an instance of this module, and is taken over.
     private static let longestClaim: Int64 = 3_600_000_000
 
-    /// How long a rotation's write is tried for after its request (``persisted(_:_:)``).
+    /// How long a rotation's write is tried for after its request (``persisted(_:_:)``): four
+    /// statement times, and at least 30 s, which a database's failover usually takes.
     var writeWindow: Duration {
-        Swift.max(store.statementTimeout * 4, .seconds(10))
+        Swift.max(store.statementTimeout * 4, .seconds(30))
     }
 
     /// The row of `name`.
@@ -171,7 +190,12 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
         let row = Self.row(name)
         let keys = self.keys
         let found = try await answered("refresh token read") { client -> Row? in
-            let rows = try await client.query("SELECT version, key_id, sealed FROM resourceful.refresh_tokens WHERE name = \(row)")
+            // A row larger than any token sealed is read as holding none, without its bytes.
+            let rows = try await client.query(
+                """
+                SELECT version, key_id, CASE WHEN pg_catalog.octet_length(sealed) <= \(SharedStateKeys.largestSealedSecret) THEN sealed ELSE ''::bytea END
+                FROM resourceful.refresh_tokens WHERE name = \(row)
+                """)
             for try await (version, keyID, sealed) in rows.decode((Int64, String, ByteBuffer).self) {
                 let bytes = Array(sealed.readableBytesView)
                 guard let plain = keys.open(bytes, keyID: keyID, context: row), let secret = String(bytes: plain, encoding: .utf8) else {
@@ -189,7 +213,7 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
     }
 
     /// What `body` answered, written past the store's pause after a failure and past the call's
-    /// deadline, tried again until it answers or a while (four statement times, at least 10 s)
+    /// deadline, tried again until it answers or a while (four statement times, at least 30 s)
     /// has passed; ``PostgresSharedStateError`` then.
     ///
     /// The write runs in a task of its own, which the caller's cancellation (a call's deadline
@@ -212,6 +236,13 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
                 }
                 if case .answered(let value) = answer { return try value.get() }
                 guard ContinuousClock.now < until else {
+                    if what == "refresh token rotation" {
+                        // The token spent is gone at its server, and its successor with this
+                        // write: said once, loudly, for the one who must log in again.
+                        store.logger.error(
+                            "A rotated refresh token could not be kept: the shared state did not answer in time; its grant ends when the spent token is used again",
+                            metadata: ["resourceful.shared-state": "postgres"])
+                    }
                     throw PostgresSharedStateError("the shared state is unavailable: the refresh token could not be \(Self.verb(what))")
                 }
                 try? await Task.sleep(for: .milliseconds(100))

@@ -4,7 +4,7 @@ import Foundation
 /// for those who apply it themselves) holds them: a test keeps the two the same.
 enum PostgresSchema {
     /// The schema's version, kept in `resourceful.version`.
-    static let version = 1
+    static let version = 2
 
     /// The lock every instance takes while it migrates: a transaction-scoped advisory lock, so that
     /// instances starting at once apply the schema once, and behind a pooler in transaction mode.
@@ -12,14 +12,16 @@ enum PostgresSchema {
 
     /// The whole script.
     static let script = #"""
--- Resourceful's state shared by a fleet, schema version 1, kept in a schema of its own:
+-- Resourceful's state shared by a fleet, schema version 2, kept in a schema of its own:
 -- `resourceful`.
 --
 -- ResourcefulPostgres creates and migrates it itself (`PostgresSharedState.prepare()`, or on first
 -- use), holding a transaction-scoped advisory lock so that instances starting at once apply it
--- once. Apply it yourself when the instances' role may not create a schema, then grant that role
+-- once (a database already at this version is only read, without the lock). Apply it yourself when the instances' role may not create a schema, then grant that role
 -- USAGE on the schema, SELECT, INSERT, UPDATE and DELETE on its tables and EXECUTE on its
--- functions: the module finds version 1 in `resourceful.version` and changes nothing.
+-- functions: the module finds version 2 in `resourceful.version` and changes nothing. A database
+-- at an earlier version is brought to this one by applying the whole script again: each step
+-- may be applied any number of times.
 --
 -- The module uses the schema only when the schema and everything in it belong to the instances'
 -- role (or a role it is a member of), to a superuser or to the database's owner: no other role's
@@ -69,8 +71,12 @@ $$;
 -- tighter of the configured budget (p_interval_us, p_burst; NULL for none) and the one learned
 -- from the upstream, after any pause. Granted with the wait before sending, or refused with the
 -- wait it would have needed when that is longer than p_max_wait_us (nothing is then taken).
+-- A pause or a learned budget longer than the caller keeps one (p_max_pause_us) is cut to that
+-- from now, in the row, so that it ends: whatever wrote it, no opening outlasts every reader.
+DROP FUNCTION IF EXISTS resourceful.reserve(text, bigint, integer, bigint);
+-- step
 CREATE OR REPLACE FUNCTION resourceful.reserve(
-    p_upstream text, p_interval_us bigint, p_burst integer, p_max_wait_us bigint,
+    p_upstream text, p_interval_us bigint, p_burst integer, p_max_wait_us bigint, p_max_pause_us bigint,
     OUT granted boolean, OUT wait_us bigint
 ) LANGUAGE plpgsql
     SET search_path = pg_catalog, pg_temp AS $$
@@ -81,6 +87,8 @@ DECLARE
     v_burst integer := p_burst;
     v_earliest bigint;
     v_arrival bigint;
+    v_longest bigint := least(greatest(coalesce(p_max_pause_us, 0), 0), 86400000000);
+    v_cut boolean := false;
 BEGIN
     SELECT * INTO r FROM resourceful.rate_limits WHERE upstream = p_upstream FOR UPDATE;
     IF NOT FOUND THEN
@@ -93,10 +101,23 @@ BEGIN
             ON CONFLICT (upstream) DO NOTHING;
         SELECT * INTO r FROM resourceful.rate_limits WHERE upstream = p_upstream FOR UPDATE;
     END IF;
-    -- What a row holds is held to what the instances write (a pause of at most a day, a
-    -- budget of at least one request a day and at most a million at once), so that no value
-    -- written by hand overflows, or lifts a budget.
-    v_earliest := least(greatest(coalesce(r.paused_until_us, v_now), v_now), v_now + 86400000000);
+    -- What a row holds is held to what the instances write (a pause and a learned budget's
+    -- lifetime of at most the caller's longest pause, a budget of at least one request per that
+    -- pause and at most a million at once), so that no value written by hand overflows, lifts a
+    -- budget or holds the fleet for ever.
+    IF r.paused_until_us > v_now + v_longest THEN
+        r.paused_until_us := v_now + v_longest;
+        v_cut := true;
+    END IF;
+    IF r.learned_until_us > v_now + v_longest THEN
+        r.learned_until_us := v_now + v_longest;
+        v_cut := true;
+    END IF;
+    IF r.learned_interval_us > greatest(v_longest, 1) THEN
+        r.learned_interval_us := greatest(v_longest, 1);
+        v_cut := true;
+    END IF;
+    v_earliest := greatest(coalesce(r.paused_until_us, v_now), v_now);
     IF r.learned_until_us IS NOT NULL AND r.learned_until_us <= v_now THEN
         r.learned_interval_us := NULL;
         r.learned_burst := NULL;
@@ -122,11 +143,15 @@ BEGIN
         v_arrival := v_arrival + v_interval;
     END IF;
     IF granted THEN
-        UPDATE resourceful.rate_limits SET arrival_us = v_arrival, touched_us = v_now,
+        UPDATE resourceful.rate_limits SET arrival_us = v_arrival, touched_us = v_now, paused_until_us = r.paused_until_us,
             learned_interval_us = r.learned_interval_us, learned_burst = r.learned_burst,
             learned_until_us = r.learned_until_us
             WHERE upstream = p_upstream;
         wait_us := greatest(wait_us, 0);
+    ELSIF v_cut THEN
+        UPDATE resourceful.rate_limits SET paused_until_us = r.paused_until_us, learned_interval_us = r.learned_interval_us,
+            learned_until_us = r.learned_until_us
+            WHERE upstream = p_upstream;
     END IF;
 END
 $$;
@@ -158,8 +183,11 @@ $$;
 -- step
 -- A half-open breaker's probe slot, for a call of this instance: at most p_probes out at once;
 -- slots a killed instance held are taken back after p_lease_us (at once when the row says they
--- were taken in the future: a clock set back, a row written by hand).
-CREATE OR REPLACE FUNCTION resourceful.breaker_probe(p_upstream text, p_probes integer, p_lease_us bigint)
+-- were taken in the future: a clock set back, a row written by hand). An opening longer than the
+-- caller's (p_open_us) from now is cut to that, in the row, so that it ends.
+DROP FUNCTION IF EXISTS resourceful.breaker_probe(text, integer, bigint);
+-- step
+CREATE OR REPLACE FUNCTION resourceful.breaker_probe(p_upstream text, p_probes integer, p_lease_us bigint, p_open_us bigint)
 RETURNS boolean LANGUAGE plpgsql
     SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
@@ -167,7 +195,15 @@ DECLARE
     r resourceful.breakers%ROWTYPE;
 BEGIN
     SELECT * INTO r FROM resourceful.breakers WHERE upstream = p_upstream FOR UPDATE;
-    IF NOT FOUND OR r.open_until_us > v_now THEN
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    IF r.open_until_us > v_now + greatest(p_open_us, 0) THEN
+        UPDATE resourceful.breakers SET open_until_us = v_now + greatest(p_open_us, 0), touched_us = v_now
+            WHERE upstream = p_upstream;
+        RETURN false;
+    END IF;
+    IF r.open_until_us > v_now THEN
         RETURN false;
     END IF;
     IF r.probing_since_us IS NULL OR r.probing_since_us < v_now - p_lease_us OR r.probing_since_us > v_now THEN
@@ -237,6 +273,18 @@ CREATE TABLE IF NOT EXISTS resourceful.refresh_tokens (
     touched_us bigint NOT NULL,
     claim_id text NOT NULL DEFAULT '',
     claimed_until_us bigint NOT NULL DEFAULT 0
+);
+-- step
+ALTER TABLE resourceful.refresh_tokens ADD COLUMN IF NOT EXISTS claim_id text NOT NULL DEFAULT '';
+-- step
+ALTER TABLE resourceful.refresh_tokens ADD COLUMN IF NOT EXISTS claimed_until_us bigint NOT NULL DEFAULT 0;
+-- step
+-- Leases: a row per lease (a shared token's renewal, the HTTP cache's writes), locked by the
+-- transaction that holds it. A row lock takes privileges on this table, which only the fleet's
+-- role has; an advisory lock any role that may connect could take, and hold the fleet up.
+CREATE UNLOGGED TABLE IF NOT EXISTS resourceful.leases (
+    name text PRIMARY KEY,
+    taken_us bigint NOT NULL
 );
 -- step
 -- The HTTP cache's entries, one row per storage key (`name`: its SHA-256); an entry for a

@@ -120,8 +120,9 @@ public final class PostgresSharedState: Service, Sendable {
     }
 
     /// Returns once every write that outlives the call that asked for it (a rotated refresh
-    /// token's, tried for four statement times and at least 10 s) has reached the store or given
-    /// up. ``run()`` waits for it before it ends; an app that runs ``client`` itself calls it
+    /// token's, tried for four statement times and at least 30 s) has reached the store or given
+    /// up, and every refresh token claimed has been rotated, given back or its claim has run out
+    /// (its renewal's token request may still be out). ``run()`` waits for it before it ends; an app that runs ``client`` itself calls it
     /// before it stops the client.
     public func finishWrites() async {
         await store.lastingWrites.finished()

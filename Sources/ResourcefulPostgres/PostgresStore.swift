@@ -190,29 +190,22 @@ final class PostgresStore: Sendable {
                     SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true),
                         pg_catalog.set_config('lock_timeout', '20s', true), pg_catalog.set_config('statement_timeout', '25s', true)
                     """, logger: logger)
-                try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))", logger: logger)
-                try await refuseUntrusted(connection, logger: logger)
+                // A schema at its version is only read: the lock (which any role that may connect
+                // could hold) is taken only to change it, and everything is read again under it.
+                var locked = false
                 var schemaExists = false
-                for try await count in try await connection.query(
-                    "SELECT count(*)::int4 FROM pg_namespace WHERE nspname = 'resourceful'", logger: logger
-                ).decode(Int32.self) {
-                    schemaExists = count > 0
-                }
-                var exists = false
-                for try await table in try await connection.query("SELECT to_regclass('resourceful.version')::text", logger: logger)
-                    .decode(String?.self)
-                {
-                    exists = table != nil
-                }
                 var found = 0
-                if exists {
-                    for try await version in try await connection.query("SELECT max(version) FROM resourceful.version", logger: logger)
-                        .decode(Int?.self)
-                    {
-                        found = version ?? 0
+                while true {
+                    if everyStep || locked {
+                        try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))", logger: logger)
+                        locked = true
                     }
+                    try await refuseUntrusted(connection, logger: logger)
+                    (schemaExists, found) = try await version(connection, logger: logger)
+                    guard found < PostgresSchema.version || everyStep else { return }
+                    if locked { break }
+                    locked = true
                 }
-                guard found < PostgresSchema.version || everyStep else { return }
                 // Made here, not found: another role's schema made since the check above fails
                 // this migration (the next one refuses it) instead of receiving the tables.
                 if !schemaExists { try await connection.query("CREATE SCHEMA resourceful", logger: logger) }
@@ -228,6 +221,31 @@ final class PostgresStore: Sendable {
             if let refused = error.closureError as? PostgresSharedStateError { throw refused }
             throw error
         }
+    }
+
+    /// Whether the schema exists, and the version it is at (0 for none).
+    private static func version(_ connection: PostgresConnection, logger: Logger) async throws -> (schemaExists: Bool, version: Int) {
+        var schemaExists = false
+        for try await count in try await connection.query(
+            "SELECT count(*)::int4 FROM pg_namespace WHERE nspname = 'resourceful'", logger: logger
+        ).decode(Int32.self) {
+            schemaExists = count > 0
+        }
+        var exists = false
+        for try await table in try await connection.query("SELECT to_regclass('resourceful.version')::text", logger: logger)
+            .decode(String?.self)
+        {
+            exists = table != nil
+        }
+        var found = 0
+        if exists {
+            for try await version in try await connection.query("SELECT max(version) FROM resourceful.version", logger: logger)
+                .decode(Int?.self)
+            {
+                found = version ?? 0
+            }
+        }
+        return (schemaExists, found)
     }
 
     /// Throws ``PostgresSharedStateError`` when the schema holds what would run another role's

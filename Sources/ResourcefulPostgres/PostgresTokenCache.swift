@@ -8,9 +8,9 @@ public import Resourceful
 ///
 /// An instance reads the token another kept (one round trip, only when its own copy is due:
 /// the OAuth 2 storage keeps the token in memory until its renewal, so a call with a token in
-/// hand costs no round trip). When none is kept, it takes the fleet's lease for that token — a
-/// transaction-scoped advisory lock (`pg_advisory_xact_lock`), which works behind a pooler in
-/// transaction mode — reads again (another instance may have kept one while this one waited),
+/// hand costs no round trip). When none is kept, it takes the fleet's lease for that token — the
+/// lock of the token's row in `resourceful.leases`, held by a transaction, which works behind a
+/// pooler in transaction mode and which no role without rights on the table can take — reads again (another instance may have kept one while this one waited),
 /// asks the authorization server only when still needed, keeps the answer and releases the lease
 /// with the transaction. The others wait for the lease within their deadline (PostgreSQL's
 /// `lock_timeout`); a holder that dies (even by `kill -9`) loses its connection, and with it the
@@ -173,8 +173,13 @@ public final class PostgresTokenCache: SharedTokenCache {
         // server ends its session, and the lease with it, once it has idled past the deadline.
         let idle = "\(Swift.max(Int64((deadline - .now) / .milliseconds(1)), 1) + 5000)ms"
         try await connection.query("SELECT pg_catalog.set_config('idle_in_transaction_session_timeout', \(idle), true)", logger: logger)
+        // The lease is the lock of a row only the fleet's role may write (not an advisory lock,
+        // which any role that may connect could take and hold).
         try await connection.query(
-            "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('resourceful token ' || \(row), 0::int8))", logger: logger)
+            """
+            INSERT INTO resourceful.leases AS l (name, taken_us) VALUES ('token ' || \(row), resourceful.now_us())
+            ON CONFLICT (name) DO UPDATE SET taken_us = excluded.taken_us
+            """, logger: logger)
         if let kept = try await read(row, keys: keys, on: { try await connection.query($0, logger: logger) }),
             kept.header != refused
         {
@@ -206,7 +211,7 @@ public final class PostgresTokenCache: SharedTokenCache {
         let rows = try await query(
             """
             SELECT key_id, sealed, (least(greatest(renew_at_us::numeric - resourceful.now_us(), -1), 86400000000))::bigint
-            FROM resourceful.tokens WHERE name = \(row)
+            FROM resourceful.tokens WHERE name = \(row) AND pg_catalog.octet_length(sealed) <= \(SharedStateKeys.largestSealedSecret)
             """)
         for try await (keyID, sealed, left) in rows.decode((String, ByteBuffer, Int64).self) {
             guard left > 0, let plain = keys.open(Array(sealed.readableBytesView), keyID: keyID, context: row),

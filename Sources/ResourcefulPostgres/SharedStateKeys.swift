@@ -70,6 +70,10 @@ public struct SharedStateKeys: Sendable {
         return (try? HTTPCacheDigestKey(bytes: bytes)) ?? .processWide
     }
 
+    /// The most bytes of a sealed token read from a row (1 MiB, far above any token): a larger
+    /// row was not written by an instance, and is read as holding none, without its bytes.
+    static let largestSealedSecret: Int64 = 1 << 20
+
     /// A row's name for `text` (SHA-256, hex): the same under every key, so that a rotation
     /// finds the rows sealed before it. What is named so is no secret (a token endpoint, client
     /// and scopes; a cache key, whose credential part is already a keyed digest).

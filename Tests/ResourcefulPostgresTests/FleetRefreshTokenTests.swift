@@ -176,6 +176,28 @@ struct FleetRefreshTokenTests {
         _ = try await rows("DELETE FROM resourceful.refresh_tokens WHERE name = '\(row)' RETURNING name")
     }
 
+    @Test("A claim made before the shared state stops holds its connections open for the rotation that follows")
+    func aClaimHoldsShutdownForItsRotation() async throws {
+        let keys = try SharedStateKeys(current: "k1", keys: ["k1": try #require(PostgresSharedStateFactory.keyBytes(FleetTokenTests.sealingKey))])
+        let name = "claimed-\(UUID().uuidString)"
+        let shared = PostgresSharedState(configuration: connection(to: try suiteServer()), options: .patient, logger: Logger(label: "resourceful-postgres-tests"))
+        let running = Task { await shared.run() }
+        defer { running.cancel() }
+        let storage = PostgresRefreshTokenStorage(sharedState: shared, keys: keys)
+        try await storage.storeSecret("r0", named: name)
+        // The renewal claims the token; its request to the token server is out.
+        #expect(try await storage.claimSecret(named: name, spending: "r0", until: .now + .seconds(30)) == .claimed)
+        #expect(shared.store.lastingWrites.count == 1)
+        // The app stops meanwhile; the answer then comes, and its rotation is written.
+        running.cancel()
+        #expect(try await storage.replaceSecret(named: name, spent: "r0", with: "r1"))
+        await running.value
+        #expect(shared.store.lastingWrites.count == 0)
+        let row = PostgresRefreshTokenStorage.row(name)
+        #expect(try await rows("SELECT version::text FROM resourceful.refresh_tokens WHERE name = '\(row)'") == ["2"])
+        _ = try await rows("DELETE FROM resourceful.refresh_tokens WHERE name = '\(row)' RETURNING name")
+    }
+
     @Test("A rotation's write refused for its values is said at once, not tried for the write's whole window")
     func aWriteRefusedForItsValuesIsNotTriedAgain() async throws {
         let keys = try SharedStateKeys(current: "k1", keys: ["k1": try #require(PostgresSharedStateFactory.keyBytes(FleetTokenTests.sealingKey))])

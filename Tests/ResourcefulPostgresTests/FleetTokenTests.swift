@@ -43,6 +43,16 @@ struct FleetTokenTests {
         server.requests.filter { $0.path == "/token" }.count
     }
 
+    /// How many sessions wait for a lease row another holds.
+    static func waitingForTheLease() async throws -> Int {
+        let count = try await rows(
+            """
+            SELECT count(*)::text FROM pg_catalog.pg_stat_activity
+            WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO resourceful.leases%' AND pid <> pg_catalog.pg_backend_pid()
+            """)
+        return Int(count.first ?? "") ?? 0
+    }
+
     static func arguments(_ server: MockServer) -> [String] {
         ["--token-url", server.baseURL.appendingPathComponent("token").absoluteString, "--client-id", "fleet"]
     }
@@ -85,7 +95,7 @@ struct FleetTokenTests {
             try await poll { Self.tokenRequests(server) == 1 }
             let outputs = try await fleet(4, baseURL: base, Self.arguments(server) + ["--calls", "8", "--concurrency", "4"], environment: Self.environment) {
                 // Every process waits for the lease; then its holder dies.
-                try await poll { try await rows("SELECT count(*)::text FROM pg_locks WHERE locktype = 'advisory' AND NOT granted") == ["4"] }
+                try await poll { try await Self.waitingForTheLease() == 4 }
                 kill(holder.processIdentifier, SIGKILL)
             }
             #expect(try outcomes(outputs) == ["200": 4 * 8])

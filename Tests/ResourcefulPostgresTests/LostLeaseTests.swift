@@ -79,14 +79,13 @@ struct LostLeaseTests {
                 #expect(a.found.withLock { $0 } == [.claimed])
 
                 // A's connection, and with it the fleet's lease, is lost while its request is out.
-                let lease = SharedStateKeys.name(
-                    OAuth2AuthenticationStorage.sharedTokenName(settings: settings, endpoints: OAuth2Endpoints(token: settings.tokenEndpoint!), grant: .refreshToken, service: "fleet"))
+                // The one session holding a lease row (nothing else here takes one), not waiting.
                 let killed = try await rows(
                     """
-                    WITH h AS (SELECT pg_catalog.hashtextextended('resourceful token ' || '\(lease)', 0::int8) AS v)
-                    SELECT pg_catalog.pg_terminate_backend(l.pid)::text FROM pg_catalog.pg_locks l, h
-                    WHERE l.locktype = 'advisory' AND l.granted
-                        AND l.classid::int8 = ((h.v >> 32) & 4294967295) AND l.objid::int8 = (h.v & 4294967295)
+                    SELECT pg_catalog.pg_terminate_backend(l.pid)::text FROM pg_catalog.pg_locks l
+                    JOIN pg_catalog.pg_class c ON c.oid = l.relation JOIN pg_catalog.pg_stat_activity a ON a.pid = l.pid
+                    WHERE c.relname = 'leases' AND l.granted AND l.mode = 'RowExclusiveLock' AND a.wait_event_type IS DISTINCT FROM 'Lock'
+                        AND l.pid <> pg_catalog.pg_backend_pid()
                     """)
                 #expect(killed == ["true"])
 

@@ -79,6 +79,30 @@ struct PostgresHTTPCacheStorageTests {
         }
     }
 
+    @Test("A row larger than any instance writes (another process's) is passed over without being read, and the store stays in use")
+    func anOversizedRowIsNotRead() async throws {
+        try await Self.withStorageInstances(1) { instances in
+            let storage = PostgresHTTPCacheStorage(sharedState: instances[0], maxEntryBytes: 64 * 1024)
+            let key = Self.anonymousKey()
+            await storage.store(Self.entry(body: "small"), forKey: key)
+            #expect(await storage.entry(forKey: key)?.body == ByteBuffer(string: "small"))
+            // Another process makes the row 8 MiB: not read (not into memory), as if absent.
+            _ = try await rows(
+                """
+                UPDATE resourceful.http_cache SET entry = entry || pg_catalog.decode(pg_catalog.repeat('00', 8388608), 'hex')
+                WHERE name = '\(SharedStateKeys.name(key))' RETURNING name
+                """)
+            #expect(await storage.entry(forKey: key) == nil)
+            #expect(instances[0].isAvailable)
+            // Passed over, not read: a row read and found bad would have been deleted.
+            let size = try await rows("SELECT pg_catalog.octet_length(entry)::text FROM resourceful.http_cache WHERE name = '\(SharedStateKeys.name(key))'")
+            #expect(size.count == 1 && (Int(size[0]) ?? 0) > 8_388_608)
+            // The next answer stored replaces it.
+            await storage.store(Self.entry(body: "again"), forKey: key)
+            #expect(await storage.entry(forKey: key)?.body == ByteBuffer(string: "again"))
+        }
+    }
+
     @Test("A credential's entry is sealed: no body or field value in clear; it opens only under the same keys")
     func aCredentialedEntryIsSealed() async throws {
         let key = Self.credentialedKey()

@@ -81,6 +81,34 @@ struct PostgresRateLimitStateTests {
         }
     }
 
+    @Test("A pause and a learned budget a row holds for a year are cut to the reader's longest pause in the row, and end")
+    func aPauseLongerThanTheReadersEnds() async throws {
+        let upstream = "year \(UUID())"
+        try await withInstances(1) { instances in
+            let state = instances[0].rateLimits
+            #expect(await state.pause("warm \(UUID())", for: .milliseconds(1)))
+            _ = try await rows(
+                """
+                INSERT INTO resourceful.rate_limits (upstream, paused_until_us, learned_interval_us, learned_burst, learned_until_us, touched_us)
+                VALUES ('\(upstream)', resourceful.now_us() + 31536000000000, 86400000000, 1, 9000000000000000000, resourceful.now_us())
+                RETURNING upstream
+                """)
+            // A caller keeping pauses of at most 2 s waits at most that, not a day.
+            guard case .granted(let wait) = await state.reserve(upstream, budget: nil, maxWait: .seconds(30), maxPause: .seconds(2)) else {
+                Issue.record("refused for a pause past the reader's longest")
+                return
+            }
+            #expect(wait <= .seconds(2), "\(wait)")
+            let row = try await rows(
+                """
+                SELECT ((paused_until_us - resourceful.now_us()) <= 2000000 AND (learned_until_us - resourceful.now_us()) <= 2000000
+                    AND learned_interval_us <= 2000000)::text
+                FROM resourceful.rate_limits WHERE upstream = '\(upstream)'
+                """)
+            #expect(row == ["true"])
+        }
+    }
+
     @Test("A pause one instance keeps holds every instance's calls, and only a longer one replaces it")
     func aPauseHoldsTheFleet() async throws {
         let upstream = "pause \(UUID())"

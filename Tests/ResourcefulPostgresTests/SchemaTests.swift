@@ -17,7 +17,7 @@ struct SchemaTests {
         }
         #expect(try await rows("SELECT version::text FROM resourceful.version") == ["\(PostgresSchema.version)"])
         let tables = try await rows("SELECT tablename::text FROM pg_tables WHERE schemaname = 'resourceful' ORDER BY 1")
-        #expect(tables == ["breakers", "http_cache", "rate_limits", "refresh_tokens", "tokens", "version"])
+        #expect(tables == ["breakers", "http_cache", "leases", "rate_limits", "refresh_tokens", "tokens", "version"])
         // Nothing of the module's outside its schema.
         #expect(try await rows("SELECT count(*)::text FROM pg_class WHERE relname LIKE 'resourceful%'") == ["0"])
         // A later instance finds the version and changes nothing.
@@ -49,6 +49,6 @@ struct SchemaTests {
     @Test("Schema.sql, for those who apply it themselves, holds the statements the module applies")
     func theSQLFileIsWhatTheModuleApplies() throws {
         #expect(try String(contentsOf: PostgresSchemaFile.url, encoding: .utf8) == PostgresSchema.script + "\n")
-        #expect(PostgresSchema.steps.count == 14)
+        #expect(PostgresSchema.steps.count == 19)
     }
 }

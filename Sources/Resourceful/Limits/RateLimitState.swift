@@ -12,6 +12,11 @@ public protocol RateLimitState: Sendable {
     /// longer than `maxWait`, nothing is taken and ``RateLimitReservation/refused(wait:)`` says
     /// how long it would have been.
     func reserve(_ upstream: String, budget: RateBudget?, maxWait: Duration) async -> RateLimitReservation
+    /// As ``reserve(_:budget:maxWait:)``, for a caller that keeps no pause or learned budget
+    /// longer than `maxPause` (``APIConfig/UpstreamLimits/maxPause``): a state shared with other
+    /// writers cuts a longer one it holds to that, so that it ends. The default ignores `maxPause`
+    /// (a state in this process holds only what its own callers capped).
+    func reserve(_ upstream: String, budget: RateBudget?, maxWait: Duration, maxPause: Duration) async -> RateLimitReservation
     /// Gives back a place taken and not used (the caller was cancelled while it waited), so that
     /// the ones after it need not wait for it.
     func release(_ upstream: String, budget: RateBudget?) async
@@ -31,6 +36,12 @@ public protocol RateLimitState: Sendable {
 }
 
 extension RateLimitState {
+    /// The reservation of ``reserve(_:budget:maxWait:)``: `maxPause` is not needed by a state
+    /// whose only writers cap what they write.
+    public func reserve(_ upstream: String, budget: RateBudget?, maxWait: Duration, maxPause: Duration) async -> RateLimitReservation {
+        await reserve(upstream, budget: budget, maxWait: maxWait)
+    }
+
     /// No pause is known: a state that does not keep pauses apart from its places answers zero.
     public func remainingPause(of upstream: String) async -> Duration { .zero }
 }

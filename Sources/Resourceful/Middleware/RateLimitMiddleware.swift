@@ -114,7 +114,7 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
     ) async throws -> TransportResponse {
         let upstream = Self.upstreamKey(service: context.options.service, request: request)
         let deadline = RetryMiddleware.headDeadline(of: request, context: context)
-        switch await onState(request, { await state.reserve(upstream, budget: budget, maxWait: deadline - .now) }) {
+        switch await onState(request, { await state.reserve(upstream, budget: budget, maxWait: deadline - .now, maxPause: limits.maxPause) }) {
         case .refused(let wait):
             throw refusal(waiting: wait, request: request, context: context)
         case .granted(let wait) where wait > .zero:
