@@ -128,7 +128,7 @@ test-loaded: setup
 # deadlines the same share of the machine as sixteen do without it.
 TSAN_FLAGS := --sanitize=thread --scratch-path .build-tsan
 TSAN_ENV := RESOURCEFUL_WITHOUT_OPENAPI=1 RESOURCEFUL_WITHOUT_POSTGRES=1 RESOURCEFUL_WITHOUT_CONTAINERS=1
-TSAN_WIDTH := SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=4
+TSAN_WIDTH := SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=4 TSAN_OPTIONS=suppressions=$(CURDIR)/scripts/tsan.supp
 test-tsan: setup
 	$(TSAN_ENV) $(SWIFT) build --build-tests $(TSAN_FLAGS)
 	$(TSAN_WIDTH) $(TSAN_ENV) $(SCRATCH) $(SWIFT) test --skip-build $(TSAN_FLAGS) --filter 'ResourcefulTests|ResourcefulTestingTests' --skip ForeignHARTests --skip '\.LoadTests' --skip HungFileSystemTests --skip RateLimitGatewayTests
