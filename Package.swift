@@ -285,6 +285,7 @@ if Context.environment["RESOURCEFUL_WITHOUT_POSTGRES"] == nil {
                 "ProcessTestSupport",
                 "resourceful-fleet-worker",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),

@@ -335,6 +335,9 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
                     Self.spendsNothing.contains(code) || code == "invalid_grant"
                 {
                     await rotating?.releaseClaim(named: Self.refreshTokenName(service: service), spending: refreshToken)
+                } else {
+                    // Maybe spent: the claim runs out, but no successor is to be waited for.
+                    await rotating?.abandonClaim(named: Self.refreshTokenName(service: service), spending: refreshToken)
                 }
                 guard error.kind == .loginRequired, error.serverError != nil else { throw error }
                 if !retried, error.serverError == "invalid_grant",

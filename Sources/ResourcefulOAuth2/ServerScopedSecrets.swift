@@ -33,4 +33,5 @@ struct ServerScopedSecrets: RotatingSecretStorage {
         try await inner.claimSecret(named: scoped(name), spending: secret, until: deadline)
     }
     func releaseClaim(named name: String, spending secret: String) async { await inner.releaseClaim(named: scoped(name), spending: secret) }
+    func abandonClaim(named name: String, spending secret: String) async { await inner.abandonClaim(named: scoped(name), spending: secret) }
 }

@@ -38,6 +38,11 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
         var hold: Int?
     }
 
+    /// The mark this instance writes in the rows it claims: one per instance, so that a claim
+    /// whose answer was lost (the statement committed after the instance stopped waiting) is
+    /// this instance's again on its next try, not a stranger's the fleet waits out.
+    private let claimID = UUID().uuidString
+
     /// Refresh tokens kept through `sharedState`'s connections, sealed with `keys`.
     public init(sharedState: PostgresSharedState, keys: SharedStateKeys) {
         store = sharedState.store
@@ -121,7 +126,7 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
         let known = lastRead.withLock { $0[name] }
         guard let current = known?.secret == secret ? known : try await read(name), current.secret == secret else { return .replaced }
         let row = Self.row(name)
-        let id = UUID().uuidString
+        let id = claimID
         // Past the last attempt of a rotation's write, which starts by the deadline and may run
         // one statement time past its window.
         let lasts = Swift.min(
@@ -132,15 +137,17 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
                 """
                 UPDATE resourceful.refresh_tokens SET claim_id = \(id), claimed_until_us = resourceful.now_us() + \(lasts)
                 WHERE name = \(row) AND version = \(current.version) AND sealed = \(ByteBuffer(bytes: current.sealed))
-                    AND (claimed_until_us <= resourceful.now_us() OR claimed_until_us > resourceful.now_us() + \(Self.longestClaim))
+                    AND (claim_id = \(id) OR claimed_until_us <= resourceful.now_us()
+                        OR claimed_until_us > resourceful.now_us() + \(Self.longestClaim))
                 RETURNING 1
                 """)
             for try await _ in rows { return true }
             return false
         }
         if claimed {
-            // A shutdown waits for the rotation this claim is for (its token request is out).
-            let hold = store.lastingWrites.hold(until: .now + .microseconds(lasts))
+            // A shutdown waits for the rotation this claim is for while its token request may
+            // still be answered: until the call's deadline.
+            let hold = store.lastingWrites.hold(until: deadline + store.statementTimeout)
             let replaced = claims.withLock { claims -> Claim? in
                 if claims.count >= Self.maximumRead {
                     defer { claims.removeAll() }
@@ -173,6 +180,16 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
             for try await _ in rows {}
             return true
         }
+    }
+
+    /// Nothing waits for the successor of `secret` under `name` any more: its request ended
+    /// without one. The claim in the row runs out (the secret may have been spent).
+    public func abandonClaim(named name: String, spending secret: String) async {
+        let hold = claims.withLock { claims -> Int? in
+            defer { claims[name]?.hold = nil }
+            return claims[name]?.hold
+        }
+        if let hold { store.lastingWrites.end(hold) }
     }
 
     /// The longest claim written, in microseconds (an hour): a row claimed for longer was not

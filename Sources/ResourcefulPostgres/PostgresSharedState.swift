@@ -100,30 +100,35 @@ public final class PostgresSharedState: Service, Sendable {
 
     /// Runs the client's connections until the task is cancelled or a `ServiceGroup` shuts down.
     ///
-    /// Either ends them only once the writes still in flight have reached the store
+    /// A graceful shutdown ends them only once the writes still in flight have reached the store
     /// (``finishWrites()``): a rotated refresh token is written even when the app stops while its
-    /// renewal is being answered.
+    /// renewal is being answered. Cancellation ends them at once.
     public func run() async {
         let client = self.client
         let writes = store.lastingWrites
-        // The connections run outside the caller's cancellation and graceful shutdown (a detached
-        // task takes neither), and end once the writes have.
+        // The connections run outside the caller's graceful shutdown (a detached task takes no
+        // task-locals), so that they outlive it until the writes have ended.
         let connections = Task.detached { await client.run() }
-        await withTaskCancellationOrGracefulShutdownHandler {
-            await connections.value
-        } onCancelOrGracefulShutdown: {
-            Task.detached {
-                await writes.finished()
-                connections.cancel()
+        await withTaskCancellationHandler {
+            await withGracefulShutdownHandler {
+                await connections.value
+            } onGracefulShutdown: {
+                Task.detached {
+                    await writes.finished()
+                    connections.cancel()
+                }
             }
+        } onCancel: {
+            connections.cancel()
         }
     }
 
     /// Returns once every write that outlives the call that asked for it (a rotated refresh
     /// token's, tried for four statement times and at least 30 s) has reached the store or given
-    /// up, and every refresh token claimed has been rotated, given back or its claim has run out
-    /// (its renewal's token request may still be out). ``run()`` waits for it before it ends; an app that runs ``client`` itself calls it
-    /// before it stops the client.
+    /// up, and every renewal that claimed a refresh token has ended (its successor written, or
+    /// its request over: at the latest by its deadline). ``run()`` waits for it on a graceful
+    /// shutdown, `API.shutdown()` always; an app that runs ``client`` itself calls it before it
+    /// stops the client.
     public func finishWrites() async {
         await store.lastingWrites.finished()
     }

@@ -91,6 +91,8 @@ public struct PostgresSharedStateFactory: SharedStateFactory {
             rateLimits: shared.rateLimits, circuitBreakers: shared.circuitBreakers, tokens: tokens, httpCache: cache,
             refreshTokens: refreshTokens,
             onShutdown: {
+                // Rotated refresh tokens still being written reach the store first.
+                await shared.finishWrites()
                 running.cancel()
                 await running.value
             })

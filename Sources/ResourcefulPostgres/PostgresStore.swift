@@ -35,6 +35,11 @@ final class PostgresStore: Sendable {
         /// When the last failure was noted: a statement begun before it says nothing of the
         /// store since.
         var failedAt: ContinuousClock.Instant?
+        /// When an outage was last logged, and whether the current one was: a store that answers
+        /// reads and refuses writes (read-only, a full disk) changes state every retry interval,
+        /// and is said once a minute, not each time.
+        var loggedAt: ContinuousClock.Instant?
+        var outageLogged = false
     }
 
     private let health = Locked(Health())
@@ -183,29 +188,28 @@ final class PostgresStore: Sendable {
     /// migration lock, once the schema is found to hold nothing of a role the instances do not
     /// trust (``PostgresSchema/untrustedObject``).
     static func migrate(_ client: PostgresClient, logger: Logger, everyStep: Bool = false) async throws {
+        let settings: PostgresQuery = """
+            SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true),
+                pg_catalog.set_config('lock_timeout', '20s', true), pg_catalog.set_config('statement_timeout', '25s', true)
+            """
         do {
-            try await client.withTransaction(logger: logger) { connection in
-                try await connection.query(
-                    """
-                    SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true),
-                        pg_catalog.set_config('lock_timeout', '20s', true), pg_catalog.set_config('statement_timeout', '25s', true)
-                    """, logger: logger)
-                // A schema at its version is only read: the lock (which any role that may connect
-                // could hold) is taken only to change it, and everything is read again under it.
-                var locked = false
-                var schemaExists = false
-                var found = 0
-                while true {
-                    if everyStep || locked {
-                        try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))", logger: logger)
-                        locked = true
-                    }
+            // A schema at its version is only read, in a transaction of its own: the lock (which
+            // any role that may connect could hold) is taken only to change it, and no lock this
+            // read took is held while the lock is waited for.
+            if !everyStep {
+                let current = try await client.withTransaction(logger: logger) { connection -> Bool in
+                    try await connection.query(settings, logger: logger)
                     try await refuseUntrusted(connection, logger: logger)
-                    (schemaExists, found) = try await version(connection, logger: logger)
-                    guard found < PostgresSchema.version || everyStep else { return }
-                    if locked { break }
-                    locked = true
+                    return try await version(connection, logger: logger).version >= PostgresSchema.version
                 }
+                if current { return }
+            }
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query(settings, logger: logger)
+                try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))", logger: logger)
+                try await refuseUntrusted(connection, logger: logger)
+                let (schemaExists, found) = try await version(connection, logger: logger)
+                guard found < PostgresSchema.version || everyStep else { return }
                 // Made here, not found: another role's schema made since the check above fails
                 // this migration (the next one refuses it) instead of receiving the tables.
                 if !schemaExists { try await connection.query("CREATE SCHEMA resourceful", logger: logger) }
@@ -280,10 +284,14 @@ final class PostgresStore: Sendable {
             }
         }
         let first: Bool = health.withLock { state in
-            state.unavailableUntil = .now + retryInterval
-            state.failedAt = .now
-            defer { state.warned = true }
-            return !state.warned
+            let now = ContinuousClock.now
+            state.unavailableUntil = now + retryInterval
+            state.failedAt = now
+            guard !state.warned else { return false }
+            state.warned = true
+            state.outageLogged = state.loggedAt.map { now - $0 >= .seconds(60) } ?? true
+            if state.outageLogged { state.loggedAt = now }
+            return state.outageLogged
         }
         guard first else { return }
         logger.warning(
@@ -316,9 +324,11 @@ final class PostgresStore: Sendable {
             if let failedAt = state.failedAt, startedAt < failedAt { return false }
             defer {
                 state.warned = false
+                state.outageLogged = false
                 state.unavailableUntil = nil
             }
-            return state.warned
+            // Said only for an outage that was said.
+            return state.warned && state.outageLogged
         }
         guard wasDown else { return }
         logger.notice("Shared state available again", metadata: ["resourceful.shared-state": "postgres"])

@@ -7,6 +7,7 @@ import Resourceful
 import ResourcefulOAuth2
 @testable import ResourcefulPostgres
 import ResourcefulTesting
+import ServiceLifecycle
 import Testing
 
 /// Rotating refresh tokens shared by OS processes through the suite's PostgreSQL, against a token
@@ -137,7 +138,8 @@ struct FleetRefreshTokenTests {
         let row = PostgresRefreshTokenStorage.row(name)
         let logger = Logger(label: "resourceful-postgres-tests")
         let shared = PostgresSharedState(configuration: connection(to: try suiteServer()), options: .patient, logger: logger)
-        let running = Task { await shared.run() }
+        let services = ServiceGroup(services: [shared], logger: logger)
+        let running = Task { try await services.run() }
         defer { running.cancel() }
         let storage = PostgresRefreshTokenStorage(sharedState: shared, keys: keys)
         try await storage.storeSecret("r0", named: name)
@@ -164,12 +166,12 @@ struct FleetRefreshTokenTests {
             let first = try await waitingForTheRow(besides: nil)
             // The app stops while the write waits, and the write's session is then ended by
             // another hand: the write is tried again on connections that shutdown keeps open.
-            running.cancel()
+            await services.triggerGracefulShutdown()
             #expect(try await rows("SELECT pg_catalog.pg_terminate_backend(\(first))::text") == ["true"])
             _ = try await waitingForTheRow(besides: first)
             release.finish()
             #expect(try await rotation.value)
-            await running.value
+            try await running.value
         }
         #expect(try await rows("SELECT version::text FROM resourceful.refresh_tokens WHERE name = '\(row)'") == ["2"])
         #expect(shared.store.lastingWrites.count == 0)
@@ -180,8 +182,10 @@ struct FleetRefreshTokenTests {
     func aClaimHoldsShutdownForItsRotation() async throws {
         let keys = try SharedStateKeys(current: "k1", keys: ["k1": try #require(PostgresSharedStateFactory.keyBytes(FleetTokenTests.sealingKey))])
         let name = "claimed-\(UUID().uuidString)"
-        let shared = PostgresSharedState(configuration: connection(to: try suiteServer()), options: .patient, logger: Logger(label: "resourceful-postgres-tests"))
-        let running = Task { await shared.run() }
+        let logger = Logger(label: "resourceful-postgres-tests")
+        let shared = PostgresSharedState(configuration: connection(to: try suiteServer()), options: .patient, logger: logger)
+        let services = ServiceGroup(services: [shared], logger: logger)
+        let running = Task { try await services.run() }
         defer { running.cancel() }
         let storage = PostgresRefreshTokenStorage(sharedState: shared, keys: keys)
         try await storage.storeSecret("r0", named: name)
@@ -189,9 +193,9 @@ struct FleetRefreshTokenTests {
         #expect(try await storage.claimSecret(named: name, spending: "r0", until: .now + .seconds(30)) == .claimed)
         #expect(shared.store.lastingWrites.count == 1)
         // The app stops meanwhile; the answer then comes, and its rotation is written.
-        running.cancel()
+        await services.triggerGracefulShutdown()
         #expect(try await storage.replaceSecret(named: name, spent: "r0", with: "r1"))
-        await running.value
+        try await running.value
         #expect(shared.store.lastingWrites.count == 0)
         let row = PostgresRefreshTokenStorage.row(name)
         #expect(try await rows("SELECT version::text FROM resourceful.refresh_tokens WHERE name = '\(row)'") == ["2"])

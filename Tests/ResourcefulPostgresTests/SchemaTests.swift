@@ -9,7 +9,7 @@ import Testing
 struct SchemaTests {
     @Test("Instances starting at once create the schema once, at its version")
     func instancesStartingAtOnceMigrateOnce() async throws {
-        try await withInstances(6) { instances in
+        try await withInstances(6, prepared: false) { instances in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for instance in instances { group.addTask { try await instance.prepare() } }
                 try await group.waitForAll()
@@ -21,7 +21,7 @@ struct SchemaTests {
         // Nothing of the module's outside its schema.
         #expect(try await rows("SELECT count(*)::text FROM pg_class WHERE relname LIKE 'resourceful%'") == ["0"])
         // A later instance finds the version and changes nothing.
-        try await withInstances(1) { try await $0[0].prepare() }
+        try await withInstances(1, prepared: false) { try await $0[0].prepare() }
         #expect(try await rows("SELECT count(*)::text FROM resourceful.version") == ["1"])
     }
 

@@ -3,7 +3,7 @@ import InMemoryLogging
 import Logging
 import ProcessTestSupport
 import Resourceful
-import ResourcefulPostgres
+@testable import ResourcefulPostgres
 import Testing
 
 /// PostgreSQL stopped mid-run and started again, or stopped where it stands: its own server, as
@@ -45,6 +45,24 @@ struct StoreOutageTests {
             #expect(ContinuousClock.now - written < .seconds(5))
             // The pause is kept all the same, in the instance's memory.
             #expect(await other.rateLimits.remainingPause(of: upstream) > .zero)
+        }
+    }
+
+    @Test("A store that answers reads and refuses writes is said unavailable once a minute, not at each change")
+    func aFlappingStoreIsSaidOnceAMinute() async throws {
+        let logs = InMemoryLogHandler()
+        var logger = Logger(label: "flapping") { _ in logs }
+        logger.logLevel = .notice
+        try await withInstances(1, logger: logger) { instances in
+            let store = instances[0].store
+            func said(_ level: Logger.Level) -> Int { logs.entries.filter { $0.level == level }.count }
+            // Read-only: each retry interval a read answers and a write fails.
+            for _ in 0..<5 {
+                store.noteFailure("reserve", QueryFailed(description: "read-only"))
+                store.noteSuccess()
+            }
+            #expect(said(.warning) == 1)
+            #expect(said(.notice) == 1)
         }
     }
 

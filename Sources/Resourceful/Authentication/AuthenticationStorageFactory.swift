@@ -165,6 +165,17 @@ public protocol RotatingSecretStorage: WritableSecretStorage {
     /// all (the server refused the request, or rotates no tokens); failing to end it costs only
     /// the wait until it runs out.
     func releaseClaim(named name: String, spending secret: String) async
+
+    /// Says that the request spending a claimed `secret` under `name` ended without a successor
+    /// to write (no answer, a server error, a logout meanwhile): the claim is left to run out,
+    /// since the secret may have been spent, but nothing waits for its successor any more (a
+    /// shutdown waiting for the rotation's write). The default does nothing.
+    func abandonClaim(named name: String, spending secret: String) async
+}
+
+extension RotatingSecretStorage {
+    /// Nothing waits for a claim's successor in a storage without this step.
+    public func abandonClaim(named name: String, spending secret: String) async {}
 }
 
 /// What ``RotatingSecretStorage/claimSecret(named:spending:until:)`` found.

@@ -52,11 +52,15 @@ func suiteServer() throws -> PostgresServer {
 }
 
 /// Runs `body` with `count` instances of shared state (each its own client, as separate
-/// instances of a fleet have), their clients running until `body` returns.
+/// instances of a fleet have), their clients running until `body` returns. Their schema is
+/// prepared first (unless `prepared` is `false`, for a test of the preparing itself), so that a
+/// test's statements are not the first of a suite whose many instances prepare at once: on a
+/// machine busy with every suite's server, that may take longer than a statement's time.
 func withInstances<T: Sendable>(
     _ count: Int,
     options: PostgresSharedState.Options = .patient,
     logger: Logger = Logger(label: "resourceful-postgres-tests"),
+    prepared: Bool = true,
     _ body: @Sendable ([PostgresSharedState]) async throws -> T
 ) async throws -> T {
     let server = try suiteServer()
@@ -64,6 +68,9 @@ func withInstances<T: Sendable>(
     return try await withThrowingTaskGroup(of: T?.self) { group in
         for instance in instances { group.addTask { await instance.run(); return nil } }
         defer { group.cancelAll() }
+        if prepared {
+            for instance in instances { try await instance.prepare() }
+        }
         return try await body(instances)
     }
 }
