@@ -13,14 +13,19 @@ struct DemoCommand: AsyncParsableCommand {
         abstract: "Serve a sample users resource on 127.0.0.1 and call it with each verb."
     )
 
-    @Option(name: .customLong("env"), help: "The configuration to load from the config directory.")
-    var environment = "development"
+    @Option(name: .customLong("env"), help: "The configuration to load from the config directory (default: development, or a built-in one when there is none).")
+    var environment: String?
 
     @Option(help: "Where the configuration files are (default: $RESOURCEFUL_CONFIG_DIR, else ./Configs).")
     var configDirectory: String?
 
     func run() async throws {
-        var config = try await APIConfig.load(environment: environment, configDirectory: configDirectory)
+        var config: APIConfig
+        do {
+            config = try await configuration()
+        } catch {
+            CallReport.report(setUp: error)
+        }
         let level = config.logging.level
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardOutput(label: label)
@@ -55,6 +60,18 @@ struct DemoCommand: AsyncParsableCommand {
         }
     }
 
+    /// The configuration named, else `development` from the folder, else (run outside a
+    /// checkout, with nothing chosen) a built-in one: the demo serves its own base URL.
+    private func configuration() async throws -> APIConfig {
+        let chosen = environment != nil || configDirectory != nil || ProcessInfo.processInfo.environment["RESOURCEFUL_CONFIG_DIR"] != nil
+        let file = URL(fileURLWithPath: "Configs/development.json", isDirectory: false)
+        // Replaced by the demo server's own address before any call.
+        if !chosen, !FileManager.default.fileExists(atPath: file.path), let placeholder = URL(string: "http://127.0.0.1/v1") {
+            return APIConfig(baseURL: placeholder, service: "demo")
+        }
+        return try await APIConfig.load(environment: environment ?? "development", configDirectory: configDirectory)
+    }
+
     private func runVerbs(_ api: API) async throws {
         let listed = try await api.call(ListUsers(parameters: .init(nameContains: nil, limit: 10)))
         try show("index users", listed)
@@ -71,7 +88,7 @@ struct DemoCommand: AsyncParsableCommand {
         do {
             _ = try await api.call(ShowUser(id: created.id))
         } catch {
-            print("== show users/\(created.id) after delete → \(error)\n")
+            print("== show users/\(created.id) after delete → \(CallReport.describe(error).replacingOccurrences(of: "resourceful: ", with: ""))\n")
         }
     }
 

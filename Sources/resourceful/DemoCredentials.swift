@@ -19,7 +19,7 @@ struct DemoCredentials {
                 try await keyring.delete(service: service, account: account)
             }
         } catch {
-            print("No usable keyring (\(error.kind)): \(error.hint). Using in-memory credentials instead.")
+            print("No usable keyring: \(error.hint). Using in-memory credentials instead.")
             return DemoCredentials(storage: InMemoryAuthenticationStorage([service: "Bearer \(token)"])) {}
         }
     }

@@ -51,6 +51,12 @@ struct GenerateCommand: ParsableCommand {
     func run() throws {
         let generation: OpenAPIGeneration
         let start = ContinuousClock.now
+        // Said in words, not as Foundation's "The operation could not be completed".
+        for (flag, path) in [("--openapi", Optional(document)), ("--config", config)] {
+            guard let path, !FileManager.default.fileExists(atPath: path) else { continue }
+            Self.printError("resourceful: cannot read \(path) (\(flag)): it does not exist")
+            throw ExitCode(2)
+        }
         do {
             let generator = OpenAPIGenerator(configuration: try generatorConfiguration())
             generation = try generator.generate(contentsOf: URL(fileURLWithPath: document, isDirectory: false))

@@ -21,4 +21,18 @@ struct ResourcefulCommand: AsyncParsableCommand {
         guard version else { throw CleanExit.helpRequest(self) }
         print("resourceful \(UserAgent.version)")
     }
+
+    /// Parses and runs the command line; `-V`/`--version` after a command (`delete users/9 -V`)
+    /// is refused before anything runs, rather than taken by the tool's own flag while the
+    /// command goes on to send its request.
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let command = arguments.first, !command.hasPrefix("-"),
+            let misplaced = arguments.dropFirst().prefix(while: { $0 != "--" }).first(where: { $0 == "-V" || $0 == "--version" })
+        {
+            StandardStreams.error("resourceful: \(misplaced) is an option of resourceful itself, not of '\(command)': run resourceful \(misplaced)\n")
+            Self.exit(withError: ExitCode.validationFailure)
+        }
+        await Self.main(arguments)
+    }
 }

@@ -40,6 +40,18 @@ import Testing
         }
     }
 
+    @Test func versionAfterACommandIsRefusedAndNothingIsSent() async throws {
+        try await MockServer.withRunning { server in
+            server.stub(.delete, "/v1/users/9", .json(raw: "{}"))
+            for flag in ["-V", "--version"] {
+                let result = try await Self.tool(server, ["delete", "users/9", flag])
+                #expect(result.status == 64, "\(result.output)")
+                #expect(result.output.contains("\(flag) is an option of resourceful itself, not of 'delete'"), "\(result.output)")
+            }
+            #expect(server.requests.isEmpty)
+        }
+    }
+
     @Test func shortOutputAndVerboseOptions() async throws {
         try await MockServer.withRunning { server in
             server.stub(.get, "/v1/report", .json(raw: #"{"rows": 3}"#))

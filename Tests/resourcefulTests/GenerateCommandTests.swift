@@ -36,6 +36,14 @@ import Testing
         #expect(try String(contentsOf: requests, encoding: .utf8).hasSuffix("// edited\n"), "--check wrote a file")
     }
 
+    @Test func aMissingDocumentOrConfigurationIsSaidInWords() async throws {
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-nope-\(UUID().uuidString).yaml").path
+        let document = try await Command.run(resourcefulTool, ["generate", "--openapi", missing, "--output", "/tmp/unused"])
+        #expect(document.status == 2)
+        #expect(document.output == "resourceful: cannot read \(missing) (--openapi): it does not exist\n", "\(document.output)")
+        #expect(!document.output.contains("could not be completed"))
+    }
+
     @Test func onlyTheNamedOperationsAtTheGivenAccessLevel() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
