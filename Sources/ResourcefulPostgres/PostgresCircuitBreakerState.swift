@@ -28,6 +28,9 @@ public final class PostgresCircuitBreakerState: CircuitBreakerState {
         var openUntil: ContinuousClock.Instant?
         var failures = 0
         var calls = 0
+        /// The store was asked for a probe since this read, for an opening longer than the
+        /// asking instance's, and refused it.
+        var askedStore = false
     }
 
     private struct Kept: Sendable {
@@ -49,28 +52,32 @@ public final class PostgresCircuitBreakerState: CircuitBreakerState {
     /// when its interval is over and a slot is free, else the instance's own breaker decides.
     public func permit(_ upstream: String, policy: CircuitBreakerPolicy) async -> CircuitBreakerPermit {
         guard let view = await view(of: upstream) else { return await local.permit(upstream, policy: policy) }
-        guard var openUntil = view.openUntil else { return await local.permit(upstream, policy: policy) }
-        // No opening lasts longer than the policy says, whatever a row holds: a longer one is
-        // cut in the row by the probe's statement (else it would be read afresh, and as long,
-        // at every refresh).
+        guard let openUntil = view.openUntil else { return await local.permit(upstream, policy: policy) }
+        // An opening longer than this instance's policy (another's, or a row past any) is left
+        // to the store, asked once per read of the row rather than per call: it decides, and
+        // cuts a row past a day. A shorter one holds until it ends.
         let longer = openUntil > view.read + policy.openInterval
-        openUntil = Swift.min(openUntil, view.read + policy.openInterval)
         let now = ContinuousClock.now
-        if now < openUntil, !longer { return .refused(retryAfter: openUntil - now, failures: view.failures, calls: view.calls) }
+        if longer ? view.askedStore : now < openUntil {
+            return .refused(retryAfter: openUntil - now, failures: view.failures, calls: view.calls)
+        }
         let probes = Int32(clamping: policy.probes)
         let lease = PostgresRateLimitState.microseconds(probeLease)
-        let open = PostgresRateLimitState.microseconds(policy.openInterval)
         let claimed = await store.run("probe") { client -> Bool in
-            let rows = try await client.query("SELECT resourceful.breaker_probe(\(upstream), \(probes), \(lease), \(open))")
+            let rows = try await client.query("SELECT resourceful.breaker_probe(\(upstream), \(probes), \(lease))")
             for try await taken in rows.decode(Bool.self) { return taken }
             return false
         }
         guard let claimed else { return await local.permit(upstream, policy: policy) }
         kept.withLock { kept in
-            kept.views[upstream] = nil
+            if !claimed, longer {
+                kept.views[upstream]?.askedStore = true
+            } else {
+                kept.views[upstream] = nil
+            }
             if claimed { kept.probes[upstream, default: 0] += 1 }
         }
-        if !claimed, now < openUntil { return .refused(retryAfter: openUntil - now, failures: view.failures, calls: view.calls) }
+        if !claimed, longer { return .refused(retryAfter: openUntil - now, failures: view.failures, calls: view.calls) }
         return claimed ? .probe : .refused(retryAfter: nil, failures: 0, calls: 0)
     }
 

@@ -38,10 +38,11 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
         var hold: Int?
     }
 
-    /// The mark this instance writes in the rows it claims: one per instance, so that a claim
-    /// whose answer was lost (the statement committed after the instance stopped waiting) is
-    /// this instance's again on its next try, not a stranger's the fleet waits out.
-    private let claimID = UUID().uuidString
+    /// The mark of a claim whose answer was lost (the statement may have committed after this
+    /// instance stopped waiting), by name: the next claim of that name, once none is under way,
+    /// writes the same mark, so that the row is this instance's again rather than a stranger's
+    /// the fleet waits out. Every other claim writes a mark of its own.
+    private let unanswered = Locked([String: (id: String, underWay: Bool)]())
 
     /// Refresh tokens kept through `sharedState`'s connections, sealed with `keys`.
     public init(sharedState: PostgresSharedState, keys: SharedStateKeys) {
@@ -126,37 +127,56 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
         let known = lastRead.withLock { $0[name] }
         guard let current = known?.secret == secret ? known : try await read(name), current.secret == secret else { return .replaced }
         let row = Self.row(name)
-        let id = claimID
+        let id = unanswered.withLock { unanswered -> String in
+            if let lost = unanswered[name], !lost.underWay {
+                unanswered[name]?.underWay = true
+                return lost.id
+            }
+            if unanswered[name] != nil { return UUID().uuidString }
+            if unanswered.count >= Self.maximumRead { unanswered.removeAll() }
+            let id = UUID().uuidString
+            unanswered[name] = (id, true)
+            return id
+        }
         // Past the last attempt of a rotation's write, which starts by the deadline and may run
         // one statement time past its window.
         let lasts = Swift.min(
             PostgresRateLimitState.microseconds(Swift.max(deadline - .now, .zero) + writeWindow + store.statementTimeout + .seconds(5)),
             Self.longestClaim)
-        let claimed = try await answered("refresh token claim") { client in
-            let rows = try await client.query(
-                """
-                UPDATE resourceful.refresh_tokens SET claim_id = \(id), claimed_until_us = resourceful.now_us() + \(lasts)
-                WHERE name = \(row) AND version = \(current.version) AND sealed = \(ByteBuffer(bytes: current.sealed))
-                    AND (claim_id = \(id) OR claimed_until_us <= resourceful.now_us()
-                        OR claimed_until_us > resourceful.now_us() + \(Self.longestClaim))
-                RETURNING 1
-                """)
-            for try await _ in rows { return true }
-            return false
+        let answer: Bool
+        do {
+            answer = try await answered("refresh token claim") { client in
+                let rows = try await client.query(
+                    """
+                    UPDATE resourceful.refresh_tokens SET claim_id = \(id), claimed_until_us = resourceful.now_us() + \(lasts)
+                    WHERE name = \(row) AND version = \(current.version) AND sealed = \(ByteBuffer(bytes: current.sealed))
+                        AND (claim_id = \(id) OR claimed_until_us <= resourceful.now_us()
+                            OR claimed_until_us > resourceful.now_us() + \(Self.longestClaim))
+                    RETURNING 1
+                    """)
+                for try await _ in rows { return true }
+                return false
+            }
+        } catch {
+            // No answer: the mark may be in the row; the next claim of the name writes it again.
+            unanswered.withLock { if $0[name]?.id == id { $0[name]?.underWay = false } }
+            throw error
         }
-        if claimed {
+        unanswered.withLock { if $0[name]?.id == id { $0[name] = nil } }
+        if answer {
             // A shutdown waits for the rotation this claim is for while its token request may
             // still be answered: until the call's deadline.
             let hold = store.lastingWrites.hold(until: deadline + store.statementTimeout)
-            let replaced = claims.withLock { claims -> Claim? in
-                if claims.count >= Self.maximumRead {
-                    defer { claims.removeAll() }
-                    return nil
-                }
-                defer { claims[name] = Claim(id: id, version: current.version, hold: hold) }
-                return claims[name]
+            // Bounded: many names at once only forget the claims (their marks run out), and end
+            // what they held.
+            let dropped = claims.withLock { claims -> [Claim] in
+                var dropped = claims.count >= Self.maximumRead ? Array(claims.values) : claims[name].map { [$0] } ?? []
+                if claims.count >= Self.maximumRead { claims.removeAll() }
+                claims[name] = Claim(id: id, version: current.version, hold: hold)
+                dropped.removeAll { $0.hold == hold }
+                return dropped
             }
-            if let earlier = replaced?.hold { store.lastingWrites.end(earlier) }
+            for claim in dropped { if let earlier = claim.hold { store.lastingWrites.end(earlier) } }
             return .claimed
         }
         // Not claimed: another's mark is running, or the row changed since it was read.

@@ -71,10 +71,10 @@ $$;
 -- tighter of the configured budget (p_interval_us, p_burst; NULL for none) and the one learned
 -- from the upstream, after any pause. Granted with the wait before sending, or refused with the
 -- wait it would have needed when that is longer than p_max_wait_us (nothing is then taken).
--- A pause or a learned budget longer than the caller keeps one (p_max_pause_us) is cut to that
--- from now, in the row, so that it ends: whatever wrote it, no opening outlasts every reader.
-DROP FUNCTION IF EXISTS resourceful.reserve(text, bigint, integer, bigint);
--- step
+-- The caller waits no longer than the longest pause it keeps (p_max_pause_us), whatever the row
+-- says (the row is not changed for it: another instance may keep longer ones); a pause or a
+-- learned budget's lifetime past a day, which no instance writes, is cut to a day in the row, so
+-- that it ends.
 CREATE OR REPLACE FUNCTION resourceful.reserve(
     p_upstream text, p_interval_us bigint, p_burst integer, p_max_wait_us bigint, p_max_pause_us bigint,
     OUT granted boolean, OUT wait_us bigint
@@ -87,7 +87,8 @@ DECLARE
     v_burst integer := p_burst;
     v_earliest bigint;
     v_arrival bigint;
-    v_longest bigint := least(greatest(coalesce(p_max_pause_us, 0), 0), 86400000000);
+    v_longest bigint := least(greatest(coalesce(p_max_pause_us, 86400000000), 0), 86400000000);
+    v_learned bigint;
     v_cut boolean := false;
 BEGIN
     SELECT * INTO r FROM resourceful.rate_limits WHERE upstream = p_upstream FOR UPDATE;
@@ -105,19 +106,15 @@ BEGIN
     -- lifetime of at most the caller's longest pause, a budget of at least one request per that
     -- pause and at most a million at once), so that no value written by hand overflows, lifts a
     -- budget or holds the fleet for ever.
-    IF r.paused_until_us > v_now + v_longest THEN
-        r.paused_until_us := v_now + v_longest;
+    IF r.paused_until_us > v_now + 86400000000 THEN
+        r.paused_until_us := v_now + 86400000000;
         v_cut := true;
     END IF;
-    IF r.learned_until_us > v_now + v_longest THEN
-        r.learned_until_us := v_now + v_longest;
+    IF r.learned_until_us > v_now + 86400000000 THEN
+        r.learned_until_us := v_now + 86400000000;
         v_cut := true;
     END IF;
-    IF r.learned_interval_us > greatest(v_longest, 1) THEN
-        r.learned_interval_us := greatest(v_longest, 1);
-        v_cut := true;
-    END IF;
-    v_earliest := greatest(coalesce(r.paused_until_us, v_now), v_now);
+    v_earliest := least(greatest(coalesce(r.paused_until_us, v_now), v_now), v_now + v_longest);
     IF r.learned_until_us IS NOT NULL AND r.learned_until_us <= v_now THEN
         r.learned_interval_us := NULL;
         r.learned_burst := NULL;
@@ -125,7 +122,9 @@ BEGIN
     END IF;
     -- Each field at its tighter value: neither the configured budget nor the learned one is passed.
     IF r.learned_interval_us IS NOT NULL THEN
-        v_interval := greatest(coalesce(v_interval, 1), r.learned_interval_us);
+        -- A learned budget spaces this caller's calls no further apart than its longest pause.
+        v_learned := least(r.learned_interval_us, greatest(v_longest, 1));
+        v_interval := greatest(coalesce(v_interval, 1), v_learned);
         v_burst := least(coalesce(v_burst, 1000000), coalesce(r.learned_burst, 1));
     END IF;
     IF v_interval IS NOT NULL THEN
@@ -149,11 +148,19 @@ BEGIN
             WHERE upstream = p_upstream;
         wait_us := greatest(wait_us, 0);
     ELSIF v_cut THEN
-        UPDATE resourceful.rate_limits SET paused_until_us = r.paused_until_us, learned_interval_us = r.learned_interval_us,
-            learned_until_us = r.learned_until_us
+        UPDATE resourceful.rate_limits SET paused_until_us = r.paused_until_us, learned_until_us = r.learned_until_us
             WHERE upstream = p_upstream;
     END IF;
 END
+$$;
+-- step
+-- The reservation of a build that passes no longest pause: a day.
+CREATE OR REPLACE FUNCTION resourceful.reserve(
+    p_upstream text, p_interval_us bigint, p_burst integer, p_max_wait_us bigint,
+    OUT granted boolean, OUT wait_us bigint
+) LANGUAGE sql
+    SET search_path = pg_catalog, pg_temp AS $$
+    SELECT r.granted, r.wait_us FROM resourceful.reserve(p_upstream, p_interval_us, p_burst, p_max_wait_us, 86400000000) r
 $$;
 -- step
 -- Gives back a place a call took and did not use (it was cancelled while it waited).
@@ -183,11 +190,9 @@ $$;
 -- step
 -- A half-open breaker's probe slot, for a call of this instance: at most p_probes out at once;
 -- slots a killed instance held are taken back after p_lease_us (at once when the row says they
--- were taken in the future: a clock set back, a row written by hand). An opening longer than the
--- caller's (p_open_us) from now is cut to that, in the row, so that it ends.
-DROP FUNCTION IF EXISTS resourceful.breaker_probe(text, integer, bigint);
--- step
-CREATE OR REPLACE FUNCTION resourceful.breaker_probe(p_upstream text, p_probes integer, p_lease_us bigint, p_open_us bigint)
+-- were taken in the future: a clock set back, a row written by hand). An opening past a day from
+-- now, which no instance writes, is cut to a day in the row, so that it ends.
+CREATE OR REPLACE FUNCTION resourceful.breaker_probe(p_upstream text, p_probes integer, p_lease_us bigint)
 RETURNS boolean LANGUAGE plpgsql
     SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
@@ -198,8 +203,8 @@ BEGIN
     IF NOT FOUND THEN
         RETURN false;
     END IF;
-    IF r.open_until_us > v_now + greatest(p_open_us, 0) THEN
-        UPDATE resourceful.breakers SET open_until_us = v_now + greatest(p_open_us, 0), touched_us = v_now
+    IF r.open_until_us > v_now + 86400000000 THEN
+        UPDATE resourceful.breakers SET open_until_us = v_now + 86400000000, touched_us = v_now
             WHERE upstream = p_upstream;
         RETURN false;
     END IF;

@@ -95,7 +95,8 @@ public struct PostgresSharedStateFactory: SharedStateFactory {
                 await shared.finishWrites()
                 running.cancel()
                 await running.value
-            })
+            },
+            onDrain: { await shared.finishWrites() })
     }
 
     /// The secret `name` of the storage kind `storage`; an error naming `key` (never a value)

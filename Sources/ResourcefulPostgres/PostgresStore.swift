@@ -287,11 +287,15 @@ final class PostgresStore: Sendable {
             let now = ContinuousClock.now
             state.unavailableUntil = now + retryInterval
             state.failedAt = now
-            guard !state.warned else { return false }
+            // An outage not said yet (another was said less than a minute before) is said once
+            // that minute is over, if it lasts.
+            guard !state.outageLogged else { return false }
+            let due = state.loggedAt.map { now - $0 >= .seconds(60) } ?? true
             state.warned = true
-            state.outageLogged = state.loggedAt.map { now - $0 >= .seconds(60) } ?? true
-            if state.outageLogged { state.loggedAt = now }
-            return state.outageLogged
+            guard due else { return false }
+            state.outageLogged = true
+            state.loggedAt = now
+            return true
         }
         guard first else { return }
         logger.warning(

@@ -133,15 +133,11 @@ struct FleetRefreshTokenTests {
 
     @Test("A rotation being written when the shared state stops reaches the store before its connections close")
     func aRotationInFlightOutlivesShutdown() async throws {
-        let keys = try SharedStateKeys(current: "k1", keys: ["k1": try #require(PostgresSharedStateFactory.keyBytes(FleetTokenTests.sealingKey))])
         let name = "shutdown-\(UUID().uuidString)"
         let row = PostgresRefreshTokenStorage.row(name)
         let logger = Logger(label: "resourceful-postgres-tests")
-        let shared = PostgresSharedState(configuration: connection(to: try suiteServer()), options: .patient, logger: logger)
-        let services = ServiceGroup(services: [shared], logger: logger)
-        let running = Task { try await services.run() }
+        let (shared, services, running, storage) = try Self.inAServiceGroup(logger: logger)
         defer { running.cancel() }
-        let storage = PostgresRefreshTokenStorage(sharedState: shared, keys: keys)
         try await storage.storeSecret("r0", named: name)
         #expect(try await storage.secret(named: name) == "r0")
 
@@ -180,14 +176,9 @@ struct FleetRefreshTokenTests {
 
     @Test("A claim made before the shared state stops holds its connections open for the rotation that follows")
     func aClaimHoldsShutdownForItsRotation() async throws {
-        let keys = try SharedStateKeys(current: "k1", keys: ["k1": try #require(PostgresSharedStateFactory.keyBytes(FleetTokenTests.sealingKey))])
         let name = "claimed-\(UUID().uuidString)"
-        let logger = Logger(label: "resourceful-postgres-tests")
-        let shared = PostgresSharedState(configuration: connection(to: try suiteServer()), options: .patient, logger: logger)
-        let services = ServiceGroup(services: [shared], logger: logger)
-        let running = Task { try await services.run() }
+        let (shared, services, running, storage) = try Self.inAServiceGroup(logger: Logger(label: "resourceful-postgres-tests"))
         defer { running.cancel() }
-        let storage = PostgresRefreshTokenStorage(sharedState: shared, keys: keys)
         try await storage.storeSecret("r0", named: name)
         // The renewal claims the token; its request to the token server is out.
         #expect(try await storage.claimSecret(named: name, spending: "r0", until: .now + .seconds(30)) == .claimed)
@@ -221,6 +212,18 @@ struct FleetRefreshTokenTests {
             #expect(ContinuousClock.now - started < storage.writeWindow)
             #expect(instances[0].isAvailable)
         }
+    }
+
+    /// A shared state run by a `ServiceGroup` (as an app runs it), and a refresh token storage
+    /// through it.
+    private static func inAServiceGroup(logger: Logger) throws -> (
+        shared: PostgresSharedState, services: ServiceGroup, running: Task<Void, any Error>, storage: PostgresRefreshTokenStorage
+    ) {
+        let keys = try SharedStateKeys(current: "k1", keys: ["k1": try #require(PostgresSharedStateFactory.keyBytes(FleetTokenTests.sealingKey))])
+        let shared = PostgresSharedState(configuration: connection(to: try suiteServer()), options: .patient, logger: logger)
+        let services = ServiceGroup(services: [shared], logger: logger)
+        let running = Task { try await services.run() }
+        return (shared, services, running, PostgresRefreshTokenStorage(sharedState: shared, keys: keys))
     }
 
     /// The process id of a session waiting for a lock on a refresh token's row, other than

@@ -47,28 +47,34 @@ struct PostgresCircuitBreakerStateTests {
         #expect(try await rows("SELECT count(*)::text FROM resourceful.breakers WHERE upstream = '\(upstream)'") == ["0"])
     }
 
-    @Test("An opening a row holds for a century (another instance's policy, or a hand) is cut to the reader's interval in the row, and ends")
-    func anOpeningLongerThanThePolicyEnds() async throws {
-        let upstream = "century \(UUID())"
-        let policy = CircuitBreakerPolicy(failureRatio: 0.5, minimumCalls: 2, window: .seconds(30), openInterval: .seconds(1), probes: 1)
+    @Test("An opening a row holds for a century is cut to a day in the row; another instance's longer opening is kept")
+    func anOpeningPastADayIsCutAndALongerPolicyKept() async throws {
+        let century = "century \(UUID())"
+        let minute = "minute \(UUID())"
+        let policy = CircuitBreakerPolicy(failureRatio: 0.5, minimumCalls: 2, window: .seconds(30), openInterval: .milliseconds(200), probes: 1)
         try await withInstances(1) { instances in
             let breakers = instances[0].circuitBreakers
-            // Made by the first statement: the schema.
-            #expect(await breakers.permit("warm \(UUID())", policy: policy) == .closed)
             _ = try await rows(
                 """
                 INSERT INTO resourceful.breakers (upstream, open_until_us, failures, calls, touched_us)
-                VALUES ('\(upstream)', resourceful.now_us() + 3153600000000000, 9, 9, resourceful.now_us()) RETURNING upstream
+                VALUES ('\(century)', resourceful.now_us() + 3153600000000000, 9, 9, resourceful.now_us()),
+                    ('\(minute)', resourceful.now_us() + 60000000, 9, 9, resourceful.now_us()) RETURNING upstream
                 """)
-            guard case .refused = await breakers.permit(upstream, policy: policy) else {
-                Issue.record("a call went through an open breaker")
-                return
+            // Longer than this instance's own interval: it asks the store for a probe at once,
+            // and is refused both times.
+            for upstream in [century, minute] {
+                guard case .refused = await breakers.permit(upstream, policy: policy) else {
+                    Issue.record("a call went through an open breaker")
+                    return
+                }
             }
-            // The row now ends within the reader's interval from when it was cut.
-            let left = try await rows("SELECT ((open_until_us - resourceful.now_us()) <= 1000000)::text FROM resourceful.breakers WHERE upstream = '\(upstream)'")
-            #expect(left == ["true"])
-            // And a probe goes once it has: the breaker is not held open for ever.
-            try await poll { await breakers.permit(upstream, policy: policy) == .probe }
+            let left = try await rows(
+                """
+                SELECT ((open_until_us - resourceful.now_us()) <= 86400000000)::text || ' ' || ((open_until_us - resourceful.now_us()) > 50000000)::text
+                FROM resourceful.breakers WHERE upstream IN ('\(century)', '\(minute)') ORDER BY upstream
+                """)
+            // The century ends within a day; the minute another instance opened is still there.
+            #expect(left == ["true true", "true true"])
         }
     }
 

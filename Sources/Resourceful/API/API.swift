@@ -198,7 +198,12 @@ public struct API: Sendable {
 
     /// Shuts the transport down, and ends the connections of the dependencies' shared state
     /// (for every API made from them). Calls made after it fail.
+    ///
+    /// The shared state's writes still in flight, and renewals whose answer may bring a rotated
+    /// refresh token, are waited for first (``SharedState/drain()``), while the transport still
+    /// carries them.
     public func shutdown() async throws {
+        await sharedState?.drain()
         do {
             try await transport.shutdown()
         } catch {

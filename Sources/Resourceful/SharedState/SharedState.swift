@@ -24,6 +24,7 @@ public struct SharedState: Sendable {
     /// `sharedState`; `nil` when none are kept.
     public var refreshTokens: (any RotatingSecretStorage)?
     private let ending: Ending
+    private let onDrain: (@Sendable () async -> Void)?
 
     /// The deadline of the call a state's method works for, while ``RateLimitMiddleware`` or
     /// ``CircuitBreakerMiddleware`` asks a state that is not in memory; `nil` otherwise.
@@ -42,14 +43,20 @@ public struct SharedState: Sendable {
     ///   - onShutdown: What ends the store's connections, run by the first ``shutdown()`` of
     ///     this value or any copy (and so by ``API/shutdown()`` of an API made with these);
     ///     nothing unless given.
+    ///   - onDrain: What waits for the store's writes still in flight (a rotated refresh token's,
+    ///     and renewals whose answer may bring one), run by ``drain()``: ``API/shutdown()`` runs
+    ///     it before it shuts its transport down, so that those renewals are answered; nothing
+    ///     unless given.
     public init(
         rateLimits: any RateLimitState = InMemoryRateLimitState(),
         circuitBreakers: any CircuitBreakerState = InMemoryCircuitBreakerState(),
         tokens: (any SharedTokenCache)? = nil,
         httpCache: (storage: any HTTPCacheStorage, digestKey: HTTPCacheDigestKey)? = nil,
         refreshTokens: (any RotatingSecretStorage)? = nil,
-        onShutdown: (@Sendable () async -> Void)? = nil
+        onShutdown: (@Sendable () async -> Void)? = nil,
+        onDrain: (@Sendable () async -> Void)? = nil
     ) {
+        self.onDrain = onDrain
         self.refreshTokens = refreshTokens
         self.rateLimits = rateLimits
         self.circuitBreakers = circuitBreakers
@@ -63,6 +70,11 @@ public struct SharedState: Sendable {
     /// it keep their state in memory.
     public func shutdown() async {
         await ending.run()
+    }
+
+    /// Waits for the store's writes still in flight (what `onDrain` does); the state stays in use.
+    public func drain() async {
+        await onDrain?()
     }
 
     /// `onShutdown`, run once however many copies ask.
