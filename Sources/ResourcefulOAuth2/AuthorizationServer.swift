@@ -97,6 +97,19 @@ struct AuthorizationServer: Sendable {
         return try await clientSecret.read()
     }
 
+    /// What went wrong with a request, in words (the transport's note, free of secrets, after it).
+    static func reason(_ error: TransportError) -> String {
+        let what = switch error.kind {
+        case .timeout: "no answer in time"
+        case .connectionFailed: "the connection failed"
+        case .tls: "TLS failed"
+        case .cancelled: "the request was cancelled"
+        case .proxyAuthenticationRequired: "the proxy asked for its login"
+        default: "the request failed"
+        }
+        return error.detail.map { "\(what) (\($0))" } ?? what
+    }
+
     /// Sends `request`, reading at most ``maximumResponseBytes`` of its answer by its deadline.
     func send(_ request: TransportRequest, what: String) async throws(OAuth2Error) -> (HTTPResponse.Status, Data) {
         do {
@@ -108,7 +121,7 @@ struct AuthorizationServer: Sendable {
         } catch is CancellationError {
             throw OAuth2Error(.unreachable, "the \(what) request was cancelled")
         } catch let error as TransportError {
-            throw OAuth2Error(.unreachable, "the \(what) endpoint could not be reached: \(error.kind)")
+            throw OAuth2Error(.unreachable, "the \(what) endpoint could not be reached: \(Self.reason(error))")
         } catch {
             throw OAuth2Error(.unreachable, "the \(what) endpoint could not be reached")
         }
