@@ -59,7 +59,7 @@ public final class PostgresCircuitBreakerState: CircuitBreakerState {
         let longer = openUntil > view.read + policy.openInterval
         let now = ContinuousClock.now
         if longer ? view.askedStore : now < openUntil {
-            return .refused(retryAfter: openUntil - now, failures: view.failures, calls: view.calls)
+            return .refused(retryAfter: Swift.max(openUntil - now, .zero), failures: view.failures, calls: view.calls)
         }
         let probes = Int32(clamping: policy.probes)
         let lease = PostgresRateLimitState.microseconds(probeLease)
@@ -77,7 +77,7 @@ public final class PostgresCircuitBreakerState: CircuitBreakerState {
             }
             if claimed { kept.probes[upstream, default: 0] += 1 }
         }
-        if !claimed, longer { return .refused(retryAfter: openUntil - now, failures: view.failures, calls: view.calls) }
+        if !claimed, longer { return .refused(retryAfter: Swift.max(openUntil - now, .zero), failures: view.failures, calls: view.calls) }
         return claimed ? .probe : .refused(retryAfter: nil, failures: 0, calls: 0)
     }
 

@@ -35,14 +35,16 @@ public final class PostgresRateLimitState: RateLimitState {
     }
 
     /// A place in `upstream`'s shared budget; from memory while the store is unavailable. A
-    /// pause or learned budget in the row is cut to the default longest pause (5 minutes).
+    /// pause or learned budget in the row holds the call at most the default longest pause (5
+    /// minutes).
     public func reserve(_ upstream: String, budget: RateBudget?, maxWait: Duration) async -> RateLimitReservation {
         await reserve(upstream, budget: budget, maxWait: maxWait, maxPause: APIConfig.UpstreamLimits().maxPause)
     }
 
     /// A place in `upstream`'s shared budget; from memory while the store is unavailable. A
-    /// pause or learned budget in the row longer than `maxPause` from now (written by an instance
-    /// configured otherwise, or by hand) is cut to that in the row, so that it ends.
+    /// pause or learned budget in the row (written by an instance configured otherwise) holds
+    /// this call at most `maxPause`; the row keeps it for the others, cut only past a day (which
+    /// no instance writes), so that it ends.
     public func reserve(_ upstream: String, budget: RateBudget?, maxWait: Duration, maxPause: Duration) async -> RateLimitReservation {
         let started = ContinuousClock.now
         let interval = budget.map { Self.microseconds($0.interval) }

@@ -33,6 +33,9 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
     private struct Claim: Sendable {
         var id: String
         var version: Int64
+        /// The secret being spent: a claim is ended only by the caller spending that one (another
+        /// storage in the process may have claimed its successor meanwhile).
+        var secret: String
         /// What holds the shared state's shutdown until the rotation is written
         /// (``LastingWrites/hold(until:)``).
         var hold: Int?
@@ -109,6 +112,7 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
         lastRead.withLock { $0[name] = replaced ? Row(secret: new, version: current.version + 1, sealed: sealed.sealed) : nil }
         // The rotation is written (or lost to another): shutdown need not wait for it any more.
         let hold = claims.withLock { claims -> Int? in
+            guard claims[name]?.secret == spent else { return nil }
             defer {
                 if replaced { claims[name] = nil } else { claims[name]?.hold = nil }
             }
@@ -172,7 +176,7 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
             let dropped = claims.withLock { claims -> [Claim] in
                 var dropped = claims.count >= Self.maximumRead ? Array(claims.values) : claims[name].map { [$0] } ?? []
                 if claims.count >= Self.maximumRead { claims.removeAll() }
-                claims[name] = Claim(id: id, version: current.version, hold: hold)
+                claims[name] = Claim(id: id, version: current.version, secret: secret, hold: hold)
                 dropped.removeAll { $0.hold == hold }
                 return dropped
             }
@@ -187,7 +191,7 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
     /// after a rotation was written over it); a store that does not answer leaves the mark to
     /// run out.
     public func releaseClaim(named name: String, spending secret: String) async {
-        guard let claim = claims.withLock({ $0.removeValue(forKey: name) }) else { return }
+        guard let claim = claims.withLock({ claims in claims[name]?.secret == secret ? claims.removeValue(forKey: name) : nil }) else { return }
         if let hold = claim.hold { store.lastingWrites.end(hold) }
         let row = Self.row(name)
         _ = await store.answer("refresh token claim release") { client in
@@ -206,6 +210,7 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
     /// without one. The claim in the row runs out (the secret may have been spent).
     public func abandonClaim(named name: String, spending secret: String) async {
         let hold = claims.withLock { claims -> Int? in
+            guard claims[name]?.secret == secret else { return nil }
             defer { claims[name]?.hold = nil }
             return claims[name]?.hold
         }

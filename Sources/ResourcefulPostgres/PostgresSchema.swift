@@ -4,7 +4,7 @@ import Foundation
 /// for those who apply it themselves) holds them: a test keeps the two the same.
 enum PostgresSchema {
     /// The schema's version, kept in `resourceful.version`.
-    static let version = 2
+    static let version = 3
 
     /// The lock every instance takes while it migrates: a transaction-scoped advisory lock, so that
     /// instances starting at once apply the schema once, and behind a pooler in transaction mode.
@@ -12,14 +12,14 @@ enum PostgresSchema {
 
     /// The whole script.
     static let script = #"""
--- Resourceful's state shared by a fleet, schema version 2, kept in a schema of its own:
+-- Resourceful's state shared by a fleet, schema version 3, kept in a schema of its own:
 -- `resourceful`.
 --
 -- ResourcefulPostgres creates and migrates it itself (`PostgresSharedState.prepare()`, or on first
 -- use), holding a transaction-scoped advisory lock so that instances starting at once apply it
 -- once (a database already at this version is only read, without the lock). Apply it yourself when the instances' role may not create a schema, then grant that role
 -- USAGE on the schema, SELECT, INSERT, UPDATE and DELETE on its tables and EXECUTE on its
--- functions: the module finds version 2 in `resourceful.version` and changes nothing. A database
+-- functions: the module finds version 3 in `resourceful.version` and changes nothing. A database
 -- at an earlier version is brought to this one by applying the whole script again: each step
 -- may be applied any number of times.
 --
@@ -89,6 +89,7 @@ DECLARE
     v_arrival bigint;
     v_longest bigint := least(greatest(coalesce(p_max_pause_us, 86400000000), 0), 86400000000);
     v_learned bigint;
+    v_past boolean;
     v_cut boolean := false;
 BEGIN
     SELECT * INTO r FROM resourceful.rate_limits WHERE upstream = p_upstream FOR UPDATE;
@@ -103,9 +104,9 @@ BEGIN
         SELECT * INTO r FROM resourceful.rate_limits WHERE upstream = p_upstream FOR UPDATE;
     END IF;
     -- What a row holds is held to what the instances write (a pause and a learned budget's
-    -- lifetime of at most the caller's longest pause, a budget of at least one request per that
-    -- pause and at most a million at once), so that no value written by hand overflows, lifts a
-    -- budget or holds the fleet for ever.
+    -- lifetime of at most a day, a budget of at least one request a day and at most a million
+    -- at once), so that no value written by hand overflows, lifts a budget or holds the fleet for
+    -- ever; what this caller sees is held to its own longest pause (v_longest).
     IF r.paused_until_us > v_now + 86400000000 THEN
         r.paused_until_us := v_now + 86400000000;
         v_cut := true;
@@ -115,6 +116,9 @@ BEGIN
         v_cut := true;
     END IF;
     v_earliest := least(greatest(coalesce(r.paused_until_us, v_now), v_now), v_now + v_longest);
+    -- A pause longer than this caller keeps: the places booked behind it are not this caller's
+    -- to wait for either (read from its earliest); the row's own arrival is never moved earlier.
+    v_past := r.paused_until_us > v_now + v_longest;
     IF r.learned_until_us IS NOT NULL AND r.learned_until_us <= v_now THEN
         r.learned_interval_us := NULL;
         r.learned_burst := NULL;
@@ -137,9 +141,15 @@ BEGIN
         v_arrival := r.arrival_us;
     ELSE
         v_arrival := least(greatest(coalesce(r.arrival_us, v_earliest), v_earliest), v_now + 4000000000000000);
+        IF v_past THEN
+            v_arrival := v_earliest;
+        END IF;
         wait_us := greatest(v_arrival - v_interval * (v_burst - 1), v_earliest) - v_now;
         granted := wait_us <= p_max_wait_us;
         v_arrival := v_arrival + v_interval;
+        IF v_past THEN
+            v_arrival := greatest(coalesce(r.arrival_us, v_arrival), v_arrival);
+        END IF;
     END IF;
     IF granted THEN
         UPDATE resourceful.rate_limits SET arrival_us = v_arrival, touched_us = v_now, paused_until_us = r.paused_until_us,
@@ -148,7 +158,8 @@ BEGIN
             WHERE upstream = p_upstream;
         wait_us := greatest(wait_us, 0);
     ELSIF v_cut THEN
-        UPDATE resourceful.rate_limits SET paused_until_us = r.paused_until_us, learned_until_us = r.learned_until_us
+        UPDATE resourceful.rate_limits SET paused_until_us = r.paused_until_us, learned_interval_us = r.learned_interval_us,
+            learned_burst = r.learned_burst, learned_until_us = r.learned_until_us
             WHERE upstream = p_upstream;
     END IF;
 END

@@ -99,6 +99,19 @@ struct PostgresRateLimitStateTests {
                 return
             }
             #expect(wait <= .seconds(2), "\(wait)")
+            // An instance keeping day-long pauses books its place behind the row's pause; the
+            // 2 s caller is still held no longer than its own longest pause.
+            guard case .granted(let long) = await state.reserve(upstream, budget: nil, maxWait: .seconds(172_800), maxPause: .seconds(86_400)),
+                long > .seconds(3600)
+            else {
+                Issue.record("a caller keeping day-long pauses was not held by the row's pause")
+                return
+            }
+            guard case .granted(let again) = await state.reserve(upstream, budget: nil, maxWait: .seconds(30), maxPause: .seconds(2)) else {
+                Issue.record("the 2 s caller was held by a place booked behind a pause it does not keep")
+                return
+            }
+            #expect(again <= .seconds(2), "\(again)")
             // The row is cut to a day, so that it ends, not to this caller's 2 s: another instance
             // may keep longer pauses.
             let row = try await rows(

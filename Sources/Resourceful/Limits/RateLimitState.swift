@@ -14,8 +14,9 @@ public protocol RateLimitState: Sendable {
     func reserve(_ upstream: String, budget: RateBudget?, maxWait: Duration) async -> RateLimitReservation
     /// As ``reserve(_:budget:maxWait:)``, for a caller that keeps no pause or learned budget
     /// longer than `maxPause` (``APIConfig/UpstreamLimits/maxPause``): a state shared with other
-    /// writers cuts a longer one it holds to that, so that it ends. The default ignores `maxPause`
-    /// (a state in this process holds only what its own callers capped).
+    /// writers (configured otherwise) holds this caller at most that, and keeps the longer one
+    /// for the others. The default ignores `maxPause` (a state in this process holds only what
+    /// its own callers capped).
     func reserve(_ upstream: String, budget: RateBudget?, maxWait: Duration, maxPause: Duration) async -> RateLimitReservation
     /// Gives back a place taken and not used (the caller was cancelled while it waited), so that
     /// the ones after it need not wait for it.
