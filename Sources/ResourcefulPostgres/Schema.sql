@@ -76,6 +76,7 @@ DECLARE
     v_longest bigint := least(greatest(coalesce(p_max_pause_us, 86400000000), 0), 86400000000);
     v_learned bigint;
     v_past boolean;
+    v_shift bigint := 0;
     v_cut boolean := false;
 BEGIN
     SELECT * INTO r FROM resourceful.rate_limits WHERE upstream = p_upstream FOR UPDATE;
@@ -102,9 +103,13 @@ BEGIN
         v_cut := true;
     END IF;
     v_earliest := least(greatest(coalesce(r.paused_until_us, v_now), v_now), v_now + v_longest);
-    -- A pause longer than this caller keeps: the places booked behind it are not this caller's
-    -- to wait for either (read from its earliest); the row's own arrival is never moved earlier.
+    -- A pause longer than this caller keeps: the queue of places booked behind it is read as if
+    -- the pause ended at this caller's earliest (shifted by the difference), so that the caller
+    -- keeps its place in the queue, spaced by the budget, and the row's queue goes on after it.
     v_past := r.paused_until_us > v_now + v_longest;
+    IF v_past THEN
+        v_shift := r.paused_until_us - v_earliest;
+    END IF;
     IF r.learned_until_us IS NOT NULL AND r.learned_until_us <= v_now THEN
         r.learned_interval_us := NULL;
         r.learned_burst := NULL;
@@ -126,16 +131,10 @@ BEGIN
         granted := wait_us <= p_max_wait_us;
         v_arrival := r.arrival_us;
     ELSE
-        v_arrival := least(greatest(coalesce(r.arrival_us, v_earliest), v_earliest), v_now + 4000000000000000);
-        IF v_past THEN
-            v_arrival := v_earliest;
-        END IF;
+        v_arrival := least(greatest(coalesce(r.arrival_us, v_earliest + v_shift), v_earliest + v_shift), v_now + 4000000000000000) - v_shift;
         wait_us := greatest(v_arrival - v_interval * (v_burst - 1), v_earliest) - v_now;
         granted := wait_us <= p_max_wait_us;
-        v_arrival := v_arrival + v_interval;
-        IF v_past THEN
-            v_arrival := greatest(coalesce(r.arrival_us, v_arrival), v_arrival);
-        END IF;
+        v_arrival := v_arrival + v_interval + v_shift;
     END IF;
     IF granted THEN
         UPDATE resourceful.rate_limits SET arrival_us = v_arrival, touched_us = v_now, paused_until_us = r.paused_until_us,
