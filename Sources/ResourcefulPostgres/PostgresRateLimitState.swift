@@ -42,9 +42,11 @@ public final class PostgresRateLimitState: RateLimitState {
     }
 
     /// A place in `upstream`'s shared budget; from memory while the store is unavailable. A
-    /// pause or learned budget in the row (written by an instance configured otherwise) holds
-    /// this call at most `maxPause`; the row keeps it for the others, cut only past a day (which
-    /// no instance writes), so that it ends.
+    /// pause in the row (written by an instance configured otherwise) holds this call at most
+    /// `maxPause` after it was last lengthened, as this instance would have written it, and a
+    /// learned budget spaces its calls at most `maxPause` apart; the row keeps them for the
+    /// others, cut only past a day (which no instance writes), so that they end. Until the row's
+    /// pause ends, such calls are spaced by the budget among themselves, never booked behind it.
     public func reserve(_ upstream: String, budget: RateBudget?, maxWait: Duration, maxPause: Duration) async -> RateLimitReservation {
         let started = ContinuousClock.now
         let interval = budget.map { Self.microseconds($0.interval) }
@@ -77,12 +79,20 @@ public final class PostgresRateLimitState: RateLimitState {
         return .granted(wait: left)
     }
 
-    /// Gives back a place a call did not use.
+    /// Gives back a place a call did not use, taken by a caller that keeps pauses of at most
+    /// the default longest pause (5 minutes).
     public func release(_ upstream: String, budget: RateBudget?) async {
+        await release(upstream, budget: budget, maxPause: APIConfig.UpstreamLimits().maxPause)
+    }
+
+    /// Gives back a place a call did not use, taken with
+    /// ``reserve(_:budget:maxWait:maxPause:)`` and the same `maxPause`.
+    public func release(_ upstream: String, budget: RateBudget?, maxPause: Duration) async {
         let interval = budget.map { Self.microseconds($0.interval) }
         let burst = budget.map { Int32($0.burst) }
+        let longest = Self.microseconds(maxPause)
         let done = await store.run("release") { client in
-            try await client.query("SELECT resourceful.release(\(upstream), \(interval), \(burst))")
+            try await client.query("SELECT resourceful.release(\(upstream), \(interval), \(burst), \(longest))")
             return true
         }
         if done == nil { await fallback.release(upstream, budget: budget) }
@@ -95,9 +105,10 @@ public final class PostgresRateLimitState: RateLimitState {
         let changed = await store.run("pause") { client -> Bool in
             let rows = try await client.query(
                 """
-                INSERT INTO resourceful.rate_limits AS t (upstream, paused_until_us, touched_us)
-                    VALUES (\(upstream), resourceful.now_us() + \(length), resourceful.now_us())
-                ON CONFLICT (upstream) DO UPDATE SET paused_until_us = excluded.paused_until_us, touched_us = excluded.touched_us
+                INSERT INTO resourceful.rate_limits AS t (upstream, paused_until_us, paused_since_us, touched_us)
+                    VALUES (\(upstream), resourceful.now_us() + \(length), resourceful.now_us(), resourceful.now_us())
+                ON CONFLICT (upstream) DO UPDATE SET paused_until_us = excluded.paused_until_us,
+                    paused_since_us = excluded.paused_since_us, touched_us = excluded.touched_us
                     WHERE t.paused_until_us IS NULL OR t.paused_until_us < excluded.paused_until_us
                 RETURNING true
                 """)
@@ -146,13 +157,23 @@ public final class PostgresRateLimitState: RateLimitState {
         }
     }
 
-    /// How much of the fleet's pause of `upstream` is left.
+    /// How much of the fleet's pause of `upstream` is left, for a caller that keeps pauses of at
+    /// most the default longest pause (5 minutes).
     public func remainingPause(of upstream: String) async -> Duration {
+        await remainingPause(of: upstream, maxPause: APIConfig.UpstreamLimits().maxPause)
+    }
+
+    /// How much is left of the fleet's pause of `upstream` as a caller that keeps pauses of at
+    /// most `maxPause` keeps it: until the row's pause ends, or `maxPause` after it was last
+    /// lengthened, whichever comes first.
+    public func remainingPause(of upstream: String, maxPause: Duration) async -> Duration {
+        let longest = Self.microseconds(maxPause)
         let left = await store.run("pause left") { client -> Int64 in
             let rows = try await client.query(
                 """
-                SELECT (least(greatest(paused_until_us::numeric - resourceful.now_us(), 0), 86400000000))::bigint
-                FROM resourceful.rate_limits WHERE upstream = \(upstream)
+                SELECT (least(greatest(least(coalesce(paused_until_us, 0)::numeric,
+                    least(coalesce(paused_since_us, now.us), now.us)::numeric + \(longest)) - now.us, 0), 86400000000))::bigint
+                FROM resourceful.rate_limits, (SELECT resourceful.now_us() AS us) now WHERE upstream = \(upstream)
                 """)
             for try await left in rows.decode(Int64?.self) { return left ?? 0 }
             return 0

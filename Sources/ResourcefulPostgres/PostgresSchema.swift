@@ -4,7 +4,7 @@ import Foundation
 /// for those who apply it themselves) holds them: a test keeps the two the same.
 enum PostgresSchema {
     /// The schema's version, kept in `resourceful.version`.
-    static let version = 3
+    static let version = 4
 
     /// The lock every instance takes while it migrates: a transaction-scoped advisory lock, so that
     /// instances starting at once apply the schema once, and behind a pooler in transaction mode.
@@ -12,14 +12,14 @@ enum PostgresSchema {
 
     /// The whole script.
     static let script = #"""
--- Resourceful's state shared by a fleet, schema version 3, kept in a schema of its own:
+-- Resourceful's state shared by a fleet, schema version 4, kept in a schema of its own:
 -- `resourceful`.
 --
 -- ResourcefulPostgres creates and migrates it itself (`PostgresSharedState.prepare()`, or on first
 -- use), holding a transaction-scoped advisory lock so that instances starting at once apply it
 -- once (a database already at this version is only read, without the lock). Apply it yourself when the instances' role may not create a schema, then grant that role
 -- USAGE on the schema, SELECT, INSERT, UPDATE and DELETE on its tables and EXECUTE on its
--- functions: the module finds version 3 in `resourceful.version` and changes nothing. A database
+-- functions: the module finds version 4 in `resourceful.version` and changes nothing. A database
 -- at an earlier version is brought to this one by applying the whole script again: each step
 -- may be applied any number of times.
 --
@@ -46,8 +46,15 @@ CREATE UNLOGGED TABLE IF NOT EXISTS resourceful.rate_limits (
     learned_interval_us bigint,
     learned_burst integer,
     learned_until_us bigint,
-    touched_us bigint NOT NULL
+    touched_us bigint NOT NULL,
+    paused_since_us bigint,
+    capped_arrival_us bigint
 );
+-- step
+-- When the pause was last lengthened, and the queue of callers that keep shorter pauses.
+ALTER TABLE resourceful.rate_limits ADD COLUMN IF NOT EXISTS paused_since_us bigint;
+-- step
+ALTER TABLE resourceful.rate_limits ADD COLUMN IF NOT EXISTS capped_arrival_us bigint;
 -- step
 CREATE INDEX IF NOT EXISTS rate_limits_touched ON resourceful.rate_limits (touched_us);
 -- step
@@ -71,10 +78,17 @@ $$;
 -- tighter of the configured budget (p_interval_us, p_burst; NULL for none) and the one learned
 -- from the upstream, after any pause. Granted with the wait before sending, or refused with the
 -- wait it would have needed when that is longer than p_max_wait_us (nothing is then taken).
--- The caller waits no longer than the longest pause it keeps (p_max_pause_us), whatever the row
--- says (the row is not changed for it: another instance may keep longer ones); a pause or a
--- learned budget's lifetime past a day, which no instance writes, is cut to a day in the row, so
--- that it ends.
+--
+-- A caller keeps no pause longer than p_max_pause_us from when the pause was last lengthened
+-- (`paused_since_us`), as an instance configured so would have written it: when the row's pause
+-- is longer (another instance keeps longer ones, and the row keeps it for them), the caller's
+-- pause ends earlier, at a fixed time, and its places until the row's pause ends are taken on a
+-- queue of their own (`capped_arrival_us`, on the real clock), never behind the row's pause; a
+-- place that would come after the row's pause is taken on the row's queue, which starts after
+-- the last place of that queue, so that no place is counted twice or sent beside another.
+--
+-- A pause or a learned budget's lifetime past a day, which no instance writes, is cut to a day in
+-- the row, so that it ends.
 CREATE OR REPLACE FUNCTION resourceful.reserve(
     p_upstream text, p_interval_us bigint, p_burst integer, p_max_wait_us bigint, p_max_pause_us bigint,
     OUT granted boolean, OUT wait_us bigint
@@ -85,13 +99,14 @@ DECLARE
     r resourceful.rate_limits%ROWTYPE;
     v_interval bigint := p_interval_us;
     v_burst integer := p_burst;
-    v_earliest bigint;
-    v_arrival bigint;
     v_longest bigint := least(greatest(coalesce(p_max_pause_us, 86400000000), 0), 86400000000);
+    v_end bigint;
+    v_mine bigint;
+    v_capped boolean := false;
+    v_arrival bigint;
+    v_slot bigint;
     v_learned bigint;
-    v_past boolean;
-    v_shift bigint := 0;
-    v_cut boolean := false;
+    v_changed boolean := false;
 BEGIN
     SELECT * INTO r FROM resourceful.rate_limits WHERE upstream = p_upstream FOR UPDATE;
     IF NOT FOUND THEN
@@ -107,22 +122,27 @@ BEGIN
     -- What a row holds is held to what the instances write (a pause and a learned budget's
     -- lifetime of at most a day, a budget of at least one request a day and at most a million
     -- at once), so that no value written by hand overflows, lifts a budget or holds the fleet for
-    -- ever; what this caller sees is held to its own longest pause (v_longest).
+    -- ever.
     IF r.paused_until_us > v_now + 86400000000 THEN
         r.paused_until_us := v_now + 86400000000;
-        v_cut := true;
+        v_changed := true;
     END IF;
     IF r.learned_until_us > v_now + 86400000000 THEN
         r.learned_until_us := v_now + 86400000000;
-        v_cut := true;
+        v_changed := true;
     END IF;
-    v_earliest := least(greatest(coalesce(r.paused_until_us, v_now), v_now), v_now + v_longest);
-    -- A pause longer than this caller keeps: the queue of places booked behind it is read as if
-    -- the pause ended at this caller's earliest (shifted by the difference), so that the caller
-    -- keeps its place in the queue, spaced by the budget, and the row's queue goes on after it.
-    v_past := r.paused_until_us > v_now + v_longest;
-    IF v_past THEN
-        v_shift := r.paused_until_us - v_earliest;
+    -- A pause that does not say since when (written by hand, or by an earlier build) is taken as
+    -- lengthened now; one said to be lengthened in the future (a clock set back), likewise.
+    IF r.paused_until_us > v_now AND (r.paused_since_us IS NULL OR r.paused_since_us > v_now) THEN
+        r.paused_since_us := v_now;
+        v_changed := true;
+    END IF;
+    -- When the row's pause ends (now when there is none), and when it ends for this caller.
+    v_end := greatest(coalesce(r.paused_until_us, v_now), v_now);
+    v_mine := v_end;
+    IF v_end > v_now THEN
+        v_mine := least(v_end, greatest(r.paused_since_us + v_longest, v_now));
+        v_capped := v_mine < v_end;
     END IF;
     IF r.learned_until_us IS NOT NULL AND r.learned_until_us <= v_now THEN
         r.learned_interval_us := NULL;
@@ -141,24 +161,42 @@ BEGIN
         v_burst := least(greatest(coalesce(v_burst, 1), 1), 1000000);
     END IF;
     IF v_interval IS NULL THEN
-        wait_us := v_earliest - v_now;
+        wait_us := v_mine - v_now;
         granted := wait_us <= p_max_wait_us;
-        v_arrival := r.arrival_us;
     ELSE
-        v_arrival := least(greatest(coalesce(r.arrival_us, v_earliest + v_shift), v_earliest + v_shift), v_now + 4000000000000000) - v_shift;
-        wait_us := greatest(v_arrival - v_interval * (v_burst - 1), v_earliest) - v_now;
+        IF v_capped THEN
+            -- After this caller's pause, spaced by the budget from the places of its kind (and
+            -- from any taken before the pause), while they come before the row's pause ends.
+            v_arrival := least(greatest(v_mine, coalesce(r.capped_arrival_us, v_mine),
+                CASE WHEN r.arrival_us < v_end THEN r.arrival_us ELSE v_mine END), v_now + 4000000000000000);
+            v_slot := greatest(v_arrival - v_interval * (v_burst - 1), v_mine);
+            v_capped := v_slot < v_end;
+        END IF;
+        IF NOT v_capped THEN
+            v_arrival := least(greatest(coalesce(r.arrival_us, v_end), coalesce(r.capped_arrival_us, v_end), v_end),
+                v_now + 4000000000000000);
+            v_slot := greatest(v_arrival - v_interval * (v_burst - 1), v_end);
+        END IF;
+        wait_us := v_slot - v_now;
         granted := wait_us <= p_max_wait_us;
-        v_arrival := v_arrival + v_interval + v_shift;
+        v_arrival := v_arrival + v_interval;
+        IF v_capped THEN
+            r.capped_arrival_us := v_arrival;
+        ELSE
+            r.arrival_us := v_arrival;
+        END IF;
     END IF;
     IF granted THEN
-        UPDATE resourceful.rate_limits SET arrival_us = v_arrival, touched_us = v_now, paused_until_us = r.paused_until_us,
+        UPDATE resourceful.rate_limits SET arrival_us = r.arrival_us, capped_arrival_us = r.capped_arrival_us,
+            touched_us = v_now, paused_until_us = r.paused_until_us, paused_since_us = r.paused_since_us,
             learned_interval_us = r.learned_interval_us, learned_burst = r.learned_burst,
             learned_until_us = r.learned_until_us
             WHERE upstream = p_upstream;
         wait_us := greatest(wait_us, 0);
-    ELSIF v_cut THEN
-        UPDATE resourceful.rate_limits SET paused_until_us = r.paused_until_us, learned_interval_us = r.learned_interval_us,
-            learned_burst = r.learned_burst, learned_until_us = r.learned_until_us
+    ELSIF v_changed THEN
+        UPDATE resourceful.rate_limits SET paused_until_us = r.paused_until_us, paused_since_us = r.paused_since_us,
+            learned_interval_us = r.learned_interval_us, learned_burst = r.learned_burst,
+            learned_until_us = r.learned_until_us
             WHERE upstream = p_upstream;
     END IF;
 END
@@ -173,29 +211,45 @@ CREATE OR REPLACE FUNCTION resourceful.reserve(
     SELECT r.granted, r.wait_us FROM resourceful.reserve(p_upstream, p_interval_us, p_burst, p_max_wait_us, 86400000000) r
 $$;
 -- step
--- Gives back a place a call took and did not use (it was cancelled while it waited).
-CREATE OR REPLACE FUNCTION resourceful.release(p_upstream text, p_interval_us bigint, p_burst integer)
+-- Gives back a place a call took and did not use (it was cancelled while it waited): on the queue
+-- of callers that keep shorter pauses than the row's when the caller is one (p_max_pause_us, as in
+-- `reserve`) and that queue has places to come, on the row's queue otherwise.
+CREATE OR REPLACE FUNCTION resourceful.release(p_upstream text, p_interval_us bigint, p_burst integer, p_max_pause_us bigint)
 RETURNS void LANGUAGE plpgsql
     SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     v_now bigint := resourceful.now_us();
     r resourceful.rate_limits%ROWTYPE;
     v_interval bigint := p_interval_us;
+    v_longest bigint := least(greatest(coalesce(p_max_pause_us, 86400000000), 0), 86400000000);
 BEGIN
     SELECT * INTO r FROM resourceful.rate_limits WHERE upstream = p_upstream FOR UPDATE;
-    IF NOT FOUND OR r.arrival_us IS NULL THEN
+    IF NOT FOUND THEN
         RETURN;
     END IF;
     IF r.learned_interval_us IS NOT NULL AND r.learned_until_us > v_now THEN
-        v_interval := greatest(coalesce(v_interval, 1), r.learned_interval_us);
+        v_interval := greatest(coalesce(v_interval, 1), least(r.learned_interval_us, greatest(v_longest, 1)));
     END IF;
     IF v_interval IS NULL THEN
         RETURN;
     END IF;
     v_interval := least(greatest(v_interval, 1), 86400000000);
-    UPDATE resourceful.rate_limits SET arrival_us = greatest(least(r.arrival_us, v_now + 4000000000000000) - v_interval, v_now)
-        WHERE upstream = p_upstream;
+    IF r.paused_until_us > v_now AND r.paused_since_us <= v_now AND r.paused_since_us + v_longest < r.paused_until_us
+        AND r.capped_arrival_us > v_now THEN
+        UPDATE resourceful.rate_limits SET capped_arrival_us = greatest(least(r.capped_arrival_us, v_now + 4000000000000000) - v_interval, v_now)
+            WHERE upstream = p_upstream;
+    ELSIF r.arrival_us IS NOT NULL THEN
+        UPDATE resourceful.rate_limits SET arrival_us = greatest(least(r.arrival_us, v_now + 4000000000000000) - v_interval, v_now)
+            WHERE upstream = p_upstream;
+    END IF;
 END
+$$;
+-- step
+-- The release of a build that passes no longest pause: a day.
+CREATE OR REPLACE FUNCTION resourceful.release(p_upstream text, p_interval_us bigint, p_burst integer)
+RETURNS void LANGUAGE sql
+    SET search_path = pg_catalog, pg_temp AS $$
+    SELECT resourceful.release(p_upstream, p_interval_us, p_burst, 86400000000)
 $$;
 -- step
 -- A half-open breaker's probe slot, for a call of this instance: at most p_probes out at once;

@@ -21,6 +21,9 @@ public protocol RateLimitState: Sendable {
     /// Gives back a place taken and not used (the caller was cancelled while it waited), so that
     /// the ones after it need not wait for it.
     func release(_ upstream: String, budget: RateBudget?) async
+    /// As ``release(_:budget:)``, for a place taken with
+    /// ``reserve(_:budget:maxWait:maxPause:)`` and the same `maxPause`. The default ignores it.
+    func release(_ upstream: String, budget: RateBudget?, maxPause: Duration) async
     /// Lets no request go to `upstream` for `duration` from now (a `429` or `503` with
     /// `Retry-After`, or a limit the upstream says is spent). A shorter pause than one already
     /// set changes nothing. Returns whether the pause is new or longer than the one set.
@@ -34,6 +37,11 @@ public protocol RateLimitState: Sendable {
     /// How much of a pause of `upstream` is left (zero for none): a call that waited for its place
     /// asks before it sends, so that a pause begun meanwhile holds it too.
     func remainingPause(of upstream: String) async -> Duration
+    /// As ``remainingPause(of:)``, for a caller that keeps no pause longer than `maxPause`: a
+    /// state shared with writers configured otherwise answers how much is left of the pause this
+    /// caller keeps (at most `maxPause` from when the pause was last lengthened). The default
+    /// answers ``remainingPause(of:)``.
+    func remainingPause(of upstream: String, maxPause: Duration) async -> Duration
 }
 
 extension RateLimitState {
@@ -43,8 +51,20 @@ extension RateLimitState {
         await reserve(upstream, budget: budget, maxWait: maxWait)
     }
 
+    /// The release of ``release(_:budget:)``: `maxPause` is not needed by a state whose only
+    /// writers cap what they write.
+    public func release(_ upstream: String, budget: RateBudget?, maxPause: Duration) async {
+        await release(upstream, budget: budget)
+    }
+
     /// No pause is known: a state that does not keep pauses apart from its places answers zero.
     public func remainingPause(of upstream: String) async -> Duration { .zero }
+
+    /// What ``remainingPause(of:)`` answers: `maxPause` is not needed by a state whose only
+    /// writers cap what they write.
+    public func remainingPause(of upstream: String, maxPause: Duration) async -> Duration {
+        await remainingPause(of: upstream)
+    }
 }
 
 /// What ``RateLimitState/reserve(_:budget:maxWait:)`` answers.

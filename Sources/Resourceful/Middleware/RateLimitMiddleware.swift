@@ -122,13 +122,13 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
             do {
                 try await Task.sleep(for: wait)
             } catch {
-                await onState(request) { await state.release(upstream, budget: budget) }
+                await onState(request) { await state.release(upstream, budget: budget, maxPause: limits.maxPause) }
                 throw APIError(kind: .cancelled, detail: "while waiting for a place in the rate budget of \(context.options.service)", underlying: error)
             }
             // A pause begun while this call waited (a `Retry-After` another call, or another
             // instance, was given) holds it too.
             // No longer than the longest pause kept, whatever a shared store says.
-            let pause = Swift.min(await onState(request) { await state.remainingPause(of: upstream) }, limits.maxPause)
+            let pause = Swift.min(await onState(request) { await state.remainingPause(of: upstream, maxPause: limits.maxPause) }, limits.maxPause)
             if pause > .zero {
                 guard ContinuousClock.now + pause <= deadline else { throw refusal(waiting: pause, request: request, context: context) }
                 do {

@@ -1,0 +1,118 @@
+import Foundation
+import ProcessTestSupport
+import Resourceful
+import ResourcefulPostgres
+import Testing
+
+/// Instances that keep shorter pauses than the one a row holds (another instance's
+/// `limits.maxPause` is longer): each keeps the pause as it would have written it, from when the
+/// pause was last lengthened, and their calls are spaced by the budget on the real clock, never
+/// booked behind the row's pause nor sent beside the places booked there.
+@Suite(.postgres)
+struct ShorterPausesTests {
+    /// The waits of `count` places of `upstream` for callers keeping pauses of `maxPause`.
+    private static func waits(
+        _ state: PostgresRateLimitState, _ upstream: String, budget: RateBudget, maxPause: Duration, count: Int
+    ) async -> [Duration]? {
+        var waits: [Duration] = []
+        for _ in 0..<count {
+            guard case .granted(let wait) = await state.reserve(upstream, budget: budget, maxWait: .seconds(172_800), maxPause: maxPause)
+            else { return nil }
+            waits.append(wait)
+        }
+        return waits
+    }
+
+    @Test("Callers keeping 2 s pauses go after 2 s, spaced by the budget, and book nothing behind an hour's pause")
+    func shorterCallersBookNothingBehindThePause() async throws {
+        let upstream = "queue \(UUID())"
+        let budget = try #require(RateBudget(requestsPerSecond: 1, burst: 1))
+        try await withInstances(2) { instances in
+            let short = instances[0].rateLimits
+            let long = instances[1].rateLimits
+            #expect(await long.pause(upstream, for: .seconds(3600)))
+            let start = ContinuousClock.now
+            let shortWaits = try #require(await Self.waits(short, upstream, budget: budget, maxPause: .seconds(2), count: 3))
+            let longWaits = try #require(await Self.waits(long, upstream, budget: budget, maxPause: .seconds(86_400), count: 2))
+            let passed = ContinuousClock.now - start
+            // About 2, 3 and 4 s after the pause was written.
+            for (index, wait) in shortWaits.enumerated() {
+                let due = Duration.seconds(2 + index)
+                #expect(wait <= due && wait >= due - passed - .milliseconds(10), "\(shortWaits)")
+            }
+            // The hour's callers start when the hour ends: the short callers' places took none of
+            // theirs (each would have pushed them a second later).
+            #expect(longWaits[0] <= .seconds(3600) && longWaits[0] >= .seconds(3600) - passed - .milliseconds(10), "\(longWaits)")
+            #expect(longWaits[1] <= .seconds(3601) && longWaits[1] >= .seconds(3601) - passed - .milliseconds(10), "\(longWaits)")
+            // The pause a short caller keeps is what is left of its 2 s; the others keep the hour.
+            #expect(await short.remainingPause(of: upstream, maxPause: .seconds(2)) <= .seconds(2))
+            #expect(await long.remainingPause(of: upstream, maxPause: .seconds(86_400)) > .seconds(3000))
+        }
+    }
+
+    @Test("The short callers' queue goes by with real time: ten seconds on, the next one goes at once")
+    func theShortQueueFollowsTheClock() async throws {
+        let upstream = "clock \(UUID())"
+        let budget = try #require(RateBudget(requestsPerSecond: 1, burst: 1))
+        try await withInstances(1) { instances in
+            let state = instances[0].rateLimits
+            let start = ContinuousClock.now
+            #expect(await state.pause(upstream, for: .seconds(3600)))
+            let before = try #require(await Self.waits(state, upstream, budget: budget, maxPause: .seconds(2), count: 4))
+            // At 2, 3, 4 and 5 s.
+            #expect(before[3] >= .seconds(5) - (ContinuousClock.now - start) - .milliseconds(10), "\(before)")
+            // Ten seconds pass (the row's times moved back by as much): the four places are behind,
+            // the short callers' pause is over, and the next place is now.
+            let moved = try await rows(
+                """
+                UPDATE resourceful.rate_limits SET paused_since_us = paused_since_us - 10000000,
+                    paused_until_us = paused_until_us - 10000000, capped_arrival_us = capped_arrival_us - 10000000
+                WHERE upstream = '\(upstream)' RETURNING upstream
+                """)
+            #expect(moved.count == 1)
+            let after = try #require(await Self.waits(state, upstream, budget: budget, maxPause: .seconds(2), count: 2))
+            #expect(after[0] == .zero, "\(after)")
+            #expect(after[1] <= .seconds(1) && after[1] > .milliseconds(500), "\(after)")
+            // The row's own pause is still there for those who keep it.
+            #expect(await state.remainingPause(of: upstream, maxPause: .seconds(86_400)) > .seconds(3500))
+        }
+    }
+
+    @Test("Across the end of the row's pause, short and long callers' places never coincide")
+    func placesAcrossThePauseEndAreSpaced() async throws {
+        let upstream = "edge \(UUID())"
+        let budget = try #require(RateBudget(requestsPerSecond: 1, burst: 1))
+        try await withInstances(2) { instances in
+            let short = instances[0].rateLimits
+            let long = instances[1].rateLimits
+            #expect(await long.pause(upstream, for: .seconds(3)))
+            // Short callers at 1 and 2 s, then at 3 s (the pause's end: taken on the row's queue),
+            // a long caller at 4 s, a short one at 5 s.
+            var waits = try #require(await Self.waits(short, upstream, budget: budget, maxPause: .seconds(1), count: 3))
+            waits += try #require(await Self.waits(long, upstream, budget: budget, maxPause: .seconds(60), count: 1))
+            waits += try #require(await Self.waits(short, upstream, budget: budget, maxPause: .seconds(1), count: 1))
+            for (earlier, later) in zip(waits, waits.dropFirst()) {
+                #expect(later - earlier >= .milliseconds(500) && later - earlier <= .milliseconds(1010), "\(waits)")
+            }
+            #expect(waits[0] <= .seconds(1) && waits[4] <= .seconds(5), "\(waits)")
+        }
+    }
+
+    @Test("A place a short caller gives back goes to the next short caller, not behind the pause")
+    func aShortCallersPlaceGoesBackToItsQueue() async throws {
+        let upstream = "given \(UUID())"
+        let budget = try #require(RateBudget(requestsPerSecond: 1, burst: 1))
+        try await withInstances(2) { instances in
+            let short = instances[0].rateLimits
+            let long = instances[1].rateLimits
+            #expect(await long.pause(upstream, for: .seconds(3600)))
+            let first = try #require(await Self.waits(short, upstream, budget: budget, maxPause: .seconds(2), count: 2))
+            await short.release(upstream, budget: budget, maxPause: .seconds(2))
+            let again = try #require(await Self.waits(short, upstream, budget: budget, maxPause: .seconds(2), count: 1))
+            #expect(again[0] <= first[1], "\(first) \(again)")
+            // The hour's queue was not touched by the short callers, nor by the place given back.
+            let longWait = try #require(await Self.waits(long, upstream, budget: budget, maxPause: .seconds(86_400), count: 1))
+            #expect(longWait[0] > .seconds(3590) && longWait[0] <= .seconds(3600), "\(longWait)")
+        }
+    }
+}
