@@ -36,6 +36,7 @@ enum CallRunner {
         // processes share reaches the person by default); --verbose means debug (or trace, when configured).
         logger.logLevel = options.verbose ? min(config.logging.level, .debug) : config.logging.level
         for warning in target.warnings { logger.warning("\(warning)") }
+        if let unused = CallTarget.unusedSharedState(config) { logger.warning("\(unused)") }
         CommandCredentials.configure(&config, account: options.account)
         let deferred = DeferredTransport()
         let storage: any AuthenticationStorage

@@ -31,6 +31,17 @@ struct CallTarget {
     /// URL): a credential the command adds does not go there.
     var baseURLMovedBy: String?
 
+    /// What the person is told when the configuration names a store its state is shared in
+    /// (`sharedState.kind`): a command keeps its state for its own process, and does not link the
+    /// store's module.
+    static func unusedSharedState(_ config: APIConfig) -> String? {
+        guard let kind = config.sharedState.kind else { return nil }
+        // Named only when it is a plain name: a file not written by the person says no more.
+        let plain = kind.count <= 40 && kind.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }
+        return "the configuration's sharedState\(plain ? " (kind '\(kind)')" : "") is not used: resourceful keeps its rate budgets, "
+            + "circuit breakers and tokens for its own process (an app shares them through ResourcefulPostgres)"
+    }
+
     /// The name of the variable that gives the base URL without a file.
     static let baseURLVariable = "RESOURCEFUL_BASE_URL"
 

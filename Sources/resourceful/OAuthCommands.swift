@@ -40,6 +40,7 @@ struct OAuthSession {
         }
         guard config.authentication.storages.contains("oauth2") else { return nil }
         // A command is one process: its state is its own, whatever store a fleet shares.
+        if let unused = CallTarget.unusedSharedState(config) { FileHandle.standardError.write(Data("resourceful: \(unused)\n".utf8)) }
         var alone = config
         alone.sharedState = APIConfig.SharedStateSettings()
         let dependencies = try await APIDependencies.live(

@@ -54,4 +54,23 @@ import Testing
         let missing = try await Command.run(resourcefulTool, [command, "--service", "t", "--env", "nope", "--config-directory", directory.path])
         #expect(missing.status == 5 && missing.output.contains("nope.json does not exist"), "\(missing.output)")
     }
+
+    /// A configuration shared with an app of a fleet names its store (`sharedState.kind`), which
+    /// the tool neither links nor needs: the call goes on, and the person is told once.
+    @Test func aSharedStateTheToolDoesNotUseIsSaid() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-shared-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let json = #"{"baseURL": "http://127.0.0.1:9/v1", "service": "t", "sharedState": {"kind": "postgres", "postgres": {"host": "127.0.0.1"}}"#
+        try Data((json + "}").utf8).write(to: directory.appendingPathComponent("x.json"))
+        let oauth = #", "authentication": {"storages": ["oauth2"], "oauth2": {"tokenEndpoint": "http://127.0.0.1:9/token", "clientId": "c"}}}"#
+        try Data((json + oauth).utf8).write(to: directory.appendingPathComponent("o.json"))
+        let said = "the configuration's sharedState (kind 'postgres') is not used"
+        let call = try await Command.run(resourcefulTool, ["show", "users", "--curl", "--config-directory", directory.path, "--env", "x"])
+        #expect(call.status == 0, "\(call.output)")
+        #expect(call.output.contains(said) && call.output.contains("curl 'http://127.0.0.1:9/v1/users'"), "\(call.output)")
+        #expect(call.output.components(separatedBy: said).count == 2, "\(call.output)")
+        let status = try await Command.run(resourcefulTool, ["status", "--service", "t", "--config-directory", directory.path, "--env", "o"])
+        #expect(status.output.contains(said), "\(status.output)")
+    }
 }
