@@ -59,6 +59,20 @@ extension OpenAPIGeneratorConfiguration {
         } catch {
             throw OpenAPIGeneratorError(kind: .invalidConfiguration, detail: "\(url.lastPathComponent): \(error)")
         }
+        // A misspelt key would leave its setting at the default without a word: it is named,
+        // with the keys there are.
+        let known: Set<String> = ["namespace", "operations", "accessLevel"]
+        if let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
+            let unknown = object.keys.filter { !known.contains($0) }.sorted()
+            if let first = unknown.first {
+                let shown = first.count <= 64 && first.allSatisfy { $0.isASCII && !$0.isWhitespace && $0.asciiValue.map { $0 >= 0x21 && $0 < 0x7F } == true }
+                throw OpenAPIGeneratorError(
+                    kind: .invalidConfiguration,
+                    detail: "\(url.lastPathComponent): \(shown ? "`\(first)` is not a known key" : "a key is not known")"
+                        + " (the keys are \(known.sorted().map { "`\($0)`" }.joined(separator: ", ")))"
+                )
+            }
+        }
         if let namespace, SwiftNames.words(namespace).isEmpty {
             throw OpenAPIGeneratorError(kind: .invalidConfiguration, detail: "\(url.lastPathComponent): the namespace '\(namespace)' holds no letters or digits")
         }

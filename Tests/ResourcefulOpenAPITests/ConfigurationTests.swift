@@ -41,6 +41,7 @@ import Testing
         (#"{"accessLevel": "open"}"#, "accessLevel"),
         (#"{"namespace": "---"}"#, "no letters"),
         ("not json", "resourceful-openapi.json"),
+        (#"{"namespace": "X", "acessLevel": "public"}"#, "`acessLevel` is not a known key (the keys are `accessLevel`, `namespace`, `operations`)"),
     ])
     func anInvalidConfigurationIsATypedError(text: String, mention: String) throws {
         let file = FileManager.default.temporaryDirectory.appending(path: "\(UUID().uuidString)-resourceful-openapi.json")

@@ -72,6 +72,19 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
     }
 
+    @Test func aMisspeltConfigurationKeyExitsWithTwoAndWritesNothing() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let config = folder.appending(path: "resourceful-openapi.json")
+        try Data(#"{"namespace": "Users", "acessLevel": "internal"}"#.utf8).write(to: config)
+        let output = folder.appending(path: "out")
+        let result = try await Command.run(
+            resourcefulTool, ["generate", "--openapi", Self.specs.appending(path: "users.yaml").path, "--output", output.path, "--config", config.path])
+        #expect(result.status == 2, "\(result.output)")
+        #expect(result.output.contains("`acessLevel` is not a known key"), "\(result.output)")
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+    }
+
     @Test func aBadAccessLevelIsAUsageError() async throws {
         let result = try await Command.run(resourcefulTool, ["generate", "--openapi", "x.yaml", "--output", "/tmp", "--access-level", "open"])
         #expect(result.status == 64)
