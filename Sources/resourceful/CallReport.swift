@@ -177,7 +177,7 @@ enum CallReport {
         case .transport: "the connection failed before a whole answer arrived"
         case .timeout: "no answer within the time limit (--timeout, or timeout in the configuration)"
         case .cancelled: "the call was interrupted"
-        case .responseTooLarge: "the answer is larger than maxResponseBytes in the configuration allows"
+        case .responseTooLarge: "the answer is larger than the configuration's maxResponseBytes allows: write it to a file with -o FILE (bounded by --max-filesize alone), or raise maxResponseBytes"
         case .tls: "the TLS handshake failed: the server's certificate is not trusted, has expired or names another host (--verbose tells which)"
         case .tooManyRedirects: "too many redirects (http.maxRedirects in the configuration)"
         case .redirectRefused: "a redirect was refused"

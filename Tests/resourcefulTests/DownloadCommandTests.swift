@@ -171,6 +171,23 @@ import Glibc
         }
     }
 
+    @Test func aBodyPastMaxResponseBytesPointsToOutputWhichTakesIt() async throws {
+        try await MockServer.withRunning { server in
+            let body = String(repeating: "y", count: 500)
+            server.stub(.get, "/v1/large", MockResponse(headerFields: [.contentType: "text/plain"], body: Data(body.utf8)))
+            let directory = try Self.smallStreamConfiguration(for: server)
+            let shown = try await Command.run(resourcefulTool, ["show", "large", "--env", "test", "--config-directory", directory])
+            #expect(shown.status == 4, "\(shown.output)")
+            #expect(shown.output.contains("maxResponseBytes allows: write it to a file with -o FILE"), "\(shown.output)")
+            // What it advises works: the body is written whole.
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-large-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: file) }
+            let written = try await Command.run(resourcefulTool, ["show", "large", "-o", file.path, "--env", "test", "--config-directory", directory])
+            #expect(written.status == 0, "\(written.output)")
+            #expect(try String(contentsOf: file, encoding: .utf8) == body)
+        }
+    }
+
     @Test(arguments: ["UsersRequests.swift", "UsersSchemas.swift"])
     func generateWritesNoFileWhenAnyDestinationIsRefused(refused: String) async throws {
         let folder = try Self.folder()
