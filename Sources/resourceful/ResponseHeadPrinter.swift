@@ -31,9 +31,11 @@ struct ResponseHeadPrinter: APIMiddleware {
         return response
     }
 
-    /// `HTTP 200 OK`, then one `Name: value` line a field, then an empty line.
+    /// `HTTP/1.1 200 OK` (as curl writes it; `HTTP 200 OK` when the version is not known, as
+    /// for an answer replayed from a recording), then one `Name: value` line a field, then an
+    /// empty line.
     func head(of response: TransportResponse) -> String {
-        var text = "HTTP \(response.status.code) \(Self.printable(response.status.reasonPhrase))\n"
+        var text = "\(response.httpVersion ?? "HTTP") \(response.status.code) \(Self.printable(response.status.reasonPhrase))\n"
         for field in response.headerFields {
             text += "\(Self.printable(field.name.rawName)): \(Self.printable(redactor.headerValue(field.name, field.value)))\n"
         }

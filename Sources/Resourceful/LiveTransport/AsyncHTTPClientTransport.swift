@@ -321,11 +321,13 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         let idleTimeout = request.idleTimeout
         guard let streamed = delegate.takeBody() else { throw TransportError.invalidRequest("the response body was handed over twice") }
         let body = streamed.mapErrors { Self.translate($0, idleTimeout: idleTimeout) }
-        return TransportResponse(
+        var response = TransportResponse(
             status: HTTPResponse.Status(code: Int(head.status.code), reasonPhrase: head.status.reasonPhrase),
             headerFields: fields,
             body: TransportBody(stream: body, length: fields[.contentLength].flatMap { Int($0) })
         )
+        response.httpVersion = Self.statusLineVersion(head.version)
+        return response
     }
 
     /// What an exchange that failed before its response throws: ``ConnectRetry/NotSent`` when
@@ -390,11 +392,18 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             throw failure(error, request: request, wroteHead: delegate.wroteHead, receivedHead: delegate.receivedHead, idleTimeout: nil)
         }
         let fields = receivedFields(response.headers)
-        return TransportResponse(
+        var answer = TransportResponse(
             status: HTTPResponse.Status(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase),
             headerFields: fields,
             body: response.body ?? ByteBuffer()
         )
+        answer.httpVersion = Self.statusLineVersion(response.version)
+        return answer
+    }
+
+    /// `HTTP/1.1`, `HTTP/2`: the version as a status line writes it.
+    static func statusLineVersion(_ version: HTTPVersion) -> String {
+        version.major >= 2 && version.minor == 0 ? "HTTP/\(version.major)" : "HTTP/\(version.major).\(version.minor)"
     }
 
     /// Shuts the client down, if this transport created it; waits for its connections to close.

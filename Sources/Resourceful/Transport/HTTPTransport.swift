@@ -189,6 +189,9 @@ public struct TransportResponse: Sendable {
     /// none was followed. Set by ``RedirectMiddleware``: a step before it that sees a response
     /// with redirects knows it answers another URL than the request's.
     public var redirects: [RequestTarget] = []
+    /// The protocol version the answer came in, as a status line writes it (`HTTP/1.1`,
+    /// `HTTP/2`), when the transport says it; `nil` otherwise (a recording, an answer a step made).
+    public var httpVersion: String?
     /// Whether the response was answered from the HTTP cache rather than by the upstream now:
     /// its rate-limit fields say nothing of the upstream's present limits.
     package var servedFromCache = false
