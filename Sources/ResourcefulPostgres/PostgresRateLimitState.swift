@@ -43,7 +43,7 @@ public final class PostgresRateLimitState: RateLimitState {
 
     /// A place in `upstream`'s shared budget; from memory while the store is unavailable. A
     /// pause in the row (written by an instance configured otherwise) holds this call at most
-    /// `maxPause` after it was last lengthened, as this instance would have written it, and a
+    /// `maxPause` after a pause was last asked for, as this instance would have written it, and a
     /// learned budget spaces its calls at most `maxPause` apart; the row keeps them for the
     /// others, cut only past a day (which no instance writes), so that they end. Until the row's
     /// pause ends, such calls are spaced by the budget among themselves, never booked behind it.
@@ -98,21 +98,15 @@ public final class PostgresRateLimitState: RateLimitState {
         if done == nil { await fallback.release(upstream, budget: budget) }
     }
 
-    /// Pauses `upstream` for the whole fleet, unless a longer pause is already kept.
+    /// Pauses `upstream` for the whole fleet, unless a longer pause is already kept (at most a
+    /// day). Either way the pause counts as asked for now: an instance keeping shorter pauses
+    /// than the row's keeps its own from now.
     @discardableResult
     public func pause(_ upstream: String, for duration: Duration) async -> Bool {
         let length = Self.microseconds(Swift.max(duration, .zero))
         let changed = await store.run("pause") { client -> Bool in
-            let rows = try await client.query(
-                """
-                INSERT INTO resourceful.rate_limits AS t (upstream, paused_until_us, paused_since_us, touched_us)
-                    VALUES (\(upstream), resourceful.now_us() + \(length), resourceful.now_us(), resourceful.now_us())
-                ON CONFLICT (upstream) DO UPDATE SET paused_until_us = excluded.paused_until_us,
-                    paused_since_us = excluded.paused_since_us, touched_us = excluded.touched_us
-                    WHERE t.paused_until_us IS NULL OR t.paused_until_us < excluded.paused_until_us
-                RETURNING true
-                """)
-            for try await _ in rows { return true }
+            let rows = try await client.query("SELECT resourceful.pause(\(upstream), \(length))")
+            for try await changed in rows.decode(Bool.self) { return changed }
             return false
         }
         guard let changed else { return await fallback.pause(upstream, for: duration) }
@@ -164,8 +158,8 @@ public final class PostgresRateLimitState: RateLimitState {
     }
 
     /// How much is left of the fleet's pause of `upstream` as a caller that keeps pauses of at
-    /// most `maxPause` keeps it: until the row's pause ends, or `maxPause` after it was last
-    /// lengthened, whichever comes first.
+    /// most `maxPause` keeps it: until the row's pause ends, or `maxPause` after a pause was
+    /// last asked for, whichever comes first.
     public func remainingPause(of upstream: String, maxPause: Duration) async -> Duration {
         let longest = Self.microseconds(maxPause)
         let left = await store.run("pause left") { client -> Int64 in

@@ -51,7 +51,7 @@ CREATE UNLOGGED TABLE IF NOT EXISTS resourceful.rate_limits (
     capped_arrival_us bigint
 );
 -- step
--- When the pause was last lengthened, and the queue of callers that keep shorter pauses.
+-- When a pause was last asked for, and the queue of callers that keep shorter pauses.
 ALTER TABLE resourceful.rate_limits ADD COLUMN IF NOT EXISTS paused_since_us bigint;
 -- step
 ALTER TABLE resourceful.rate_limits ADD COLUMN IF NOT EXISTS capped_arrival_us bigint;
@@ -79,7 +79,7 @@ $$;
 -- from the upstream, after any pause. Granted with the wait before sending, or refused with the
 -- wait it would have needed when that is longer than p_max_wait_us (nothing is then taken).
 --
--- A caller keeps no pause longer than p_max_pause_us from when the pause was last lengthened
+-- A caller keeps no pause longer than p_max_pause_us from when a pause was last asked for
 -- (`paused_since_us`), as an instance configured so would have written it: when the row's pause
 -- is longer (another instance keeps longer ones, and the row keeps it for them), the caller's
 -- pause ends earlier, at a fixed time, and its places until the row's pause ends are taken on a
@@ -170,7 +170,9 @@ BEGIN
             v_arrival := least(greatest(v_mine, coalesce(r.capped_arrival_us, v_mine),
                 CASE WHEN r.arrival_us < v_end THEN r.arrival_us ELSE v_mine END), v_now + 4000000000000000);
             v_slot := greatest(v_arrival - v_interval * (v_burst - 1), v_mine);
-            v_capped := v_slot < v_end;
+            -- A place less than an interval before the row's pause ends would be sent beside the
+            -- first place booked after it: such a place is taken on the row's queue.
+            v_capped := v_slot <= v_end - v_interval;
         END IF;
         IF NOT v_capped THEN
             v_arrival := least(greatest(coalesce(r.arrival_us, v_end), coalesce(r.capped_arrival_us, v_end), v_end),
@@ -211,9 +213,33 @@ CREATE OR REPLACE FUNCTION resourceful.reserve(
     SELECT r.granted, r.wait_us FROM resourceful.reserve(p_upstream, p_interval_us, p_burst, p_max_wait_us, 86400000000) r
 $$;
 -- step
--- Gives back a place a call took and did not use (it was cancelled while it waited): on the queue
--- of callers that keep shorter pauses than the row's when the caller is one (p_max_pause_us, as in
--- `reserve`) and that queue has places to come, on the row's queue otherwise.
+-- Pauses an upstream for p_length_us from now (at most a day), unless a longer pause is kept;
+-- true when the pause is new or longer. Either way the pause was asked for now
+-- (`paused_since_us`): a caller keeping shorter pauses than the row's keeps its own from then.
+CREATE OR REPLACE FUNCTION resourceful.pause(p_upstream text, p_length_us bigint)
+RETURNS boolean LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    v_now bigint := resourceful.now_us();
+    v_until bigint := v_now + least(greatest(coalesce(p_length_us, 0), 0), 86400000000);
+    r resourceful.rate_limits%ROWTYPE;
+BEGIN
+    INSERT INTO resourceful.rate_limits (upstream, touched_us) VALUES (p_upstream, v_now)
+        ON CONFLICT (upstream) DO NOTHING;
+    SELECT * INTO r FROM resourceful.rate_limits WHERE upstream = p_upstream FOR UPDATE;
+    IF r.paused_until_us IS NULL OR r.paused_until_us < v_until THEN
+        UPDATE resourceful.rate_limits SET paused_until_us = v_until, paused_since_us = v_now, touched_us = v_now
+            WHERE upstream = p_upstream;
+        RETURN true;
+    END IF;
+    UPDATE resourceful.rate_limits SET paused_since_us = v_now, touched_us = v_now WHERE upstream = p_upstream;
+    RETURN false;
+END
+$$;
+-- step
+-- Gives back a place a call took and did not use (it was cancelled while it waited): the last
+-- place of the queue the caller (keeping pauses of at most p_max_pause_us, as in `reserve`)
+-- would take its next place on.
 CREATE OR REPLACE FUNCTION resourceful.release(p_upstream text, p_interval_us bigint, p_burst integer, p_max_pause_us bigint)
 RETURNS void LANGUAGE plpgsql
     SET search_path = pg_catalog, pg_temp AS $$
@@ -221,7 +247,11 @@ DECLARE
     v_now bigint := resourceful.now_us();
     r resourceful.rate_limits%ROWTYPE;
     v_interval bigint := p_interval_us;
+    v_burst integer := p_burst;
     v_longest bigint := least(greatest(coalesce(p_max_pause_us, 86400000000), 0), 86400000000);
+    v_end bigint;
+    v_mine bigint;
+    v_arrival bigint;
 BEGIN
     SELECT * INTO r FROM resourceful.rate_limits WHERE upstream = p_upstream FOR UPDATE;
     IF NOT FOUND THEN
@@ -229,17 +259,28 @@ BEGIN
     END IF;
     IF r.learned_interval_us IS NOT NULL AND r.learned_until_us > v_now THEN
         v_interval := greatest(coalesce(v_interval, 1), least(r.learned_interval_us, greatest(v_longest, 1)));
+        v_burst := least(coalesce(v_burst, 1000000), coalesce(r.learned_burst, 1));
     END IF;
     IF v_interval IS NULL THEN
         RETURN;
     END IF;
     v_interval := least(greatest(v_interval, 1), 86400000000);
-    IF r.paused_until_us > v_now AND r.paused_since_us <= v_now AND r.paused_since_us + v_longest < r.paused_until_us
-        AND r.capped_arrival_us > v_now THEN
-        UPDATE resourceful.rate_limits SET capped_arrival_us = greatest(least(r.capped_arrival_us, v_now + 4000000000000000) - v_interval, v_now)
-            WHERE upstream = p_upstream;
-    ELSIF r.arrival_us IS NOT NULL THEN
-        UPDATE resourceful.rate_limits SET arrival_us = greatest(least(r.arrival_us, v_now + 4000000000000000) - v_interval, v_now)
+    v_burst := least(greatest(coalesce(v_burst, 1), 1), 1000000);
+    v_end := least(greatest(coalesce(r.paused_until_us, v_now), v_now), v_now + 86400000000);
+    IF v_end > v_now AND r.paused_since_us <= v_now AND r.paused_since_us + v_longest < v_end AND r.capped_arrival_us IS NOT NULL THEN
+        -- As `reserve` would place this caller: on its own queue while its next place comes an
+        -- interval or more before the row's pause ends.
+        v_mine := greatest(r.paused_since_us + v_longest, v_now);
+        v_arrival := least(greatest(v_mine, r.capped_arrival_us, CASE WHEN r.arrival_us < v_end THEN r.arrival_us ELSE v_mine END),
+            v_now + 4000000000000000);
+        IF greatest(v_arrival - v_interval * (v_burst - 1), v_mine) <= v_end - v_interval THEN
+            UPDATE resourceful.rate_limits SET capped_arrival_us = greatest(least(r.capped_arrival_us, v_now + 4000000000000000), v_now) - v_interval
+                WHERE upstream = p_upstream;
+            RETURN;
+        END IF;
+    END IF;
+    IF r.arrival_us IS NOT NULL THEN
+        UPDATE resourceful.rate_limits SET arrival_us = greatest(greatest(least(r.arrival_us, v_now + 4000000000000000), v_now) - v_interval, v_now)
             WHERE upstream = p_upstream;
     END IF;
 END

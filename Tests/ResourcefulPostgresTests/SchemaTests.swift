@@ -49,6 +49,6 @@ struct SchemaTests {
     @Test("Schema.sql, for those who apply it themselves, holds the statements the module applies")
     func theSQLFileIsWhatTheModuleApplies() throws {
         #expect(try String(contentsOf: PostgresSchemaFile.url, encoding: .utf8) == PostgresSchema.script + "\n")
-        #expect(PostgresSchema.steps.count == 21)
+        #expect(PostgresSchema.steps.count == 22)
     }
 }

@@ -115,4 +115,84 @@ struct ShorterPausesTests {
             #expect(longWait[0] > .seconds(3590) && longWait[0] <= .seconds(3600), "\(longWait)")
         }
     }
+
+    @Test("A short caller's own Retry-After, under a longer pause, holds it its own longest pause from then")
+    func aShortCallersOwnRetryAfterHoldsIt() async throws {
+        let upstream = "asked \(UUID())"
+        try await withInstances(2) { instances in
+            let short = instances[0].rateLimits
+            #expect(await instances[1].rateLimits.pause(upstream, for: .seconds(3600)))
+            // Ten seconds on (the row's times moved back), the short callers' 2 s are long over.
+            _ = try await rows(
+                """
+                UPDATE resourceful.rate_limits SET paused_since_us = paused_since_us - 10000000, paused_until_us = paused_until_us - 10000000
+                WHERE upstream = '\(upstream)' RETURNING upstream
+                """)
+            #expect(await short.reserve(upstream, budget: nil, maxWait: .seconds(30), maxPause: .seconds(2)) == .granted(wait: .zero))
+            // Its own 429 asks for a minute, which it cuts to its 2 s: the row keeps the hour, and
+            // the short callers are held 2 s from now, not let through at once.
+            #expect(await short.pause(upstream, for: .seconds(2)) == false)
+            guard case .granted(let wait) = await short.reserve(upstream, budget: nil, maxWait: .seconds(30), maxPause: .seconds(2)) else {
+                Issue.record("refused")
+                return
+            }
+            #expect(wait > .seconds(1) && wait <= .seconds(2), "\(wait)")
+            #expect(await short.remainingPause(of: upstream, maxPause: .seconds(2)) > .seconds(1))
+        }
+    }
+
+    @Test("A place booked after the row's pause first keeps short callers' places an interval before it")
+    func aPlaceBookedAfterThePauseFirstIsNotCrowded() async throws {
+        let upstream = "first \(UUID())"
+        let budget = try #require(RateBudget(requestsPerSecond: 1, burst: 1))
+        try await withInstances(2) { instances in
+            let short = instances[0].rateLimits
+            let long = instances[1].rateLimits
+            #expect(await long.pause(upstream, for: .milliseconds(3500)))
+            let start = ContinuousClock.now
+            // The long caller at 3.5 s; short callers at 1 and 2 s, then after it, at 4.5 s (at 3 s
+            // it would go half an interval before the long caller's place).
+            let first = try #require(await Self.waits(long, upstream, budget: budget, maxPause: .seconds(60), count: 1))
+            let shorts = try #require(await Self.waits(short, upstream, budget: budget, maxPause: .seconds(1), count: 3))
+            let passed = ContinuousClock.now - start
+            let times = ([first[0]] + shorts).sorted()
+            for (earlier, later) in zip(times, times.dropFirst()) {
+                #expect(later - earlier >= .seconds(1) - passed - .milliseconds(10), "\(first) \(shorts)")
+            }
+            #expect(shorts[2] > first[0], "\(first) \(shorts)")
+        }
+    }
+
+    @Test("A place a short caller gives back after its places reached the row's queue is given back there")
+    func aPlaceGivenBackGoesToTheQueueItCameFrom() async throws {
+        let upstream = "back \(UUID())"
+        let budget = try #require(RateBudget(requestsPerSecond: 1, burst: 1))
+        try await withInstances(1) { instances in
+            let state = instances[0].rateLimits
+            #expect(await state.pause(upstream, for: .seconds(3)))
+            // At 1 and 2 s on the short callers' queue, at 3 s on the row's.
+            let waits = try #require(await Self.waits(state, upstream, budget: budget, maxPause: .seconds(1), count: 3))
+            await state.release(upstream, budget: budget, maxPause: .seconds(1))
+            let again = try #require(await Self.waits(state, upstream, budget: budget, maxPause: .seconds(1), count: 1))
+            // The place at 3 s is taken again, not one beside the place at 2 s.
+            #expect(again[0] > waits[1] + .milliseconds(500) && again[0] <= waits[2], "\(waits) \(again)")
+        }
+    }
+
+    @Test("A row whose queue was written out of range is given back without an error")
+    func aReleaseOnARowOutOfRangeIsNoError() async throws {
+        let upstream = "range \(UUID())"
+        let budget = try #require(RateBudget(requestsPerSecond: 1, burst: 1))
+        try await withInstances(1) { instances in
+            let state = instances[0]
+            _ = try await rows(
+                """
+                INSERT INTO resourceful.rate_limits (upstream, arrival_us, capped_arrival_us, touched_us)
+                VALUES ('\(upstream)', -9223372036854775000, -9223372036854775000, 0) RETURNING upstream
+                """)
+            await state.rateLimits.release(upstream, budget: budget, maxPause: .seconds(1))
+            #expect(state.isAvailable)
+            #expect(await state.rateLimits.reserve(upstream, budget: budget, maxWait: .seconds(5), maxPause: .seconds(1)) == .granted(wait: .zero))
+        }
+    }
 }

@@ -39,7 +39,7 @@ public protocol RateLimitState: Sendable {
     func remainingPause(of upstream: String) async -> Duration
     /// As ``remainingPause(of:)``, for a caller that keeps no pause longer than `maxPause`: a
     /// state shared with writers configured otherwise answers how much is left of the pause this
-    /// caller keeps (at most `maxPause` from when the pause was last lengthened). The default
+    /// caller keeps (at most `maxPause` from when a pause was last asked for). The default
     /// answers ``remainingPause(of:)``.
     func remainingPause(of upstream: String, maxPause: Duration) async -> Duration
 }
