@@ -125,22 +125,43 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
                 await onState(request) { await state.release(upstream, budget: budget, maxPause: limits.maxPause) }
                 throw APIError(kind: .cancelled, detail: "while waiting for a place in the rate budget of \(context.options.service)", underlying: error)
             }
-            // A pause begun while this call waited (a `Retry-After` another call, or another
-            // instance, was given) holds it too.
-            // No longer than the longest pause kept, whatever a shared store says.
-            let pause = Swift.min(await onState(request) { await state.remainingPause(of: upstream, maxPause: limits.maxPause) }, limits.maxPause)
-            if pause > .zero {
-                guard ContinuousClock.now + pause <= deadline else { throw refusal(waiting: pause, request: request, context: context) }
-                do {
-                    try await Task.sleep(for: pause)
-                } catch {
-                    throw APIError(kind: .cancelled, detail: "while waiting out a pause of \(context.options.service)", underlying: error)
-                }
-            }
+            try await waitOutPauses(of: upstream, budget: budget, limits: limits, deadline: deadline, request: request, context: context)
         case .granted:
             break
         }
         return try await passOn(request, context: context, upstream: upstream, limits: limits, next: next)
+    }
+
+    /// Holds a call that waited for its place while a pause began (a `Retry-After` another call,
+    /// or another instance, was given): its place went by unsent, and it takes a new one after
+    /// the pause, so that the calls the pause held go spaced by the budget, not all at its end.
+    /// No pause is kept longer than `limits.maxPause`, whatever a shared store says.
+    private func waitOutPauses(
+        of upstream: String, budget: RateBudget?, limits: APIConfig.UpstreamLimits, deadline: ContinuousClock.Instant,
+        request: TransportRequest, context: CallContext
+    ) async throws {
+        // A pause begun again while the call waits out the last one holds it again, for at most
+        // the longest pause in all (a store that says a pause for ever holds it no longer); each
+        // round sleeps at least the pause it saw, even when a state grants no wait for it.
+        var held = Duration.zero
+        while held < limits.maxPause {
+            let said = await onState(request) { await state.remainingPause(of: upstream, maxPause: limits.maxPause) }
+            let pause = Swift.min(said, limits.maxPause - held)
+            guard pause > .zero else { return }
+            held += pause
+            guard ContinuousClock.now + pause <= deadline else { throw refusal(waiting: pause, request: request, context: context) }
+            let wait: Duration
+            switch await onState(request, { await state.reserve(upstream, budget: budget, maxWait: deadline - .now, maxPause: limits.maxPause) }) {
+            case .refused(let needed): throw refusal(waiting: needed, request: request, context: context)
+            case .granted(let granted): wait = Swift.max(granted, pause)
+            }
+            do {
+                try await Task.sleep(for: wait)
+            } catch {
+                await onState(request) { await state.release(upstream, budget: budget, maxPause: limits.maxPause) }
+                throw APIError(kind: .cancelled, detail: "while waiting out a pause of \(context.options.service)", underlying: error)
+            }
+        }
     }
 
     /// The error of a call whose place comes after its deadline, counted.

@@ -144,6 +144,29 @@ import Testing
         }
     }
 
+    @Test func callsAPauseHeldAfterTheirPlacesGoSpacedByTheBudget() async throws {
+        try await Harness.run(configure: {
+            $0.retry.maxAttempts = 1
+            $0.timeout = .seconds(30)
+            $0.limits.rate = RateBudget(requestsPerSecond: 1, burst: 1)
+        }) { harness in
+            let arrivals = Arrivals()
+            Self.route(harness.server, first: Self.refusal(retryAfter: "2"), arrivals: arrivals)
+            let api = harness.api
+            // Places at 0, 1, 2 and 3 s; the first is refused for 2 s. The call whose place at 1 s
+            // fell in the pause takes a new one after the others (4 s), instead of going at the
+            // pause's end beside the call placed there.
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<4 { group.addTask { _ = try? await api.call(Self.ticks) } }
+            }
+            let times = arrivals.all.sorted()
+            #expect(times.count == 4)
+            for (earlier, later) in zip(times, times.dropFirst()) {
+                #expect(later - earlier >= .milliseconds(900), "\(times.map { $0 - times[0] })")
+            }
+        }
+    }
+
     /// A store that grants every place after a short wait and says the upstream is paused for
     /// an hour (a row written by hand).
     struct HourLongPause: RateLimitState {
