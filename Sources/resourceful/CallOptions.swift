@@ -10,7 +10,7 @@ struct CallOptions: ParsableArguments {
     @Argument(help: "Parameters as key=value (text) or key:=json (any JSON value, such as n:=3 or tags:='[\"a\"]').")
     var parameters: [String] = []
 
-    @Option(help: "Parameters as a JSON object: inline, or @file.json to read a file.")
+    @Option(name: [.customShort("d"), .long], help: "Parameters as a JSON object: inline, @file.json to read a file, or @- to read standard input.")
     var data: String?
 
     @Option(name: .customLong("env"), help: "The configuration to load from the config directory.")
@@ -31,8 +31,17 @@ struct CallOptions: ParsableArguments {
     @Option(name: [.customShort("H"), .customLong("header")], help: ArgumentHelp("A header field to send, 'Name: value' (repeatable); it wins over the configuration's and the stored credential's, has its value masked in logs, recordings and --curl when its name is a secret's (Authorization, Cookie, a name holding token, key, secret or password, or one logging.maskedHeaders names), and is not sent on to another origin.", valueName: "Name: value"))
     var headers: [String] = []
 
-    @Option(help: ArgumentHelp("The call's deadline, attempts and waits included, winning over the configuration's timeout; with -o or --stream, the whole transfer's too (as curl's --max-time).", valueName: "seconds"))
+    @Option(name: [.long, .customLong("max-time")], help: ArgumentHelp("The call's deadline, attempts and waits included, winning over the configuration's timeout; with -o or --stream, the whole transfer's too (as curl's --max-time, which names it too).", valueName: "seconds"))
     var timeout: Double?
+
+    @Flag(name: [.customShort("s"), .long], help: "Draw no progress bar for -o (errors are still written, as curl's -sS writes them).")
+    var silent = false
+
+    @Flag(help: "Ask for a compressed answer and decompress it, whatever the configuration's http.decompression says (as curl's --compressed).")
+    var compressed = false
+
+    @Flag(name: [.customShort("L"), .customLong("location")], help: "Follow redirects: always done, within http.maxRedirects (accepted as curl's -L).")
+    var location = false
 
     @Flag(name: [.customShort("i"), .long], help: "Print the response's status line and header fields (secrets masked as in the log) before its body.")
     var include = false

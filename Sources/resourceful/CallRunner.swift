@@ -88,7 +88,8 @@ enum CallRunner {
             return
         }
         if let output = options.output {
-            let outcome = await StreamOutput.download(api, request, to: output, resume: options.continueAt != nil, maxFileSize: options.maxFileSize)
+            let outcome = await StreamOutput.download(
+                api, request, to: output, resume: options.continueAt != nil, maxFileSize: options.maxFileSize, progress: !options.silent)
             try? await api.shutdown()
             if case .failure(let error) = outcome { CallReport.report(error, verbose: options.verbose) }
             return
@@ -168,7 +169,9 @@ enum CallRunner {
         if let data = options.data {
             guard options.parameters.isEmpty else { throw ValidationError("give parameters either as --data or as key=value, not both") }
             let bytes: Data
-            if data.hasPrefix("@") {
+            if data == "@-" {
+                bytes = await StandardInput.read(maximumBytes: maxDataFileBytes)
+            } else if data.hasPrefix("@") {
                 let path = String(data.dropFirst())
                 bytes = await readDataFile(path, timeout: timeout)
             } else {

@@ -113,6 +113,7 @@ struct CallTarget {
         if let timeout = options.timeout {
             target.config.timeout = .milliseconds(Int64((timeout * 1000).rounded()))
         }
+        if options.compressed { target.config.http.decompression = true }
         if let problem = target.credentialProblem(options, headers: headers, variables: variables) { return .failure(.configuration(problem)) }
         return .success(target)
     }

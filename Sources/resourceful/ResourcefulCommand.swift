@@ -33,6 +33,10 @@ struct ResourcefulCommand: AsyncParsableCommand {
             StandardStreams.error("resourceful: \(misplaced) is an option of resourceful itself, not of '\(command)': run resourceful \(misplaced)\n")
             Self.exit(withError: ExitCode.validationFailure)
         }
+        if let refusal = CurlHabits.refusal(arguments) {
+            StandardStreams.error(refusal + "\n")
+            Self.exit(withError: ExitCode.validationFailure)
+        }
         await Self.main(arguments)
     }
 }

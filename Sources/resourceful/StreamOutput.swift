@@ -12,10 +12,11 @@ import Glibc
 /// `--output` and `--stream`: a body written to a file, or printed as it arrives.
 enum StreamOutput {
     /// Downloads `request`'s body to `path`, drawing a progress bar on standard error when it is
-    /// a terminal; at most `maxFileSize` bytes (`--max-filesize`); with `resume` (`-C -`), a part
-    /// an interrupted run kept is continued, and this run keeps its own when interrupted.
+    /// a terminal (unless not `progress`: `-s`); at most `maxFileSize` bytes (`--max-filesize`);
+    /// with `resume` (`-C -`), a part an interrupted run kept is continued, and this run keeps its
+    /// own when interrupted.
     static func download(
-        _ api: API, _ request: ToolRequest, to path: String, resume: Bool = false, maxFileSize: Int? = nil
+        _ api: API, _ request: ToolRequest, to path: String, resume: Bool = false, maxFileSize: Int? = nil, progress: Bool = true
     ) async -> Result<Void, APIError> {
         if path == "-" {
             guard !resume else {
@@ -23,7 +24,7 @@ enum StreamOutput {
             }
             return await copy(api, request, maxBytes: maxFileSize)
         }
-        let bar = isatty(STDERR_FILENO) == 1 ? ProgressBar() : nil
+        let bar = progress && isatty(STDERR_FILENO) == 1 ? ProgressBar() : nil
         let destination = URL(fileURLWithPath: path, isDirectory: false)
         let options = DownloadOptions(maxBytes: maxFileSize, keepsPartialFile: resume)
         let work = Task { () async throws -> Void in

@@ -9,8 +9,8 @@ import Testing
 /// progress bar and turns a typed Ctrl-C into the terminal's interrupt.
 @Suite struct TerminalSessionTests {
     /// Runs the tool with `arguments` on a new pseudo-terminal; once `waitFor` was written to it,
-    /// types Ctrl-C; returns what the terminal showed and the exit status (the signal's negative
-    /// number when a signal ended it).
+    /// types Ctrl-C (with `waitFor` empty, lets the tool end by itself); returns what the terminal
+    /// showed and the exit status (the signal's negative number when a signal ended it).
     static func onTerminal(_ arguments: [String], waitFor: String) async throws -> (shown: String, status: Int) {
         let driver = """
             import json, os, pty, select, sys, time
@@ -29,7 +29,7 @@ import Testing
                     if not data:
                         break
                     shown += data
-                if not typed and wait_for in shown:
+                if not typed and wait_for and wait_for in shown:
                     os.write(fd, b"\\x03")
                     typed = True
             _, status = os.waitpid(pid, 0)
@@ -37,7 +37,7 @@ import Testing
             """
         let result = try await Command.run("/usr/bin/python3", ["-c", driver, resourcefulTool, waitFor] + arguments)
         let report = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any], "\(result.output)")
-        #expect(report["typed"] as? Bool == true, "Ctrl-C was never typed: \(report["shown"] ?? "")")
+        #expect(report["typed"] as? Bool == !waitFor.isEmpty, "Ctrl-C was typed \(waitFor.isEmpty ? "" : "never "): \(report["shown"] ?? "")")
         return (report["shown"] as? String ?? "", report["status"] as? Int ?? 0)
     }
 
@@ -64,6 +64,33 @@ import Testing
             #expect(status != 0)
             // Nothing left behind: no file, no temporary one.
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+        }
+    }
+
+    @Test func silentDrawsNoBarOnATerminal() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("resourceful-silent-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await MockServer.withRunning { server in
+            let body = Data(repeating: 7, count: 256 << 10)
+            server.route(.get, "/v1/files/part.bin") { _ in
+                var response = MockResponse(headerFields: [.contentLength: String(body.count)])
+                response.parts = stride(from: 0, to: body.count, by: 16 << 10).map { body[$0..<min($0 + (16 << 10), body.count)] }
+                response.partDelay = .milliseconds(20)
+                return response
+            }
+            let directory = try CLITool.configDirectory(for: server)
+            for silent in [false, true] {
+                let file = folder.appendingPathComponent("part-\(silent).bin")
+                let (shown, status) = try await Self.onTerminal(
+                    ["show", "files/part.bin", "-o", file.path, "--env", "test", "--config-directory", directory] + (silent ? ["-s"] : []),
+                    waitFor: ""
+                )
+                #expect(status == 0, "\(shown)")
+                #expect(try Data(contentsOf: file) == body)
+                // The bar ("] 100% 256.0 KiB of 256.0 KiB") without -s, nothing with it.
+                #expect(shown.contains(" of 256.0 KiB") == !silent, "\(silent): \(shown)")
+            }
         }
     }
 }
