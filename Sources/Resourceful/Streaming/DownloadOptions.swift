@@ -35,7 +35,9 @@ public struct DownloadOptions: Sendable, Hashable {
     /// `206` that does not continue it (another range, size or version), the download starts
     /// again from the first byte. While a download writes it, the part is locked (`flock`): a
     /// second download to the same destination fails with ``APIError/Kind/file`` instead of
-    /// writing into it.
+    /// writing into it. A download without this option that writes the destination whole
+    /// removes a part kept beside it (and its state), unless a download holds it: the part is
+    /// older than the file.
     public var keepsPartialFile: Bool
 
     /// Options with `maxBytes` (`nil`: no limit) and `keepsPartialFile`.

@@ -398,7 +398,7 @@ final class PartialFile: Sendable {
                         guard fchmod(descriptor, mode) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
                         guard fsync(descriptor) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
                         guard rename(temporary, destination) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-                        if let stateFile { unlink(stateFile) }
+                        if let stateFile { unlink(stateFile) } else { Self.removeOlderPart(of: destination) }
                         let folder = open((destination as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
                         if folder >= 0 {
                             _ = fsync(folder)
@@ -417,6 +417,23 @@ final class PartialFile: Sendable {
         } catch {
             throw Self.failure(error, "\(destination) could not be written")
         }
+    }
+
+    /// Removes the part an interrupted resumable download kept beside `destination`, and its
+    /// state, once a download that keeps none wrote the destination whole: the part is older than
+    /// the file, and would only take space. Only a regular file of this user with one link is
+    /// removed, and only when no download holds its lock (one resuming it now keeps it).
+    private static func removeOlderPart(of destination: String) {
+        let file = URL(fileURLWithPath: destination, isDirectory: false)
+        let partial = DownloadOptions.partialFile(for: file).path
+        guard let descriptor = try? openOwn(partial, flags: O_RDONLY, what: "the partial download") else { return }
+        defer { close(descriptor) }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return }
+        var status = stat()
+        var named = stat()
+        guard fstat(descriptor, &status) == 0, lstat(partial, &named) == 0, named.st_dev == status.st_dev, named.st_ino == status.st_ino else { return }
+        unlink(DownloadOptions.partialStateFile(for: file).path)
+        unlink(partial)
     }
 
     /// A file neither committed, discarded nor kept (a path that forgot to) is removed all the

@@ -91,6 +91,24 @@ import Glibc
         }
     }
 
+    @Test func aWholeDownloadWithoutTheOptionRemovesAnOlderPart() async throws {
+        let folder = try DownloadTests.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("asset.bin")
+        let partial = DownloadOptions.partialFile(for: destination).path
+        try await Harness.run { harness in
+            Self.serve(harness.server)
+            let error = try await Self.interrupted(harness.api, harness.server, to: destination, after: 200_000)
+            #expect(error?.kind == .cancelled)
+            #expect(FileManager.default.fileExists(atPath: partial))
+            // The whole body, without resuming: the part is older than the file, and goes.
+            let result = try await harness.api.download(Self.request, to: destination)
+            #expect(result.status == .ok)
+            #expect(try Data(contentsOf: destination) == DownloadTests.content)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["asset.bin"])
+        }
+    }
+
     @Test func withoutTheOptionACancelledDownloadKeepsNothing() async throws {
         let folder = try DownloadTests.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
