@@ -64,8 +64,8 @@ struct CallOptions: ParsableArguments {
     @Option(name: [.customShort("C"), .customLong("continue-at")], help: ArgumentHelp("With --output, `-` (curl's `-C -`): an interrupted download keeps its part beside the file, and the next run with -C - resumes it.", valueName: "-"))
     var continueAt: String?
 
-    @Option(name: .customLong("max-filesize"), help: ArgumentHelp("With --output, the largest body written; a larger one is refused and nothing is left (curl's --max-filesize).", valueName: "bytes"))
-    var maxFileSize: Int?
+    @Option(name: .customLong("max-filesize"), help: ArgumentHelp("With --output, the largest body written, in bytes or with a suffix k, M, G or T (powers of 1024); a larger one is refused and nothing is left (curl's --max-filesize).", valueName: "bytes"))
+    var maxFileSize: ByteCount?
 
     @Flag(help: "Print each server-sent event's data, or each line of a streamed body, as it arrives, until the stream ends or you interrupt it.")
     var stream = false
@@ -74,7 +74,6 @@ struct CallOptions: ParsableArguments {
         if record != nil, replay != nil { throw ValidationError("give --record or --replay, not both") }
         if output != nil, stream { throw ValidationError("give --output or --stream, not both") }
         if let continueAt, continueAt != "-" { throw ValidationError("-C/--continue-at takes only '-' (resume where the last run stopped), not '\(continueAt)'") }
-        if let maxFileSize, maxFileSize < 0 { throw ValidationError("--max-filesize must be 0 or more bytes") }
         if output == nil, continueAt != nil || maxFileSize != nil { throw ValidationError("-C/--continue-at and --max-filesize go with --output") }
         if curl, output != nil || stream || include { throw ValidationError("--curl sends nothing: it takes neither --output, --stream nor --include") }
         if let baseURL {

@@ -89,7 +89,7 @@ enum CallRunner {
         }
         if let output = options.output {
             let outcome = await StreamOutput.download(
-                api, request, to: output, resume: options.continueAt != nil, maxFileSize: options.maxFileSize, progress: !options.silent)
+                api, request, to: output, resume: options.continueAt != nil, maxFileSize: options.maxFileSize?.bytes, progress: !options.silent)
             try? await api.shutdown()
             if case .failure(let error) = outcome { CallReport.report(error, verbose: options.verbose) }
             return

@@ -102,6 +102,29 @@ import Glibc
         }
     }
 
+    @Test func maxFilesizeTakesCurlsSuffixes() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await MockServer.withRunning { server in
+            var response = MockResponse(headerFields: [.contentType: "application/octet-stream"])
+            response.parts = Array(repeating: Data(repeating: 1, count: 64 * 1024), count: 8)
+            server.stub(.get, "/v1/files/half.bin", response)
+            let file = folder.appendingPathComponent("half.bin").path
+            // 100k is 102,400 bytes: the 512 KiB body is refused; 1M (1,048,576) takes it.
+            let refused = try await CLITool.run(server, ["show", "files/half.bin", "-o", file, "--max-filesize", "100k"])
+            #expect(refused.status != 0 && refused.output.contains("102400"), "\(refused.output)")
+            let taken = try await CLITool.run(server, ["show", "files/half.bin", "-o", file, "--max-filesize", "1M"])
+            #expect(taken.status == 0, "\(taken.output)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: file)).count == 512 * 1024)
+            let requests = server.requests.count
+            for bad in ["5X", "-1", "1e3", "nan", "k", "1.", "99999999999T"] {
+                let result = try await CLITool.run(server, ["show", "files/half.bin", "-o", file, "--max-filesize", bad])
+                #expect(result.status == 64, "\(bad): \(result.output)")
+            }
+            #expect(server.requests.count == requests)
+        }
+    }
+
     /// A server that never stops sending, a byte at a time, well within each silence the
     /// configuration allows: `--timeout` ends `-o` and `--stream` as curl's `--max-time` would.
     @Test(arguments: [["-o", "dribble.bin"], ["--stream"]])
