@@ -91,8 +91,14 @@ enum StreamOutput {
     /// is written, a body without one stops at the first byte past it).
     static func copy(_ api: API, _ request: ToolRequest, maxBytes: Int? = nil) async -> Result<Void, APIError> {
         guard isatty(STDOUT_FILENO) != 1 else {
-            // Raw bytes could drive the terminal (escape sequences): curl's rule.
-            return .failure(APIError(kind: .file, detail: "standard output is a terminal: --output - writes the body's raw bytes; redirect it, or use --stream"))
+            // Raw bytes could drive the terminal (escape sequences a server put in the body):
+            // refused, where curl would write them; without -o the body is shown with its
+            // control characters escaped.
+            return .failure(
+                APIError(
+                    kind: .file,
+                    detail: "standard output is a terminal: --output - writes the body's raw bytes, which could drive it; "
+                        + "redirect it, or leave out --output to see the body with its control characters escaped"))
         }
         do throws(APIError) {
             let response = try await api.stream(request)

@@ -93,4 +93,21 @@ import Testing
             }
         }
     }
+
+    @Test func rawBytesAreNotWrittenToATerminalButTheBodyIsShownEscaped() async throws {
+        try await MockServer.withRunning { server in
+            // A body that would set the terminal's title and clear its screen if written raw.
+            let body = "line one\u{1B}]0;owned\u{07}\u{1B}[2J line two\n"
+            server.stub(.get, "/v1/notes", MockResponse(headerFields: [.contentType: "text/plain"], body: Data(body.utf8)))
+            let directory = try CLITool.configDirectory(for: server)
+            let (raw, rawStatus) = try await Self.onTerminal(["show", "notes", "-o", "-", "--env", "test", "--config-directory", directory], waitFor: "")
+            #expect(rawStatus == 9, "\(raw)")
+            #expect(raw.contains("standard output is a terminal") && raw.contains("leave out --output"), "\(raw)")
+            #expect(!raw.contains("line one"), "\(raw)")
+            let (shown, status) = try await Self.onTerminal(["show", "notes", "--env", "test", "--config-directory", directory], waitFor: "")
+            #expect(status == 0, "\(shown)")
+            #expect(shown.contains("line one") && shown.contains("line two"), "\(shown)")
+            #expect(!shown.contains("\u{1B}]0;") && !shown.contains("\u{1B}[2J"), "\(shown)")
+        }
+    }
 }
