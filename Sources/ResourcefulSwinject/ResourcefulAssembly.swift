@@ -111,7 +111,9 @@ public struct ResourcefulAssembly: Assembly, Sendable {
         }
     }
 
-    /// Shuts the given dependencies' transport and shared state down (``API/shutdown()``), once
+    /// Waits for the shared state's writes still in flight (``SharedState/drain()``), then shuts
+    /// the clients it made and the given dependencies' transport and shared state down
+    /// (``API/shutdown()``), once
     /// however many times it is called: the end of the container's life. Callers at once wait
     /// for the one shutdown; one that failed is tried again by the next call. A part registered
     /// in their place is its registrar's to end.
@@ -119,6 +121,9 @@ public struct ResourcefulAssembly: Assembly, Sendable {
         let dependencies = self.dependencies
         let made = madeTransports
         try await ended.run {
+            // The shared state's writes still in flight (a renewal whose answer brings a rotated
+            // refresh token, maybe through a client made here) end before any client closes.
+            await dependencies.sharedState?.drain()
             for transport in made.withLock({ $0 }) { try await transport.shutdown() }
             try await API(dependencies: dependencies).shutdown()
         }

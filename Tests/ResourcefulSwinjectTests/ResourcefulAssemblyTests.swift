@@ -99,6 +99,45 @@ struct ResourcefulAssemblyTests {
         }
     }
 
+    @Test("Shutting down waits for the shared state's writes in flight before it closes the clients it made")
+    func shutdownDrainsBeforeItsClientsClose() async throws {
+        try await MockServer.withTransport { given, transport in
+            try await MockServer.withRunning { other in
+                other.stub(.get, "/users/6", try .json(User(name: "Rhea")))
+                // A renewal still out when the shutdown begins: it calls through the client the
+                // assembly made for the other origin, and must be answered.
+                let resolved = Locked<API?>(nil)
+                let during = Locked<Result<String, any Error>?>(nil)
+                let first = Locked(true)
+                let state = SharedState(onDrain: {
+                    // The first drain (the API's own shutdown drains again, after the clients).
+                    let isFirst = first.withLock { value in
+                        defer { value = false }
+                        return value
+                    }
+                    guard isFirst, let api = resolved.withLock({ $0 }) else { return }
+                    do {
+                        let name = try await api.call(showUser(6)).name
+                        during.withLock { $0 = .success(name) }
+                    } catch {
+                        during.withLock { $0 = .failure(error) }
+                    }
+                })
+                var dependencies = APIDependencies(apiConfig: APIConfig(baseURL: given.baseURL, service: "users"), transport: transport)
+                dependencies.sharedState = state
+                let assembly = ResourcefulAssembly(dependencies: dependencies)
+                let container = Container()
+                assembly.assemble(container: container)
+                container.register(APIConfig.self) { _ in APIConfig(baseURL: other.baseURL, service: "users") }
+                let api = try #require(container.resolve(API.self))
+                resolved.withLock { $0 = api }
+                try await assembly.shutdown()
+                let outcome = try #require(during.withLock { $0 })
+                #expect(try outcome.get() == "Rhea")
+            }
+        }
+    }
+
     @Test("The live assembly's client is shut down once, however often it is asked, and calls after it fail")
     func shutdownOnce() async throws {
         try await MockServer.withRunning { server in
