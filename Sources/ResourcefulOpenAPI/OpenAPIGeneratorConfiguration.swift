@@ -61,11 +61,12 @@ extension OpenAPIGeneratorConfiguration {
         }
         // A misspelt key would leave its setting at the default without a word: it is named,
         // with the keys there are.
+        // `$schema` names a JSON Schema for editors, as in many tools' files.
         let known: Set<String> = ["namespace", "operations", "accessLevel"]
         if let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
-            let unknown = object.keys.filter { !known.contains($0) }.sorted()
+            let unknown = object.keys.filter { !known.contains($0) && $0 != "$schema" }.sorted()
             if let first = unknown.first {
-                let shown = first.count <= 64 && first.allSatisfy { $0.isASCII && !$0.isWhitespace && $0.asciiValue.map { $0 >= 0x21 && $0 < 0x7F } == true }
+                let shown = Self.isPlain(first)
                 throw OpenAPIGeneratorError(
                     kind: .invalidConfiguration,
                     detail: "\(url.lastPathComponent): \(shown ? "`\(first)` is not a known key" : "a key is not known")"
@@ -74,8 +75,15 @@ extension OpenAPIGeneratorConfiguration {
             }
         }
         if let namespace, SwiftNames.words(namespace).isEmpty {
-            throw OpenAPIGeneratorError(kind: .invalidConfiguration, detail: "\(url.lastPathComponent): the namespace '\(namespace)' holds no letters or digits")
+            let shown = Self.isPlain(namespace) ? " '\(namespace)'" : ""
+            throw OpenAPIGeneratorError(kind: .invalidConfiguration, detail: "\(url.lastPathComponent): the namespace\(shown) holds no letters or digits")
         }
+    }
+
+    /// Whether `text` may be repeated in a message: short, printable ASCII without spaces (a file
+    /// not written by the person could hold a terminal's control sequences).
+    private static func isPlain(_ text: String) -> Bool {
+        text.count <= 64 && text.allSatisfy { $0.asciiValue.map { $0 >= 0x21 && $0 < 0x7F } == true }
     }
 
     private static func place(_ path: [any CodingKey]) -> String {

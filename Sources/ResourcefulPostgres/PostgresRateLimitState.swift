@@ -73,7 +73,7 @@ public final class PostgresRateLimitState: RateLimitState {
         guard granted else { return .refused(wait: left + waited) }
         // The answer took time to come back: a place that now lies past the deadline is given back.
         guard left + waited <= maxWait else {
-            await release(upstream, budget: budget)
+            await release(upstream, budget: budget, maxPause: maxPause)
             return .refused(wait: left + waited)
         }
         return .granted(wait: left)
@@ -91,11 +91,18 @@ public final class PostgresRateLimitState: RateLimitState {
         let interval = budget.map { Self.microseconds($0.interval) }
         let burst = budget.map { Int32($0.burst) }
         let longest = Self.microseconds(maxPause)
-        let done = await store.run("release") { client in
-            try await client.query("SELECT resourceful.release(\(upstream), \(interval), \(burst), \(longest))")
-            return true
-        }
-        if done == nil { await fallback.release(upstream, budget: budget) }
+        let store = self.store
+        // A place is given back by a call that was cancelled: the statement is not (it would be
+        // cut short, and the place kept), and it has a statement's time whatever the call's
+        // deadline.
+        let done = await Task {
+            await store.run("release", deadline: .now + store.statementTimeout) { client in
+                try await client.query("SELECT resourceful.release(\(upstream), \(interval), \(burst), \(longest))")
+                return true
+            }
+        }.value
+        // A place taken from memory while the store was unavailable goes back there.
+        if done == nil, !store.isAvailable { await fallback.release(upstream, budget: budget) }
     }
 
     /// Pauses `upstream` for the whole fleet, unless a longer pause is already kept (at most a

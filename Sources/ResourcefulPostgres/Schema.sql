@@ -130,7 +130,7 @@ BEGIN
         v_mine := least(v_end, greatest(r.paused_since_us + v_longest, v_now));
         v_capped := v_mine < v_end;
     END IF;
-    IF r.learned_until_us IS NOT NULL AND r.learned_until_us <= v_now THEN
+    IF r.learned_interval_us IS NOT NULL AND (r.learned_until_us IS NULL OR r.learned_until_us <= v_now) THEN
         r.learned_interval_us := NULL;
         r.learned_burst := NULL;
         r.learned_until_us := NULL;
@@ -156,9 +156,10 @@ BEGIN
             v_arrival := least(greatest(v_mine, coalesce(r.capped_arrival_us, v_mine),
                 CASE WHEN r.arrival_us < v_end THEN r.arrival_us ELSE v_mine END), v_now + 4000000000000000);
             v_slot := greatest(v_arrival - v_interval * (v_burst - 1), v_mine);
-            -- A place less than an interval before the row's pause ends would be sent beside the
-            -- first place booked after it: such a place is taken on the row's queue.
-            v_capped := v_slot <= v_end - v_interval;
+            -- Only while the queue's arrival after this place is not past the row's pause end:
+            -- the places booked after it (a burst's at once) then follow as one budget would let
+            -- them. A later place is taken on the row's queue.
+            v_capped := v_arrival + v_interval <= v_end;
         END IF;
         IF NOT v_capped THEN
             v_arrival := least(greatest(coalesce(r.arrival_us, v_end), coalesce(r.capped_arrival_us, v_end), v_end),
@@ -224,8 +225,9 @@ END
 $$;
 -- step
 -- Gives back a place a call took and did not use (it was cancelled while it waited): the last
--- place of the queue the caller (keeping pauses of at most p_max_pause_us, as in `reserve`)
--- would take its next place on.
+-- place of the row's queue. A caller keeping shorter pauses than the row's (p_max_pause_us, as in
+-- `reserve`) gives nothing back while that pause lasts: its place may be on either queue, and a
+-- place given back on the wrong one would send two calls at once (one held too long is safe).
 CREATE OR REPLACE FUNCTION resourceful.release(p_upstream text, p_interval_us bigint, p_burst integer, p_max_pause_us bigint)
 RETURNS void LANGUAGE plpgsql
     SET search_path = pg_catalog, pg_temp AS $$
@@ -233,42 +235,24 @@ DECLARE
     v_now bigint := resourceful.now_us();
     r resourceful.rate_limits%ROWTYPE;
     v_interval bigint := p_interval_us;
-    v_burst integer := p_burst;
     v_longest bigint := least(greatest(coalesce(p_max_pause_us, 86400000000), 0), 86400000000);
-    v_end bigint;
-    v_mine bigint;
-    v_arrival bigint;
 BEGIN
     SELECT * INTO r FROM resourceful.rate_limits WHERE upstream = p_upstream FOR UPDATE;
-    IF NOT FOUND THEN
+    IF NOT FOUND OR r.arrival_us IS NULL THEN
+        RETURN;
+    END IF;
+    IF r.paused_until_us > v_now AND coalesce(least(r.paused_since_us, v_now), v_now) + v_longest < least(r.paused_until_us, v_now + 86400000000) THEN
         RETURN;
     END IF;
     IF r.learned_interval_us IS NOT NULL AND r.learned_until_us > v_now THEN
         v_interval := greatest(coalesce(v_interval, 1), least(r.learned_interval_us, greatest(v_longest, 1)));
-        v_burst := least(coalesce(v_burst, 1000000), coalesce(r.learned_burst, 1));
     END IF;
     IF v_interval IS NULL THEN
         RETURN;
     END IF;
     v_interval := least(greatest(v_interval, 1), 86400000000);
-    v_burst := least(greatest(coalesce(v_burst, 1), 1), 1000000);
-    v_end := least(greatest(coalesce(r.paused_until_us, v_now), v_now), v_now + 86400000000);
-    IF v_end > v_now AND r.paused_since_us <= v_now AND r.paused_since_us + v_longest < v_end AND r.capped_arrival_us IS NOT NULL THEN
-        -- As `reserve` would place this caller: on its own queue while its next place comes an
-        -- interval or more before the row's pause ends.
-        v_mine := greatest(r.paused_since_us + v_longest, v_now);
-        v_arrival := least(greatest(v_mine, r.capped_arrival_us, CASE WHEN r.arrival_us < v_end THEN r.arrival_us ELSE v_mine END),
-            v_now + 4000000000000000);
-        IF greatest(v_arrival - v_interval * (v_burst - 1), v_mine) <= v_end - v_interval THEN
-            UPDATE resourceful.rate_limits SET capped_arrival_us = greatest(least(r.capped_arrival_us, v_now + 4000000000000000), v_now) - v_interval
-                WHERE upstream = p_upstream;
-            RETURN;
-        END IF;
-    END IF;
-    IF r.arrival_us IS NOT NULL THEN
-        UPDATE resourceful.rate_limits SET arrival_us = greatest(greatest(least(r.arrival_us, v_now + 4000000000000000), v_now) - v_interval, v_now)
-            WHERE upstream = p_upstream;
-    END IF;
+    UPDATE resourceful.rate_limits SET arrival_us = greatest(greatest(least(r.arrival_us, v_now + 4000000000000000), v_now) - v_interval, v_now)
+        WHERE upstream = p_upstream;
 END
 $$;
 -- step

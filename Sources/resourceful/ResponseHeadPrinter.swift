@@ -35,7 +35,7 @@ struct ResponseHeadPrinter: APIMiddleware {
     /// for an answer replayed from a recording), then one `Name: value` line a field, then an
     /// empty line.
     func head(of response: TransportResponse) -> String {
-        var text = "\(response.httpVersion ?? "HTTP") \(response.status.code) \(Self.printable(response.status.reasonPhrase))\n"
+        var text = "\(Self.printable(response.httpVersion ?? "HTTP")) \(response.status.code) \(Self.printable(response.status.reasonPhrase))\n"
         for field in response.headerFields {
             text += "\(Self.printable(field.name.rawName)): \(Self.printable(redactor.headerValue(field.name, field.value)))\n"
         }

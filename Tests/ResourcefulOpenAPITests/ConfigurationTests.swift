@@ -42,6 +42,8 @@ import Testing
         (#"{"namespace": "---"}"#, "no letters"),
         ("not json", "resourceful-openapi.json"),
         (#"{"namespace": "X", "acessLevel": "public"}"#, "`acessLevel` is not a known key (the keys are `accessLevel`, `namespace`, `operations`)"),
+        (#"{"namespace": "\b\b\b-_"}"#, "the namespace holds no letters or digits"),
+        (#"{"na\u001b[2Jme": "X"}"#, "a key is not known"),
     ])
     func anInvalidConfigurationIsATypedError(text: String, mention: String) throws {
         let file = FileManager.default.temporaryDirectory.appending(path: "\(UUID().uuidString)-resourceful-openapi.json")
@@ -50,5 +52,13 @@ import Testing
         let error = try #require(throws: OpenAPIGeneratorError.self) { try OpenAPIGeneratorConfiguration(contentsOf: file) }
         #expect(error.kind == .invalidConfiguration)
         #expect(error.description.contains(mention), "\(error)")
+        #expect(!error.description.contains("\u{8}") && !error.description.contains("\u{1B}"), "\(error)")
+    }
+
+    @Test func aSchemaKeyForEditorsIsAccepted() throws {
+        let file = FileManager.default.temporaryDirectory.appending(path: "\(UUID().uuidString)-resourceful-openapi.json")
+        try Data(#"{"$schema": "https://example.com/resourceful-openapi.schema.json", "namespace": "Pets"}"#.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect(try OpenAPIGeneratorConfiguration(contentsOf: file).namespace == "Pets")
     }
 }

@@ -98,8 +98,8 @@ struct ShorterPausesTests {
         }
     }
 
-    @Test("A place a short caller gives back goes to the next short caller, not behind the pause")
-    func aShortCallersPlaceGoesBackToItsQueue() async throws {
+    @Test("A place a short caller gives back during the row's pause is kept: the next goes after it, never beside another")
+    func aShortCallersPlaceIsNotGivenBackBesideAnother() async throws {
         let upstream = "given \(UUID())"
         let budget = try #require(RateBudget(requestsPerSecond: 1, burst: 1))
         try await withInstances(2) { instances in
@@ -109,10 +109,14 @@ struct ShorterPausesTests {
             let first = try #require(await Self.waits(short, upstream, budget: budget, maxPause: .seconds(2), count: 2))
             await short.release(upstream, budget: budget, maxPause: .seconds(2))
             let again = try #require(await Self.waits(short, upstream, budget: budget, maxPause: .seconds(2), count: 1))
-            #expect(again[0] <= first[1], "\(first) \(again)")
+            #expect(again[0] > first[1] + .milliseconds(500), "\(first) \(again)")
             // The hour's queue was not touched by the short callers, nor by the place given back.
             let longWait = try #require(await Self.waits(long, upstream, budget: budget, maxPause: .seconds(86_400), count: 1))
             #expect(longWait[0] > .seconds(3590) && longWait[0] <= .seconds(3600), "\(longWait)")
+            // A long caller's place given back goes back on the row's queue.
+            await long.release(upstream, budget: budget, maxPause: .seconds(86_400))
+            let longAgain = try #require(await Self.waits(long, upstream, budget: budget, maxPause: .seconds(86_400), count: 1))
+            #expect(longAgain[0] <= longWait[0], "\(longWait) \(longAgain)")
         }
     }
 
@@ -163,19 +167,32 @@ struct ShorterPausesTests {
         }
     }
 
-    @Test("A place a short caller gives back after its places reached the row's queue is given back there")
-    func aPlaceGivenBackGoesToTheQueueItCameFrom() async throws {
-        let upstream = "back \(UUID())"
-        let budget = try #require(RateBudget(requestsPerSecond: 1, burst: 1))
-        try await withInstances(1) { instances in
-            let state = instances[0].rateLimits
-            #expect(await state.pause(upstream, for: .seconds(3)))
-            // At 1 and 2 s on the short callers' queue, at 3 s on the row's.
-            let waits = try #require(await Self.waits(state, upstream, budget: budget, maxPause: .seconds(1), count: 3))
-            await state.release(upstream, budget: budget, maxPause: .seconds(1))
-            let again = try #require(await Self.waits(state, upstream, budget: budget, maxPause: .seconds(1), count: 1))
-            // The place at 3 s is taken again, not one beside the place at 2 s.
-            #expect(again[0] > waits[1] + .milliseconds(500) && again[0] <= waits[2], "\(waits) \(again)")
+    @Test("With a burst, short callers' places and those booked after the row's pause keep to one budget")
+    func aBurstIsNotTakenTwiceAcrossThePauseEnd() async throws {
+        let upstream = "burst \(UUID())"
+        let budget = try #require(RateBudget(requestsPerSecond: 1, burst: 3))
+        try await withInstances(2) { instances in
+            let short = instances[0].rateLimits
+            let long = instances[1].rateLimits
+            #expect(await long.pause(upstream, for: .seconds(5)))
+            // Three long callers take the burst at 5 s; then short callers (4 s pauses) take what
+            // one budget leaves: one place at 4 s, the others after the long callers'.
+            var times: [ContinuousClock.Instant] = []
+            for (state, maxPause) in [(long, Duration.seconds(60)), (short, Duration.seconds(4))] {
+                for _ in 0..<(state === long ? 3 : 4) {
+                    guard case .granted(let wait) = await state.reserve(upstream, budget: budget, maxWait: .seconds(60), maxPause: maxPause) else {
+                        Issue.record("refused")
+                        return
+                    }
+                    times.append(.now + wait)
+                }
+            }
+            times.sort()
+            // No second holds more than the burst and one more place.
+            for (index, start) in times.enumerated() {
+                let within = times[index...].prefix { $0 <= start + .milliseconds(1050) }.count
+                #expect(within <= 4, "\(times.map { $0 - times[0] })")
+            }
         }
     }
 

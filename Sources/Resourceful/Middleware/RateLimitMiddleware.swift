@@ -135,32 +135,46 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
     /// Holds a call that waited for its place while a pause began (a `Retry-After` another call,
     /// or another instance, was given): its place went by unsent, and it takes a new one after
     /// the pause, so that the calls the pause held go spaced by the budget, not all at its end.
-    /// No pause is kept longer than `limits.maxPause`, whatever a shared store says.
+    /// Pauses hold it at most `limits.maxPause` in all, whatever a shared store says: a pause
+    /// longer than what is left of that is waited out to the limit, and the call goes.
     private func waitOutPauses(
         of upstream: String, budget: RateBudget?, limits: APIConfig.UpstreamLimits, deadline: ContinuousClock.Instant,
         request: TransportRequest, context: CallContext
     ) async throws {
-        // A pause begun again while the call waits out the last one holds it again, for at most
-        // the longest pause in all (a store that says a pause for ever holds it no longer); each
-        // round sleeps at least the pause it saw, even when a state grants no wait for it.
         var held = Duration.zero
         while held < limits.maxPause {
             let said = await onState(request) { await state.remainingPause(of: upstream, maxPause: limits.maxPause) }
-            let pause = Swift.min(said, limits.maxPause - held)
-            guard pause > .zero else { return }
-            held += pause
-            guard ContinuousClock.now + pause <= deadline else { throw refusal(waiting: pause, request: request, context: context) }
+            guard said > .zero else { return }
+            let left = limits.maxPause - held
+            guard said <= left else {
+                // Past the longest pause kept: waited out to it, with no new place (the place after
+                // the pause would lie past it too).
+                guard ContinuousClock.now + left <= deadline else { throw refusal(waiting: left, request: request, context: context) }
+                try await sleep(left, service: context.options.service, onCancel: {})
+                return
+            }
+            guard ContinuousClock.now + said <= deadline else { throw refusal(waiting: said, request: request, context: context) }
             let wait: Duration
             switch await onState(request, { await state.reserve(upstream, budget: budget, maxWait: deadline - .now, maxPause: limits.maxPause) }) {
             case .refused(let needed): throw refusal(waiting: needed, request: request, context: context)
-            case .granted(let granted): wait = Swift.max(granted, pause)
+            case .granted(let granted): wait = Swift.max(granted, said)
             }
-            do {
-                try await Task.sleep(for: wait)
-            } catch {
+            held += said
+            LimitMetrics.waited(wait, service: context.options.service, factory: metrics)
+            try await sleep(wait, service: context.options.service) {
                 await onState(request) { await state.release(upstream, budget: budget, maxPause: limits.maxPause) }
-                throw APIError(kind: .cancelled, detail: "while waiting out a pause of \(context.options.service)", underlying: error)
             }
+        }
+    }
+
+    /// Sleeps `duration` out; cancelled, runs `onCancel` (a place given back) and throws
+    /// `.cancelled`.
+    private func sleep(_ duration: Duration, service: String, onCancel: () async -> Void) async throws {
+        do {
+            try await Task.sleep(for: duration)
+        } catch {
+            await onCancel()
+            throw APIError(kind: .cancelled, detail: "while waiting out a pause of \(service)", underlying: error)
         }
     }
 
