@@ -10,6 +10,7 @@ final class LastingWrites: Sendable {
     private struct Running: Sendable {
         var next = 0
         var tasks: [Int: Task<Void, Never>] = [:]
+        var closing = false
     }
 
     private let running = Locked(Running())
@@ -55,7 +56,35 @@ final class LastingWrites: Sendable {
         running.withLock { $0.tasks.count }
     }
 
-    /// Returns once no write is running or held, those begun meanwhile included.
+    /// Says that the store is ending: no write is to be begun that would need it later (a
+    /// refresh token is not claimed now), so that ``finished()`` is not held by new ones.
+    func close() {
+        running.withLock { $0.closing = true }
+    }
+
+    /// Whether ``close()`` was called.
+    var isClosing: Bool {
+        running.withLock { $0.closing }
+    }
+
+    /// Returns once the writes running or held now have ended (not those begun meanwhile: the
+    /// store goes on serving them).
+    func settled() async {
+        await Self.wait(for: now())
+    }
+
+    /// The writes running or held now.
+    func now() -> [Task<Void, Never>] {
+        running.withLock { Array($0.tasks.values) }
+    }
+
+    /// Returns once `writes` have ended.
+    static func wait(for writes: [Task<Void, Never>]) async {
+        for write in writes { await write.value }
+    }
+
+    /// Returns once no write is running or held, those begun meanwhile included (after
+    /// ``close()``, only those that raced it).
     func finished() async {
         while let tasks = running.withLock({ $0.tasks.isEmpty ? nil : Array($0.tasks.values) }) {
             for task in tasks { await task.value }

@@ -126,8 +126,14 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
     /// rotation's write may be tried for after it (four statement times, at least 30 s): in the
     /// row, so that another instance (even one that took the fleet's lease after this one lost
     /// it) does not spend the same token meanwhile. A claim on a row whose mark ran out replaces
-    /// it; the mark ends with the rotation written over it.
+    /// it; the mark ends with the rotation written over it. Once the shared state is ending
+    /// (``PostgresSharedState/finishWrites()``), nothing is claimed: it throws.
     public func claimSecret(named name: String, spending secret: String, until deadline: ContinuousClock.Instant) async throws -> SecretClaim {
+        // The store is ending: a token spent now could have its successor lost with the
+        // connections. The renewal fails before it spends anything.
+        guard !store.lastingWrites.isClosing else {
+            throw PostgresSharedStateError("the shared state is shutting down: no refresh token is spent now")
+        }
         let known = lastRead.withLock { $0[name] }
         guard let current = known?.secret == secret ? known : try await read(name), current.secret == secret else { return .replaced }
         let row = Self.row(name)

@@ -113,6 +113,9 @@ public final class PostgresSharedState: Service, Sendable {
             await withGracefulShutdownHandler {
                 await connections.value
             } onGracefulShutdown: {
+                // No refresh token is claimed from now on (a renewal begun now fails before it
+                // spends one), so that a stream of new renewals does not hold the shutdown.
+                writes.close()
                 Task.detached {
                     await writes.finished()
                     connections.cancel()
@@ -126,11 +129,22 @@ public final class PostgresSharedState: Service, Sendable {
     /// Returns once every write that outlives the call that asked for it (a rotated refresh
     /// token's, tried for four statement times and at least 30 s) has reached the store or given
     /// up, and every renewal that claimed a refresh token has ended (its successor written, or
-    /// its request over: at the latest by its deadline). ``run()`` waits for it on a graceful
-    /// shutdown, `API.shutdown()` always; an app that runs ``client`` itself calls it before it
-    /// stops the client.
+    /// its request over: at the latest by its deadline). From the call on, no refresh token is
+    /// claimed (a renewal begun now fails before it spends one), so that new renewals do not
+    /// hold it. ``run()`` waits for it on a graceful shutdown, and the state's own shutdown
+    /// (`SharedState.shutdown()`, made by the factory); an app that runs ``client`` itself calls
+    /// it before it stops the client.
     public func finishWrites() async {
+        store.lastingWrites.close()
         await store.lastingWrites.finished()
+    }
+
+    /// Returns once the writes that outlive their calls and the renewals that claimed a refresh
+    /// token, as they are now, have ended; the state stays in use (later renewals claim as
+    /// before). `API.shutdown()` waits for it (``SharedState/drain()``) before it closes its
+    /// transport, so that the renewals it made are answered.
+    public func settleWrites() async {
+        await store.lastingWrites.settled()
     }
 
     /// Creates or migrates the tables and functions now, rather than on first use; throws what

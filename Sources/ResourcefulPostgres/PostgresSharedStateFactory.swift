@@ -96,7 +96,7 @@ public struct PostgresSharedStateFactory: SharedStateFactory {
                 running.cancel()
                 await running.value
             },
-            onDrain: { await shared.finishWrites() })
+            onDrain: { await shared.settleWrites() })
     }
 
     /// The secret `name` of the storage kind `storage`; an error naming `key` (never a value)

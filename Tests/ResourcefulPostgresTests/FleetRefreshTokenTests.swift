@@ -179,18 +179,28 @@ struct FleetRefreshTokenTests {
         let name = "claimed-\(UUID().uuidString)"
         let (shared, services, running, storage) = try Self.inAServiceGroup(logger: Logger(label: "resourceful-postgres-tests"))
         defer { running.cancel() }
+        let other = "later-\(UUID().uuidString)"
         try await storage.storeSecret("r0", named: name)
+        try await storage.storeSecret("s0", named: other)
         // The renewal claims the token; its request to the token server is out.
         #expect(try await storage.claimSecret(named: name, spending: "r0", until: .now + .seconds(30)) == .claimed)
         #expect(shared.store.lastingWrites.count == 1)
-        // The app stops meanwhile; the answer then comes, and its rotation is written.
+        // The app stops meanwhile. A renewal begun now spends nothing (its claim is refused) and
+        // does not hold the shutdown; the answer to the first then comes, and its rotation is written.
         await services.triggerGracefulShutdown()
+        // The group tells its services in tasks of their own: polled until the state was told.
+        let told = ContinuousClock.now + .seconds(60)
+        while !shared.store.lastingWrites.isClosing, ContinuousClock.now < told { try await Task.sleep(for: .milliseconds(10)) }
+        await #expect(throws: PostgresSharedStateError.self) {
+            _ = try await storage.claimSecret(named: other, spending: "s0", until: .now + .seconds(30))
+        }
+        #expect(shared.store.lastingWrites.count == 1)
         #expect(try await storage.replaceSecret(named: name, spent: "r0", with: "r1"))
         try await running.value
         #expect(shared.store.lastingWrites.count == 0)
         let row = PostgresRefreshTokenStorage.row(name)
         #expect(try await rows("SELECT version::text FROM resourceful.refresh_tokens WHERE name = '\(row)'") == ["2"])
-        _ = try await rows("DELETE FROM resourceful.refresh_tokens WHERE name = '\(row)' RETURNING name")
+        _ = try await rows("DELETE FROM resourceful.refresh_tokens WHERE name = '\(row)' OR name = '\(PostgresRefreshTokenStorage.row(other))' RETURNING name")
     }
 
     @Test("A rotation's write refused for its values is said at once, not tried for the write's whole window")

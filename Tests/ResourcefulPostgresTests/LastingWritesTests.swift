@@ -48,6 +48,25 @@ struct LastingWritesTests {
         writes.end(held)
     }
 
+    @Test("settled() waits for the holds there are, not for one begun meanwhile; close() is said")
+    func settledWaitsOnlyForWhatThereWas() async throws {
+        let writes = LastingWrites()
+        let first = writes.hold(until: .now + .seconds(3600))
+        // What settled() waits for is what there is when it is called.
+        let there = writes.now()
+        // A hold begun after that, and never ended while the wait goes on.
+        let later = writes.hold(until: .now + .seconds(3600))
+        writes.end(first)
+        await LastingWrites.wait(for: there)
+        #expect(writes.count == 1)
+        #expect(!writes.isClosing)
+        writes.close()
+        #expect(writes.isClosing)
+        writes.end(later)
+        await writes.finished()
+        #expect(writes.count == 0)
+    }
+
     /// Polls `condition` every 10 ms for at most a minute.
     private func waitUntil(_ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(60)
