@@ -5,8 +5,8 @@ import ResourcefulPostgres
 import Testing
 
 /// Instances that keep shorter pauses than the one a row holds (another instance's
-/// `limits.maxPause` is longer): each keeps the pause as it would have written it, from when the
-/// pause was last lengthened, and their calls are spaced by the budget on the real clock, never
+/// `limits.maxPause` is longer): each keeps the pause as it would have written it, from when a
+/// pause was last asked for, and their calls are spaced by the budget on the real clock, never
 /// booked behind the row's pause nor sent beside the places booked there.
 @Suite(.postgres)
 struct ShorterPausesTests {
@@ -23,16 +23,32 @@ struct ShorterPausesTests {
         return waits
     }
 
+    /// What a test of two instances sees: the short callers' state, the long callers' (the one
+    /// that paused the upstream), the upstream, and when the pause was asked for (taken before).
+    struct Paused: Sendable {
+        var short: PostgresRateLimitState
+        var long: PostgresRateLimitState
+        var upstream: String
+        var start: ContinuousClock.Instant
+    }
+
+    /// Two instances, one of which pauses a new upstream named after `name` for `pause`.
+    private static func withPause(_ name: String, for pause: Duration, _ body: @escaping @Sendable (Paused) async throws -> Void) async throws {
+        let upstream = "\(name) \(UUID())"
+        try await withInstances(2) { instances in
+            let start = ContinuousClock.now
+            #expect(await instances[1].rateLimits.pause(upstream, for: pause))
+            try await body(Paused(short: instances[0].rateLimits, long: instances[1].rateLimits, upstream: upstream, start: start))
+        }
+    }
+
     @Test("Callers keeping 2 s pauses go after 2 s, spaced by the budget, and book nothing behind an hour's pause")
     func shorterCallersBookNothingBehindThePause() async throws {
-        let upstream = "queue \(UUID())"
         let budget = try #require(RateBudget(requestsPerSecond: 1, burst: 1))
-        try await withInstances(2) { instances in
-            let short = instances[0].rateLimits
-            let long = instances[1].rateLimits
-            // Before the pause is written: what passed since bounds how far the waits have run down.
-            let start = ContinuousClock.now
-            #expect(await long.pause(upstream, for: .seconds(3600)))
+        try await Self.withPause("queue", for: .seconds(3600)) { paused in
+            let (short, long, upstream) = (paused.short, paused.long, paused.upstream)
+            // Taken before the pause was written: what passed since bounds how far the waits ran down.
+            let start = paused.start
             let shortWaits = try #require(await Self.waits(short, upstream, budget: budget, maxPause: .seconds(2), count: 3))
             let longWaits = try #require(await Self.waits(long, upstream, budget: budget, maxPause: .seconds(86_400), count: 2))
             let passed = ContinuousClock.now - start
@@ -81,12 +97,9 @@ struct ShorterPausesTests {
 
     @Test("Across the end of the row's pause, short and long callers' places never coincide")
     func placesAcrossThePauseEndAreSpaced() async throws {
-        let upstream = "edge \(UUID())"
         let budget = try #require(RateBudget(requestsPerSecond: 1, burst: 1))
-        try await withInstances(2) { instances in
-            let short = instances[0].rateLimits
-            let long = instances[1].rateLimits
-            #expect(await long.pause(upstream, for: .seconds(3)))
+        try await Self.withPause("edge", for: .seconds(3)) { paused in
+            let (short, long, upstream) = (paused.short, paused.long, paused.upstream)
             // Short callers at 1 and 2 s, then at 3 s (the pause's end: taken on the row's queue),
             // a long caller at 4 s, a short one at 5 s.
             var waits = try #require(await Self.waits(short, upstream, budget: budget, maxPause: .seconds(1), count: 3))
@@ -101,12 +114,9 @@ struct ShorterPausesTests {
 
     @Test("A place a short caller gives back during the row's pause is kept: the next goes after it, never beside another")
     func aShortCallersPlaceIsNotGivenBackBesideAnother() async throws {
-        let upstream = "given \(UUID())"
         let budget = try #require(RateBudget(requestsPerSecond: 1, burst: 1))
-        try await withInstances(2) { instances in
-            let short = instances[0].rateLimits
-            let long = instances[1].rateLimits
-            #expect(await long.pause(upstream, for: .seconds(3600)))
+        try await Self.withPause("given", for: .seconds(3600)) { paused in
+            let (short, long, upstream) = (paused.short, paused.long, paused.upstream)
             let first = try #require(await Self.waits(short, upstream, budget: budget, maxPause: .seconds(2), count: 2))
             await short.release(upstream, budget: budget, maxPause: .seconds(2))
             let again = try #require(await Self.waits(short, upstream, budget: budget, maxPause: .seconds(2), count: 1))
@@ -123,10 +133,8 @@ struct ShorterPausesTests {
 
     @Test("A short caller's own Retry-After, under a longer pause, holds it its own longest pause from then")
     func aShortCallersOwnRetryAfterHoldsIt() async throws {
-        let upstream = "asked \(UUID())"
-        try await withInstances(2) { instances in
-            let short = instances[0].rateLimits
-            #expect(await instances[1].rateLimits.pause(upstream, for: .seconds(3600)))
+        try await Self.withPause("asked", for: .seconds(3600)) { paused in
+            let (short, upstream) = (paused.short, paused.upstream)
             // Ten seconds on (the row's times moved back), the short callers' 2 s are long over.
             _ = try await rows(
                 """
@@ -148,13 +156,10 @@ struct ShorterPausesTests {
 
     @Test("A place booked after the row's pause first keeps short callers' places an interval before it")
     func aPlaceBookedAfterThePauseFirstIsNotCrowded() async throws {
-        let upstream = "first \(UUID())"
         let budget = try #require(RateBudget(requestsPerSecond: 1, burst: 1))
-        try await withInstances(2) { instances in
-            let short = instances[0].rateLimits
-            let long = instances[1].rateLimits
-            #expect(await long.pause(upstream, for: .milliseconds(3500)))
-            let start = ContinuousClock.now
+        try await Self.withPause("first", for: .milliseconds(3500)) { paused in
+            let (short, long, upstream) = (paused.short, paused.long, paused.upstream)
+            let start = paused.start
             // The long caller at 3.5 s; short callers at 1 and 2 s, then after it, at 4.5 s (at 3 s
             // it would go half an interval before the long caller's place).
             let first = try #require(await Self.waits(long, upstream, budget: budget, maxPause: .seconds(60), count: 1))
@@ -170,12 +175,9 @@ struct ShorterPausesTests {
 
     @Test("With a burst, short callers' places and those booked after the row's pause keep to one budget")
     func aBurstIsNotTakenTwiceAcrossThePauseEnd() async throws {
-        let upstream = "burst \(UUID())"
         let budget = try #require(RateBudget(requestsPerSecond: 1, burst: 3))
-        try await withInstances(2) { instances in
-            let short = instances[0].rateLimits
-            let long = instances[1].rateLimits
-            #expect(await long.pause(upstream, for: .seconds(5)))
+        try await Self.withPause("burst", for: .seconds(5)) { paused in
+            let (short, long, upstream) = (paused.short, paused.long, paused.upstream)
             // Three long callers take the burst at 5 s; then short callers (4 s pauses) take what
             // one budget leaves: one place at 4 s, the others after the long callers'.
             var times: [ContinuousClock.Instant] = []

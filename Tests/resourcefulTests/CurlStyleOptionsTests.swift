@@ -126,16 +126,18 @@ import Testing
         }
     }
 
-    @Test func timeoutIsTheCallsDeadline() async throws {
+    /// `--timeout`, or curl's name for it, `--max-time`.
+    @Test(arguments: ["--timeout", "--max-time"])
+    func timeoutIsTheCallsDeadline(flag: String) async throws {
         try await MockServer.withRunning { server in
-            // Far past --timeout: a process started on a loaded machine still ends well before it.
+            // Far past the limit: a process started on a loaded machine still ends well before it.
             let delay = Duration.seconds(60)
             server.stub(.get, "/v1/slow", MockResponse(status: .ok, body: Data("{}".utf8), delay: delay))
-            let result = try await Self.tool(server, ["show", "slow", "--timeout", "0.5"])
+            let result = try await Self.tool(server, ["show", "slow", flag, "0.5"])
             #expect(result.status == 4, "\(result.output)")
-            #expect(result.duration < delay / 2, "the call outlived --timeout: \(result.duration)")
+            #expect(result.duration < delay / 2, "the call outlived \(flag): \(result.duration)")
             for bad in ["0", "-1", "nan", "1e300", "soon"] {
-                let refused = try await Self.tool(server, ["show", "slow", "--timeout", bad])
+                let refused = try await Self.tool(server, ["show", "slow", flag, bad])
                 #expect(refused.status == 64, "\(bad): \(refused.output)")
             }
         }
