@@ -33,9 +33,11 @@ final class LastingWrites: Sendable {
 
     /// Holds ``finished()`` back until ``end(_:)`` is called with the number returned, or until
     /// `deadline`: for a write that is still to come (a refresh token claimed, whose successor
-    /// the token server is being asked for).
-    func hold(until deadline: ContinuousClock.Instant) -> Int {
+    /// the token server is being asked for). `nil` once ``close()`` was called (under the same
+    /// lock: a hold is either refused or waited for by ``finished()``).
+    func hold(until deadline: ContinuousClock.Instant) -> Int? {
         running.withLock { running in
+            guard !running.closing else { return nil }
             let id = running.next
             running.next += 1
             running.tasks[id] = Task.detached { [running = self.running] in
@@ -65,22 +67,6 @@ final class LastingWrites: Sendable {
     /// Whether ``close()`` was called.
     var isClosing: Bool {
         running.withLock { $0.closing }
-    }
-
-    /// Returns once the writes running or held now have ended (not those begun meanwhile: the
-    /// store goes on serving them).
-    func settled() async {
-        await Self.wait(for: now())
-    }
-
-    /// The writes running or held now.
-    func now() -> [Task<Void, Never>] {
-        running.withLock { Array($0.tasks.values) }
-    }
-
-    /// Returns once `writes` have ended.
-    static func wait(for writes: [Task<Void, Never>]) async {
-        for write in writes { await write.value }
     }
 
     /// Returns once no write is running or held, those begun meanwhile included (after

@@ -175,8 +175,12 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
         unanswered.withLock { if $0[name]?.id == id { $0[name] = nil } }
         if answer {
             // A shutdown waits for the rotation this claim is for while its token request may
-            // still be answered: until the call's deadline.
-            let hold = store.lastingWrites.hold(until: deadline + store.statementTimeout)
+            // still be answered: until the call's deadline. One that began meanwhile refuses it:
+            // nothing is spent, and the mark is taken back.
+            guard let hold = store.lastingWrites.hold(until: deadline + store.statementTimeout) else {
+                await unmark(row, version: current.version, id: id)
+                throw PostgresSharedStateError("the shared state is shutting down: no refresh token is spent now")
+            }
             // Bounded: many names at once only forget the claims (their marks run out), and end
             // what they held.
             let dropped = claims.withLock { claims -> [Claim] in
@@ -199,12 +203,17 @@ public final class PostgresRefreshTokenStorage: RotatingSecretStorage {
     public func releaseClaim(named name: String, spending secret: String) async {
         guard let claim = claims.withLock({ claims in claims[name]?.secret == secret ? claims.removeValue(forKey: name) : nil }) else { return }
         if let hold = claim.hold { store.lastingWrites.end(hold) }
-        let row = Self.row(name)
+        await unmark(Self.row(name), version: claim.version, id: claim.id)
+    }
+
+    /// Takes this instance's mark `id` off the row, when it is still there; a store that does not
+    /// answer leaves it to run out.
+    private func unmark(_ row: String, version: Int64, id: String) async {
         _ = await store.answer("refresh token claim release") { client in
             let rows = try await client.query(
                 """
                 UPDATE resourceful.refresh_tokens SET claim_id = '', claimed_until_us = 0
-                WHERE name = \(row) AND version = \(claim.version) AND claim_id = \(claim.id)
+                WHERE name = \(row) AND version = \(version) AND claim_id = \(id)
                 RETURNING 1
                 """)
             for try await _ in rows {}

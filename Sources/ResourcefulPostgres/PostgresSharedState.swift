@@ -139,14 +139,6 @@ public final class PostgresSharedState: Service, Sendable {
         await store.lastingWrites.finished()
     }
 
-    /// Returns once the writes that outlive their calls and the renewals that claimed a refresh
-    /// token, as they are now, have ended; the state stays in use (later renewals claim as
-    /// before). `API.shutdown()` waits for it (``SharedState/drain()``) before it closes its
-    /// transport, so that the renewals it made are answered.
-    public func settleWrites() async {
-        await store.lastingWrites.settled()
-    }
-
     /// Creates or migrates the tables and functions now, rather than on first use; throws what
     /// PostgreSQL said when that fails. The client must be running.
     public func prepare() async throws {

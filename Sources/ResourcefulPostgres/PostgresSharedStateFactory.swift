@@ -96,7 +96,9 @@ public struct PostgresSharedStateFactory: SharedStateFactory {
                 running.cancel()
                 await running.value
             },
-            onDrain: { await shared.settleWrites() })
+            // The API's shutdown ends the state after its transport: renewals begun while it
+            // drains claim nothing, so that none is cut by the transport's shutdown.
+            onDrain: { await shared.finishWrites() })
     }
 
     /// The secret `name` of the storage kind `storage`; an error naming `key` (never a value)

@@ -2,6 +2,10 @@ import Foundation
 import NIOCore
 import NIOPosix
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Blocking work (a file system that may not answer: a hung network mount) run on threads of its
 /// own, never on the cooperative pool nor on NIO's shared thread pool, and waited for at most
 /// until a deadline: a file system that does not answer holds those threads, not the caller nor
@@ -38,7 +42,7 @@ package enum OffPoolWork {
     ) async -> Outcome<T> {
         await wait(until: deadline, cancellable: cancellable, notRun: notRun, abandon: abandon, body) { job in
             Thread.detachNewThread {
-                Thread.current.name = threadName
+                nameThisThread()
                 job()
             }
         }
@@ -47,6 +51,22 @@ package enum OffPoolWork {
     /// The name of the threads work runs on (as `ps -L` and a debugger show it): a thread of the
     /// package that waits on a file system.
     package static let threadName = "resourceful-io"
+
+    /// Names the calling thread ``threadName``. Set through the system, not `Thread.current.name`:
+    /// Foundation knows a new thread only once its creator has stored it, which the thread may
+    /// run before, and the name is then not set (the thread keeps its creator's).
+    static func nameThisThread() {
+        #if canImport(Glibc)
+        // The calling thread's own name file (Linux 3.17 and later), in memory, never a disk's.
+        let file = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        if file >= 0 {
+            defer { close(file) }
+            let written = threadName.utf8CString.withUnsafeBufferPointer { write(file, $0.baseAddress, $0.count - 1) }
+            if written == threadName.utf8.count { return }
+        }
+        #endif
+        Thread.current.name = threadName
+    }
 
     /// Waits for `body`, started by `start`, as ``run(until:cancellable:notRun:abandon:_:)`` says.
     fileprivate static func wait<T: Sendable>(
@@ -178,7 +198,7 @@ package enum OffPoolWork {
             if starts {
                 // The thread holds the worker until it ends (idle, or closed and done).
                 Thread.detachNewThread {
-                    Thread.current.name = OffPoolWork.threadName
+                    OffPoolWork.nameThisThread()
                     self.serve()
                 }
             }
