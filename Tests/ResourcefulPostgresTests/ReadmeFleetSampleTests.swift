@@ -32,7 +32,11 @@ struct ReadmeFleetSampleTests {
             let settings = config
 
             func instance() async throws -> (PostgresSharedState, API) {
-                let shared = PostgresSharedState(configuration: connection(to: server), options: .patient, logger: logger)
+                // A statement's time that a loaded machine (the suite's other tests, eight worker
+                // processes) does not use up: past it, an instance would ask alone, by design.
+                var options = PostgresSharedState.Options.patient
+                options.statementTimeout = .seconds(30)
+                let shared = PostgresSharedState(configuration: connection(to: server), options: options, logger: logger)
                 let keys = try SharedStateKeys(current: "2026-11", keys: ["2026-11": sealingKey])
                 var dependencies = try await APIDependencies.live(config: settings)
                 dependencies.authenticationStorage = try await OAuth2AuthenticationStorage(
