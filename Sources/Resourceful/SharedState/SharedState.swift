@@ -72,7 +72,10 @@ public struct SharedState: Sendable {
         await ending.run()
     }
 
-    /// Waits for the store's writes still in flight (what `onDrain` does); the state stays in use.
+    /// Waits for the store's writes still in flight (what `onDrain` does), the first step of
+    /// ending the state: reads and writes go on, but a store may take no new claim on a refresh
+    /// token from then on (ResourcefulPostgres's does not), so that nothing is spent that the
+    /// shutdown would cut.
     public func drain() async {
         await onDrain?()
     }
