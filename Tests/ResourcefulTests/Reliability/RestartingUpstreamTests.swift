@@ -83,7 +83,8 @@ import Testing
     @Test func aCreateIsSentOnceTheServerIsBack() async throws {
         var nginx = try await Nginx.start(server: Self.server)
         do {
-            let (api, transport) = try Self.api(nginx)
+            // Budget enough for nginx to start again on a loaded machine (a process to launch).
+            let (api, transport) = try Self.api(nginx) { $0.http.connectRetryBudget = .seconds(20) }
             try await nginx.halt()
             // A create that does not opt into retries: a refused connection is still tried again.
             let call = Task { try await api.call(AdHocRequest<Empty, Empty>(.create, "items")) }
