@@ -136,7 +136,7 @@ import Testing
             let redirected = await #expect(throws: APIError.self) {
                 try await api.call(AdHocRequest<Empty, [String: String]>(.update, "moved", parameters: ["name": "x"]))
             }
-            #expect(redirected?.kind == .redirectRefused)
+            #expect(redirected?.kind == .redirectRefused, "\(redirected.map { String(describing: $0) } ?? "no error")")
             #expect(harness.server.requests.count == 2)
             #expect(harness.server.requests.allSatisfy { !$0.body.isEmpty })
         }
