@@ -259,9 +259,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// A request body read from `body` as the connection takes it: each part is written once the
     /// previous one was, so a slow server makes the body be read more slowly.
     ///
-    /// The body is read one part ahead, so that the last part's write completes the stream on the
-    /// event loop: a server that answers as soon as the last byte arrives (as it may) is never
-    /// answered before AsyncHTTPClient learns that the body ended.
+    /// The body is read one part ahead, so that the body's end follows its last part at once. A
+    /// server may still answer before AsyncHTTPClient learns that the body ended (it may answer
+    /// before reading the body at all): such an answer is kept (``EarlyAnswer``).
     private static func streamed(_ body: TransportBody, on group: any EventLoopGroup) -> AsyncHTTPClient.HTTPClient.Body {
         .stream(contentLength: body.length.map(Int64.init)) { writer in
             let promise = group.any().makePromise(of: Void.self)
@@ -371,7 +371,10 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         let remaining = ContinuousClock.now.duration(to: request.deadline)
         guard remaining > .zero else { throw TransportError.timeout }
         let delegate = TrackingAccumulator(
-            request: outgoing, maxBodySize: request.maxResponseBytes, interceptsRedirects: interceptsRedirects
+            request: outgoing,
+            maxBodySize: request.maxResponseBytes,
+            interceptsRedirects: interceptsRedirects,
+            streamsBody: request.body.map { $0.bytes == nil } ?? false
         )
         let task = client.execute(
             request: outgoing,
@@ -388,6 +391,15 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         } catch {
             if let redirect = delegate.interceptedRedirect {
                 return TransportResponse(status: redirect.status, headerFields: redirect.headerFields, body: ByteBuffer())
+            }
+            if let early = delegate.earlyAnswer(endedBy: error) {
+                var answer = TransportResponse(
+                    status: HTTPResponse.Status(code: Int(early.head.status.code), reasonPhrase: early.head.status.reasonPhrase),
+                    headerFields: receivedFields(early.head.headers),
+                    body: early.body
+                )
+                answer.httpVersion = Self.statusLineVersion(early.head.version)
+                return answer
             }
             throw failure(error, request: request, wroteHead: delegate.wroteHead, receivedHead: delegate.receivedHead, idleTimeout: nil)
         }

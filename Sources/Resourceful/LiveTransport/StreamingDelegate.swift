@@ -65,6 +65,9 @@ final class StreamingDelegate: HTTPClientResponseDelegate {
     private let interceptsRedirects: Bool
     private let answered = Atomic<Bool>(false)
     private let wrote = Atomic<Bool>(false)
+    /// What arrived of an answer, counted: one received whole before the request's body ended
+    /// ends the body as received, not with AsyncHTTPClient's error (``EarlyAnswer``).
+    private let early = Mutex(EarlyAnswer(keepsBody: false))
     private let redirect = Mutex<TrackingAccumulator.Redirect?>(nil)
 
     /// Whether the request's head was written.
@@ -111,7 +114,7 @@ final class StreamingDelegate: HTTPClientResponseDelegate {
             disarmIdleTimer()
             switch result {
             case .success: finish(nil)
-            case .failure(let error): finish(error)
+            case .failure(let error): finish(early.withLock { $0.whole(endedBy: error) } == nil ? error : nil)
             }
         }
     }
@@ -211,6 +214,7 @@ final class StreamingDelegate: HTTPClientResponseDelegate {
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         answered.store(true, ordering: .releasing)
+        early.withLock { $0.begin(head) }
         armIdleTimer(on: task.eventLoop)
         deliverHead(.success(head))
         return task.eventLoop.makeSucceededVoidFuture()
@@ -219,6 +223,7 @@ final class StreamingDelegate: HTTPClientResponseDelegate {
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
         // A request for more that came before this part is spent by it.
         state.withLock { $0.demanded = false }
+        early.withLock { $0.add(buffer) }
         switch source.yield(buffer) {
         case .produceMore:
             armIdleTimer(on: task.eventLoop)

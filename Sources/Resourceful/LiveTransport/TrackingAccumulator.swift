@@ -40,6 +40,8 @@ final class TrackingAccumulator: HTTPClientResponseDelegate {
     private let wrote = Atomic<Bool>(false)
     private let interceptsRedirects: Bool
     private let redirect = Locked<Redirect?>(nil)
+    /// Kept only for a request whose body is sent as it is read (``EarlyAnswer``).
+    private let early: Locked<EarlyAnswer>?
 
     /// Whether the request's head was written (AsyncHTTPClient says so once the write succeeded).
     var wroteHead: Bool { wrote.load(ordering: .acquiring) }
@@ -50,9 +52,18 @@ final class TrackingAccumulator: HTTPClientResponseDelegate {
     /// The redirect taken from the client, if any.
     var interceptedRedirect: Redirect? { redirect.withLock { $0 } }
 
-    init(request: AsyncHTTPClient.HTTPClient.Request, maxBodySize: Int, interceptsRedirects: Bool = false) {
+    /// The answer AsyncHTTPClient received whole before failing the request with `error`
+    /// because the body's end came after it (``EarlyAnswer``).
+    func earlyAnswer(endedBy error: any Error) -> (head: HTTPResponseHead, body: ByteBuffer)? {
+        early?.withLock { $0.whole(endedBy: error) }
+    }
+
+    /// An accumulator of at most `maxBodySize` bytes; one for a request whose body `streamsBody`
+    /// (is sent as it is read) also keeps an answer that comes before the body ends.
+    init(request: AsyncHTTPClient.HTTPClient.Request, maxBodySize: Int, interceptsRedirects: Bool = false, streamsBody: Bool = false) {
         inner = ResponseAccumulator(request: request, maxBodySize: maxBodySize)
         self.interceptsRedirects = interceptsRedirects
+        early = streamsBody ? Locked(EarlyAnswer(keepsBody: true)) : nil
     }
 
     func didSendRequestHead(task: AsyncHTTPClient.HTTPClient.Task<Response>, _ head: HTTPRequestHead) {
@@ -68,11 +79,13 @@ final class TrackingAccumulator: HTTPClientResponseDelegate {
 
     func didReceiveHead(task: AsyncHTTPClient.HTTPClient.Task<Response>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         answered.store(true, ordering: .releasing)
+        early?.withLock { $0.begin(head) }
         return inner.didReceiveHead(task: task, head)
     }
 
     func didReceiveBodyPart(task: AsyncHTTPClient.HTTPClient.Task<Response>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        inner.didReceiveBodyPart(task: task, buffer)
+        early?.withLock { $0.add(buffer) }
+        return inner.didReceiveBodyPart(task: task, buffer)
     }
 
     func didReceiveError(task: AsyncHTTPClient.HTTPClient.Task<Response>, _ error: any Error) {
