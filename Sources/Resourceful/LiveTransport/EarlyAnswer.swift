@@ -13,7 +13,9 @@ import NIOHTTP1
 /// announced length, or a status that has no body) is the server's answer all the same.
 struct EarlyAnswer {
     private var head: HTTPResponseHead?
-    private var parts: [ByteBuffer] = []
+    /// The length the answer announced: only an answer that announced one can be known whole.
+    private var announced: Int?
+    private var body = ByteBuffer()
     private var received = 0
     /// Whether the answer's body is kept (a collected response) or only counted (a streamed one,
     /// whose parts went to the reader).
@@ -23,29 +25,31 @@ struct EarlyAnswer {
         self.keepsBody = keepsBody
     }
 
-    /// Notes an answer's head; only one of 300 or more can end a request early.
+    /// Notes an answer's head; only one of 300 or more can end a request early, and only one whose
+    /// body is counted as it was sent (not compressed: the parts are counted decompressed).
     mutating func begin(_ head: HTTPResponseHead) {
-        guard head.status.code >= 300 else { return }
+        guard head.status.code >= 300, head.headers.first(name: "content-encoding").map({ $0.lowercased() == "identity" }) ?? true
+        else { return }
         self.head = head
+        announced = head.headers.first(name: "content-length").flatMap { Int($0) }
     }
 
-    /// Notes a part of the answer's body.
+    /// Notes a part of the answer's body; kept only while the answer can still be whole, so that
+    /// at most its announced length is held (which the client's own limit has already bounded).
     mutating func add(_ part: ByteBuffer) {
         guard head != nil else { return }
         received += part.readableBytes
-        if keepsBody { parts.append(part) }
+        guard keepsBody, let announced, received <= announced else { return }
+        var part = part
+        body.writeBuffer(&part)
     }
 
     /// The answer and its body, when `error` is AsyncHTTPClient ending a request whose answer
     /// had arrived whole before its body was sent; `nil` otherwise.
     func whole(endedBy error: any Error) -> (head: HTTPResponseHead, body: ByteBuffer)? {
         guard let head, let error = error as? HTTPClientError, error == .requestStreamCancelled else { return nil }
-        let announced = head.headers.first(name: "content-length").flatMap { Int($0) }
         let hasNoBody = head.status == .noContent || head.status == .notModified
         guard announced == received || (announced == nil && hasNoBody && received == 0) else { return nil }
-        var body = ByteBuffer()
-        body.reserveCapacity(received)
-        for var part in parts { body.writeBuffer(&part) }
-        return (head, body)
+        return (head, keepsBody ? body : ByteBuffer())
     }
 }

@@ -46,6 +46,18 @@ import Testing
         whole.begin(Self.head(.unauthorized, length: 0))
         #expect(whole.whole(endedBy: HTTPClientError.remoteConnectionClosed) == nil)
         #expect(whole.whole(endedBy: HTTPClientError.requestStreamCancelled) != nil)
+        // A compressed answer is counted decompressed: its announced length says nothing of it.
+        var compressed = EarlyAnswer(keepsBody: true)
+        var head = Self.head(.unauthorized, length: 2)
+        head.headers.add(name: "Content-Encoding", value: "gzip")
+        compressed.begin(head)
+        compressed.add(ByteBuffer(string: "no"))
+        #expect(compressed.whole(endedBy: HTTPClientError.requestStreamCancelled) == nil)
+        // More than announced is not the answer either.
+        var longer = EarlyAnswer(keepsBody: true)
+        longer.begin(Self.head(.unauthorized, length: 2))
+        longer.add(ByteBuffer(string: "nope"))
+        #expect(longer.whole(endedBy: HTTPClientError.requestStreamCancelled) == nil)
         // No head, nothing to give.
         #expect(EarlyAnswer(keepsBody: true).whole(endedBy: HTTPClientError.requestStreamCancelled) == nil)
     }
