@@ -127,8 +127,7 @@ test-loaded: setup
 # The OpenAPI generator, the PostgreSQL module and the container modules are left out
 # (RESOURCEFUL_WITHOUT_OPENAPI, RESOURCEFUL_WITHOUT_POSTGRES and RESOURCEFUL_WITHOUT_CONTAINERS,
 # read by Package.swift): their tests are not run here, and their packages would only be built again.
-# The sanitizer makes every step several times slower: four tests at a time leave each test's
-# deadlines the same share of the machine as sixteen do without it.
+# The sanitizer makes every step several times slower: four tests at a time, as without it.
 TSAN_FLAGS := --sanitize=thread --scratch-path .build-tsan
 TSAN_ENV := RESOURCEFUL_WITHOUT_OPENAPI=1 RESOURCEFUL_WITHOUT_POSTGRES=1 RESOURCEFUL_WITHOUT_CONTAINERS=1
 TSAN_WIDTH := SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=4 TSAN_OPTIONS=suppressions=$(CURDIR)/scripts/tsan.supp
