@@ -77,7 +77,10 @@ test: setup
 	@# Swift 6.3 can give a closure inside #expect or #require and a closure after it one name, so
 	@# that the later one runs the earlier one's body: such a test checks something else than it says.
 	python3 scripts/check-shared-closures.py
-	$(SCRATCH) $(KEYRING) $(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) --skip ForeignHARTests --skip ResourcefulOpenAPITests --skip ResourcefulOAuth2Tests --skip '\.LoadTests' --skip HungFileSystemTests --skip RateLimitGatewayTests --skip ResourcefulPostgresTests
+	$(SCRATCH) $(KEYRING) $(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) --skip ForeignHARTests --skip ResourcefulOpenAPITests --skip ResourcefulOAuth2Tests --skip '\.LoadTests' --skip HungFileSystemTests --skip RateLimitGatewayTests --skip ResourcefulPostgresTests --skip ProcessEnvironmentTests
+	@# `setenv` is not safe beside threads that read the environment (a process started, a
+	@# transport reading proxy variables): the test that changes the process's own runs alone.
+	$(SCRATCH) $(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) --filter ProcessEnvironmentTests
 	@# A download onto a file system that never answers holds threads of the process's shared
 	@# thread pool until the test ends the mount: on its own, so that no other test's file work waits.
 	$(SCRATCH) $(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) --filter HungFileSystemTests
@@ -133,7 +136,7 @@ TSAN_ENV := RESOURCEFUL_WITHOUT_OPENAPI=1 RESOURCEFUL_WITHOUT_POSTGRES=1 RESOURC
 TSAN_WIDTH := SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=4 TSAN_OPTIONS=suppressions=$(CURDIR)/scripts/tsan.supp
 test-tsan: setup
 	$(TSAN_ENV) $(SWIFT) build --build-tests $(TSAN_FLAGS)
-	$(TSAN_WIDTH) $(TSAN_ENV) $(SCRATCH) $(SWIFT) test --skip-build $(TSAN_FLAGS) --filter 'ResourcefulTests|ResourcefulTestingTests' --skip ForeignHARTests --skip '\.LoadTests' --skip HungFileSystemTests --skip RateLimitGatewayTests
+	$(TSAN_WIDTH) $(TSAN_ENV) $(SCRATCH) $(SWIFT) test --skip-build $(TSAN_FLAGS) --filter 'ResourcefulTests|ResourcefulTestingTests' --skip ForeignHARTests --skip '\.LoadTests' --skip HungFileSystemTests --skip RateLimitGatewayTests --skip ProcessEnvironmentTests
 	$(TSAN_WIDTH) $(TSAN_ENV) $(SCRATCH) $(SWIFT) test --skip-build $(TSAN_FLAGS) --filter '\.LoadTests'
 
 # Runs the benchmarks: a release build, then the runs with the client pinned to the first core,

@@ -40,7 +40,7 @@ final class StreamingDelegate: HTTPClientResponseDelegate {
 
     /// Tells the delegate the reader wants more, or has gone.
     final class Demand: NIOAsyncSequenceProducerDelegate {
-        private let owner: Mutex<StreamingDelegate?> = Mutex(nil)
+        private let owner: Locked<StreamingDelegate?> = Locked(nil)
 
         func attach(_ delegate: StreamingDelegate) { owner.withLock { $0 = delegate } }
 
@@ -56,19 +56,19 @@ final class StreamingDelegate: HTTPClientResponseDelegate {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let source: Body.Source
     /// The body, until it is handed to the response's one reader: the delegate must not keep
     /// it, or a body dropped unread would never tell the delegate its reader left.
-    private let unclaimedBody: Mutex<Body?>
+    private let unclaimedBody: Locked<Body?>
     private let idleTimeout: Duration?
     private let interceptsRedirects: Bool
     private let answered = Atomic<Bool>(false)
     private let wrote = Atomic<Bool>(false)
     /// What arrived of an answer, counted: one received whole before the request's body ended
     /// ends the body as received, not with AsyncHTTPClient's error (``EarlyAnswer``).
-    private let early = Mutex(EarlyAnswer(keepsBody: false))
-    private let redirect = Mutex<TrackingAccumulator.Redirect?>(nil)
+    private let early = Locked(EarlyAnswer(keepsBody: false))
+    private let redirect = Locked<TrackingAccumulator.Redirect?>(nil)
 
     /// Whether the request's head was written.
     var wroteHead: Bool { wrote.load(ordering: .acquiring) }
@@ -90,7 +90,7 @@ final class StreamingDelegate: HTTPClientResponseDelegate {
             delegate: demand
         )
         source = made.source
-        unclaimedBody = Mutex(made.sequence)
+        unclaimedBody = Locked(made.sequence)
         demand.attach(self)
     }
 

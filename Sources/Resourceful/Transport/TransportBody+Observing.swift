@@ -22,11 +22,11 @@ extension TransportBody {
 
 /// Calls its closure once: at the end, on a failure, or when released before either.
 private final class EndWatch: Sendable {
-    private let onEnd: Mutex<(@Sendable (StreamEnd) -> Void)?>
+    private let onEnd: Locked<(@Sendable (StreamEnd) -> Void)?>
     private let bytes = Atomic<Int>(0)
 
     init(_ onEnd: @escaping @Sendable (StreamEnd) -> Void) {
-        self.onEnd = Mutex(onEnd)
+        self.onEnd = Locked(onEnd)
     }
 
     func count(_ count: Int) {

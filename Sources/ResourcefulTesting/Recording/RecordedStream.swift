@@ -1,6 +1,6 @@
 import Foundation
 import NIOCore
-import Synchronization
+import Resourceful
 
 /// A response body handed on as it arrives while its first bytes are kept for a recording: at
 /// most `limit` bytes, cut after the last line end within them (whole events and lines). The
@@ -20,13 +20,13 @@ struct RecordedStream<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable w
             var record: (@Sendable (ByteBuffer, Bool) throws -> Void)?
         }
 
-        private let state: Mutex<State>
+        private let state: Locked<State>
         private let limit: Int
 
         /// `record` is given the kept bytes, and whether they are only the first of the body.
         init(limit: Int, record: @escaping @Sendable (ByteBuffer, Bool) throws -> Void) {
             self.limit = limit
-            state = Mutex(State(record: record))
+            state = Locked(State(record: record))
         }
 
         func keep(_ chunk: ByteBuffer) {

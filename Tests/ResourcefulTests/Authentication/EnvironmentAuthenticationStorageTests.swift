@@ -40,16 +40,6 @@ import Testing
         #expect(!String(describing: error).contains("s3cr3t"))
     }
 
-    @Test func theProcessEnvironmentIsReadAtEachCall() async throws {
-        let service = "env-live-\(UInt32.random(in: 0 ... .max))"
-        let variable = EnvironmentAuthenticationStorage.variableName(prefix: "RESOURCEFUL_AUTH", service: service, suffix: "TOKEN")
-        let storage = EnvironmentAuthenticationStorage()
-        #expect(try await storage.authenticationHeader(for: service) == nil)
-        setenv(variable, "rotated-1", 1)
-        defer { unsetenv(variable) }
-        #expect(try await storage.authenticationHeader(for: service) == "Bearer rotated-1")
-    }
-
     @Test func passesTheConformanceSuite() async throws {
         let variables = Locked<[String: String]>([:])
         let storage = EnvironmentAuthenticationStorage { name in variables.withLock { $0[name] } }

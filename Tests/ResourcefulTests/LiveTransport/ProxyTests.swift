@@ -128,7 +128,7 @@ import Testing
             }
             #expect(error == nil)
             #expect(proxy.requests.contains { $0.hasPrefix("CONNECT localhost:\(nginx.port)") }, "\(proxy.requests)")
-            #expect(nginx.requestCount == 1)
+            #expect(await nginx.requestCount(reaching: 1) == 1)
             try await proxy.stop()
             try await nginx.stop()
         }

@@ -40,7 +40,7 @@ import Testing
             _ = try await harness.api.call(AdHocRequest<Empty, Empty>(.show, "x"))
             try await harness.dependencies.transport.shutdown()
         }
-        #expect(nginx.requestCount == 1)
+        #expect(await nginx.requestCount(reaching: 1) == 1)
         try await nginx.stop()
     }
 }

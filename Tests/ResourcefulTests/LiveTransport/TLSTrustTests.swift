@@ -42,7 +42,7 @@ import Testing
             #expect(nginx.requestCount == 0)
             #expect(try await call(url) { $0.tls.caFile = pki.caFile } == nil)
             #expect(try await call(url) { $0.tls.caFile = pki.caFile; $0.tls.trustSystemRoots = false } == nil)
-            #expect(nginx.requestCount == 2)
+            #expect(await nginx.requestCount(reaching: 2) == 2)
         }
     }
 
@@ -124,7 +124,7 @@ import Testing
         #expect(broken?.kind == .invalidConfiguration)
         #expect(broken?.description.contains("http.tls.clientKeyFile") == true)
         #expect(broken?.description.contains("BEGIN") == false)
-        #expect(nginx.requestCount == 2)
+        #expect(await nginx.requestCount(reaching: 2) == 2)
         try await nginx.stop()
     }
 

@@ -151,7 +151,7 @@ import Testing
                 // The two probes succeed; every call after them goes through.
                 for _ in 0..<4 { _ = try await api.call(Self.ticks) }
             }
-            #expect(nginx.requestCount == 5)
+            #expect(await nginx.requestCount(reaching: 5) == 5)
             try await nginx.stop()
         } catch {
             try? await nginx.stop()

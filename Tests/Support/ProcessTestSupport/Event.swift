@@ -5,10 +5,10 @@ import Synchronization
 public final class Event: Sendable {
     private let stream: AsyncStream<Void>
     private let continuation: AsyncStream<Void>.Continuation
-    private let happened = Mutex(false)
+    private let happened = Atomic(false)
 
     /// Whether the event has happened.
-    public var hasHappened: Bool { happened.withLock { $0 } }
+    public var hasHappened: Bool { happened.load(ordering: .acquiring) }
 
     /// An event that has not happened.
     public init() {
@@ -17,7 +17,7 @@ public final class Event: Sendable {
 
     /// Marks the event as happened; later calls change nothing.
     public func happen() {
-        happened.withLock { $0 = true }
+        happened.store(true, ordering: .releasing)
         continuation.yield()
         continuation.finish()
     }

@@ -151,6 +151,17 @@ public struct Nginx: Sendable {
         return log.split(separator: "\n").count
     }
 
+    /// How many requests nginx has logged, once it has logged `expected` or `timeout` has passed:
+    /// nginx writes a request's line after its answer is sent, so a client may read the answer
+    /// before the line is there.
+    public func requestCount(reaching expected: Int, timeout: Duration = .seconds(10)) async -> Int {
+        let deadline = ContinuousClock.now + timeout
+        while requestCount < expected, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return requestCount
+    }
+
     /// Stops nginx and removes the scratch directory.
     public func stop() async throws {
         kill(pid, SIGTERM)
