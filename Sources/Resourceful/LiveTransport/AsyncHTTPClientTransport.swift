@@ -301,7 +301,11 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     ) async throws -> TransportResponse {
         let remaining = ContinuousClock.now.duration(to: request.deadline)
         guard remaining > .zero else { throw TransportError.timeout }
-        let delegate = StreamingDelegate(idleTimeout: request.idleTimeout, interceptsRedirects: interceptsRedirects)
+        let delegate = StreamingDelegate(
+            idleTimeout: request.idleTimeout,
+            interceptsRedirects: interceptsRedirects,
+            streamsBody: Self.streamsBody(request)
+        )
         let task = client.execute(request: outgoing, delegate: delegate, deadline: .now() + .nanoseconds(remaining.nanoseconds))
         delegate.attach(task)
         let head: HTTPResponseHead
@@ -374,7 +378,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             request: outgoing,
             maxBodySize: request.maxResponseBytes,
             interceptsRedirects: interceptsRedirects,
-            streamsBody: request.body.map { $0.bytes == nil } ?? false
+            streamsBody: Self.streamsBody(request)
         )
         let task = client.execute(
             request: outgoing,
@@ -411,6 +415,12 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         )
         answer.httpVersion = Self.statusLineVersion(response.version)
         return answer
+    }
+
+    /// Whether `request`'s body is sent as it is read (a file, a stream), so that an answer may
+    /// come before it ends (``EarlyAnswer``).
+    private static func streamsBody(_ request: TransportRequest) -> Bool {
+        request.body.map { $0.bytes == nil } ?? false
     }
 
     /// `HTTP/1.1`, `HTTP/2`: the version as a status line writes it.

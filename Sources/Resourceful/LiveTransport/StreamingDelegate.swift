@@ -65,9 +65,10 @@ final class StreamingDelegate: HTTPClientResponseDelegate {
     private let interceptsRedirects: Bool
     private let answered = Atomic<Bool>(false)
     private let wrote = Atomic<Bool>(false)
-    /// What arrived of an answer, counted: one received whole before the request's body ended
-    /// ends the body as received, not with AsyncHTTPClient's error (``EarlyAnswer``).
-    private let early = Locked(EarlyAnswer(keepsBody: false))
+    /// What arrived of an answer, counted, for a request whose body is sent as it is read: one
+    /// received whole before that body ended ends the body as received, not with
+    /// AsyncHTTPClient's error (``EarlyAnswer``).
+    private let early: Locked<EarlyAnswer>?
     private let redirect = Locked<TrackingAccumulator.Redirect?>(nil)
 
     /// Whether the request's head was written.
@@ -77,9 +78,12 @@ final class StreamingDelegate: HTTPClientResponseDelegate {
     /// The redirect taken from the client, if any.
     var interceptedRedirect: TrackingAccumulator.Redirect? { redirect.withLock { $0 } }
 
-    init(idleTimeout: Duration?, interceptsRedirects: Bool) {
+    /// A delegate for a request whose body `streamsBody` (is sent as it is read) keeps count of an
+    /// answer that comes before that body ends.
+    init(idleTimeout: Duration?, interceptsRedirects: Bool, streamsBody: Bool = false) {
         self.idleTimeout = idleTimeout
         self.interceptsRedirects = interceptsRedirects
+        early = streamsBody ? Locked(EarlyAnswer(keepsBody: false)) : nil
         let demand = Demand()
         // Up to 16 parts (about 256 KiB at AsyncHTTPClient's usual sizes) wait for the reader.
         let made = Body.makeSequence(
@@ -114,7 +118,7 @@ final class StreamingDelegate: HTTPClientResponseDelegate {
             disarmIdleTimer()
             switch result {
             case .success: finish(nil)
-            case .failure(let error): finish(early.withLock { $0.whole(endedBy: error) } == nil ? error : nil)
+            case .failure(let error): finish(early?.withLock { $0.whole(endedBy: error) } == nil ? error : nil)
             }
         }
     }
@@ -214,7 +218,7 @@ final class StreamingDelegate: HTTPClientResponseDelegate {
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         answered.store(true, ordering: .releasing)
-        early.withLock { $0.begin(head) }
+        early?.withLock { $0.begin(head) }
         armIdleTimer(on: task.eventLoop)
         deliverHead(.success(head))
         return task.eventLoop.makeSucceededVoidFuture()
@@ -223,7 +227,7 @@ final class StreamingDelegate: HTTPClientResponseDelegate {
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
         // A request for more that came before this part is spent by it.
         state.withLock { $0.demanded = false }
-        early.withLock { $0.add(buffer) }
+        early?.withLock { $0.add(buffer) }
         switch source.yield(buffer) {
         case .produceMore:
             armIdleTimer(on: task.eventLoop)

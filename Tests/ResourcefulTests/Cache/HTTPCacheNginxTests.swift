@@ -94,15 +94,6 @@ import Testing
         }
     }
 
-    /// Returns once nginx has logged `total` requests (it logs a request after answering it), or
-    /// after 10 seconds: the counts asserted next are then complete.
-    static func settled(_ nginx: Nginx, total: Int) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while nginx.requestCount < total, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-    }
-
     @Test func aSecondCallRevalidatesAndIsAnsweredFromTheCache() async throws {
         let nginx = try await Self.startNginx()
         let cached = try Cached(nginx)
@@ -110,7 +101,7 @@ import Testing
         #expect(try await cached.get("plain/item.json") == Item(id: 1, name: "plain"))
         #expect(try await cached.get("expired/item.json") == Item(id: 1, name: "expired"))
         #expect(try await cached.get("expired/item.json") == Item(id: 1, name: "expired"))
-        try await Self.settled(nginx, total: 4)
+        _ = await nginx.requestCount(reaching: 4)
         #expect(Self.served(nginx, "/plain/item.json") == ["GET 200", "GET 304"])
         #expect(Self.served(nginx, "/expired/item.json") == ["GET 200", "GET 304"])
         #expect(cached.results == ["miss", "revalidated", "miss", "revalidated"])
@@ -118,12 +109,12 @@ import Testing
         // `no-cache`: stored, but revalidated every time, whatever its max-age.
         _ = try await cached.get("nocache/item.json")
         _ = try await cached.get("nocache/item.json")
-        try await Self.settled(nginx, total: 6)
+        _ = await nginx.requestCount(reaching: 6)
         #expect(Self.served(nginx, "/nocache/item.json") == ["GET 200", "GET 304"])
         // A request's own `no-cache` revalidates a fresh entry.
         _ = try await cached.get("fresh/item.json")
         _ = try await cached.api.call(AdHocRequest<Item, Empty>(.show, "fresh/item.json", headers: ["Cache-Control": "no-cache"]))
-        try await Self.settled(nginx, total: 8)
+        _ = await nginx.requestCount(reaching: 8)
         #expect(Self.served(nginx, "/fresh/item.json") == ["GET 200", "GET 304"])
         try await cached.transport.shutdown()
         try await nginx.stop()
@@ -136,7 +127,7 @@ import Testing
             #expect(try await cached.get("fresh/item.json").name == "fresh")
             #expect(try await cached.get("expires/item.json").name == "expires")
         }
-        try await Self.settled(nginx, total: 2)
+        _ = await nginx.requestCount(reaching: 2)
         #expect(Self.served(nginx, "/fresh/item.json") == ["GET 200"])
         #expect(Self.served(nginx, "/expires/item.json") == ["GET 200"])
         #expect(cached.results.filter { $0 == "hit" }.count == 4)
@@ -154,7 +145,7 @@ import Testing
         _ = try await cached.get("vary/item.json", language: "fr")
         _ = try await cached.get("nostore/item.json")
         _ = try await cached.get("nostore/item.json")
-        try await Self.settled(nginx, total: 4)
+        _ = await nginx.requestCount(reaching: 4)
         #expect(Self.served(nginx, "/vary/item.json").count == 2)
         #expect(Self.served(nginx, "/nostore/item.json").count == 2)
         #expect(cached.results == ["miss", "hit", "miss", "miss", "miss"])
@@ -171,7 +162,7 @@ import Testing
         let created = try await cached.api.call(AdHocRequest<Item, Item>(.create, ResourcePath(encoded: "fresh/item.json"), parameters: Item(id: 0, name: "new")))
         #expect(created.name == "new")
         _ = try await cached.get("fresh/item.json")
-        try await Self.settled(nginx, total: 3)
+        _ = await nginx.requestCount(reaching: 3)
         // The GET after the POST missed and went to nginx. nginx logs a POST once it has read its
         // body, which may be after it answered the next GET on another connection: the log is
         // compared as a multiset, the order comes from the cache's own results.
@@ -187,7 +178,7 @@ import Testing
         let cached = try Cached(nginx, maxBytes: 2800)
         for name in ["a", "b", "a", "c", "a", "b"] { _ = try await cached.get("big/\(name).json") }
         // a and b stored; a used again; c evicts b, the least recently used; b comes back from nginx.
-        try await Self.settled(nginx, total: 4)
+        _ = await nginx.requestCount(reaching: 4)
         #expect(Self.served(nginx, "/big/a.json").count == 1)
         #expect(Self.served(nginx, "/big/b.json").count == 2)
         #expect(Self.served(nginx, "/big/c.json").count == 1)
@@ -204,13 +195,13 @@ import Testing
         _ = try await cached.get("fresh/item.json")
         _ = try await cached.get("public/item.json")
         _ = try await cached.get("public/item.json")
-        try await Self.settled(nginx, total: 3)
+        _ = await nginx.requestCount(reaching: 3)
         #expect(Self.served(nginx, "/fresh/item.json").count == 2)
         #expect(Self.served(nginx, "/public/item.json").count == 1)
         let allowed = try Cached(nginx, token: token) { $0.cache.storesAuthorizedResponses = true }
         _ = try await allowed.get("fresh/item.json")
         _ = try await allowed.get("fresh/item.json")
-        try await Self.settled(nginx, total: 4)
+        _ = await nginx.requestCount(reaching: 4)
         #expect(Self.served(nginx, "/fresh/item.json").count == 3)
         #expect(!cached.logs.entries.map { "\($0.metadata)" }.joined().contains("cache-t0ken"))
         try await cached.transport.shutdown()

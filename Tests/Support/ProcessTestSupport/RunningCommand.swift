@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -11,9 +12,8 @@ public final class RunningCommand: Sendable {
     private let reader: FileHandle
     private let exited: Event
     private let start = ContinuousClock.now
-    /// Output read past the last line returned, under a pthread lock (which ThreadSanitizer sees;
-    /// it does not see `Mutex`'s).
-    private let seen = SeenOutput()
+    /// Output read past the last line returned.
+    private let seen = Mutex(Data())
 
     /// Starts `executable` with `arguments` and the test process's environment (its session bus
     /// kept: keyring commands need it), standard output and error read together.
@@ -70,18 +70,5 @@ public final class RunningCommand: Sendable {
 
     deinit {
         if !exited.hasHappened { kill(process.processIdentifier, SIGKILL) }
-    }
-}
-
-/// Output read so far, under a lock.
-private final class SeenOutput: @unchecked Sendable {
-    // Sendable by hand: `data` is only read and written while `lock` is held.
-    private let lock = NSLock()
-    private var data = Data()
-
-    func withLock<T>(_ body: (inout Data) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&data)
     }
 }
