@@ -44,7 +44,7 @@ struct RenameUser: ResourceRequest {
     let verb = ResourceVerb.update
     let path: ResourcePath
     let parameters: Parameters
-    var updateMethod: UpdateMethod { .patch }
+    func configure(_ options: inout RequestOptions) { options.updateMethod = .patch }
     init(id: Int, name: String) {
         path = "users/\(id)"
         parameters = Parameters(name: name)

@@ -16,7 +16,9 @@ extension Users {
         public let verb = ResourceVerb.index
         public let path: ResourcePath
         public let query: Query
-        public var arrayFormat: ArrayFormat? { .repeated }
+        public func configure(_ options: inout RequestOptions) {
+            options.arrayFormat = .repeated
+        }
 
         /// A request with these values.
         ///
@@ -161,7 +163,9 @@ extension Users {
         public let path: ResourcePath
         /// The request's body.
         public let parameters: Parameters
-        public var updateMethod: UpdateMethod { .patch }
+        public func configure(_ options: inout RequestOptions) {
+            options.updateMethod = .patch
+        }
 
         /// A request with these values.
         ///
@@ -304,7 +308,9 @@ extension Users {
         public let path: ResourcePath
         /// The request's body.
         public let parameters: Parameters
-        public var bodyEncoding: BodyEncoding { .multipart }
+        public func configure(_ options: inout RequestOptions) {
+            options.bodyEncoding = .multipart
+        }
 
         /// A request with these values.
         ///
@@ -338,7 +344,9 @@ extension Users {
         public let path: ResourcePath
         /// The request's body.
         public let parameters: Parameters
-        public var bodyEncoding: BodyEncoding { .formURLEncoded }
+        public func configure(_ options: inout RequestOptions) {
+            options.bodyEncoding = .formURLEncoded
+        }
 
         /// A request with these values.
         ///

@@ -2,7 +2,10 @@ import Foundation
 import HTTPTypes
 import NIOCore
 import NIOFoundationEssentialsCompat
-import Synchronization
+
+// One call, from its entry to the decoded value, in the order it runs: the entry points, the
+// pipeline every entry point shares (prepare: options, credential, built request; open: the
+// middlewares around the transport), then the body collected, validated and decoded.
 
 extension API {
     /// Calls `request` and returns its decoded value.
@@ -46,6 +49,134 @@ extension API {
         try await prepare(request, body: .collected).built.request
     }
 
+    /// How a call takes its response body.
+    enum BodyHandling: Sendable {
+        /// Collected whole once the response is in (``API/call(_:)``, pages).
+        case collected
+        /// Handed on as it arrives (``API/stream(_:)``, downloads, events, lines), with
+        /// `extraFields` set on the request (`Range`, `Last-Event-ID`, `Accept`) and, when given, a
+        /// deadline of its own (a download's or event stream's, over all its connections).
+        case streamed(extraFields: HTTPFields = [:], deadline: ContinuousClock.Instant? = nil)
+    }
+
+    /// A call's request, built and ready for the middlewares.
+    struct Prepared: Sendable {
+        /// The request as the first middleware gets it.
+        var built: RequestBuilder.Built
+        /// The call's options: the configuration's, then the request's own.
+        var options: RequestOptions
+        /// The call's method, which every error of the call names.
+        var method: HTTPRequest.Method
+        /// The request's path, masked only when an error or a stream names it.
+        var requestPath: ResourcePath
+
+        /// The path as errors name it, masked as in log lines (``API/maskedPath(_:)``).
+        var path: String { options.redactor.maskedURL(requestPath.encoded) }
+
+        /// `error`, naming this call.
+        func naming(_ error: APIError) -> APIError {
+            error.with(method: method, path: path)
+        }
+    }
+
+    /// A call sent: the response (its body collected or arriving) and what it was sent as.
+    struct Opened: Sendable {
+        /// The response the middlewares returned.
+        var response: TransportResponse
+        /// The request as it was prepared.
+        var prepared: Prepared
+
+        /// The largest body to collect: what the steps before the transport left
+        /// (``CallContext/options``), or the call's own for a response no transport gave (a
+        /// cached one).
+        var maxBytes: Int { response.collectionLimits?.maxBytes ?? prepared.options.maxResponseBytes }
+        /// When the body must be in, likewise.
+        var deadline: ContinuousClock.Instant { response.collectionLimits?.deadline ?? prepared.built.request.deadline }
+
+        /// `error`, naming this call.
+        func naming(_ error: APIError) -> APIError {
+            prepared.naming(error)
+        }
+    }
+
+    /// The opening every call shares: its options, its credential and request (sent to `target`
+    /// instead of its own when one is given: a pagination link), and how it takes its body.
+    func prepare<Request: ResourceRequest>(
+        _ request: Request,
+        body: BodyHandling,
+        target: RequestTarget? = nil,
+        start: ContinuousClock.Instant = .now
+    ) async throws(APIError) -> Prepared {
+        let options = defaultOptions.applying(request)
+        let method = request.verb.method(update: options.updateMethod)
+        do throws(APIError) {
+            var built = try await build(request, options: options, start: start)
+            // The context, and so every log line, names the page actually asked for.
+            if let target { built.request.target = target }
+            if case .streamed(let extraFields, let deadline) = body {
+                built.request.streamsResponseBody = true
+                built.request.idleTimeout = options.timeout
+                built.request.deadline = deadline ?? Self.streamDeadline(from: start, options: options)
+                for field in extraFields { built.request.headerFields[field.name] = field.value }
+            }
+            return Prepared(built: built, options: options, method: method, requestPath: request.path)
+        } catch {
+            throw error.with(method: method, path: maskedPath(request.path))
+        }
+    }
+
+    /// Step 1: the storage's `Authorization` and the built request.
+    func build<Request: ResourceRequest>(
+        _ request: Request,
+        options: RequestOptions,
+        start: ContinuousClock.Instant
+    ) async throws(APIError) -> RequestBuilder.Built {
+        let credential: Credential?
+        let deadline = start + options.timeout
+        do {
+            credential = try await CredentialLookup.credential(
+                from: authenticationStorage,
+                service: options.service,
+                deadline: deadline,
+                honoursDeadline: storageHonoursDeadline
+            )
+        } catch {
+            throw Self.credentialFailure(error, deadline: deadline)
+        }
+        var built: RequestBuilder.Built
+        do throws(RequestBuilder.Failure) {
+            built = try builder.build(request, options: options, authorization: credential?.header, start: start)
+        } catch {
+            throw error.apiError.at(.buildingRequest)
+        }
+        built.credentialExpiresAt = credential?.expiresAt
+        return built
+    }
+
+    /// A failed credential lookup, classified once: a time-out or cancellation as such (a storage
+    /// bounding its own wait by a time-out close to the call's may fail a moment before the call's
+    /// deadline is seen: past the deadline, the call has timed out), anything else as
+    /// ``APIError/Kind/authentication``, described only when its description is known to hold no
+    /// secret.
+    static func credentialFailure(_ error: any Error, deadline: ContinuousClock.Instant) -> APIError {
+        var kind = APIError.Kind.authentication
+        var detail: String? = "while looking up the credential"
+        var underlying: (any Error)? = error
+        switch error {
+        case let error as APIError where error.kind == .timeout || error.kind == .cancelled:
+            (kind, underlying) = (error.kind, error.underlying)
+        case is CancellationError:
+            (kind, underlying) = (.cancelled, nil)
+        case _ where ContinuousClock.now >= deadline:
+            kind = .timeout
+        case let error as any SecretFreeDescription:
+            detail = error.description
+        default:
+            detail = nil
+        }
+        return APIError(kind: kind, detail: detail, underlying: underlying).at(.credentials)
+    }
+
     /// The context a call of `request` to `target` runs with: a new request ID, its options and
     /// this API's logger.
     func context<Request: ResourceRequest>(for request: Request, built: RequestBuilder.Built, options: RequestOptions) -> CallContext {
@@ -61,41 +192,22 @@ extension API {
         )
     }
 
-    /// Step 1: the storage's `Authorization` and the built request.
-    func build<Request: ResourceRequest>(
+    /// The one pipeline every entry point goes through (call, response, pages, stream, download,
+    /// events, lines): ``prepare(_:body:target:start:)``, then the middlewares around the
+    /// transport, with a context of the call's own. The caller collects or reads the body; every
+    /// error names the call's method and path.
+    func open<Request: ResourceRequest>(
         _ request: Request,
-        options: RequestOptions,
-        start: ContinuousClock.Instant
-    ) async throws(APIError) -> RequestBuilder.Built {
-        let credential: Credential?
-        do {
-            credential = try await CredentialLookup.credential(
-                from: authenticationStorage,
-                service: options.service,
-                deadline: start + options.timeout,
-                honoursDeadline: storageHonoursDeadline
-            )
-        } catch let error as APIError where error.kind == .timeout || error.kind == .cancelled {
-            throw APIError(kind: error.kind, detail: "while looking up the credential", underlying: error.underlying).at(.credentials)
-        } catch is CancellationError {
-            throw APIError(kind: .cancelled, detail: "while looking up the credential").at(.credentials)
-        } catch where ContinuousClock.now >= start + options.timeout {
-            // A storage bounding its own wait by a time-out close to the call's may fail a moment
-            // before the call's deadline is seen: past the deadline, the call has timed out.
-            throw APIError(kind: .timeout, detail: "while looking up the credential", underlying: error).at(.credentials)
-        } catch let error as any SecretFreeDescription {
-            throw APIError(kind: .authentication, detail: error.description, underlying: error).at(.credentials)
-        } catch {
-            throw APIError(kind: .authentication, underlying: error).at(.credentials)
-        }
-        var built: RequestBuilder.Built
+        body: BodyHandling,
+        target: RequestTarget? = nil
+    ) async throws(APIError) -> Opened {
+        let prepared = try await prepare(request, body: body, target: target)
+        let context = context(for: request, built: prepared.built, options: prepared.options)
         do throws(APIError) {
-            built = try builder.build(request, options: options, authorization: credential?.header, start: start)
+            return Opened(response: try await send(prepared.built.request, context: context), prepared: prepared)
         } catch {
-            throw error.at(.buildingRequest)
+            throw prepared.naming(error)
         }
-        built.credentialExpiresAt = credential?.expiresAt
-        return built
     }
 
     /// Step 2 and 3: runs the middlewares around the transport.
@@ -126,26 +238,6 @@ extension API {
     func maskedPath(_ path: ResourcePath) -> String {
         defaultOptions.redactor.maskedURL(path.encoded)
     }
-
-    /// 16 lowercase hex digits: one allocation, no system call.
-    ///
-    /// A per-process counter, offset by a random seed drawn once, through SplitMix64's finalizer.
-    /// The finalizer is a bijection on `UInt64`, so two calls of one process never share an ID, and
-    /// the seed makes IDs of different processes unlikely to meet. (`UInt64.random` would ask the
-    /// kernel for randomness on every call.)
-    static func makeRequestID() -> String {
-        var value = RequestIDSource.seed &+ RequestIDSource.counter.wrappingAdd(1, ordering: .relaxed).oldValue
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        value ^= value >> 31
-        return String(unsafeUninitializedCapacity: 16) { buffer in
-            let digits: StaticString = "0123456789abcdef"
-            for index in 0..<16 {
-                buffer[index] = digits.utf8Start[Int((value >> (60 - 4 * UInt64(index))) & 0xF)]
-            }
-            return 16
-        }
-    }
 }
 
 extension API {
@@ -156,28 +248,78 @@ extension API {
     }
 }
 
-/// The state behind ``API/makeRequestID()``.
-private enum RequestIDSource {
-    static let seed = UInt64.random(in: .min ... .max)
-    static let counter = Atomic<UInt64>(0)
-}
+/// Step 4 of a call: a 2xx response decodes to the request's `ResourceType`, anything else
+/// becomes an ``APIError`` with the decoded `ErrorResponse`.
+enum ResponseValidator {
+    /// Validates `response`, whose body collected is `body`.
+    static func validate<Request: ResourceRequest>(
+        _ response: TransportResponse,
+        body: ByteBuffer,
+        for request: Request,
+        decoder: any ResponseDecoder
+    ) throws(APIError) -> APIResponse<Request.ResourceType> {
+        if body.readableBytes > 0, let encoding = response.headerFields[.contentEncoding], !isIdentity(encoding) {
+            // The transport did not decode it (an encoding it does not know, or decompression off).
+            throw APIError(
+                kind: .unsupportedContentEncoding,
+                status: response.status,
+                detail: "the body is encoded as \(commonEncoding(encoding) ?? "something other than gzip or deflate"), which is not decoded"
+            ).at(.validatingResponse)
+        }
+        guard response.status.kind == .successful else {
+            var error = APIError(kind: response.status == .unauthorized ? .unauthorized : .unacceptableStatus, status: response.status)
+                .at(.validatingResponse)
+            if body.readableBytes > 0 {
+                if Request.ErrorResponse.self != Empty.self {
+                    error.errorResponse = try? decode(Request.ErrorResponse.self, from: body, decoder: decoder)
+                } else if response.headerFields[.contentType].map({ MediaType.essence(of: $0) == "application/problem+json" }) == true {
+                    error.errorResponse = try? decode(ProblemDetails.self, from: body, decoder: JSONDecoder())
+                }
+            }
+            throw error
+        }
+        let value: Request.ResourceType
+        if Request.ResourceType.self == Empty.self, let empty = Empty() as? Request.ResourceType {
+            value = empty
+        } else {
+            do {
+                value = try decode(Request.ResourceType.self, from: body, decoder: decoder)
+            } catch {
+                var failure = APIError(kind: .decodingFailed, underlying: error).at(.decodingBody)
+                failure.status = response.status
+                if let decoding = error as? DecodingError {
+                    failure.codingPath = APIError.codingPath(of: decoding)
+                    failure.detail = body.readableBytes == 0 ? "the body is empty" : APIError.reason(of: decoding)
+                }
+                if let type = response.headerFields[.contentType], !MediaType.isJSON(type), body.readableBytes > 0 {
+                    // The server's media type is response text: named only when it is a common one.
+                    failure.detail = "the body is \(Self.commonMediaType(type) ?? "of another media type"), not JSON"
+                }
+                throw failure
+            }
+        }
+        return APIResponse(value: value, status: response.status, headerFields: response.headerFields)
+    }
 
-extension API {
-    /// The request a call of `request` would send, as a `curl` command to paste into a terminal or
-    /// a ticket: method, URL, header fields and body, one option per line, with every value the
-    /// logger masks (``APIConfig/LogSettings``) replaced by `***`: the `Authorization` value,
-    /// masked header fields, query values and JSON, form and multipart fields. A body that is not
-    /// text is left out, with a line saying so.
-    ///
-    /// ```swift
-    /// print(try await api.curl(for: CreateCharge(amount: 500)))
-    /// // curl --request POST 'https://api.example.com/v1/charges?expand%5B%5D=customer' \
-    /// //   --header 'Authorization: ***' \
-    /// //   …
-    /// ```
-    ///
-    /// - Throws: ``APIError``, as ``call(_:)`` would when building the same request.
-    public func curl<Request: ResourceRequest>(for request: Request) async throws(APIError) -> String {
-        CURLCommand(redactor: defaultOptions.redactor).render(try await transportRequest(for: request))
+    static func isIdentity(_ encoding: String) -> Bool {
+        encoding.split(separator: ",").allSatisfy { $0.trimmingCharacters(in: .whitespaces).lowercased() == "identity" }
+    }
+
+    /// `encoding` when it is a registered content coding, else `nil` (it is response text).
+    private static func commonEncoding(_ encoding: String) -> String? {
+        let name = encoding.trimmingCharacters(in: .whitespaces).lowercased()
+        return ["br", "zstd", "compress", "gzip", "deflate", "x-gzip", "exi", "pack200-gzip", "dcb", "dcz"].contains(name) ? name : nil
+    }
+
+    /// `contentType`'s media type when it is one of a few well-known ones, else `nil`.
+    static func commonMediaType(_ contentType: String) -> String? {
+        let type = String(MediaType.essence(of: contentType))
+        let known: Set<String> = ["text/html", "text/plain", "text/xml", "application/xml", "application/octet-stream", "application/x-www-form-urlencoded"]
+        return known.contains(type) ? type : nil
+    }
+
+
+    private static func decode<T: Decodable>(_ type: T.Type, from body: ByteBuffer, decoder: any ResponseDecoder) throws -> T {
+        try decoder.decode(type, from: Data(buffer: body, byteTransferStrategy: .noCopy))
     }
 }

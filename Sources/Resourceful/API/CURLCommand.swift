@@ -59,3 +59,23 @@ struct CURLCommand {
         "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
     }
 }
+
+extension API {
+    /// The request a call of `request` would send, as a `curl` command to paste into a terminal or
+    /// a ticket: method, URL, header fields and body, one option per line, with every value the
+    /// logger masks (``APIConfig/LogSettings``) replaced by `***`: the `Authorization` value,
+    /// masked header fields, query values and JSON, form and multipart fields. A body that is not
+    /// text is left out, with a line saying so.
+    ///
+    /// ```swift
+    /// print(try await api.curl(for: CreateCharge(amount: 500)))
+    /// // curl --request POST 'https://api.example.com/v1/charges?expand%5B%5D=customer' \
+    /// //   --header 'Authorization: ***' \
+    /// //   …
+    /// ```
+    ///
+    /// - Throws: ``APIError``, as ``call(_:)`` would when building the same request.
+    public func curl<Request: ResourceRequest>(for request: Request) async throws(APIError) -> String {
+        CURLCommand(redactor: defaultOptions.redactor).render(try await transportRequest(for: request))
+    }
+}

@@ -14,13 +14,46 @@ struct RequestBuilder: Sendable {
         var credentialExpiresAt: Date? = nil
     }
 
+    /// Why a request cannot be built. The builder's one error type: ``API`` makes it an
+    /// ``APIError`` once, at ``APIError/Stage/buildingRequest`` (``apiError``).
+    enum Failure: Error {
+        /// The request cannot be sent as it is (a path segment, a header field, a parameter),
+        /// described when the description holds no value of the request.
+        case invalid(String?, underlying: (any Error)? = nil)
+        /// The encoder refused the parameters.
+        case encoding(any Error)
+        /// A file to send cannot be read.
+        case file(TransportError)
+        /// The configuration is refused.
+        case configuration(APIError)
+
+        /// The failure as the call reports it.
+        var apiError: APIError {
+            let kind: APIError.Kind
+            var detail: String?
+            var underlying: (any Error)?
+            var codingPath: String?
+            switch self {
+            case .configuration(let error): return error
+            case .invalid(let description, let error): (kind, detail, underlying) = (.invalidRequest, description, error)
+            case .file(let error): (kind, detail, underlying) = (.file, error.detail, error.underlying)
+            case .encoding(let error):
+                (kind, underlying) = (.encodingFailed, error)
+                if case .invalidValue(_, let context) = error as? EncodingError { codingPath = APIError.render(context.codingPath) }
+            }
+            var error = APIError(kind: kind, detail: detail, underlying: underlying)
+            error.codingPath = codingPath
+            return error
+        }
+    }
+
 
     /// The configured base URL: its origin and path, no query.
     let base: RequestTarget
     /// `Accept`, `User-Agent` and the configured base header fields, checked and merged once with
     /// the rest of the configuration: the fields every request starts from, or why the
     /// configuration is refused.
-    private let baseHeaders: Result<HTTPFields, APIError>
+    private let baseHeaders: Result<HTTPFields, Failure>
     /// The configured base query items, in name order.
     private let baseQuery: [FormField]
     private let formEncoder: FormEncoder
@@ -30,8 +63,8 @@ struct RequestBuilder: Sendable {
         var basePath = parsed.path
         while basePath.hasSuffix("/") { basePath.removeLast() }
         base = RequestTarget(origin: parsed.origin, basePath: basePath.isEmpty ? "" : "/" + basePath, path: "")
-        baseHeaders = Result { () throws(APIError) in
-            if let problem = config.validationError() { throw problem }
+        baseHeaders = Result { () throws(Failure) in
+            if let problem = config.validationError() { throw .configuration(problem) }
             var fields: HTTPFields = [.accept: "application/json", .userAgent: UserAgent.value]
             for (name, value) in config.baseHeaders.sorted(by: { $0.key < $1.key }) { try Self.set(name, value, in: &fields) }
             return fields
@@ -50,10 +83,10 @@ struct RequestBuilder: Sendable {
         options: RequestOptions,
         authorization: String?,
         start: ContinuousClock.Instant
-    ) throws(APIError) -> Built {
+    ) throws(Failure) -> Built {
         let path = request.path
         guard !path.hasUnusableSegment else {
-            throw APIError(kind: .invalidRequest, detail: "an interpolated path segment is empty, '.' or '..'")
+            throw .invalid("an interpolated path segment is empty, '.' or '..'")
         }
         var fields = try baseHeaders.get()
         let headers = request.headers
@@ -63,7 +96,7 @@ struct RequestBuilder: Sendable {
         let credentialField = options.credentialField
         if let authorization, fields[credentialField] == nil {
             guard HeaderValidation.isValidValue(authorization) else {
-                throw APIError(kind: .invalidRequest, detail: "the stored credential holds CR, LF or NUL")
+                throw .invalid("the stored credential holds CR, LF or NUL")
             }
             // Known absent: appended, without the search a subscript assignment makes.
             fields.append(HTTPField(name: credentialField, value: authorization))
@@ -125,13 +158,13 @@ struct RequestBuilder: Sendable {
         arrayFormat: ArrayFormat,
         encoder: any RequestEncoder,
         fields: inout HTTPFields
-    ) throws(APIError) -> TransportBody {
+    ) throws(Failure) -> TransportBody {
         if let upload = parameters as? FileUpload {
             if fields[.contentType] == nil { fields[.contentType] = upload.contentType }
-            do {
+            do throws(TransportError) {
                 return try TransportBody(contentsOfFile: upload.fileURL.path)
             } catch {
-                throw APIError(kind: .file, detail: error.detail, underlying: error.underlying)
+                throw .file(error)
             }
         }
         switch encoding {
@@ -139,12 +172,8 @@ struct RequestBuilder: Sendable {
             if fields[.contentType] == nil { fields[.contentType] = "application/json" }
             do {
                 return TransportBody(ByteBuffer(data: try encoder.encode(parameters)))
-            } catch let error as EncodingError {
-                var failure = APIError(kind: .encodingFailed, underlying: error)
-                if case .invalidValue(_, let context) = error { failure.codingPath = APIError.render(context.codingPath) }
-                throw failure
             } catch {
-                throw APIError(kind: .encodingFailed, underlying: error)
+                throw .encoding(error)
             }
         case .formURLEncoded:
             fields[.contentType] = "application/x-www-form-urlencoded"
@@ -156,35 +185,33 @@ struct RequestBuilder: Sendable {
             do throws(TransportError) {
                 return try multipart.body(parts)
             } catch {
-                throw APIError(kind: .file, detail: error.detail, underlying: error.underlying)
+                throw .file(error)
             }
         }
     }
 
     /// The base query items not named by the request's own `items`, then those items.
-    private func queryItems(_ items: [FormField]) throws(APIError) -> [RequestTarget.QueryItem] {
+    private func queryItems(_ items: [FormField]) throws(Failure) -> [RequestTarget.QueryItem] {
         guard !baseQuery.isEmpty else { return try items.encodedQueryItems() }
         let named = Set(items.map(\.name))
         return try (baseQuery.filter { !named.contains($0.name) } + items).encodedQueryItems()
     }
 
-    private func formFields(_ parameters: some Encodable, arrayFormat: ArrayFormat) throws(APIError) -> [FormField] {
+    private func formFields(_ parameters: some Encodable, arrayFormat: ArrayFormat) throws(Failure) -> [FormField] {
         do {
             return try formEncoder.fields(of: parameters, arrayFormat: arrayFormat)
-        } catch let error as FormEncodingError {
-            throw APIError(kind: .invalidRequest, detail: error.description, underlying: error)
         } catch {
-            throw APIError(kind: .invalidRequest, underlying: error)
+            throw .invalid((error as? FormEncodingError)?.description, underlying: error)
         }
     }
 
 
-    private static func set(_ name: String, _ value: String, in fields: inout HTTPFields) throws(APIError) {
+    private static func set(_ name: String, _ value: String, in fields: inout HTTPFields) throws(Failure) {
         guard let fieldName = HTTPField.Name(name), HeaderValidation.isValidName(name) else {
-            throw APIError(kind: .invalidRequest, detail: "header name '\(PercentEncoding.encode(name, allowing: .unreserved))' is not a valid token")
+            throw .invalid("header name '\(PercentEncoding.encode(name, allowing: .unreserved))' is not a valid token")
         }
         guard HeaderValidation.isValidValue(value) else {
-            throw APIError(kind: .invalidRequest, detail: "the value of header '\(name)' holds CR, LF or NUL")
+            throw .invalid("the value of header '\(name)' holds CR, LF or NUL")
         }
         fields[fieldName] = value
     }
@@ -192,11 +219,11 @@ struct RequestBuilder: Sendable {
 
 extension [FormField] {
     /// The fields as query items, with file fields refused.
-    fileprivate func encodedQueryItems() throws(APIError) -> [RequestTarget.QueryItem] {
+    fileprivate func encodedQueryItems() throws(RequestBuilder.Failure) -> [RequestTarget.QueryItem] {
         do {
             return try queryItems()
         } catch {
-            throw APIError(kind: .invalidRequest, detail: error.description, underlying: error)
+            throw .invalid(error.description, underlying: error)
         }
     }
 }

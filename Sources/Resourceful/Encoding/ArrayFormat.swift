@@ -2,7 +2,7 @@
 ///
 /// No single form is read the same way by every server stack (see <doc:QueryStrings> for which
 /// stack reads which); pick the one your server reads, in ``APIConfig/Coding-swift.struct/arrayFormat``
-/// (the `coding.arrayFormat` key) or per request (``ResourceRequest/arrayFormat``).
+/// (the `coding.arrayFormat` key) or per request (``RequestOptions/arrayFormat``).
 ///
 /// | format | `tags: ["a", "b"]` | `items: [{id: 1}, {id: 2}]` |
 /// | --- | --- | --- |

@@ -55,7 +55,7 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         public static let tooManyRedirects = Kind(code: .tooManyRedirects)
         /// A redirect was refused: from `https` to `http`, to a scheme other than `http(s)`, or a
         /// `307`/`308` that would re-send the body to another origin (see
-        /// ``ResourceRequest/sendsBodyAcrossOrigins``). ``APIError/detail`` names the target's
+        /// ``RequestOptions/sendsBodyAcrossOrigins``). ``APIError/detail`` names the target's
         /// origin; never retried.
         public static let redirectRefused = Kind(code: .redirectRefused)
         /// ``API/pages(_:pagination:maxPages:)`` reached its page limit while the server still

@@ -1,5 +1,6 @@
 public import Foundation
 public import Logging
+import Synchronization
 
 /// What a middleware knows about the call it is part of.
 ///
@@ -145,4 +146,32 @@ public struct CallContext: Sendable {
             )
         )
     }
+}
+
+extension API {
+    /// 16 lowercase hex digits: one allocation, no system call.
+    ///
+    /// A per-process counter, offset by a random seed drawn once, through SplitMix64's finalizer.
+    /// The finalizer is a bijection on `UInt64`, so two calls of one process never share an ID, and
+    /// the seed makes IDs of different processes unlikely to meet. (`UInt64.random` would ask the
+    /// kernel for randomness on every call.)
+    static func makeRequestID() -> String {
+        var value = RequestIDSource.seed &+ RequestIDSource.counter.wrappingAdd(1, ordering: .relaxed).oldValue
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        value ^= value >> 31
+        return String(unsafeUninitializedCapacity: 16) { buffer in
+            let digits: StaticString = "0123456789abcdef"
+            for index in 0..<16 {
+                buffer[index] = digits.utf8Start[Int((value >> (60 - 4 * UInt64(index))) & 0xF)]
+            }
+            return 16
+        }
+    }
+}
+
+/// The state behind ``API/makeRequestID()``.
+private enum RequestIDSource {
+    static let seed = UInt64.random(in: .min ... .max)
+    static let counter = Atomic<UInt64>(0)
 }

@@ -142,13 +142,9 @@ public final class CredentialRefreshMiddleware: APIMiddleware, AnswersFromTheSte
         if let expiry = context.credentialExpiresAt, expiry <= Date(), context.redirect == nil, request.target.sameOrigin(as: context.target) {
             let field = context.options.credentialField
             do {
-                let header = try await freshCredential(
+                request.headerFields[field] = try await freshCredential(
                     for: Key(service: context.options.service, refused: request.headerFields[field]), deadline: request.deadline
                 )
-                guard HeaderValidation.isValidValue(header) else {
-                    throw APIError(kind: .invalidRequest, detail: "the refreshed credential holds CR, LF or NUL")
-                }
-                request.headerFields[field] = header
             } catch let error as APIError where error.kind == .unauthorized {
                 // Refreshed moments ago and said to be expired already: the server decides.
             }
@@ -164,9 +160,6 @@ public final class CredentialRefreshMiddleware: APIMiddleware, AnswersFromTheSte
         let field = context.options.credentialField
         let sent = request.headerFields[field]
         let header = try await freshCredential(for: Key(service: context.options.service, refused: sent), deadline: request.deadline)
-        guard HeaderValidation.isValidValue(header) else {
-            throw APIError(kind: .invalidRequest, detail: "the refreshed credential holds CR, LF or NUL")
-        }
         var retried = request
         retried.headerFields[field] = header
         let second = try await next(retried, context)
@@ -177,7 +170,7 @@ public final class CredentialRefreshMiddleware: APIMiddleware, AnswersFromTheSte
     }
 
     /// The credential to send instead of `key.refused`: one already refreshed from it, the one
-    /// being refreshed from it now, or a new refresh's.
+    /// being refreshed from it now, or a new refresh's; refused when it holds CR, LF or NUL.
     private func freshCredential(for key: Key, deadline: ContinuousClock.Instant) async throws -> String {
         let now = ContinuousClock.now
         let next: Next = states.withLock { states in
@@ -218,9 +211,10 @@ public final class CredentialRefreshMiddleware: APIMiddleware, AnswersFromTheSte
             }
             return .wait(waiter)
         }
+        let header: String
         switch next {
-        case .use(let header):
-            return header
+        case .use(let refreshed):
+            header = refreshed
         case .stillRefused:
             throw APIError(
                 kind: .unauthorized,
@@ -231,15 +225,24 @@ public final class CredentialRefreshMiddleware: APIMiddleware, AnswersFromTheSte
             throw APIError(kind: .authentication, detail: "the last credential refresh failed less than \(minimumInterval) ago")
         case .wait(let outcome):
             do {
-                return try await outcome.value(deadline: deadline)
-            } catch is CancellationError {
-                throw APIError(kind: .cancelled)
-            } catch let failure as RefreshFailed {
-                throw APIError(kind: .authentication, detail: "the credential refresh failed", underlying: failure.underlying)
-            } catch let error as APIError where error.kind == .cancelled {
-                throw APIError(kind: .authentication, detail: "the credential refresh was cancelled")
+                header = try await outcome.value(deadline: deadline)
+            } catch {
+                // This call's cancellation is its own; the shared refresh's failure or
+                // cancellation is an authentication failure; a time-out is as it is.
+                let (kind, detail, underlying): (APIError.Kind, String?, (any Error)?)
+                switch error {
+                case is CancellationError: (kind, detail, underlying) = (.cancelled, nil, nil)
+                case let failure as RefreshFailed: (kind, detail, underlying) = (.authentication, "the credential refresh failed", failure.underlying)
+                case let error as APIError where error.kind == .cancelled: (kind, detail, underlying) = (.authentication, "the credential refresh was cancelled", nil)
+                default: throw error
+                }
+                throw APIError(kind: kind, detail: detail, underlying: underlying)
             }
         }
+        guard HeaderValidation.isValidValue(header) else {
+            throw APIError(kind: .invalidRequest, detail: "the refreshed credential holds CR, LF or NUL")
+        }
+        return header
     }
 
     /// Records a refresh's end, unless it was abandoned for a newer one: a credential it gave,

@@ -37,6 +37,11 @@ public struct RedirectMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
         }
     }
 
+    /// The error a refused hop ends the call with: why, with the redirect's status.
+    private static func refusal(_ detail: String, _ response: TransportResponse, kind: APIError.Kind = .redirectRefused) -> APIError {
+        APIError(kind: kind, status: response.status, detail: detail)
+    }
+
     /// What makes a hop the same request as another: its method and URL.
     private static func visit(_ method: HTTPRequest.Method, _ url: String) -> String {
         method.rawValue + " " + url
@@ -63,14 +68,14 @@ public struct RedirectMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
                 return response
             }
             guard let target = URL(string: location, relativeTo: from)?.absoluteURL, let targetOrigin = Origin(target) else {
-                throw APIError(kind: .redirectRefused, status: response.status, detail: "the redirect target is not an absolute URL")
+                throw Self.refusal("the redirect target is not an absolute URL", response)
             }
             let scheme = targetOrigin.scheme
             guard scheme == "http" || scheme == "https" else {
-                throw APIError(kind: .redirectRefused, status: response.status, detail: "a redirect to a \(Origin.safeScheme(scheme)) URL was refused")
+                throw Self.refusal("a redirect to a \(Origin.safeScheme(scheme)) URL was refused", response)
             }
             if from.scheme?.lowercased() == "https", scheme == "http" {
-                throw APIError(kind: .redirectRefused, status: response.status, detail: "a redirect from https to \(targetOrigin) was refused")
+                throw Self.refusal("a redirect from https to \(targetOrigin) was refused", response)
             }
             redirects.append(current.target)
             if visited.isEmpty { visited.insert(Self.visit(request.method, request.url)) }
@@ -84,18 +89,14 @@ public struct RedirectMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
                 current.headerFields[.contentLength] = nil
             } else if let body = current.body, !body.canBeSentAgain {
                 // A stream is read once: sending it again would send nothing.
-                throw APIError(kind: .redirectRefused, status: response.status, detail: "a \(code) redirect would send a streamed body again")
+                throw Self.refusal("a \(code) redirect would send a streamed body again", response)
             } else if crossesOrigin, current.body != nil, !context.options.sendsBodyAcrossOrigins {
-                throw APIError(
-                    kind: .redirectRefused,
-                    status: response.status,
-                    detail: "a \(code) redirect would send the request body to \(targetOrigin)"
-                )
+                throw Self.refusal("a \(code) redirect would send the request body to \(targetOrigin)", response)
             }
             // A loop is the same request again: a `303` from a `POST` to its own URL (Post/Redirect/Get)
             // asks for a `GET` of it, which is not one.
             guard redirects.count <= limit, visited.insert(Self.visit(current.method, target.absoluteString)).inserted else {
-                throw APIError(kind: .tooManyRedirects, status: response.status, detail: "more than \(limit) redirects, or a loop")
+                throw Self.refusal("more than \(limit) redirects, or a loop", response, kind: .tooManyRedirects)
             }
             if crossesOrigin {
                 let names = context.options.crossOriginSecrets

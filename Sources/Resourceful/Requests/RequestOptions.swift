@@ -220,26 +220,40 @@ public struct RequestOptions: Sendable {
     /// These options with `request`'s own settings applied, ``ResourceRequest/configure(_:)`` last.
     package func applying<Request: ResourceRequest>(_ request: Request) -> RequestOptions {
         var options = self
-        if let timeout = request.timeout { options.timeout = timeout }
         // The request's own choice holds; its default is decided again from the final method,
         // after `configure` (which may pick `PATCH`).
-        let defaultUsed = Locked(false)
-        let allowsRetries = RetryDefault.$probe.withValue(defaultUsed) { request.allowsRetries }
-        options.retryChoice = defaultUsed.value ? nil : allowsRetries
+        options.retryChoice = (RequestOverrides.self as any ReadsRequestOverrides.Type).apply(request, to: &options)
         options.retryBasis = RetryBasis(
             verb: request.verb,
             carriesKey: request.headers.keys.contains { $0.lowercased() == "idempotency-key" }
         )
-        if let policy = request.retryPolicy { options.retryPolicy = policy }
         options.shouldRedactRequestBody = request.shouldRedactRequestBody
         options.shouldRedactResponseBody = request.shouldRedactResponseBody
+        request.configure(&options)
+        return options
+    }
+}
+
+/// Applies a request's own overrides, the requirements ``ResourceRequest/configure(_:)`` replaces,
+/// and returns its choice on retries (`nil` when it keeps the default). Called through this
+/// protocol, whose requirement is not deprecated, so that reading them is not diagnosed.
+private protocol ReadsRequestOverrides {
+    static func apply<Request: ResourceRequest>(_ request: Request, to options: inout RequestOptions) -> Bool?
+}
+
+private enum RequestOverrides: ReadsRequestOverrides {
+    @available(*, deprecated, message: "reads the overrides configure(_:) replaces")
+    static func apply<Request: ResourceRequest>(_ request: Request, to options: inout RequestOptions) -> Bool? {
+        if let timeout = request.timeout { options.timeout = timeout }
+        let defaultUsed = Locked(false)
+        let allowsRetries = RetryDefault.$probe.withValue(defaultUsed) { request.allowsRetries }
+        if let policy = request.retryPolicy { options.retryPolicy = policy }
         options.sendsBodyAcrossOrigins = request.sendsBodyAcrossOrigins
         options.updateMethod = request.updateMethod
         options.bodyEncoding = request.bodyEncoding
         if let format = request.arrayFormat { options.arrayFormat = format }
         if let encoder = request.requestEncoder { options.requestEncoder = encoder }
         if let decoder = request.responseDecoder { options.responseDecoder = decoder }
-        request.configure(&options)
-        return options
+        return defaultUsed.value ? nil : allowsRetries
     }
 }

@@ -42,14 +42,19 @@ public protocol ResourceRequest: Sendable {
     /// the same name replaces the base one). Values holding CR or LF are refused before sending.
     var headers: [String: String] { get }
     /// `PUT` (the default) or `PATCH`, for ``ResourceVerb/update`` requests.
+    @available(*, deprecated, message: "set it in configure(_:): options.updateMethod = .patch")
     var updateMethod: UpdateMethod { get }
     /// How a body is encoded, for ``ResourceVerb/create`` and ``ResourceVerb/update``.
+    @available(*, deprecated, message: "set it in configure(_:): options.bodyEncoding = .formURLEncoded")
     var bodyEncoding: BodyEncoding { get }
     /// This request's own time limit, replacing the configured ``APIConfig/timeout``; `nil` keeps it.
+    @available(*, deprecated, message: "set it in configure(_:): options.timeout = .seconds(5)")
     var timeout: Duration? { get }
     /// An encoder for this request alone, replacing the injected one for JSON bodies.
+    @available(*, deprecated, message: "set it in configure(_:): options.requestEncoder = encoder")
     var requestEncoder: (any RequestEncoder)? { get }
     /// A decoder for this request alone, replacing the injected one.
+    @available(*, deprecated, message: "set it in configure(_:): options.responseDecoder = decoder")
     var responseDecoder: (any ResponseDecoder)? { get }
     /// Whether failed attempts may be tried again once the request may have reached the server:
     /// by default `true` when its method is idempotent (`GET`, `PUT`, `DELETE`), and for a `POST`
@@ -60,8 +65,10 @@ public protocol ResourceRequest: Sendable {
     /// without a key of its own is sent with one `Idempotency-Key` across its attempts, the
     /// reconnections of its event stream and the resumptions of its download. A connection
     /// refused before anything was sent is tried again whatever this says.
+    @available(*, deprecated, message: "set it in configure(_:): options.allowsRetries = false")
     var allowsRetries: Bool { get }
     /// This request's own retry policy, replacing ``APIConfig/retry``; `nil` keeps it.
+    @available(*, deprecated, message: "set it in configure(_:): options.retryPolicy = policy")
     var retryPolicy: APIConfig.RetryPolicy? { get }
     /// When `true`, this request's body is never written to any log line (logins, tokens).
     var shouldRedactRequestBody: Bool { get }
@@ -71,12 +78,26 @@ public protocol ResourceRequest: Sendable {
     /// `false` by default: such a redirect fails the call with ``APIError/Kind/redirectRefused``
     /// instead of sending a body (a password, say) to a host the request did not name. Credential
     /// headers are dropped before another origin either way.
+    @available(*, deprecated, message: "set it in configure(_:): options.sendsBodyAcrossOrigins = true")
     var sendsBodyAcrossOrigins: Bool { get }
     /// How arrays are written in this request's query string or form body, replacing
     /// ``APIConfig/Coding-swift.struct/arrayFormat``; `nil` keeps it. See <doc:QueryStrings>.
+    @available(*, deprecated, message: "set it in configure(_:): options.arrayFormat = .brackets")
     var arrayFormat: ArrayFormat? { get }
-    /// Sets any of this request's ``RequestOptions`` beyond the requirements above; called last,
-    /// after they are applied. Does nothing by default.
+    /// Sets this request's own ``RequestOptions``: its time-out, method for an update, body
+    /// encoding, array format, coders, retries, redirects, limits. Called last, after the
+    /// configuration's options and the deprecated one-property overrides above are applied. Does
+    /// nothing by default.
+    ///
+    /// ```swift
+    /// struct RenameUser: ResourceRequest {
+    ///     // …
+    ///     func configure(_ options: inout RequestOptions) {
+    ///         options.updateMethod = .patch
+    ///         options.timeout = .seconds(5)
+    ///     }
+    /// }
+    /// ```
     func configure(_ options: inout RequestOptions)
 }
 
@@ -84,33 +105,42 @@ extension ResourceRequest {
     /// No extra header fields.
     public var headers: [String: String] { [:] }
     /// `PUT`.
+    @available(*, deprecated, message: "set it in configure(_:): options.updateMethod = .patch")
     public var updateMethod: UpdateMethod { .put }
     /// JSON.
+    @available(*, deprecated, message: "set it in configure(_:): options.bodyEncoding = .formURLEncoded")
     public var bodyEncoding: BodyEncoding { .json }
     /// The configured time limit.
+    @available(*, deprecated, message: "set it in configure(_:): options.timeout = .seconds(5)")
     public var timeout: Duration? { nil }
     /// The injected encoder.
+    @available(*, deprecated, message: "set it in configure(_:): options.requestEncoder = encoder")
     public var requestEncoder: (any RequestEncoder)? { nil }
     /// The injected decoder.
+    @available(*, deprecated, message: "set it in configure(_:): options.responseDecoder = decoder")
     public var responseDecoder: (any ResponseDecoder)? { nil }
     /// `true` when the request's method is idempotent; for a `POST` or `PATCH`, whose side effect
     /// a retry could repeat, only when ``headers`` carry an `Idempotency-Key`. A call decides it
     /// again from the method it finally sends (``RequestOptions/allowsRetries``), so that a
     /// `PATCH` chosen in ``configure(_:)`` counts as one.
+    @available(*, deprecated, message: "set it in configure(_:): options.allowsRetries = false")
     public var allowsRetries: Bool {
         // Tells the call applying this request that the default answered, not a choice of its own.
         RetryDefault.probe?.withLock { $0 = true }
         return verb.method(update: updateMethod).isIdempotent || headers.keys.contains { $0.lowercased() == "idempotency-key" }
     }
     /// The configured policy.
+    @available(*, deprecated, message: "set it in configure(_:): options.retryPolicy = policy")
     public var retryPolicy: APIConfig.RetryPolicy? { nil }
     /// `false`: the body is logged (masked, capped) at debug level.
     public var shouldRedactRequestBody: Bool { false }
     /// `false`: the response body is logged (masked, capped) at debug level.
     public var shouldRedactResponseBody: Bool { false }
     /// `false`: a body is never re-sent to another origin.
+    @available(*, deprecated, message: "set it in configure(_:): options.sendsBodyAcrossOrigins = true")
     public var sendsBodyAcrossOrigins: Bool { false }
     /// The configured format.
+    @available(*, deprecated, message: "set it in configure(_:): options.arrayFormat = .brackets")
     public var arrayFormat: ArrayFormat? { nil }
     /// Leaves the options as the API and the requirements above made them.
     public func configure(_ options: inout RequestOptions) {}

@@ -9,7 +9,7 @@ package import HTTPTypes
 /// | ``show`` | `GET` | query string |
 /// | ``index`` | `GET` | query string |
 /// | ``create`` | `POST` | body |
-/// | ``update`` | `PUT` (or `PATCH`, see ``ResourceRequest/updateMethod``) | body |
+/// | ``update`` | `PUT` (or `PATCH`, see ``RequestOptions/updateMethod``) | body |
 /// | ``delete`` | `DELETE` | query string |
 public enum ResourceVerb: String, Sendable, Hashable, CaseIterable {
     /// Read one resource: `GET`.

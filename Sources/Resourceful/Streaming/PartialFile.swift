@@ -128,8 +128,6 @@ final class PartialFile: Sendable {
             let file = PartialFile(destination: path, temporary: partial, stateFile: stateFile, descriptor: descriptor, worker: worker, step: step)
             if state != nil { file.described.store(true, ordering: .releasing) }
             return (file, state)
-        } catch let refusal as Refusal {
-            throw APIError(kind: .file, detail: refusal.detail)
         } catch {
             throw failure(error, "the folder \(folder) cannot be written")
         }
@@ -143,7 +141,7 @@ final class PartialFile: Sendable {
         let path = destination.standardizedFileURL.path
         let folder = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
-        guard !name.isEmpty, name != "/" else { throw APIError(kind: .file, detail: "\(path) names no file") }
+        guard !name.isEmpty, name != "/" else { throw Refusal(detail: "\(path) names no file").apiError }
         // Checked before anything is sent (on the download's thread: a hung file system holds it,
         // not the cooperative pool's), and again just before the rename.
         let destination: Destination
@@ -154,15 +152,21 @@ final class PartialFile: Sendable {
         } catch {
             destination = .refused("a name that cannot be looked at")
         }
-        if case .refused(let what) = destination {
-            throw APIError(kind: .file, detail: "\(path) is \(what), not a regular file: it is not replaced")
-        }
+        if case .refused(let what) = destination { throw Refusal.notRegular(path, what).apiError }
         return (path, folder, name)
     }
 
     /// A kept file refused for what it is, in words.
     private struct Refusal: Error {
         let detail: String
+
+        /// What is at `path` is not a regular file, so the download does not replace it.
+        static func notRegular(_ path: String, _ what: String) -> Refusal {
+            Refusal(detail: "\(path) is \(what), not a regular file: it is not replaced")
+        }
+
+        /// The refusal as the download reports it.
+        var apiError: APIError { APIError(kind: .file, detail: detail) }
     }
 
     /// Opens `path` (`flags`, never following a link, never waiting on a FIFO) and checks the
@@ -233,9 +237,11 @@ final class PartialFile: Sendable {
     }
 
     /// An ``APIError`` from a failed file-system call: a wait given up (timeout, cancellation)
-    /// as it is, anything else ``APIError/Kind/file`` with `what` and the system's reason.
+    /// as it is, a refusal in its own words, anything else ``APIError/Kind/file`` with `what` and
+    /// the system's reason.
     private static func failure(_ error: any Error, _ what: String) -> APIError {
         if let error = error as? APIError { return error }
+        if let refusal = error as? Refusal { return refusal.apiError }
         return APIError(kind: .file, detail: "\(what): \(reason(error))", underlying: error)
     }
 
@@ -413,7 +419,7 @@ final class PartialFile: Sendable {
                 }
             }
         } catch let refused as Destination.Refused {
-            throw APIError(kind: .file, detail: "\(destination) is \(refused.what), not a regular file: it is not replaced")
+            throw Refusal.notRegular(destination, refused.what).apiError
         } catch {
             throw Self.failure(error, "\(destination) could not be written")
         }

@@ -44,14 +44,14 @@ struct RequestRenderer {
     }
 
     private func renderSettings(_ request: RequestDeclaration, into writer: inout CodeWriter) {
-        if request.isPatch {
-            writer.line("\(access)var updateMethod: UpdateMethod { .patch }")
-        }
-        if let encoding = request.bodyEncoding {
-            writer.line("\(access)var bodyEncoding: BodyEncoding { .\(encoding) }")
-        }
-        if let format = request.arrayFormat {
-            writer.line("\(access)var arrayFormat: ArrayFormat? { .\(format) }")
+        var settings: [String] = []
+        if request.isPatch { settings.append("options.updateMethod = .patch") }
+        if let encoding = request.bodyEncoding { settings.append("options.bodyEncoding = .\(encoding)") }
+        if let format = request.arrayFormat { settings.append("options.arrayFormat = .\(format)") }
+        if !settings.isEmpty {
+            writer.block("\(access)func configure(_ options: inout RequestOptions)") { writer in
+                for setting in settings { writer.line(setting) }
+            }
         }
         let headers = request.arguments.compactMap { argument -> (String, String, Bool)? in
             guard case .header(let property, let wireName) = argument.destination else { return nil }
