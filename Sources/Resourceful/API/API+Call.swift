@@ -267,16 +267,7 @@ enum ResponseValidator {
             ).at(.validatingResponse)
         }
         guard response.status.kind == .successful else {
-            var error = APIError(kind: response.status == .unauthorized ? .unauthorized : .unacceptableStatus, status: response.status)
-                .at(.validatingResponse)
-            if body.readableBytes > 0 {
-                if Request.ErrorResponse.self != Empty.self {
-                    error.errorResponse = try? decode(Request.ErrorResponse.self, from: body, decoder: decoder)
-                } else if response.headerFields[.contentType].map({ MediaType.essence(of: $0) == "application/problem+json" }) == true {
-                    error.errorResponse = try? decode(ProblemDetails.self, from: body, decoder: JSONDecoder())
-                }
-            }
-            throw error
+            throw failure(response, body: body, for: request, decoder: decoder)
         }
         let value: Request.ResourceType
         if Request.ResourceType.self == Empty.self, let empty = Empty() as? Request.ResourceType {
@@ -299,6 +290,28 @@ enum ResponseValidator {
             }
         }
         return APIResponse(value: value, status: response.status, headerFields: response.headerFields)
+    }
+
+    /// The error of a response whose status is not 2xx: ``APIError/Kind/unauthorized`` for a
+    /// `401`, else ``APIError/Kind/unacceptableStatus``, with the body decoded as the request's
+    /// `ErrorResponse` (or as problem details, when the server sends them and the request names
+    /// no type of its own).
+    static func failure<Request: ResourceRequest>(
+        _ response: TransportResponse,
+        body: ByteBuffer,
+        for request: Request,
+        decoder: any ResponseDecoder
+    ) -> APIError {
+        var error = APIError(kind: response.status == .unauthorized ? .unauthorized : .unacceptableStatus, status: response.status)
+            .at(.validatingResponse)
+        if body.readableBytes > 0 {
+            if Request.ErrorResponse.self != Empty.self {
+                error.errorResponse = try? decode(Request.ErrorResponse.self, from: body, decoder: decoder)
+            } else if response.headerFields[.contentType].map({ MediaType.essence(of: $0) == "application/problem+json" }) == true {
+                error.errorResponse = try? decode(ProblemDetails.self, from: body, decoder: JSONDecoder())
+            }
+        }
+        return error
     }
 
     static func isIdentity(_ encoding: String) -> Bool {

@@ -102,7 +102,7 @@ struct APIPages<Request: ResourceRequest>: AsyncSequence, Sendable {
                 let resolved = try resolve(link, after: from)
                 target = resolved
                 guard visited.insert(resolved.url).inserted else {
-                    throw APIError(kind: .invalidRequest, detail: "the next link repeats an earlier page")
+                    throw Self.refused("repeats an earlier page")
                 }
             }
             next = .done
@@ -130,13 +130,18 @@ struct APIPages<Request: ResourceRequest>: AsyncSequence, Sendable {
         private func resolve(_ link: String, after current: RequestTarget?) throws(APIError) -> RequestTarget {
             let base = current.flatMap { URL(string: $0.url) } ?? api.config.baseURL.appendingPathComponent("")
             guard let target = URL(string: link, relativeTo: base)?.absoluteURL, Origin.same(target, api.config.baseURL) else {
-                throw APIError(kind: .invalidRequest, detail: "the next link points to another origin")
+                throw Self.refused("points to another origin")
             }
             // User information is a credential, and the server's to choose here: never sent.
             guard target.user == nil, target.password == nil else {
-                throw APIError(kind: .invalidRequest, detail: "the next link carries user information")
+                throw Self.refused("carries user information")
             }
             return RequestTarget(parsing: target.absoluteString, base: api.builder.base)
+        }
+
+        /// A next link not followed, and why: the server's to give, the call's to refuse.
+        private static func refused(_ why: String) -> APIError {
+            APIError(kind: .invalidRequest, detail: "the next link \(why)")
         }
     }
 }

@@ -191,10 +191,7 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
                     // The stream itself is at fault, not the connection: reconnecting would
                     // bring the same event again. The events before it are handed out first.
                     body = nil
-                    failure = APIError(
-                        kind: .responseTooLarge,
-                        detail: "an event or line of the stream is longer than \(parser.maxBytes) bytes"
-                    ).with(method: method, path: sequence.api.maskedPath(sequence.request.path))
+                    failure = streamError(.responseTooLarge, "an event or line of the stream is longer than \(parser.maxBytes) bytes")
                 }
                 eventsThisConnection += pending.count
             }
@@ -231,11 +228,8 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
             let type = response.headerFields[.contentType].map { MediaType.essence(of: $0) }
             guard type == "text/event-stream" else {
                 finished = true
-                throw APIError(
-                    kind: .decodingFailed,
-                    status: response.status,
-                    detail: "the body is \(type.flatMap { ResponseValidator.commonMediaType(String($0)) } ?? "of another media type"), not text/event-stream"
-                ).with(method: method, path: sequence.api.maskedPath(sequence.request.path))
+                let named = type.flatMap { ResponseValidator.commonMediaType(String($0)) } ?? "of another media type"
+                throw streamError(.decodingFailed, status: response.status, "the body is \(named), not text/event-stream")
             }
             // The longest event is the cap the middlewares left for this connection.
             parser.maxBytes = response.maxBytes
@@ -280,17 +274,24 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
                 try await Task.sleep(until: Swift.min(ContinuousClock.now + wait, deadline), clock: .continuous)
             } catch {
                 finished = true
-                throw APIError(kind: .cancelled, detail: "while waiting to reconnect").with(method: method, path: sequence.api.maskedPath(sequence.request.path))
+                throw streamError(.cancelled, "while waiting to reconnect")
             }
             // A wait cut short by the stream's deadline sends nothing more.
             guard ContinuousClock.now < deadline else {
                 finished = true
-                throw APIError(kind: .timeout, detail: "the stream's deadline passed while waiting to reconnect")
-                    .with(method: method, path: sequence.api.maskedPath(sequence.request.path))
+                throw streamError(.timeout, "the stream's deadline passed while waiting to reconnect")
             }
         }
 
         private var method: HTTPRequest.Method { sequence.request.verb.method(update: options.updateMethod) }
+
+        /// An error of this stream itself (not of a call that opened it), naming its method and
+        /// masked path.
+        private func streamError(
+            _ kind: APIError.Kind, status: HTTPResponse.Status? = nil, _ detail: String, underlying: (any Error)? = nil
+        ) -> APIError {
+            APIError(kind: kind, status: status, detail: detail, underlying: underlying).with(method: method, path: sequence.api.maskedPath(sequence.request.path))
+        }
 
         private func decode(_ event: ServerSentEventParser.Event) throws -> ServerSentEvent<Request.ResourceType> {
             if let text = event.data as? Request.ResourceType {
@@ -300,9 +301,9 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
                 let value = try options.responseDecoder.decode(Request.ResourceType.self, from: Data(event.data.utf8))
                 return ServerSentEvent(type: event.type, data: value, id: event.lastEventID)
             } catch {
-                var failure = APIError(kind: .decodingFailed, detail: "the data of an event of type \(Self.printable(event.type)) is not a \(Request.ResourceType.self)", underlying: error)
+                var failure = streamError(.decodingFailed, "the data of an event of type \(Self.printable(event.type)) is not a \(Request.ResourceType.self)", underlying: error)
                 if let decoding = error as? DecodingError { failure.codingPath = APIError.codingPath(of: decoding) }
-                throw failure.with(method: method, path: sequence.api.maskedPath(sequence.request.path))
+                throw failure
             }
         }
 
