@@ -4,6 +4,7 @@ import HTTPTypes
 import Logging
 import NIOCore
 import NIOFoundationCompat
+import NIOPosix
 import Resourceful
 import ResourcefulJSON
 import ResourcefulKeyring
@@ -116,9 +117,13 @@ final class Fixtures: Sendable {
         return AsyncHTTPClient.HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
-    /// `GET` or `POST` with raw AsyncHTTPClient, collected and decoded as `api.call` does.
+    /// `GET` or `POST` with raw AsyncHTTPClient, collected and decoded as `api.call` does. With
+    /// `bodyDeadline`, the deadline covers the body as well as the head, as a call's does, the
+    /// cheapest way AsyncHTTPClient's async API allows (the body collected in a task that an
+    /// event-loop timer cancels at the deadline).
     func raw<T: Decodable>(
-        _ path: String, as type: T.Type, body: Data? = nil, client: AsyncHTTPClient.HTTPClient? = nil, decoder: JSONDecoder? = nil
+        _ path: String, as type: T.Type, body: Data? = nil, client: AsyncHTTPClient.HTTPClient? = nil, decoder: JSONDecoder? = nil,
+        bodyDeadline: Bool = false
     ) async throws -> T {
         var request = HTTPClientRequest(url: base + path)
         request.headers.add(name: "Accept", value: "application/json")
@@ -128,8 +133,21 @@ final class Fixtures: Sendable {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(data: body))
         }
-        let response = try await (client ?? rawClient).execute(request, timeout: .seconds(30))
-        let bytes = try await response.body.collect(upTo: 10 * 1024 * 1024)
+        let deadline = NIODeadline.now() + .seconds(30)
+        let response = try await (client ?? rawClient).execute(request, deadline: deadline)
+        let bytes: ByteBuffer
+        if bodyDeadline {
+            let collecting = Task { try await response.body.collect(upTo: 10 * 1024 * 1024) }
+            let timer = MultiThreadedEventLoopGroup.singleton.any().scheduleTask(deadline: deadline) { collecting.cancel() }
+            defer { timer.cancel() }
+            bytes = try await withTaskCancellationHandler {
+                try await collecting.value
+            } onCancel: {
+                collecting.cancel()
+            }
+        } else {
+            bytes = try await response.body.collect(upTo: 10 * 1024 * 1024)
+        }
         return try (decoder ?? self.decoder).decode(type, from: Data(buffer: bytes, byteTransferStrategy: .noCopy))
     }
 

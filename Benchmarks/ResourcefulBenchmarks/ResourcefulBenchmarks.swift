@@ -79,6 +79,13 @@ let benchmarks: @Sendable () -> Void = {
                     }
                 }
             }.register("\(verb) C=\(concurrency) paired", repeats: 4, maxDuration: .seconds(10))
+            // The same against raw AsyncHTTPClient given the deadline a call has: over the whole
+            // body, not only the head.
+            Paired(names: ["raw AsyncHTTPClient, body deadline", "api.call JSONDecoder"]) { client in
+                try await batch(concurrency) {
+                    if client == 0 { try await rawCall(verb, fixtures, bodyDeadline: true) } else { try await apiCall(verb, fixtures.api) }
+                }
+            }.register("\(verb) C=\(concurrency) body deadline paired", repeats: 4, maxDuration: .seconds(10))
             Paired(names: ["raw AsyncHTTPClient", "URLSession"]) { client in
                 try await batch(concurrency) {
                     if client == 0 { try await rawCall(verb, fixtures) } else { try await sessionCall(verb, fixtures) }
@@ -129,11 +136,13 @@ let benchmarks: @Sendable () -> Void = {
     registerUpstreamLimitBenchmarks(fixtures)
 }
 
-func rawCall(_ verb: String, _ fixtures: Fixtures) async throws {
+func rawCall(_ verb: String, _ fixtures: Fixtures, bodyDeadline: Bool = false) async throws {
     switch verb {
-    case "show": blackHole(try await fixtures.raw("/users/1", as: User.self))
-    case "index": blackHole(try await fixtures.raw("/users?page=1&tags%5B%5D=alpha", as: [User].self))
-    default: blackHole(try await fixtures.raw("/users", as: User.self, body: try fixtures.encoder.encode(Payloads.createBody)))
+    case "show": blackHole(try await fixtures.raw("/users/1", as: User.self, bodyDeadline: bodyDeadline))
+    case "index": blackHole(try await fixtures.raw("/users?page=1&tags%5B%5D=alpha", as: [User].self, bodyDeadline: bodyDeadline))
+    default:
+        let body = try fixtures.encoder.encode(Payloads.createBody)
+        blackHole(try await fixtures.raw("/users", as: User.self, body: body, bodyDeadline: bodyDeadline))
     }
 }
 

@@ -122,13 +122,13 @@ public struct APIDependency: Sendable {
     }
 
     /// The variable naming the configuration environment of the live value: `RESOURCEFUL_ENV`.
-    public static let environmentVariable = "RESOURCEFUL_ENV"
+    package static let environmentVariable = "RESOURCEFUL_ENV"
     /// The configuration environment when `RESOURCEFUL_ENV` is not set: `development`.
-    public static let defaultEnvironment = "development"
+    package static let defaultEnvironment = "development"
 
     /// The configuration of an API made over a transport alone: a base URL that resolves nowhere
     /// (`http://resourceful.invalid/`), the defaults otherwise.
-    public static var placeholderConfig: APIConfig {
+    @usableFromInline package static var placeholderConfig: APIConfig {
         // A literal URL that parses: RFC 2606 reserves `.invalid`.
         APIConfig(baseURL: URL(string: "http://resourceful.invalid/")!, service: "api")
     }

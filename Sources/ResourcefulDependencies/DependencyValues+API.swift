@@ -20,11 +20,11 @@ extension DependencyValues {
 }
 
 /// The key of ``Dependencies/DependencyValues/api``.
-public enum APIDependencyKey: DependencyKey {
+enum APIDependencyKey: DependencyKey {
     /// The ``API`` made from the configuration on first use.
-    public static let liveValue = APIDependency.live()
+    static let liveValue = APIDependency.live()
     /// An ``API`` that fails every call and reports the test that forgot to override it.
-    public static var testValue: APIDependency { APIDependency.unoverridden(.test) }
+    static var testValue: APIDependency { APIDependency.unoverridden(.test) }
     /// An ``API`` that answers every call `501`.
-    public static var previewValue: APIDependency { APIDependency.unoverridden(.preview) }
+    static var previewValue: APIDependency { APIDependency.unoverridden(.preview) }
 }

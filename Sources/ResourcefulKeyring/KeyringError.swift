@@ -47,7 +47,7 @@ public struct KeyringError: Error, Sendable, CustomStringConvertible, SecretFree
     }
 
     /// What a user can do about it.
-    public var hint: String {
+    package var hint: String {
         switch kind {
         case .noSessionBus:
             "start a D-Bus session bus (dbus-run-session, or log in to a desktop session) and export DBUS_SESSION_BUS_ADDRESS"

@@ -1,16 +1,15 @@
-public import Resourceful
+import Resourceful
 
 /// The `keyring` storage's settings: the account its items are stored under and the scheme put
-/// before a secret. Read from the `authentication.keyring` keys by ``KeyringStorageFactory``, or
-/// made in code.
-public struct KeyringSettings: Sendable, Equatable {
+/// before a secret, read from the `authentication.keyring` keys by ``KeyringStorageFactory``.
+struct KeyringSettings: Sendable, Equatable {
     /// The account the items are stored under.
-    public var account: String
+    var account: String
     /// The scheme put before a secret in the header; empty when the items hold whole headers.
-    public var scheme: String
+    var scheme: String
 
     /// Creates settings for `account`, with `scheme` before each secret.
-    public init(account: String = "default", scheme: String = "Bearer") {
+    init(account: String = "default", scheme: String = "Bearer") {
         self.account = account
         self.scheme = scheme
     }
@@ -21,7 +20,7 @@ public struct KeyringSettings: Sendable, Equatable {
     /// - Throws: `APIError.Kind.invalidConfiguration` naming the key at fault, saying the
     ///   account given is empty, or naming the environment variable that sets an account other
     ///   than the configuration file's.
-    public init(keys: ConfigurationKeys, account: String? = nil) throws(APIError) {
+    init(keys: ConfigurationKeys, account: String? = nil) throws(APIError) {
         self.init()
         if let account {
             guard Self.isValidAccount(account) else {

@@ -1,7 +1,7 @@
 public import Resourceful
 
 /// The `keyring` storage kind: a ``KeyringAuthenticationStorage`` with the settings of the
-/// `authentication.keyring` keys (``KeyringSettings``). Its secrets, for storages that need one
+/// `authentication.keyring` keys (`account`, `scheme`). Its secrets, for storages that need one
 /// (an OAuth 2 refresh token or client secret), are the same account's items, read and written as
 /// they are.
 ///
@@ -14,7 +14,7 @@ public import Resourceful
 /// ```
 public struct KeyringStorageFactory: AuthenticationStorageFactory {
     /// The keyring the storages use.
-    public let keyring: Keyring
+    let keyring: Keyring
     /// The account that wins over the configuration's, if any.
     let account: String?
 
@@ -47,9 +47,9 @@ public struct KeyringStorageFactory: AuthenticationStorageFactory {
 /// One keyring account's items as secrets: the item whose service is the secret's name.
 public struct KeyringSecretStorage: WritableSecretStorage {
     /// The account the items are stored under.
-    public let account: String
+    let account: String
     /// The keyring.
-    public let keyring: Keyring
+    let keyring: Keyring
 
     /// The secrets of `account` on `keyring`.
     public init(account: String, keyring: Keyring = Keyring()) {

@@ -34,7 +34,7 @@ public import Swinject
 /// transport are registered for it too.
 public struct ResourcefulAssembly: Assembly, Sendable {
     /// The dependencies the parts are taken from.
-    public let dependencies: APIDependencies
+    let dependencies: APIDependencies
     private let ended = ShutdownOnce()
     /// The clients made for a configuration registered with another origin, ended with the rest.
     private let madeTransports = Locked<[AsyncHTTPClientTransport]>([])

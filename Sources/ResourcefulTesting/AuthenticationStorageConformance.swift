@@ -17,20 +17,20 @@ public import Resourceful
 public struct AuthenticationStorageConformance<Storage: AuthenticationStorage>: Sendable {
     /// Puts `header` in the storage for `service`, or removes what is there when `header` is `nil`.
     /// A caching storage must make the change visible to its next read.
-    public typealias Writer = @Sendable (_ header: String?, _ service: String) async throws -> Void
+    typealias Writer = @Sendable (_ header: String?, _ service: String) async throws -> Void
 
     /// A check that did not hold.
     public struct Failure: Error, Sendable, CustomStringConvertible {
         /// The check's name.
-        public var check: String
+        package var check: String
         /// What was wrong, without any credential.
-        public var detail: String
+        package var detail: String
         /// `check: detail`.
         public var description: String { "\(check): \(detail)" }
     }
 
     /// Headers of several schemes and characters, written and read back by the suite.
-    public static var defaultSampleHeaders: [String] {
+    @usableFromInline package static var defaultSampleHeaders: [String] {
         ["Bearer conformance-token", "Basic Y29uZm9ybWFuY2U6dGVzdA==", "Token a.b-c_d~e+f/g=", "Bearer ünïcödé-🔑"]
     }
 
@@ -53,7 +53,7 @@ public struct AuthenticationStorageConformance<Storage: AuthenticationStorage>: 
     ///   - sampleHeaders: The headers written and read back; a storage that always uses one scheme
     ///     passes headers of that scheme only.
     ///   - absence: How the storage answers for a service it holds nothing for.
-    public init(storage: Storage, sampleHeaders: [String] = defaultSampleHeaders, absence: Absence = .noHeader, write: @escaping Writer) {
+    public init(storage: Storage, sampleHeaders: [String] = defaultSampleHeaders, absence: Absence = .noHeader, write: @escaping @Sendable (_ header: String?, _ service: String) async throws -> Void) {
         self.storage = storage
         self.write = write
         self.sampleHeaders = sampleHeaders

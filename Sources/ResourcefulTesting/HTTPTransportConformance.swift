@@ -27,9 +27,9 @@ public struct HTTPTransportConformance<Transport: HTTPTransport>: Sendable {
     /// A check that did not hold.
     public struct Failure: Error, Sendable, CustomStringConvertible {
         /// The check's name.
-        public var check: String
+        package var check: String
         /// What was wrong.
-        public var detail: String
+        package var detail: String
         /// `check: detail`.
         public var description: String { "\(check): \(detail)" }
     }

@@ -4,13 +4,13 @@ public import Resourceful
 /// step of a call without sockets. Tests of whole calls should use ``MockServer``.
 public final class StubTransport: HTTPTransport {
     /// Answers a request.
-    public typealias Handler = @Sendable (TransportRequest) async throws -> TransportResponse
+    typealias Handler = @Sendable (TransportRequest) async throws -> TransportResponse
 
     private let handler: Handler
     private let recorded = Locked<[TransportRequest]>([])
 
     /// Creates a client answering with `handler`.
-    public init(_ handler: @escaping Handler) {
+    public init(_ handler: @escaping @Sendable (TransportRequest) async throws -> TransportResponse) {
         self.handler = handler
     }
 

@@ -27,7 +27,7 @@ public struct MockResponse: Sendable {
     public var fault: Fault?
     /// The body as parts written one at a time, ``partDelay`` apart, in place of ``body``: sent
     /// chunked unless ``headerFields`` names a `Content-Length`. The server writes each part only
-    /// as fast as the client reads (``MockServer/bodyBytesSent`` counts what it wrote).
+    /// as fast as the client reads (the server counts what it wrote).
     public var parts: [Data]?
     /// How long to wait before each of ``parts``.
     public var partDelay: Duration?

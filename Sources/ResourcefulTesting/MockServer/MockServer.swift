@@ -26,7 +26,7 @@ import Synchronization
 /// matches gets `404` with a JSON body naming the method and path.
 public final class MockServer: Sendable {
     /// Answers a request.
-    public typealias Handler = @Sendable (RecordedRequest) async throws -> MockResponse
+    typealias Handler = @Sendable (RecordedRequest) async throws -> MockResponse
 
     private struct Route: Sendable {
         var method: HTTPRequest.Method
@@ -149,13 +149,13 @@ public final class MockServer: Sendable {
     }
 
     /// How many connections the server has accepted so far.
-    public var connectionCount: Int {
+    package var connectionCount: Int {
         acceptedConnections.load(ordering: .relaxed)
     }
 
     /// How many bytes of ``MockResponse/parts`` the server has written so far: a write waits
     /// while the connection cannot take more, so this stays near what the client has read.
-    public var bodyBytesSent: Int {
+    package var bodyBytesSent: Int {
         bodyBytes.load(ordering: .relaxed)
     }
 
@@ -172,13 +172,13 @@ public final class MockServer: Sendable {
     }
 
     /// Answers `method` `path` with whatever `handler` returns.
-    public func route(_ method: HTTPRequest.Method, _ path: String, _ handler: @escaping Handler) {
+    public func route(_ method: HTTPRequest.Method, _ path: String, _ handler: @escaping @Sendable (RecordedRequest) async throws -> MockResponse) {
         let route = Route(method: method, segments: Self.segments(path), handler: handler)
         state.withLock { $0.routes.append(route) }
     }
 
     /// Forgets every route and recorded request.
-    public func reset() {
+    package func reset() {
         state.withLock { $0 = State() }
     }
 
@@ -348,7 +348,7 @@ public final class MockServer: Sendable {
 }
 
 /// Why a ``MockServer`` could not start.
-public enum MockServerError: Error, Sendable {
+package enum MockServerError: Error, Sendable {
     /// The listening socket has no port.
     case noPort
 }

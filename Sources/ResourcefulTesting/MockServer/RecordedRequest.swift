@@ -17,7 +17,7 @@ public struct RecordedRequest: Sendable {
     public var pathParameters: [String: String]
 
     /// Creates a record.
-    public init(
+    package init(
         method: HTTPRequest.Method,
         path: String,
         query: String = "",

@@ -10,7 +10,7 @@ public import Resourceful
 /// `Set-Cookie` and every other masked header field; masked query values, in the URL and in the
 /// URLs of `Location`, `Content-Location`, `Link` and `Refresh`; masked fields of JSON, form and
 /// multipart bodies, in requests and responses. A body that cannot be masked (another media type,
-/// or not what its type says, or a streamed body cut at ``streamRecordingLimit`` that is not
+/// or not what its type says, or a streamed body cut at 1 MiB that is not
 /// made of lines) is left out, with a comment giving its size and type, unless
 /// `keepingBodiesThatCannotBeMasked` says to keep it; a body its request redacts
 /// (``TransportRequest/shouldRedactRequestBody``, ``TransportRequest/shouldRedactResponseBody``)
@@ -89,7 +89,7 @@ public final class RecordingTransport: HTTPTransport {
 
     /// The most of a streamed response body a recording keeps (1 MiB), cut after its last whole
     /// line: server-sent events and JSON Lines as text, masked as their media type says.
-    public static let streamRecordingLimit = 1 << 20
+    package static let streamRecordingLimit = 1 << 20
 
     /// Shuts the wrapped transport down.
     public func shutdown() async throws {
