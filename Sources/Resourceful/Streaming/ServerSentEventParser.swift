@@ -1,3 +1,4 @@
+package import Foundation
 package import NIOCore
 
 /// Reads an event stream as the WHATWG HTML standard says ("Interpreting an event stream"):
@@ -14,8 +15,28 @@ package struct ServerSentEventParser {
     /// An event as the stream dispatched it.
     package struct Event: Equatable {
         package var type: String
-        package var data: String
+        /// The event's data, its lines joined with LF, as UTF-8: what a decoder reads as it is,
+        /// with no String made first. Bytes that are not UTF-8 were replaced (U+FFFD) already.
+        package var bytes: Data
         package var lastEventID: String
+
+        /// The event's data as text.
+        package var data: String { String(decoding: bytes, as: UTF8.self) }
+
+        init(type: String, bytes: Data, lastEventID: String) {
+            self.type = type
+            self.bytes = bytes
+            self.lastEventID = lastEventID
+        }
+
+        init(type: String, data: String, lastEventID: String) {
+            self.init(type: type, bytes: Data(data.utf8), lastEventID: lastEventID)
+        }
+
+        /// Equal as text, as when the data was a String.
+        package static func == (lhs: Event, rhs: Event) -> Bool {
+            lhs.type == rhs.type && lhs.lastEventID == rhs.lastEventID && (lhs.bytes == rhs.bytes || lhs.data == rhs.data)
+        }
     }
 
     /// The longest `id` kept, in bytes: a longer one is ignored, as one holding NUL is.
@@ -168,8 +189,16 @@ package struct ServerSentEventParser {
         }
         lastEventID = idBuffer
         guard hasData else { return }
-        let text = String(decoding: data.dropLast(), as: UTF8.self)
+        let bytes = data.withUnsafeBytes { all in
+            let text = UnsafeRawBufferPointer(rebasing: all.dropLast())
+            // ASCII is UTF-8 as it is: copied once, straight into what the decoder reads. Anything
+            // else is decoded as UTF-8 first, which replaces invalid sequences with U+FFFD.
+            var high: UInt8 = 0
+            for byte in text { high |= byte }
+            guard high < 0x80 else { return Data(String(decoding: text, as: UTF8.self).utf8) }
+            return text.baseAddress.map { Data(bytes: $0, count: text.count) } ?? Data()
+        }
         let type = eventType.flatMap { $0.isEmpty ? nil : $0 } ?? "message"
-        events.append(Event(type: type, data: text, lastEventID: lastEventID))
+        events.append(Event(type: type, bytes: bytes, lastEventID: lastEventID))
     }
 }

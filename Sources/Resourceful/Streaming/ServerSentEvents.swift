@@ -111,7 +111,6 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
 
     /// Reads the events.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        let sequence: ServerSentEvents
         let options: RequestOptions
         /// When the whole stream must be over: the call's ``RequestOptions/streamTimeout`` until
         /// the first connection answers, then the one the steps before the transport left.
@@ -121,6 +120,9 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
         /// The `Idempotency-Key` every connection sends, when one is made for the stream.
         let idempotencyKey: String?
         var parser: ServerSentEventParser
+        /// Whether an event's data, as text, is already a `ResourceType` (a `String`): found once,
+        /// not by a cast per event.
+        let dataIsText: Bool
         var pending: [ServerSentEventParser.Event] = []
         /// The next of `pending` to hand out.
         var next = 0
@@ -139,12 +141,19 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
         var finished = false
         /// What ends the sequence once the events before it are handed out.
         var failure: APIError?
+        /// Last: the one stored property whose size depends on `Request`. Every one before it is
+        /// at an offset fixed when compiled, read without asking the runtime for this type's
+        /// metadata (the code is generic, not specialized for the caller's request).
+        let sequence: ServerSentEvents
 
         init(sequence: ServerSentEvents) {
             self.sequence = sequence
             options = sequence.api.defaultOptions.applying(sequence.request)
             deadline = API.streamDeadline(from: .now, options: options)
             parser = ServerSentEventParser(maxBytes: options.maxResponseBytes)
+            // The cast each event's data went through, made once on an empty String: whether it
+            // succeeds depends on the type alone.
+            dataIsText = (String() as? Request.ResourceType) != nil
             // One key for the whole stream: a reconnection is the same request sent again.
             idempotencyKey = RetryMiddleware.keyForConnections(
                 method: sequence.request.verb.method(update: options.updateMethod),
@@ -157,8 +166,18 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
         public mutating func next() async throws -> ServerSentEvent<Request.ResourceType>? {
             while !finished {
                 if next < pending.count {
-                    defer { next += 1 }
-                    return try decode(pending[next])
+                    // Taken and counted first, then decoded by a function that does not take
+                    // `self`: a method called here copied the whole iterator (options, parser,
+                    // buffers) for each event, and destroyed the copy after it.
+                    let event = pending[next]
+                    next += 1
+                    let value: Request.ResourceType
+                    do {
+                        value = try decodeEventData(event, as: Request.ResourceType.self, decoder: options.responseDecoder, dataIsText: dataIsText)
+                    } catch {
+                        throw decodingFailure(error, eventType: event.type)
+                    }
+                    return ServerSentEvent(type: event.type, data: value, id: event.lastEventID)
                 }
                 pending.removeAll(keepingCapacity: true)
                 next = 0
@@ -293,18 +312,11 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
             APIError(kind: kind, status: status, detail: detail, underlying: underlying).with(method: method, path: sequence.api.maskedPath(sequence.request.path))
         }
 
-        private func decode(_ event: ServerSentEventParser.Event) throws -> ServerSentEvent<Request.ResourceType> {
-            if let text = event.data as? Request.ResourceType {
-                return ServerSentEvent(type: event.type, data: text, id: event.lastEventID)
-            }
-            do {
-                let value = try options.responseDecoder.decode(Request.ResourceType.self, from: Data(event.data.utf8))
-                return ServerSentEvent(type: event.type, data: value, id: event.lastEventID)
-            } catch {
-                var failure = streamError(.decodingFailed, "the data of an event of type \(Self.printable(event.type)) is not a \(Request.ResourceType.self)", underlying: error)
-                if let decoding = error as? DecodingError { failure.codingPath = APIError.codingPath(of: decoding) }
-                throw failure
-            }
+        /// What an event whose data did not decode throws.
+        private func decodingFailure(_ error: any Error, eventType: String) -> APIError {
+            var failure = streamError(.decodingFailed, "the data of an event of type \(Self.printable(eventType)) is not a \(Request.ResourceType.self)", underlying: error)
+            if let decoding = error as? DecodingError { failure.codingPath = APIError.codingPath(of: decoding) }
+            return failure
         }
 
         /// An event type as an error names it: letters, digits and `-_.:` only, at most 64.
@@ -318,4 +330,17 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(sequence: self)
     }
+}
+
+/// An event's data as a `Value`: the text itself when a `Value` is a String (`dataIsText`), else
+/// what `decoder` makes of the bytes the parser kept (no String made, no second copy). Not a
+/// method of the iterator, so that nothing copies the iterator to call it.
+private func decodeEventData<Value: Decodable>(
+    _ event: ServerSentEventParser.Event,
+    as type: Value.Type,
+    decoder: any ResponseDecoder,
+    dataIsText: Bool
+) throws -> Value {
+    if dataIsText, let text = event.data as? Value { return text }
+    return try decoder.decode(type, from: event.bytes)
 }
