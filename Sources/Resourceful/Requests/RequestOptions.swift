@@ -234,6 +234,40 @@ public struct RequestOptions: Sendable {
     }
 }
 
+extension TransportRequest {
+    /// Writes `settings` into this request, those that differ from `previous` (all of them when
+    /// it is `nil`): the one place a call's options become its request's deadline, idle
+    /// time-out, byte cap and redaction switches, before the middlewares and again after any of
+    /// them changes ``CallContext/options``.
+    ///
+    /// ``RequestOptions/timeout`` counts from `start`, the start of the call: it is the deadline
+    /// of a collected call and the idle time-out of a streamed one (``streamsResponseBody``),
+    /// whose deadline ``RequestOptions/streamTimeout`` sets, unless the stream was given one of
+    /// its own (a download's, over all its connections). A field a middleware set itself stays as
+    /// it set it until the option behind it changes.
+    package mutating func apply(
+        _ settings: RequestOptions.TransportSettings,
+        since previous: RequestOptions.TransportSettings?,
+        start: ContinuousClock.Instant
+    ) {
+        if settings.timeout != previous?.timeout {
+            if streamsResponseBody {
+                idleTimeout = settings.timeout
+            } else {
+                deadline = start + settings.timeout
+            }
+        }
+        if streamsResponseBody, let previous, settings.streamTimeout != previous.streamTimeout,
+            deadline == API.streamDeadline(from: start, streamTimeout: previous.streamTimeout)
+        {
+            deadline = API.streamDeadline(from: start, streamTimeout: settings.streamTimeout)
+        }
+        if settings.maxResponseBytes != previous?.maxResponseBytes { maxResponseBytes = settings.maxResponseBytes }
+        if settings.redactsRequestBody != previous?.redactsRequestBody { shouldRedactRequestBody = settings.redactsRequestBody }
+        if settings.redactsResponseBody != previous?.redactsResponseBody { shouldRedactResponseBody = settings.redactsResponseBody }
+    }
+}
+
 /// Applies a request's own overrides, the requirements ``ResourceRequest/configure(_:)`` replaces,
 /// and returns its choice on retries (`nil` when it keeps the default). Called through this
 /// protocol, whose requirement is not deprecated, so that reading them is not diagnosed.

@@ -142,40 +142,6 @@ public struct TransportRequest: Sendable {
     }
 }
 
-extension TransportRequest {
-    /// Writes `settings` into this request, those that differ from `previous` (all of them when
-    /// it is `nil`): the one place a call's options become its request's deadline, idle
-    /// time-out, byte cap and redaction switches, before the middlewares and again after any of
-    /// them changes ``CallContext/options``.
-    ///
-    /// ``RequestOptions/timeout`` counts from `start`, the start of the call: it is the deadline
-    /// of a collected call and the idle time-out of a streamed one (``streamsResponseBody``),
-    /// whose deadline ``RequestOptions/streamTimeout`` sets, unless the stream was given one of
-    /// its own (a download's, over all its connections). A field a middleware set itself stays as
-    /// it set it until the option behind it changes.
-    package mutating func apply(
-        _ settings: RequestOptions.TransportSettings,
-        since previous: RequestOptions.TransportSettings?,
-        start: ContinuousClock.Instant
-    ) {
-        if settings.timeout != previous?.timeout {
-            if streamsResponseBody {
-                idleTimeout = settings.timeout
-            } else {
-                deadline = start + settings.timeout
-            }
-        }
-        if streamsResponseBody, let previous, settings.streamTimeout != previous.streamTimeout,
-            deadline == API.streamDeadline(from: start, streamTimeout: previous.streamTimeout)
-        {
-            deadline = API.streamDeadline(from: start, streamTimeout: settings.streamTimeout)
-        }
-        if settings.maxResponseBytes != previous?.maxResponseBytes { maxResponseBytes = settings.maxResponseBytes }
-        if settings.redactsRequestBody != previous?.redactsRequestBody { shouldRedactRequestBody = settings.redactsRequestBody }
-        if settings.redactsResponseBody != previous?.redactsResponseBody { shouldRedactResponseBody = settings.redactsResponseBody }
-    }
-}
-
 /// A response as it came from the network: status, header fields and a body, collected or
 /// streamed.
 public struct TransportResponse: Sendable {
