@@ -34,14 +34,7 @@ func registerClientFormBenchmarks(_ fixtures: Fixtures) {
                     request.headers.add(name: "Accept", value: "application/json")
                     let deadline = NIODeadline.now() + .seconds(30)
                     let response = try await fixtures.rawClient.execute(request, deadline: deadline)
-                    let collecting = Task { try await response.body.collect(upTo: 10 * 1024 * 1024) }
-                    let timer = MultiThreadedEventLoopGroup.singleton.any().scheduleTask(deadline: deadline) { collecting.cancel() }
-                    defer { timer.cancel() }
-                    bytes = try await withTaskCancellationHandler {
-                        try await collecting.value
-                    } onCancel: {
-                        collecting.cancel()
-                    }
+                    bytes = try await collect(response, before: deadline)
                 }
                 blackHole(try fixtures.decoder.decode(User.self, from: Data(buffer: bytes, byteTransferStrategy: .noCopy)))
             }

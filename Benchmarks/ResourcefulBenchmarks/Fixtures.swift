@@ -135,19 +135,7 @@ final class Fixtures: Sendable {
         }
         let deadline = NIODeadline.now() + .seconds(30)
         let response = try await (client ?? rawClient).execute(request, deadline: deadline)
-        let bytes: ByteBuffer
-        if bodyDeadline {
-            let collecting = Task { try await response.body.collect(upTo: 10 * 1024 * 1024) }
-            let timer = MultiThreadedEventLoopGroup.singleton.any().scheduleTask(deadline: deadline) { collecting.cancel() }
-            defer { timer.cancel() }
-            bytes = try await withTaskCancellationHandler {
-                try await collecting.value
-            } onCancel: {
-                collecting.cancel()
-            }
-        } else {
-            bytes = try await response.body.collect(upTo: 10 * 1024 * 1024)
-        }
+        let bytes = try await bodyDeadline ? collect(response, before: deadline) : response.body.collect(upTo: 10 * 1024 * 1024)
         return try (decoder ?? self.decoder).decode(type, from: Data(buffer: bytes, byteTransferStrategy: .noCopy))
     }
 
@@ -207,4 +195,17 @@ struct CannedTransport: HTTPTransport {
     )
 
     func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse { response }
+}
+
+/// `response`'s body, collected by `deadline`: in a task that an event-loop timer cancels then,
+/// the cheapest way AsyncHTTPClient's async API bounds a body's arrival.
+func collect(_ response: HTTPClientResponse, before deadline: NIODeadline) async throws -> ByteBuffer {
+    let collecting = Task { try await response.body.collect(upTo: 10 * 1024 * 1024) }
+    let timer = MultiThreadedEventLoopGroup.singleton.any().scheduleTask(deadline: deadline) { collecting.cancel() }
+    defer { timer.cancel() }
+    return try await withTaskCancellationHandler {
+        try await collecting.value
+    } onCancel: {
+        collecting.cancel()
+    }
 }

@@ -81,9 +81,13 @@ let benchmarks: @Sendable () -> Void = {
             }.register("\(verb) C=\(concurrency) paired", repeats: 4, maxDuration: .seconds(10))
             // The same against raw AsyncHTTPClient given the deadline a call has: over the whole
             // body, not only the head.
-            Paired(names: ["raw AsyncHTTPClient, body deadline", "api.call JSONDecoder"]) { client in
+            Paired(names: ["raw AsyncHTTPClient, body deadline", "api.call JSONDecoder", "raw AsyncHTTPClient"]) { client in
                 try await batch(concurrency) {
-                    if client == 0 { try await rawCall(verb, fixtures, bodyDeadline: true) } else { try await apiCall(verb, fixtures.api) }
+                    switch client {
+                    case 0: try await rawCall(verb, fixtures, bodyDeadline: true)
+                    case 1: try await apiCall(verb, fixtures.api)
+                    default: try await rawCall(verb, fixtures)
+                    }
                 }
             }.register("\(verb) C=\(concurrency) body deadline paired", repeats: 4, maxDuration: .seconds(10))
             Paired(names: ["raw AsyncHTTPClient", "URLSession"]) { client in

@@ -14,9 +14,9 @@ struct ToolRequest: ResourceRequest {
     /// `--timeout`: for `-o` and `--stream` too, the time the whole transfer may take, as curl's
     /// `--max-time` (``RequestOptions/streamTimeout``); `nil` keeps the configuration's.
     var wholeTimeout: Duration?
-    var responseDecoder: (any ResponseDecoder)? { RawBodyDecoder() }
 
     func configure(_ options: inout RequestOptions) {
+        options.responseDecoder = RawBodyDecoder()
         if let wholeTimeout { options.streamTimeout = wholeTimeout }
     }
 }

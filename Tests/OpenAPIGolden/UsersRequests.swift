@@ -16,9 +16,7 @@ extension Users {
         public let verb = ResourceVerb.index
         public let path: ResourcePath
         public let query: Query
-        public func configure(_ options: inout RequestOptions) {
-            options.arrayFormat = .repeated
-        }
+        public var arrayFormat: ArrayFormat? { .repeated }
 
         /// A request with these values.
         ///
@@ -163,9 +161,7 @@ extension Users {
         public let path: ResourcePath
         /// The request's body.
         public let parameters: Parameters
-        public func configure(_ options: inout RequestOptions) {
-            options.updateMethod = .patch
-        }
+        public var updateMethod: UpdateMethod { .patch }
 
         /// A request with these values.
         ///
@@ -308,9 +304,7 @@ extension Users {
         public let path: ResourcePath
         /// The request's body.
         public let parameters: Parameters
-        public func configure(_ options: inout RequestOptions) {
-            options.bodyEncoding = .multipart
-        }
+        public var bodyEncoding: BodyEncoding { .multipart }
 
         /// A request with these values.
         ///
@@ -344,9 +338,7 @@ extension Users {
         public let path: ResourcePath
         /// The request's body.
         public let parameters: Parameters
-        public func configure(_ options: inout RequestOptions) {
-            options.bodyEncoding = .formURLEncoded
-        }
+        public var bodyEncoding: BodyEncoding { .formURLEncoded }
 
         /// A request with these values.
         ///

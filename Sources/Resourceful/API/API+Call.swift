@@ -248,6 +248,34 @@ extension API {
     }
 }
 
+/// Asks a storage for a call's credential within the call's deadline.
+///
+/// The storages of this package answer from memory, or without blocking, or bound their own waits
+/// by ``deadline`` and by cancellation (``DeadlineHonouringStorage``): they are asked directly. Any
+/// other storage is raced against the deadline, so that one that hangs fails the call with
+/// ``APIError/Kind/timeout`` at its deadline instead of holding it for ever.
+package enum CredentialLookup {
+    /// The deadline of the call whose credential is being looked up, for storages that wait.
+    @TaskLocal package static var deadline: ContinuousClock.Instant?
+
+    /// `storage`'s credential for `service`, with its expiry when it knows it, by `deadline`.
+    package static func credential(
+        from storage: any AuthenticationStorage,
+        service: String,
+        deadline: ContinuousClock.Instant,
+        honoursDeadline: Bool? = nil
+    ) async throws -> Credential? {
+        if honoursDeadline ?? (storage is any DeadlineHonouringStorage) {
+            return try await $deadline.withValue(deadline) {
+                try await storage.credential(for: service)
+            }
+        }
+        return try await Deadline.run(until: deadline) {
+            try await storage.credential(for: service)
+        }
+    }
+}
+
 /// Step 4 of a call: a 2xx response decodes to the request's `ResourceType`, anything else
 /// becomes an ``APIError`` with the decoded `ErrorResponse`.
 enum ResponseValidator {

@@ -91,6 +91,23 @@ public final class InMemoryCircuitBreakerState: CircuitBreakerState {
         }
 
         /// Forgets every outcome counted.
+        /// Counts the outcome of a call let through while closed, and opens when the policy says
+        /// so. A call that ends after the breaker opened counts no more.
+        mutating func recordClosed(
+            _ outcome: CircuitBreakerOutcome, at now: ContinuousClock.Instant, policy: CircuitBreakerPolicy
+        ) -> CircuitBreakerTransition? {
+            guard case .closed = phase else { return nil }
+            touched = now
+            count(failed: outcome == .failure, slow: outcome == .slow, at: now, policy: policy)
+            let counts = counts(at: now, policy: policy)
+            guard policy.opens(calls: counts.calls, failures: counts.failures, slow: counts.slow) else { return nil }
+            // Named by what opened it: the failures, else the slow calls.
+            let failed = policy.opens(calls: counts.calls, failures: counts.failures, slow: 0) ? counts.failures : counts.slow
+            phase = .open(until: now + policy.openInterval, failures: failed, calls: counts.calls)
+            clearCounts()
+            return .opened(failures: failed, calls: counts.calls)
+        }
+
         mutating func clearCounts() {
             buckets = []
             ring = Ring()
@@ -146,22 +163,9 @@ public final class InMemoryCircuitBreakerState: CircuitBreakerState {
                 return nil
             case .closed:
                 guard outcome != .abandoned else { return nil }
-                var entry = table[upstream] ?? Entry(touched: now)
-                entry.touched = now
-                // A call let through while closed that ends after the breaker opened counts no more.
-                guard case .closed = entry.phase else { return nil }
-                entry.count(failed: outcome == .failure, slow: outcome == .slow, at: now, policy: policy)
-                let counts = entry.counts(at: now, policy: policy)
-                var transition: CircuitBreakerTransition?
-                if policy.opens(calls: counts.calls, failures: counts.failures, slow: counts.slow) {
-                    // Named by what opened it: the failures, else the slow calls.
-                    let failed = policy.opens(calls: counts.calls, failures: counts.failures, slow: 0) ? counts.failures : counts.slow
-                    entry.phase = .open(until: now + policy.openInterval, failures: failed, calls: counts.calls)
-                    entry.clearCounts()
-                    transition = .opened(failures: failed, calls: counts.calls)
-                }
-                store(entry, as: upstream, in: &table, now: now)
-                return transition
+                if table[upstream] == nil { store(Entry(touched: now), as: upstream, in: &table, now: now) }
+                // Counted where it is stored: the entry's window is not copied for each call.
+                return table[upstream, default: Entry(touched: now)].recordClosed(outcome, at: now, policy: policy)
             case .probe:
                 guard var entry = table[upstream], case .halfOpen(let out, let succeeded) = entry.phase else { return nil }
                 entry.touched = now

@@ -3,9 +3,9 @@ public import HTTPTypes
 /// How one call is made: every per-request setting in one value, with its default in one place.
 ///
 /// An ``API`` makes its defaults once, from its configuration and dependencies; each call starts
-/// from them and applies its request's own settings (``ResourceRequest/timeout``,
-/// ``ResourceRequest/allowsRetries``, ``ResourceRequest/shouldRedactRequestBody``… and last
-/// ``ResourceRequest/configure(_:)``). The middlewares read the result from
+/// from them and applies its request's own settings (its redaction switches,
+/// ``ResourceRequest/shouldRedactRequestBody``…, the deprecated one-property overrides, and last
+/// ``ResourceRequest/configure(_:)``, where a request writes its settings). The middlewares read the result from
 /// ``CallContext/options``; a middleware may change it for the steps after it, and each setting
 /// holds from there on: ``timeout`` and ``streamTimeout`` move the request's
 /// ``TransportRequest/deadline`` (counted from the start of the call) and idle time-out,

@@ -17,15 +17,20 @@ package struct ServerSentEventParser {
         package var type: String
         /// The event's data, its lines joined with LF, as UTF-8: what a decoder reads as it is,
         /// with no String made first. Bytes that are not UTF-8 were replaced (U+FFFD) already.
+        /// Empty when the parser keeps the data as text (``text``).
         package var bytes: Data
+        /// The event's data as text, when the parser keeps it so (``keepsText``): a stream of
+        /// Strings hands it out as it is, with no copy beside it.
+        package var text: String?
         package var lastEventID: String
 
         /// The event's data as text.
-        package var data: String { String(decoding: bytes, as: UTF8.self) }
+        package var data: String { text ?? String(decoding: bytes, as: UTF8.self) }
 
-        init(type: String, bytes: Data, lastEventID: String) {
+        init(type: String, bytes: Data, text: String? = nil, lastEventID: String) {
             self.type = type
             self.bytes = bytes
+            self.text = text
             self.lastEventID = lastEventID
         }
 
@@ -35,7 +40,7 @@ package struct ServerSentEventParser {
 
         /// Equal as text, as when the data was a String.
         package static func == (lhs: Event, rhs: Event) -> Bool {
-            lhs.type == rhs.type && lhs.lastEventID == rhs.lastEventID && (lhs.bytes == rhs.bytes || lhs.data == rhs.data)
+            lhs.type == rhs.type && lhs.lastEventID == rhs.lastEventID && lhs.data == rhs.data
         }
     }
 
@@ -48,6 +53,9 @@ package struct ServerSentEventParser {
     /// The longest line or event data; a new connection may set another
     /// (``StreamedResponse/maxBytes``): it holds from the next byte fed.
     var maxBytes: Int
+    /// Whether events keep their data as text (a stream of Strings) rather than as bytes for a
+    /// decoder.
+    var keepsText = false
     /// The last event ID, set when an event is dispatched and kept across events and
     /// connections: what `Last-Event-ID` sends.
     var lastEventID = ""
@@ -189,6 +197,12 @@ package struct ServerSentEventParser {
         }
         lastEventID = idBuffer
         guard hasData else { return }
+        let type = eventType.flatMap { $0.isEmpty ? nil : $0 } ?? "message"
+        if keepsText {
+            let text = String(decoding: data.dropLast(), as: UTF8.self)
+            events.append(Event(type: type, bytes: Data(), text: text, lastEventID: lastEventID))
+            return
+        }
         let bytes = data.withUnsafeBytes { all in
             let text = UnsafeRawBufferPointer(rebasing: all.dropLast())
             // ASCII is UTF-8 as it is: copied once, straight into what the decoder reads. Anything
@@ -198,7 +212,6 @@ package struct ServerSentEventParser {
             guard high < 0x80 else { return Data(String(decoding: text, as: UTF8.self).utf8) }
             return text.baseAddress.map { Data(bytes: $0, count: text.count) } ?? Data()
         }
-        let type = eventType.flatMap { $0.isEmpty ? nil : $0 } ?? "message"
         events.append(Event(type: type, bytes: bytes, lastEventID: lastEventID))
     }
 }

@@ -154,6 +154,7 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
             // The cast each event's data went through, made once on an empty String: whether it
             // succeeds depends on the type alone.
             dataIsText = (String() as? Request.ResourceType) != nil
+            parser.keepsText = dataIsText
             // One key for the whole stream: a reconnection is the same request sent again.
             idempotencyKey = RetryMiddleware.keyForConnections(
                 method: sequence.request.verb.method(update: options.updateMethod),

@@ -43,15 +43,18 @@ struct RequestRenderer {
         }
     }
 
+    /// The operation's settings as the one-property overrides, not as `configure(_:)`: generated
+    /// files are written again on every build, and `configure(_:)` stays free for the user to
+    /// write in an extension of the generated request.
     private func renderSettings(_ request: RequestDeclaration, into writer: inout CodeWriter) {
-        var settings: [String] = []
-        if request.isPatch { settings.append("options.updateMethod = .patch") }
-        if let encoding = request.bodyEncoding { settings.append("options.bodyEncoding = .\(encoding)") }
-        if let format = request.arrayFormat { settings.append("options.arrayFormat = .\(format)") }
-        if !settings.isEmpty {
-            writer.block("\(access)func configure(_ options: inout RequestOptions)") { writer in
-                for setting in settings { writer.line(setting) }
-            }
+        if request.isPatch {
+            writer.line("\(access)var updateMethod: UpdateMethod { .patch }")
+        }
+        if let encoding = request.bodyEncoding {
+            writer.line("\(access)var bodyEncoding: BodyEncoding { .\(encoding) }")
+        }
+        if let format = request.arrayFormat {
+            writer.line("\(access)var arrayFormat: ArrayFormat? { .\(format) }")
         }
         let headers = request.arguments.compactMap { argument -> (String, String, Bool)? in
             guard case .header(let property, let wireName) = argument.destination else { return nil }
