@@ -286,14 +286,7 @@ enum ResponseValidator {
         for request: Request,
         decoder: any ResponseDecoder
     ) throws(APIError) -> APIResponse<Request.ResourceType> {
-        if body.readableBytes > 0, let encoding = response.headerFields[.contentEncoding], !isIdentity(encoding) {
-            // The transport did not decode it (an encoding it does not know, or decompression off).
-            throw APIError(
-                kind: .unsupportedContentEncoding,
-                status: response.status,
-                detail: "the body is encoded as \(commonEncoding(encoding) ?? "something other than gzip or deflate"), which is not decoded"
-            ).at(.validatingResponse)
-        }
+        if let refusal = encodingRefusal(response, body: body) { throw refusal }
         guard response.status.kind == .successful else {
             throw failure(response, body: body, for: request, decoder: decoder)
         }
@@ -318,6 +311,17 @@ enum ResponseValidator {
             }
         }
         return APIResponse(value: value, status: response.status, headerFields: response.headerFields)
+    }
+
+    /// The error of a body the transport did not decode (an encoding it does not know, or
+    /// decompression off); `nil` when there is none.
+    static func encodingRefusal(_ response: TransportResponse, body: ByteBuffer) -> APIError? {
+        guard body.readableBytes > 0, let encoding = response.headerFields[.contentEncoding], !isIdentity(encoding) else { return nil }
+        return APIError(
+            kind: .unsupportedContentEncoding,
+            status: response.status,
+            detail: "the body is encoded as \(commonEncoding(encoding) ?? "something other than gzip or deflate"), which is not decoded"
+        ).at(.validatingResponse)
     }
 
     /// The error of a response whose status is not 2xx: ``APIError/Kind/unauthorized`` for a

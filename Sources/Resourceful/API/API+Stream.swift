@@ -41,10 +41,10 @@ extension API {
                 // An error's body is small and read whole, within the time of one silence.
                 let deadline = Swift.min(opened.deadline, .now + opened.prepared.options.timeout)
                 let body = try await collect(response.body, upTo: opened.maxBytes, deadline: deadline)
-                // Validation throws for every status but a 2xx: an encoded body it cannot read, or
-                // the status with the error's body decoded.
-                _ = try ResponseValidator.validate(response, body: body, for: request, decoder: opened.prepared.options.responseDecoder)
-                throw ResponseValidator.failure(response, body: body, for: request, decoder: opened.prepared.options.responseDecoder)
+                // As a call fails: an encoded body it cannot read, or the status with the error's
+                // body decoded.
+                throw ResponseValidator.encodingRefusal(response, body: body)
+                    ?? ResponseValidator.failure(response, body: body, for: request, decoder: opened.prepared.options.responseDecoder)
             }
             if let encoding = response.headerFields[.contentEncoding], !ResponseValidator.isIdentity(encoding) {
                 throw APIError(kind: .unsupportedContentEncoding, status: response.status, detail: "the body is encoded, and the transport did not decode it")

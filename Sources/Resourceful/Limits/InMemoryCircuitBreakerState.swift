@@ -90,7 +90,6 @@ public final class InMemoryCircuitBreakerState: CircuitBreakerState {
             }
         }
 
-        /// Forgets every outcome counted.
         /// Counts the outcome of a call let through while closed, and opens when the policy says
         /// so. A call that ends after the breaker opened counts no more.
         mutating func recordClosed(
@@ -108,6 +107,7 @@ public final class InMemoryCircuitBreakerState: CircuitBreakerState {
             return .opened(failures: failed, calls: counts.calls)
         }
 
+        /// Forgets every outcome counted.
         mutating func clearCounts() {
             buckets = []
             ring = Ring()

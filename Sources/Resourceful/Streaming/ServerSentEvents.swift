@@ -120,9 +120,6 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
         /// The `Idempotency-Key` every connection sends, when one is made for the stream.
         let idempotencyKey: String?
         var parser: ServerSentEventParser
-        /// Whether an event's data, as text, is already a `ResourceType` (a `String`): found once,
-        /// not by a cast per event.
-        let dataIsText: Bool
         var pending: [ServerSentEventParser.Event] = []
         /// The next of `pending` to hand out.
         var next = 0
@@ -151,10 +148,9 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
             options = sequence.api.defaultOptions.applying(sequence.request)
             deadline = API.streamDeadline(from: .now, options: options)
             parser = ServerSentEventParser(maxBytes: options.maxResponseBytes)
-            // The cast each event's data went through, made once on an empty String: whether it
-            // succeeds depends on the type alone.
-            dataIsText = (String() as? Request.ResourceType) != nil
-            parser.keepsText = dataIsText
+            // Events of a stream of Strings keep their data as text, handed out as it is: whether
+            // a String is a `ResourceType` depends on the type alone, so an empty one tells.
+            parser.keepsText = (String() as? Request.ResourceType) != nil
             // One key for the whole stream: a reconnection is the same request sent again.
             idempotencyKey = RetryMiddleware.keyForConnections(
                 method: sequence.request.verb.method(update: options.updateMethod),
@@ -174,7 +170,7 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
                     next += 1
                     let value: Request.ResourceType
                     do {
-                        value = try decodeEventData(event, as: Request.ResourceType.self, decoder: options.responseDecoder, dataIsText: dataIsText)
+                        value = try decodeEventData(event, as: Request.ResourceType.self, decoder: options.responseDecoder)
                     } catch {
                         throw decodingFailure(error, eventType: event.type)
                     }
@@ -333,15 +329,14 @@ public struct ServerSentEvents<Request: ResourceRequest>: AsyncSequence, Sendabl
     }
 }
 
-/// An event's data as a `Value`: the text itself when a `Value` is a String (`dataIsText`), else
-/// what `decoder` makes of the bytes the parser kept (no String made, no second copy). Not a
-/// method of the iterator, so that nothing copies the iterator to call it.
+/// An event's data as a `Value`: the text itself when the parser kept it as text (a `Value` is a
+/// String), else what `decoder` makes of the bytes the parser kept (no String made, no second
+/// copy). Not a method of the iterator, so that nothing copies the iterator to call it.
 private func decodeEventData<Value: Decodable>(
     _ event: ServerSentEventParser.Event,
     as type: Value.Type,
-    decoder: any ResponseDecoder,
-    dataIsText: Bool
+    decoder: any ResponseDecoder
 ) throws -> Value {
-    if dataIsText, let text = event.data as? Value { return text }
+    if let text = event.text, let value = text as? Value { return value }
     return try decoder.decode(type, from: event.bytes)
 }
