@@ -20,7 +20,7 @@ public struct KeyringError: Error, Sendable, CustomStringConvertible, SecretFree
         public static let timedOut = Kind(code: .timedOut)
         /// The calling task was cancelled.
         public static let cancelled = Kind(code: .cancelled)
-        /// Any other failure; see ``KeyringError/domain`` and ``KeyringError/code``.
+        /// Any other failure; the description names the GLib domain and code.
         public static let other = Kind(code: .other)
 
         /// The kind's name.

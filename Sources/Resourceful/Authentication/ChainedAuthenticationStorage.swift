@@ -87,7 +87,7 @@ package final class ChainedAuthenticationStorage: AuthenticationStorage {
                         metadata: [
                             "resourceful.storage": .string(link.name),
                             "resourceful.service": .string(service),
-                            "resourceful.error": .string(String(describing: error)),
+                            "resourceful.error": .string(secretFreeText(of: error)),
                         ]
                     )
                 }

@@ -12,3 +12,12 @@
 /// }
 /// ```
 public protocol SecretFreeDescription: Error, CustomStringConvertible {}
+
+/// How a log line may name `error`: its description when it is known to hold no secret (a
+/// ``SecretFreeDescription``, or an ``APIError``, which only this package makes), else its type
+/// alone.
+package func secretFreeText(of error: any Error) -> String {
+    if let error = error as? any SecretFreeDescription { return error.description }
+    if let error = error as? APIError { return error.description }
+    return "\(type(of: error))"
+}

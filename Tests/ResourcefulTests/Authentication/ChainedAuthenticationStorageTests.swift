@@ -12,9 +12,33 @@ import Testing
         }
     }
 
+    /// A storage's own error whose text holds what it was reading: not known to be safe to show.
+    struct Leaky: AuthenticationStorage {
+        struct VaultFailure: Error, CustomStringConvertible {
+            var description: String { "vault refused token s3cr3t-vault" }
+        }
+
+        func authenticationHeader(for service: String) async throws -> String? {
+            throw VaultFailure()
+        }
+    }
+
     static func logger() -> (Logger, InMemoryLogHandler) {
         let logs = InMemoryLogHandler()
         return (Logger(label: "chain") { _ in logs }, logs)
+    }
+
+    @Test func anOptionalFailureOfUnknownTextIsLoggedByItsTypeAlone() async throws {
+        let (logger, logs) = Self.logger()
+        let chain = ChainedAuthenticationStorage([
+            .init("vault", Leaky(), isOptional: true),
+            .init("memory", InMemoryAuthenticationStorage(["a": "Bearer from-memory"])),
+        ], logger: logger)
+        #expect(try await chain.authenticationHeader(for: "a") == "Bearer from-memory")
+        let warnings = logs.entries.filter { $0.level == .warning }
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.metadata["resourceful.error"] == "VaultFailure")
+        #expect(!logs.entries.contains { "\($0.message) \($0.metadata)".contains("s3cr3t") })
     }
 
     @Test func theFirstStorageWithAHeaderAnswers() async throws {
