@@ -82,7 +82,7 @@ extension API {
         let path = maskedPath(request.path)
         let deadline = API.streamDeadline(from: .now, options: options)
         if let maxBytes = downloadOptions.maxBytes, maxBytes < 0 {
-            throw APIError(kind: .invalidRequest, detail: "the download's maxBytes is \(maxBytes), less than 0").with(method: method, path: path)
+            throw Refusal.negativeLimit(maxBytes).apiError(status: nil).with(method: method, path: path)
         }
         let file: PartialFile
         let resume: PartialFile.ResumeState?
@@ -213,7 +213,7 @@ extension API {
                         (written, validator, total) = (0, nil, nil)
                         continue
                     }
-                    throw APIError(kind: .transport, status: response.status, detail: Self.discontinuity(response, written: written, total: total, validator: validator))
+                    throw Refusal.discontinuity(Self.discontinuity(response, written: written, total: total, validator: validator)).apiError(status: response.status)
                 }
                 end = range.last + 1
             } else {
@@ -246,10 +246,10 @@ extension API {
                     // written: a hostile 206 cannot fill the disk; nor can one without a length
                     // pass the download's cap.
                     if let end, chunk.readableBytes > end - written - piece.readableBytes {
-                        throw Overrun(end: end)
+                        throw Refusal.overrun(end: end)
                     }
                     if let maxBytes = limits.maxBytes, chunk.readableBytes > maxBytes - written - piece.readableBytes {
-                        throw APIError(kind: .responseTooLarge, status: response.status, detail: "the body is larger than the download's limit of \(maxBytes) bytes")
+                        throw Refusal.overLimit(maxBytes)
                     }
                     piece.writeBuffer(&chunk)
                     if piece.readableBytes >= (file.keepsPart ? Self.keptWritePiece : Self.writePiece) {
@@ -265,7 +265,8 @@ extension API {
                     progress?(DownloadProgress(bytesWritten: written, totalBytes: total, connections: connections))
                 }
                 if let total, written != total {
-                    throw APIError(kind: .transport, detail: "the body ended after \(written) of its \(total) bytes")
+                    // Thrown as an APIError here, so that the catch below resumes it as a broken connection.
+                    throw Refusal.shortBody(written: written, total: total).apiError(status: nil)
                 }
                 let result = DownloadResult(
                     file: URL(fileURLWithPath: file.destination, isDirectory: false),
@@ -275,8 +276,8 @@ extension API {
                     connections: connections
                 )
                 return (result, deadline)
-            } catch let overrun as Overrun {
-                throw APIError(kind: .transport, status: response.status, detail: "the body runs past byte \(overrun.end), where it said it ends")
+            } catch let refusal as Refusal {
+                throw refusal.apiError(status: response.status)
             } catch let error as APIError where Self.resumable(error, deadline: deadline) && connections < maxConnections {
                 if piece.readableBytes > 0 {
                     try await file.write(piece, at: written, until: deadline)
@@ -287,12 +288,12 @@ extension API {
                 // now, as the deadline would.
                 let wake = ContinuousClock.now + RetryMiddleware.backoff(attempt: connections - 1, policy: options.retryPolicy)
                 guard wake < deadline else {
-                    throw APIError(kind: .timeout, detail: "the download's deadline comes before it could resume")
+                    throw APIError.timedOut("the download's deadline comes before it could resume")
                 }
                 do {
                     try await Task.sleep(until: wake, clock: .continuous)
                 } catch {
-                    throw APIError(kind: .cancelled, detail: "while waiting to resume the download")
+                    throw APIError.cancelled("while waiting to resume the download")
                 }
             } catch let error as APIError {
                 // What arrived before the break is kept with the part, for the next run.
@@ -317,10 +318,10 @@ extension API {
         for remaining: Int, total: Int, in file: PartialFile, limits: DownloadOptions, status: HTTPResponse.Status, until deadline: ContinuousClock.Instant
     ) async throws(APIError) {
         if let maxBytes = limits.maxBytes, total > maxBytes {
-            throw APIError(kind: .responseTooLarge, status: status, detail: "the body's \(total) bytes are more than the download's limit of \(maxBytes) bytes")
+            throw Refusal.announcedOverLimit(total: total, limit: maxBytes).apiError(status: status)
         }
         if remaining > 0, let free = try await file.freeBytes(until: deadline), remaining > free {
-            throw APIError(kind: .file, status: status, detail: "the body's \(remaining) bytes do not fit in the \(free) bytes free on the file system of \(file.destination)")
+            throw Refusal.noRoom(remaining: remaining, free: free, destination: file.destination).apiError(status: status)
         }
     }
 
@@ -353,9 +354,38 @@ extension API {
         return "the 206 is of another version of the file (its Last-Modified changed or is missing)"
     }
 
-    /// A body went on past the byte where its `Content-Length` or `Content-Range` said it ends.
-    private struct Overrun: Error {
-        let end: Int
+    /// What a download refuses of its own, made an ``APIError`` in this one place.
+    private enum Refusal: Error {
+        /// The download's `maxBytes` is negative.
+        case negativeLimit(Int)
+        /// A `206` that does not continue the part (the text says how).
+        case discontinuity(String)
+        /// The body grew past the download's `maxBytes`.
+        case overLimit(Int)
+        /// The body's announced length is past the download's `maxBytes`.
+        case announcedOverLimit(total: Int, limit: Int)
+        /// The body does not fit in the room left on the destination's file system.
+        case noRoom(remaining: Int, free: Int, destination: String)
+        /// The body ended before its announced length.
+        case shortBody(written: Int, total: Int)
+        /// The body went on past the byte where its `Content-Length` or `Content-Range` said it ends.
+        case overrun(end: Int)
+
+        func apiError(status: HTTPResponse.Status?) -> APIError {
+            let (kind, detail): (APIError.Kind, String) =
+                switch self {
+                case .negativeLimit(let maxBytes): (.invalidRequest, "the download's maxBytes is \(maxBytes), less than 0")
+                case .discontinuity(let why): (.transport, why)
+                case .overLimit(let maxBytes): (.responseTooLarge, "the body is larger than the download's limit of \(maxBytes) bytes")
+                case .announcedOverLimit(let total, let maxBytes):
+                    (.responseTooLarge, "the body's \(total) bytes are more than the download's limit of \(maxBytes) bytes")
+                case .noRoom(let remaining, let free, let destination):
+                    (.file, "the body's \(remaining) bytes do not fit in the \(free) bytes free on the file system of \(destination)")
+                case .shortBody(let written, let total): (.transport, "the body ended after \(written) of its \(total) bytes")
+                case .overrun(let end): (.transport, "the body runs past byte \(end), where it said it ends")
+                }
+            return APIError(kind: kind, status: status, detail: detail)
+        }
     }
 
     /// The size of the pieces a download writes to disk.

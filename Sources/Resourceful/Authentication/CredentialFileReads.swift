@@ -72,7 +72,7 @@ final class CredentialFileReads<Value: Sendable>: Sendable {
         deadline: ContinuousClock.Instant?,
         _ read: @escaping @Sendable () -> Result<Value, AuthenticationStorageError>
     ) async throws -> Value {
-        if let deadline, deadline <= .now { throw APIError(kind: .timeout) }
+        if let deadline, deadline <= .now { throw APIError.timedOut() }
         let (outcome, started): (Outcome<Value>, Flight?) = flights.withLock { flights in
             if let flight = flights[key], let outcome = flight.join() { return (outcome, nil) }
             let outcome = Outcome<Value>()

@@ -195,10 +195,10 @@ public struct APIDependencies: API.Dependencies, HasSharedState {
         if let service = config.http.proxyCredentialService {
             do {
                 proxyAuthorization = try await storage.authenticationHeader(for: service)
-            } catch let error as any SecretFreeDescription {
-                throw APIError(kind: .authentication, detail: "the proxy's credential: \(error.description)", underlying: error)
             } catch {
-                throw APIError(kind: .authentication, detail: "the proxy's credential could not be looked up", underlying: error)
+                // Its text only when it is known to hold no secret.
+                let why = (error as? any SecretFreeDescription).map { ": \($0.description)" } ?? " could not be looked up"
+                throw APIError(kind: .authentication, detail: "the proxy's credential\(why)", underlying: error)
             }
             guard proxyAuthorization != nil else {
                 throw APIError(kind: .authentication, detail: "no credential is stored for the proxy's service '\(service)'")

@@ -214,6 +214,16 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
 }
 
 extension APIError {
+    /// The one error for a wait that its deadline ended: `detail` says what was waited for.
+    static func timedOut(_ detail: String? = nil, status: HTTPResponse.Status? = nil, underlying: (any Error)? = nil) -> APIError {
+        APIError(kind: .timeout, status: status, detail: detail, underlying: underlying)
+    }
+
+    /// The one error for a wait that its task's cancellation ended: `detail` says what was waited for.
+    static func cancelled(_ detail: String? = nil, underlying: (any Error)? = nil) -> APIError {
+        APIError(kind: .cancelled, detail: detail, underlying: underlying)
+    }
+
     /// The one classification of an error thrown below the ``API``: an ``APIError`` as it is, a
     /// ``TransportError`` as the kind it names, a cancellation as ``Kind/cancelled``, anything else
     /// as ``Kind/transport`` that is not tried again (only a ``TransportError`` says that another
@@ -227,11 +237,11 @@ extension APIError {
             switch error {
             case let error as APIError: error
             case let error as TransportError: error.apiError
-            case is CancellationError: APIError(kind: .cancelled, underlying: error)
+            case is CancellationError: .cancelled(underlying: error)
             default: APIError(kind: .transport, underlying: error)
             }
         if failure.kind == .transport, ContinuousClock.now >= deadline {
-            failure = APIError(kind: .timeout, status: failure.status, detail: "the call's deadline passed", underlying: failure.underlying)
+            failure = .timedOut("the call's deadline passed", status: failure.status, underlying: failure.underlying)
         }
         return failure
     }
@@ -244,7 +254,7 @@ extension APIError {
         let stage = Stage.middleware(name)
         switch error {
         case let error as APIError: return error.at(stage)
-        case is CancellationError: return APIError(kind: .cancelled, underlying: error).at(stage)
+        case is CancellationError: return APIError.cancelled(underlying: error).at(stage)
         default:
             return APIError(kind: .middleware, detail: "the middleware \(name) failed (\(type(of: error)))", underlying: error).at(stage)
         }

@@ -97,7 +97,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             )
         }
         configuration.httpVersion = settings.version == .http1 ? .http1Only : .automatic
-        var problem: APIError?
+        var problem: TransportError?
         var clientCertificate: ClientCertificateReloader?
         do {
             let tls = try TLSTrust.configuration(for: settings, environment: environment)
@@ -120,14 +120,13 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         route.loopbackGoesDirect = !proxiesLoopback
         self.route = route
         var proxied: [URL: AsyncHTTPClient.HTTPClient] = [:]
-        do throws(APIError) {
+        do throws(TransportError) {
             let authorization = try Self.proxyAuthorization(proxyAuthorization)
             for proxy in Set([route.https, route.http].compactMap { $0 }) {
                 guard let host = proxy.host, !host.isEmpty, proxy.user == nil, proxy.password == nil, proxy.scheme?.lowercased() == "http" else {
                     // Not the URL itself: it may hold a password.
-                    throw APIError(
-                        kind: .invalidConfiguration,
-                        detail: "the proxy (http.proxy, https_proxy/HTTPS_PROXY or http_proxy) must be an http:// URL with a host and no user or password"
+                    throw TransportError.invalidConfiguration(
+                        "the proxy (http.proxy, https_proxy/HTTPS_PROXY or http_proxy) must be an http:// URL with a host and no user or password"
                     )
                 }
                 var proxyConfiguration = configuration
@@ -139,12 +138,12 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         }
         self.proxied = proxied
         // Settings it cannot use fail every call, as the one kind of error a transport throws.
-        setupError = problem.map { TransportError.invalidConfiguration($0.detail ?? "the transport's settings cannot be used", underlying: $0.underlying) }
+        setupError = problem
         self.ownsClient = true
     }
 
     /// The proxy credential as AsyncHTTPClient takes it.
-    private static func proxyAuthorization(_ value: String?) throws(APIError) -> AsyncHTTPClient.HTTPClient.Authorization? {
+    private static func proxyAuthorization(_ value: String?) throws(TransportError) -> AsyncHTTPClient.HTTPClient.Authorization? {
         guard let value else { return nil }
         let parts = value.split(separator: " ", maxSplits: 1)
         if parts.count == 2, HeaderValidation.isValidValue(value) {
@@ -154,7 +153,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             default: break
             }
         }
-        throw APIError(kind: .invalidConfiguration, detail: "the proxy credential must be a Basic or Bearer Proxy-Authorization value")
+        throw TransportError.invalidConfiguration("the proxy credential must be a Basic or Bearer Proxy-Authorization value")
     }
 
     /// Creates a transport with `settings`, runs `body` with it, and shuts it down however `body`

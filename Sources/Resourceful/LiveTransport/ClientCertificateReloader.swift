@@ -151,7 +151,7 @@ final class ClientCertificateReloader: Sendable {
         }
         var outcome: TLSConfiguration?
         if changed {
-            do throws(APIError) {
+            do throws(TransportError) {
                 // Read here, on the look's own thread, however long the file system takes: a
                 // time-out would be taken for a broken pair, and the pair never read again.
                 if let fresh = try TLSTrust.readConfiguration(for: settings, environment: environment) {

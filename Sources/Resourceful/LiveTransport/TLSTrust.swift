@@ -43,18 +43,18 @@ enum TLSTrust {
     /// thread blocks that long at most: a transport's `init` is synchronous); a file on a file
     /// system that does not answer leaves that thread waiting, not the caller.
     ///
-    /// - Throws: ``APIError/Kind/invalidConfiguration`` naming the key and the path when a
+    /// - Throws: ``TransportError/invalidConfiguration(_:underlying:)`` naming the key and the path when a
     ///   configured file or directory cannot be read or holds no certificate, or when its file
     ///   system did not answer within `fileWait`.
     static func configuration(
         for settings: APIConfig.HTTPSettings, environment: [String: String], fileWait: Duration = fileWait
-    ) throws(APIError) -> TLSConfiguration? {
+    ) throws(TransportError) -> TLSConfiguration? {
         let reading = Reading()
         let finished = DispatchSemaphore(value: 0)
-        let outcome = Locked<Result<TLSConfiguration?, APIError>?>(nil)
+        let outcome = Locked<Result<TLSConfiguration?, TransportError>?>(nil)
         Thread.detachNewThread {
             let result = Reading.$active.withValue(reading) {
-                Result { () throws(APIError) in try readConfiguration(for: settings, environment: environment) }
+                Result { () throws(TransportError) in try readConfiguration(for: settings, environment: environment) }
             }
             outcome.withLock { $0 = result }
             finished.signal()
@@ -70,7 +70,7 @@ enum TLSTrust {
     /// The configuration for `settings` (as ``configuration(for:environment:fileWait:)``), read
     /// on the calling thread, which blocks as long as the file system does: for a thread of its
     /// own (``ClientCertificateReloader``'s look at the files).
-    static func readConfiguration(for settings: APIConfig.HTTPSettings, environment: [String: String]) throws(APIError) -> TLSConfiguration? {
+    static func readConfiguration(for settings: APIConfig.HTTPSettings, environment: [String: String]) throws(TransportError) -> TLSConfiguration? {
         let configuration = try makeConfiguration(for: settings, environment: environment)
         if let configuration, settings.tls.clientCertificateFile != nil, settings.tls.clientKeyFile != nil {
             // A certificate and a key that are not a pair (one file rotated, the other not yet)
@@ -78,16 +78,13 @@ enum TLSTrust {
             do {
                 _ = try NIOSSLContext(configuration: configuration)
             } catch {
-                throw APIError(
-                    kind: .invalidConfiguration,
-                    detail: "http.tls.clientCertificateFile and http.tls.clientKeyFile are not a certificate and its key"
-                )
+                throw TransportError.invalidConfiguration("http.tls.clientCertificateFile and http.tls.clientKeyFile are not a certificate and its key")
             }
         }
         return configuration
     }
 
-    private static func makeConfiguration(for settings: APIConfig.HTTPSettings, environment: [String: String]) throws(APIError) -> TLSConfiguration? {
+    private static func makeConfiguration(for settings: APIConfig.HTTPSettings, environment: [String: String]) throws(TransportError) -> TLSConfiguration? {
         let readsOpenSSLVariables = !openSSLVariables(trustedUnder: settings, environment: environment).isEmpty
         if settings.tls == APIConfig.TLSSettings(), !settings.dangerouslyDisableCertificateVerification, !readsOpenSSLVariables {
             return nil
@@ -139,7 +136,7 @@ enum TLSTrust {
     /// They are read once per process for each pair of values, as Go reads its system roots:
     /// `SSL_CERT_DIR` is often `/etc/ssl/certs`, hundreds of files, and a server app or its tests
     /// may make many transports.
-    private static func trustOpenSSLVariables(_ environment: [String: String], in tls: inout TLSConfiguration) throws(APIError) {
+    private static func trustOpenSSLVariables(_ environment: [String: String], in tls: inout TLSConfiguration) throws(TransportError) {
         let file = environment["SSL_CERT_FILE"] ?? "", directories = environment["SSL_CERT_DIR"] ?? ""
         let cacheKey = file + "\0" + directories
         // Another transport's reading, under the lock, may wait on the same files.
@@ -147,8 +144,8 @@ enum TLSTrust {
         // Read under the lock, so that transports made at once wait for one reading instead of each
         // making its own.
         let read = environmentRoots.withLock { cache in
-            if let roots = cache[cacheKey] { return Result<[NIOSSLCertificate], APIError>.success(roots) }
-            return Result { () throws(APIError) in
+            if let roots = cache[cacheKey] { return Result<[NIOSSLCertificate], TransportError>.success(roots) }
+            return Result { () throws(TransportError) in
                 let roots = try readRoots(file: file, directories: directories)
                 cache[cacheKey] = roots
                 return roots
@@ -159,7 +156,7 @@ enum TLSTrust {
     }
 
     /// The certificates of `file` and of the files in each of `directories`, each once.
-    private static func readRoots(file: String, directories: String) throws(APIError) -> [NIOSSLCertificate] {
+    private static func readRoots(file: String, directories: String) throws(TransportError) -> [NIOSSLCertificate] {
         var roots: [NIOSSLCertificate] = []
         if !file.isEmpty { roots += try certificates(inFile: file, key: "SSL_CERT_FILE") }
         for directory in directories.split(separator: ":") {
@@ -174,7 +171,7 @@ enum TLSTrust {
     private static let environmentRoots = Locked<[String: [NIOSSLCertificate]]>([:])
 
     /// Every certificate of the PEM file at `path`.
-    static func certificates(inFile path: String, key: String) throws(APIError) -> [NIOSSLCertificate] {
+    static func certificates(inFile path: String, key: String) throws(TransportError) -> [NIOSSLCertificate] {
         let certificates = try pemCertificates(at: path, key: key)
         guard !certificates.isEmpty else { throw problem(key, path, "holds no PEM certificate") }
         return certificates
@@ -190,7 +187,7 @@ enum TLSTrust {
     /// neither readable nor writable by group or others, opened once and checked on the
     /// descriptor. The one link followed is an orchestrator's that stays in the key's folder (a
     /// Kubernetes Secret's `tls.key` → `..data/tls.key`): its target is read under the same rule.
-    static func privateKey(inFile path: String) throws(APIError) -> NIOSSLPrivateKey {
+    static func privateKey(inFile path: String) throws(TransportError) -> NIOSSLPrivateKey {
         let key = "http.tls.clientKeyFile"
         Reading.note(key, path)
         let bytes: [UInt8]
@@ -209,7 +206,7 @@ enum TLSTrust {
 
     /// Every certificate of the regular files in `directory`: hidden files, subdirectories (such
     /// as Kubernetes' `..data`) and files without a PEM certificate are passed over.
-    static func certificates(inDirectory directory: String, key: String) throws(APIError) -> [NIOSSLCertificate] {
+    static func certificates(inDirectory directory: String, key: String) throws(TransportError) -> [NIOSSLCertificate] {
         let names: [String]
         Reading.note(key, directory)
         do {
@@ -232,7 +229,7 @@ enum TLSTrust {
     /// read (a FIFO would block the read for ever).
     /// `skippingOtherFiles` passes over a file without a PEM certificate in it (a key, a
     /// README), as a directory of certificates may hold.
-    private static func pemCertificates(at path: String, key: String, skippingOtherFiles: Bool = false) throws(APIError) -> [NIOSSLCertificate] {
+    private static func pemCertificates(at path: String, key: String, skippingOtherFiles: Bool = false) throws(TransportError) -> [NIOSSLCertificate] {
         let data = try contents(of: path, key: key)
         if skippingOtherFiles, data.range(of: Data("-----BEGIN CERTIFICATE-----".utf8)) == nil { return [] }
         do {
@@ -244,7 +241,7 @@ enum TLSTrust {
 
     /// The bytes of the regular file at `path`, checked on the descriptor it is read from (a FIFO
     /// would block the read for ever, a device never end it).
-    private static func contents(of path: String, key: String) throws(APIError) -> Data {
+    private static func contents(of path: String, key: String) throws(TransportError) -> Data {
         Reading.note(key, path)
         do {
             return Data(try RegularFile.contents(of: path, maximumBytes: maximumFileBytes).bytes)
@@ -280,7 +277,7 @@ enum TLSTrust {
         return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
     }
 
-    private static func problem(_ key: String, _ path: String, _ what: String) -> APIError {
-        APIError(kind: .invalidConfiguration, detail: "\(key): \(path) \(what)")
+    private static func problem(_ key: String, _ path: String, _ what: String) -> TransportError {
+        .invalidConfiguration("\(key): \(path) \(what)")
     }
 }

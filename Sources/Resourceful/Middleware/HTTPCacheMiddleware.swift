@@ -348,7 +348,7 @@ public struct HTTPCacheMiddleware: APIMiddleware {
         let now = ContinuousClock.now
         let limit = min(now + budget.remaining, now + (request.deadline - now) / 2)
         do {
-            guard limit > now else { throw APIError(kind: .timeout) }
+            guard limit > now else { throw APIError.timedOut() }
             defer { budget.remaining -= ContinuousClock.now - now }
             return try await Deadline.run(until: limit) { await body(storage) }
         } catch let error as APIError where error.kind == .timeout {

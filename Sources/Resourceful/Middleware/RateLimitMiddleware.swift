@@ -123,7 +123,7 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
                 try await Task.sleep(for: wait)
             } catch {
                 await onState(request) { await state.release(upstream, budget: budget, maxPause: limits.maxPause) }
-                throw APIError(kind: .cancelled, detail: "while waiting for a place in the rate budget of \(context.options.service)", underlying: error)
+                throw APIError.cancelled("while waiting for a place in the rate budget of \(context.options.service)", underlying: error)
             }
             try await waitOutPauses(of: upstream, budget: budget, limits: limits, deadline: deadline, request: request, context: context)
         case .granted:
@@ -174,7 +174,7 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
             try await Task.sleep(for: duration)
         } catch {
             await onCancel()
-            throw APIError(kind: .cancelled, detail: "while waiting out a pause of \(service)", underlying: error)
+            throw APIError.cancelled("while waiting out a pause of \(service)", underlying: error)
         }
     }
 

@@ -91,7 +91,7 @@ public struct RetryMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
             do {
                 try await Task.sleep(for: wait)
             } catch {
-                throw APIError(kind: .cancelled, underlying: error)
+                throw APIError.cancelled(underlying: error)
             }
             attempt += 1
         }

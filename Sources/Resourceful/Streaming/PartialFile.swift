@@ -230,9 +230,9 @@ final class PartialFile: Sendable {
             return try result.get()
         case .timedOut:
             let within = finishing ? "within \(finishingGrace)" : bound == stepEnd ? "within the request's time-out" : "before the download's deadline"
-            throw APIError(kind: .timeout, detail: "the file system of \(path) did not answer \(within)")
+            throw APIError.timedOut("the file system of \(path) did not answer \(within)")
         case .cancelled:
-            throw APIError(kind: .cancelled, detail: "while waiting for the file system of \(path)")
+            throw APIError.cancelled("while waiting for the file system of \(path)")
         }
     }
 

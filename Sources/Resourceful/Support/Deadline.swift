@@ -12,7 +12,7 @@ package enum Deadline {
         until deadline: ContinuousClock.Instant,
         _ operation: @escaping @Sendable () async throws -> T
     ) async throws -> T {
-        guard deadline > .now else { throw APIError(kind: .timeout) }
+        guard deadline > .now else { throw APIError.timedOut() }
         let outcome = Outcome<T>()
         let work = Task {
             do {
@@ -25,9 +25,9 @@ package enum Deadline {
             return try await outcome.value(deadline: deadline)
         } catch {
             work.cancel()
-            if error is CancellationError { throw APIError(kind: .cancelled) }
+            if error is CancellationError { throw APIError.cancelled() }
             if let error = error as? APIError, error.kind == .cancelled, !Task.isCancelled, ContinuousClock.now >= deadline {
-                throw APIError(kind: .timeout)
+                throw APIError.timedOut()
             }
             throw error
         }
@@ -74,7 +74,7 @@ package final class Outcome<T: Sendable>: Sendable {
         let timer: Task<Void, Never>? = deadline.map { deadline in
             Task { [weak self] in
                 guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
-                self?.settle(.failure(APIError(kind: .timeout)))
+                self?.settle(.failure(APIError.timedOut()))
             }
         }
         defer { timer?.cancel() }

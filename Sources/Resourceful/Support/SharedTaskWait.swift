@@ -22,7 +22,7 @@ package enum SharedTaskWait {
         let timer: Task<Void, Never>? = deadline.map { deadline in
             Task {
                 guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
-                waiter.resume(with: .failure(APIError(kind: .timeout)))
+                waiter.resume(with: .failure(APIError.timedOut()))
             }
         }
         defer { timer?.cancel() }

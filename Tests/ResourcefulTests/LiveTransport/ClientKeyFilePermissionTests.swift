@@ -30,7 +30,7 @@ import Glibc
         func remove() { try? FileManager.default.removeItem(at: folder) }
 
         /// The TLS configuration for the pair with `key` as its key file, or the error.
-        func configure(key: String) -> APIError? {
+        func configure(key: String) -> TransportError? {
             var settings = APIConfig.HTTPSettings()
             settings.tls = APIConfig.TLSSettings(caFile: pki.caFile, clientCertificateFile: certificate, clientKeyFile: key)
             do {

@@ -26,7 +26,7 @@ extension HungFileSystemTests {
             }
             // Read within a bound of its own: a typed error naming the key and the file.
             var start = ContinuousClock.now
-            let error = #expect(throws: APIError.self) {
+            let error = #expect(throws: TransportError.self) {
                 _ = try TLSTrust.configuration(for: settings, environment: [:], fileWait: .seconds(1))
             }
             #expect(error?.kind == .invalidConfiguration)
