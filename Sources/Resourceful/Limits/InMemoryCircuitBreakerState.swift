@@ -132,21 +132,26 @@ public final class InMemoryCircuitBreakerState: CircuitBreakerState {
     }
 
     public func permit(_ upstream: String, policy: CircuitBreakerPolicy) async -> CircuitBreakerPermit {
+        permitNow(upstream, policy: policy)
+    }
+
+    /// ``permit(_:policy:)`` without a suspension point: what the breaker step calls when its
+    /// state is this one. The upstream's entry is looked up once and changed where it is stored.
+    package func permitNow(_ upstream: String, policy: CircuitBreakerPolicy) -> CircuitBreakerPermit {
         let now = ContinuousClock.now
         return entries.withLock { table in
-            guard var entry = table[upstream] else { return .closed }
-            entry.touched = now
-            defer { table[upstream] = entry }
-            switch entry.phase {
+            guard let index = table.index(forKey: upstream) else { return .closed }
+            table.values[index].touched = now
+            switch table.values[index].phase {
             case .closed:
                 return .closed
             case .open(let until, let failures, let calls):
                 guard now >= until else { return .refused(retryAfter: until - now, failures: failures, calls: calls) }
-                entry.phase = .halfOpen(out: 1, succeeded: 0)
+                table.values[index].phase = .halfOpen(out: 1, succeeded: 0)
                 return .probe
             case .halfOpen(let out, let succeeded):
                 guard out + succeeded < policy.probes else { return .refused(retryAfter: nil, failures: 0, calls: 0) }
-                entry.phase = .halfOpen(out: out + 1, succeeded: succeeded)
+                table.values[index].phase = .halfOpen(out: out + 1, succeeded: succeeded)
                 return .probe
             }
         }
@@ -156,6 +161,15 @@ public final class InMemoryCircuitBreakerState: CircuitBreakerState {
     public func record(
         _ outcome: CircuitBreakerOutcome, of permit: CircuitBreakerPermit, for upstream: String, policy: CircuitBreakerPolicy
     ) async -> CircuitBreakerTransition? {
+        recordNow(outcome, of: permit, for: upstream, policy: policy)
+    }
+
+    /// ``record(_:of:for:policy:)`` without a suspension point: what the breaker step calls when
+    /// its state is this one.
+    @discardableResult
+    package func recordNow(
+        _ outcome: CircuitBreakerOutcome, of permit: CircuitBreakerPermit, for upstream: String, policy: CircuitBreakerPolicy
+    ) -> CircuitBreakerTransition? {
         let now = ContinuousClock.now
         return entries.withLock { table in
             switch permit {
@@ -163,8 +177,11 @@ public final class InMemoryCircuitBreakerState: CircuitBreakerState {
                 return nil
             case .closed:
                 guard outcome != .abandoned else { return nil }
-                if table[upstream] == nil { store(Entry(touched: now), as: upstream, in: &table, now: now) }
-                // Counted where it is stored: the entry's window is not copied for each call.
+                if let index = table.index(forKey: upstream) {
+                    // Counted where it is stored: the entry's window is not copied for each call.
+                    return table.values[index].recordClosed(outcome, at: now, policy: policy)
+                }
+                store(Entry(touched: now), as: upstream, in: &table, now: now)
                 return table[upstream, default: Entry(touched: now)].recordClosed(outcome, at: now, policy: policy)
             case .probe:
                 guard var entry = table[upstream], case .halfOpen(let out, let succeeded) = entry.phase else { return nil }

@@ -43,32 +43,41 @@ public final class InMemoryRateLimitState: RateLimitState {
     package var isEmpty: Bool { entries.withLock { $0.isEmpty } }
 
     public func reserve(_ upstream: String, budget: RateBudget?, maxWait: Duration) async -> RateLimitReservation {
+        reserveNow(upstream, budget: budget, maxWait: maxWait)
+    }
+
+    /// ``reserve(_:budget:maxWait:)`` without a suspension point: what the rate-limit step calls
+    /// when its state is this one. The upstream's entry is looked up once.
+    package func reserveNow(_ upstream: String, budget: RateBudget?, maxWait: Duration) -> RateLimitReservation {
         let now = ContinuousClock.now
         return entries.withLock { table in
+            let index = table.index(forKey: upstream)
             // Nothing known and nothing configured: nothing to hold.
-            guard budget != nil || table[upstream] != nil else { return .granted(wait: .zero) }
-            var entry = table[upstream] ?? Entry(touched: now)
+            guard budget != nil || index != nil else { return .granted(wait: .zero) }
+            var entry = index.map { table.values[$0] } ?? Entry(touched: now)
             entry.touched = now
             let earliest = Swift.max(entry.pausedUntil ?? now, now)
             if let until = entry.learnedUntil, until <= now {
                 entry.learned = nil
                 entry.learnedUntil = nil
             }
-            let governing = Self.tighter(budget, entry.learned)
-            guard let governing else {
-                let wait = earliest - now
+            let wait: Duration
+            if let governing = Self.tighter(budget, entry.learned) {
+                let interval = governing.interval
+                let arrival = Swift.max(entry.arrival ?? earliest, earliest)
+                let tolerance = interval * (governing.burst - 1)
+                wait = Swift.max(arrival - tolerance, earliest) - now
                 if wait > maxWait { return .refused(wait: wait) }
-                store(entry, as: upstream, in: &table, now: now)
-                return .granted(wait: wait)
+                entry.arrival = arrival + interval
+            } else {
+                wait = earliest - now
+                if wait > maxWait { return .refused(wait: wait) }
             }
-            let interval = governing.interval
-            let arrival = Swift.max(entry.arrival ?? earliest, earliest)
-            let tolerance = interval * (governing.burst - 1)
-            let allowed = Swift.max(arrival - tolerance, earliest)
-            let wait = allowed - now
-            if wait > maxWait { return .refused(wait: wait) }
-            entry.arrival = arrival + interval
-            store(entry, as: upstream, in: &table, now: now)
+            if let index {
+                table.values[index] = entry
+            } else {
+                store(entry, as: upstream, in: &table, now: now)
+            }
             return .granted(wait: Swift.max(wait, .zero))
         }
     }

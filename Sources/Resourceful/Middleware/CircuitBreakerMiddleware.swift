@@ -23,6 +23,8 @@ public struct CircuitBreakerMiddleware: APIMiddleware, AnswersFromTheStepsAfter 
     /// default) keeps the configuration's (`limits.breaker`).
     public var policy: CircuitBreakerPolicy?
     private let metrics: (any MetricsFactory)?
+    /// ``state`` when it is in memory, asked without a suspension point.
+    private let memory: InMemoryCircuitBreakerState?
 
     /// Whether no state was given: the ``API`` puts its dependencies' shared state in.
     let followsAPI: Bool
@@ -34,6 +36,7 @@ public struct CircuitBreakerMiddleware: APIMiddleware, AnswersFromTheStepsAfter 
         state: (any CircuitBreakerState)? = nil, policy: CircuitBreakerPolicy? = nil, metrics: (any MetricsFactory)? = nil
     ) {
         self.state = state ?? InMemoryCircuitBreakerState()
+        memory = self.state as? InMemoryCircuitBreakerState
         followsAPI = state == nil
         self.policy = policy
         self.metrics = metrics
@@ -45,11 +48,11 @@ public struct CircuitBreakerMiddleware: APIMiddleware, AnswersFromTheStepsAfter 
         return CircuitBreakerMiddleware(state: shared.circuitBreakers, policy: policy, metrics: metrics)
     }
 
-    /// `body`, a call on ``state``, bounded by the call's deadline (``SharedState/callDeadline``)
-    /// when the state is not in memory: only the state's own calls see it, not the steps after.
+    /// `body`, a call on ``state``, bounded by the call's deadline (``SharedState/callDeadline``):
+    /// only the state's own calls see it, not the steps after. A state in memory is asked
+    /// directly, without a suspension point.
     private func onState<T>(_ request: TransportRequest, _ body: () async -> T) async -> T {
-        guard !(state is InMemoryCircuitBreakerState) else { return await body() }
-        return await SharedState.$callDeadline.withValue(request.deadline) { await body() }
+        await SharedState.$callDeadline.withValue(request.deadline) { await body() }
     }
 
     /// This step, when it has a policy of its own or `config` gives one; `nil` when it would let
@@ -65,19 +68,15 @@ public struct CircuitBreakerMiddleware: APIMiddleware, AnswersFromTheStepsAfter 
         next: (TransportRequest, CallContext) async throws -> TransportResponse
     ) async throws -> TransportResponse {
         guard let policy = policy ?? context.options.upstreamLimits.breaker else { return try await next(request, context) }
-        return try await guarded(request, policy: policy, context: context, next: next)
-    }
-
-    /// Lets the request through while the upstream's breaker allows, and counts how it ended.
-    private func guarded(
-        _ request: TransportRequest,
-        policy: CircuitBreakerPolicy,
-        context: CallContext,
-        next: (TransportRequest, CallContext) async throws -> TransportResponse
-    ) async throws -> TransportResponse {
         let service = context.options.service
         let upstream = RateLimitMiddleware.upstreamKey(service: service, request: request)
-        let permit = await onState(request) { await state.permit(upstream, policy: policy) }
+        // A state in memory is asked directly: no suspension point, no task-local value.
+        let permit =
+            if let memory {
+                memory.permitNow(upstream, policy: policy)
+            } else {
+                await onState(request) { await state.permit(upstream, policy: policy) }
+            }
         if case .refused(let retryAfter, let failures, let calls) = permit {
             let when = retryAfter.map { "probes go in \(RateLimitMiddleware.seconds($0))" } ?? "its probes are out"
             let why = calls > 0 ? " after \(failures) of \(calls) calls failed" : ""
@@ -87,19 +86,19 @@ public struct CircuitBreakerMiddleware: APIMiddleware, AnswersFromTheStepsAfter 
         let response: TransportResponse
         // The clock is read only for a policy that counts slow calls.
         let started = policy.slowCallDuration == nil ? nil : ContinuousClock.now
+        let outcome: CircuitBreakerOutcome
         do {
             response = try await next(request, context)
+            if policy.failureStatuses.contains(Int(response.status.code)) {
+                outcome = .failure
+            } else if let started, let slow = policy.slowCallDuration, ContinuousClock.now - started > slow {
+                outcome = .slow
+            } else {
+                outcome = .success
+            }
         } catch {
             await record(Self.outcome(of: error), of: permit, upstream: upstream, policy: policy, request: request, context: context)
             throw error
-        }
-        let outcome: CircuitBreakerOutcome
-        if policy.failureStatuses.contains(Int(response.status.code)) {
-            outcome = .failure
-        } else if let started, let slow = policy.slowCallDuration, ContinuousClock.now - started > slow {
-            outcome = .slow
-        } else {
-            outcome = .success
         }
         await record(outcome, of: permit, upstream: upstream, policy: policy, request: request, context: context)
         return response
@@ -110,7 +109,17 @@ public struct CircuitBreakerMiddleware: APIMiddleware, AnswersFromTheStepsAfter 
         _ outcome: CircuitBreakerOutcome, of permit: CircuitBreakerPermit, upstream: String, policy: CircuitBreakerPolicy,
         request: TransportRequest, context: CallContext
     ) async {
-        guard let transition = await onState(request, { await state.record(outcome, of: permit, for: upstream, policy: policy) }) else { return }
+        if let memory {
+            guard let transition = memory.recordNow(outcome, of: permit, for: upstream, policy: policy) else { return }
+            report(transition, upstream: upstream, policy: policy, context: context)
+        } else {
+            guard let transition = await onState(request, { await state.record(outcome, of: permit, for: upstream, policy: policy) }) else { return }
+            report(transition, upstream: upstream, policy: policy, context: context)
+        }
+    }
+
+    /// Logs and counts a change of state: once per change, never per call.
+    private func report(_ transition: CircuitBreakerTransition, upstream: String, policy: CircuitBreakerPolicy, context: CallContext) {
         let opened = if case .opened = transition { true } else { false }
         LimitMetrics.count(
             "resourceful.breaker.transitions", service: context.options.service, extra: [("state", opened ? "open" : "closed")], factory: metrics

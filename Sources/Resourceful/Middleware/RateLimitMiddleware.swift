@@ -34,6 +34,8 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
     /// default) keeps the configuration's.
     public var budget: RateBudget?
     private let metrics: (any MetricsFactory)?
+    /// ``state`` when it is in memory, asked without a suspension point.
+    private let memory: InMemoryRateLimitState?
 
     /// Whether no state was given: the ``API`` puts its dependencies' shared state in.
     let followsAPI: Bool
@@ -43,6 +45,7 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
     /// recording its metrics through `metrics` (else the bootstrapped `MetricsSystem`).
     public init(state: (any RateLimitState)? = nil, budget: RateBudget? = nil, metrics: (any MetricsFactory)? = nil) {
         self.state = state ?? InMemoryRateLimitState()
+        memory = self.state as? InMemoryRateLimitState
         followsAPI = state == nil
         self.budget = budget
         self.metrics = metrics
@@ -57,7 +60,7 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
     /// `body`, a call on ``state``, bounded by the call's deadline (``SharedState/callDeadline``)
     /// when the state is not in memory: only the state's own calls see it, not the steps after.
     private func onState<T>(_ request: TransportRequest, _ body: () async -> T) async -> T {
-        guard !(state is InMemoryRateLimitState) else { return await body() }
+        guard memory == nil else { return await body() }
         return await SharedState.$callDeadline.withValue(request.deadline) { await body() }
     }
 
@@ -94,42 +97,44 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
     ) async throws -> TransportResponse {
         let limits = context.options.upstreamLimits
         let budget = self.budget ?? limits.rate
-        if let memory = state as? InMemoryRateLimitState {
-            // Nothing configured and nothing heard yet: nothing to wait for.
-            if budget == nil, memory.isEmpty {
-                return try await passOn(request, context: context, upstream: nil, limits: limits, next: next)
-            }
-            return try await limit(request, context: context, budget: budget, limits: limits, next: next)
+        // Nothing configured and nothing heard yet: nothing to wait for.
+        if budget == nil, let memory, memory.isEmpty {
+            return try await passOn(request, context: context, upstream: nil, limits: limits, next: next)
         }
-        return try await limit(request, context: context, budget: budget, limits: limits, next: next)
-    }
-
-    /// Waits for the request's place in `budget`, passes it on, and keeps what the answer says.
-    private func limit(
-        _ request: TransportRequest,
-        context: CallContext,
-        budget: RateBudget?,
-        limits: APIConfig.UpstreamLimits,
-        next: (TransportRequest, CallContext) async throws -> TransportResponse
-    ) async throws -> TransportResponse {
         let upstream = Self.upstreamKey(service: context.options.service, request: request)
         let deadline = RetryMiddleware.headDeadline(of: request, context: context)
-        switch await onState(request, { await state.reserve(upstream, budget: budget, maxWait: deadline - .now, maxPause: limits.maxPause) }) {
+        // A state in memory answers at once: no suspension, no task-local value.
+        let reservation =
+            if let memory {
+                memory.reserveNow(upstream, budget: budget, maxWait: deadline - .now)
+            } else {
+                await onState(request) { await state.reserve(upstream, budget: budget, maxWait: deadline - .now, maxPause: limits.maxPause) }
+            }
+        switch reservation {
         case .refused(let wait):
             throw refusal(waiting: wait, request: request, context: context)
         case .granted(let wait) where wait > .zero:
-            LimitMetrics.waited(wait, service: context.options.service, factory: metrics)
-            do {
-                try await Task.sleep(for: wait)
-            } catch {
-                await onState(request) { await state.release(upstream, budget: budget, maxPause: limits.maxPause) }
-                throw APIError.cancelled("while waiting for a place in the rate budget of \(context.options.service)", underlying: error)
-            }
-            try await waitOutPauses(of: upstream, budget: budget, limits: limits, deadline: deadline, request: request, context: context)
+            try await waitForPlace(wait, upstream: upstream, budget: budget, limits: limits, deadline: deadline, request: request, context: context)
         case .granted:
             break
         }
         return try await passOn(request, context: context, upstream: upstream, limits: limits, next: next)
+    }
+
+    /// Waits `wait` for the place reserved in `budget`, then out any pause that began meanwhile;
+    /// cancelled, gives the place back.
+    private func waitForPlace(
+        _ wait: Duration, upstream: String, budget: RateBudget?, limits: APIConfig.UpstreamLimits, deadline: ContinuousClock.Instant,
+        request: TransportRequest, context: CallContext
+    ) async throws {
+        LimitMetrics.waited(wait, service: context.options.service, factory: metrics)
+        do {
+            try await Task.sleep(for: wait)
+        } catch {
+            await onState(request) { await state.release(upstream, budget: budget, maxPause: limits.maxPause) }
+            throw APIError.cancelled("while waiting for a place in the rate budget of \(context.options.service)", underlying: error)
+        }
+        try await waitOutPauses(of: upstream, budget: budget, limits: limits, deadline: deadline, request: request, context: context)
     }
 
     /// Holds a call that waited for its place while a pause began (a `Retry-After` another call,
