@@ -249,7 +249,7 @@ extension API {
                         throw Refusal.overrun(end: end)
                     }
                     if let maxBytes = limits.maxBytes, chunk.readableBytes > maxBytes - written - piece.readableBytes {
-                        throw Refusal.overLimit(maxBytes)
+                        throw Refusal.overLimit(maxBytes).apiError(status: response.status)
                     }
                     piece.writeBuffer(&chunk)
                     if piece.readableBytes >= (file.keepsPart ? Self.keptWritePiece : Self.writePiece) {

@@ -118,10 +118,12 @@ public struct API: Sendable {
             // and switches kept: they get the rest of the chain as it is.
             if middleware is any AnswersFromTheStepsAfter {
                 next = { request, context in
-                    var request = request
-                    var context = context
-                    if context.hasUnappliedOptions { context.applyOptions(to: &request) }
                     do {
+                        // Copied only when a step changed the options: most calls pass the
+                        // request and context on as they are.
+                        guard context.hasUnappliedOptions else { return try await middleware.intercept(request, context: context, next: rest) }
+                        var (request, context) = (request, context)
+                        context.applyOptions(to: &request)
                         return try await middleware.intercept(request, context: context, next: rest)
                     } catch {
                         throw APIError.thrown(error, byMiddleware: name)

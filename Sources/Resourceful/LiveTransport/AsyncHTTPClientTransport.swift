@@ -244,9 +244,10 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         if !proxied.isEmpty, let url = URL(string: request.url), let proxy = route.proxy(for: url), let proxyClient = proxied[proxy] {
             client = proxyClient
         }
-        // An IPv6 address in brackets, as in a URL.
-        let target = outgoing.host.contains(":") ? "[\(outgoing.host)]:\(outgoing.port)" : "\(outgoing.host):\(outgoing.port)"
-        return try await connectRetry.run(target: target, deadline: request.deadline) { [outgoing, client] in
+        // Written only for the error of a connection not made; an IPv6 address in brackets, as in a URL.
+        let (host, port) = (outgoing.host, outgoing.port)
+        return try await connectRetry.run(target: host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)", deadline: request.deadline) {
+            [outgoing, client] in
             if request.streamsResponseBody {
                 try await exchangeStreaming(outgoing, request: request, through: client)
             } else {

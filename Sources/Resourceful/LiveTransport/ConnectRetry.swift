@@ -29,7 +29,7 @@ struct ConnectRetry: Sendable {
     /// Runs `attempt` until it does not fail with ``NotSent``, the budget is spent or `deadline`
     /// would pass; then throws ``ConnectionNotMade`` naming the target.
     func run<T>(
-        target: String,
+        target: @autoclosure () -> String,
         deadline: ContinuousClock.Instant,
         _ attempt: () async throws -> T
     ) async throws(TransportError) -> T {
@@ -46,7 +46,7 @@ struct ConnectRetry: Sendable {
                 guard ContinuousClock.now + pause < end else {
                     throw TransportError(
                         .connectionFailed,
-                        underlying: ConnectionNotMade(target: target, attempts: attempts, reason: failure.reason, cause: failure.cause)
+                        underlying: ConnectionNotMade(target: target(), attempts: attempts, reason: failure.reason, cause: failure.cause)
                     )
                 }
                 do {

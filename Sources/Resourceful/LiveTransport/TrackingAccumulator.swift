@@ -39,7 +39,7 @@ final class TrackingAccumulator: HTTPClientResponseDelegate {
     private let answered = Atomic<Bool>(false)
     private let wrote = Atomic<Bool>(false)
     private let interceptsRedirects: Bool
-    private let redirect = Locked<Redirect?>(nil)
+    private let redirect = Mutex<Redirect?>(nil)
     /// Kept only for a request whose body is sent as it is read (``EarlyAnswer``).
     private let early: Locked<EarlyAnswer>?
 
