@@ -3,7 +3,7 @@
 package enum UserAgent {
     /// This package's version, as released: the one place it is written. The `User-Agent` sends
     /// it and `resourceful --version` prints it.
-    package static let version = "0.1.0"
+    package static let version = "0.2.0"
     /// `Resourceful/<version>`.
     static let value = "Resourceful/\(version)"
 }
