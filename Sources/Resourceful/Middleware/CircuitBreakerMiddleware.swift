@@ -109,13 +109,14 @@ public struct CircuitBreakerMiddleware: APIMiddleware, AnswersFromTheStepsAfter 
         _ outcome: CircuitBreakerOutcome, of permit: CircuitBreakerPermit, upstream: String, policy: CircuitBreakerPolicy,
         request: TransportRequest, context: CallContext
     ) async {
-        if let memory {
-            guard let transition = memory.recordNow(outcome, of: permit, for: upstream, policy: policy) else { return }
-            report(transition, upstream: upstream, policy: policy, context: context)
-        } else {
-            guard let transition = await onState(request, { await state.record(outcome, of: permit, for: upstream, policy: policy) }) else { return }
-            report(transition, upstream: upstream, policy: policy, context: context)
-        }
+        let transition =
+            if let memory {
+                memory.recordNow(outcome, of: permit, for: upstream, policy: policy)
+            } else {
+                await onState(request) { await state.record(outcome, of: permit, for: upstream, policy: policy) }
+            }
+        guard let transition else { return }
+        report(transition, upstream: upstream, policy: policy, context: context)
     }
 
     /// Logs and counts a change of state: once per change, never per call.
