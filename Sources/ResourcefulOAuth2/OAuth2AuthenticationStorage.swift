@@ -60,6 +60,8 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
         var endpoints: OAuth2Endpoints?
         /// The services whose last token answer brought a refresh token that was stored.
         var keptRefreshTokens: Set<String> = []
+        /// The refusals still backed off from (``OAuth2Settings/refusalBackoff``), per service.
+        var refusals: [String: Refusal] = [:]
         /// What opens the refresh lock's file instead of ``RefreshLock/openFile(service:folders:)``: a test's seam.
         var lockOpener: RefreshLock.Opener?
     }
@@ -178,14 +180,21 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
         enum Lookup {
             case fresh(Token)
             case wait(Task<Token, any Error>)
+            case backingOff(OAuth2Error)
         }
         let now = ContinuousClock.now
+        let backoff = settings.refusalBackoff
         let lookup: Lookup = state.withLock { current in
             if let token = current.tokens[service] {
                 let stale = refused.map { $0 == token.header || $0.isEmpty } ?? (token.renewAt <= now)
                 if !stale { return .fresh(token) }
             }
             if let running = current.fetches[service] { return .wait(running.task) }
+            // Refused a moment ago: the server would say the same; it is not asked again yet.
+            if let refusal = current.refusals[service] {
+                if refusal.epoch == current.epoch, now < refusal.until { return .backingOff(refusal.error(at: now)) }
+                current.refusals[service] = nil
+            }
             current.generation += 1
             let generation = current.generation
             let epoch = current.epoch
@@ -198,9 +207,17 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
                 } catch {
                     result = .failure(error)
                 }
+                let ended = ContinuousClock.now
                 self.state.withLock { state in
                     if state.fetches[service]?.generation == generation { state.fetches[service] = nil }
-                    if case .success(let token) = result, state.epoch == epoch { state.tokens[service] = token }
+                    guard state.epoch == epoch else { return }
+                    switch result {
+                    case .success(let token):
+                        state.tokens[service] = token
+                        state.refusals[service] = nil
+                    case .failure(let error):
+                        if let refusal = Refusal(error, at: ended, backoff: backoff, epoch: epoch) { state.refusals[service] = refusal }
+                    }
                 }
                 return try result.get()
             }
@@ -211,6 +228,7 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
         switch lookup {
         case .fresh(let token): return token
         case .wait(let running): task = running
+        case .backingOff(let error): throw error
         }
         return try await task.value
     }
@@ -546,6 +564,7 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
         state.withLock { state in
             state.tokens = [:]
             state.fetches = [:]
+            state.refusals = [:]
             state.epoch &+= 1
         }
     }
@@ -632,6 +651,9 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
 
     /// Keeps `token` as `service`'s access token.
     func remember(_ token: Token, for service: String) {
-        state.withLock { $0.tokens[service] = token }
+        state.withLock { state in
+            state.tokens[service] = token
+            state.refusals[service] = nil
+        }
     }
 }

@@ -79,6 +79,12 @@ public struct OAuth2Settings: Sendable, Equatable {
     public var resource: String?
     /// How long before its expiry a token is renewed.
     public var skew: Duration
+    /// How long a token request the server refused (an OAuth 2 error, or an answer that is not a
+    /// usable token) is not asked again: calls in that time fail at once with the same error, so
+    /// that a refused client or grant costs the server one request per interval, not one per call.
+    /// A login, ``OAuth2AuthenticationStorage/invalidate()`` or a logout ends it; `.zero` turns it
+    /// off (5 seconds by default).
+    public var refusalBackoff: Duration
     /// The storage kind a person's refresh token is kept in.
     public var refreshTokenStorage: APIConfig.StorageKind
 
@@ -90,7 +96,8 @@ public struct OAuth2Settings: Sendable, Equatable {
         clientAuthentication: ClientAuthentication = .clientSecretBasic,
         grant: Grant = .clientCredentials,
         scopes: [String] = [],
-        skew: Duration = .seconds(60)
+        skew: Duration = .seconds(60),
+        refusalBackoff: Duration = .seconds(5)
     ) {
         self.clientID = clientID
         self.issuer = issuer
@@ -99,6 +106,7 @@ public struct OAuth2Settings: Sendable, Equatable {
         self.grant = grant
         self.scopes = scopes
         self.skew = skew
+        self.refusalBackoff = refusalBackoff
         self.refreshTokenStorage = .keyring
     }
 
@@ -188,6 +196,7 @@ public struct OAuth2Settings: Sendable, Equatable {
         audience = try keys.nonEmptyString("audience")
         resource = try keys.nonEmptyString("resource")
         skew = try keys.seconds("skew", allowZero: true) ?? skew
+        refusalBackoff = try keys.seconds("refusalBackoff", allowZero: true) ?? refusalBackoff
         // Where the person's refresh tokens are read and written: the file's choice.
         try keys.refuseVariable(for: "refreshTokenStorage", because: "it picks where the refresh tokens are read from and written to")
         refreshTokenStorage = try keys.nonEmptyString("refreshTokenStorage").map(APIConfig.StorageKind.init(rawValue:)) ?? .keyring

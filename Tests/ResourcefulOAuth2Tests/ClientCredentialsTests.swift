@@ -57,6 +57,51 @@ import Testing
         #expect(result.output.contains(OAuthServer.serviceClient.id))
     }
 
+    /// A refused client is asked again only after `refusalBackoff`; the calls in between fail at once.
+    @Test func aRefusedClientIsAskedAgainOnlyAfterTheConfiguredBackoff() async throws {
+        let server = try #require(OAuthServer.current)
+        let config = try server.clientCredentialsConfig("""
+            "clientId": "\(OAuthServer.serviceClient.id)", "clientSecret": {"storage": "file", "name": "wrong-secret"}, "refusalBackoff": 1
+            """)
+        defer { config.remove() }
+        try Data("not-the-secret-b4c\n".utf8).write(to: URL(fileURLWithPath: config.secrets).appendingPathComponent("wrong-secret"))
+        let api = API(dependencies: try await config.dependencies())
+        let before = server.tokenRequests().count
+        let started = ContinuousClock.now
+        let first = await #expect(throws: APIError.self) { _ = try await api.call(AdHocRequest<Me, Empty>(.show, "me")) }
+        #expect(first?.kind == .authentication)
+        #expect(first?.description.contains("invalid_client") == true)
+        #expect(server.tokenRequests().count == before + 1)
+
+        // Sixteen calls at once within the back-off: each fails with the server's code, none asks.
+        let descriptions = await withTaskGroup(of: String.self) { group in
+            for _ in 0..<16 {
+                group.addTask {
+                    do {
+                        _ = try await api.call(AdHocRequest<Me, Empty>(.show, "me"))
+                        return "succeeded"
+                    } catch {
+                        return "\(error)"
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        let inBackoff = descriptions.filter { $0.contains("invalid_client") && $0.contains("refusalBackoff") }.count
+        #expect(inBackoff == 16 || ContinuousClock.now - started >= .seconds(1))
+        #expect(server.tokenRequests().count == before + 1 || ContinuousClock.now - started >= .seconds(1))
+
+        // Asked again once the back-off has passed, and not before.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while server.tokenRequests().count == before + 1, ContinuousClock.now < deadline {
+            _ = try? await api.call(AdHocRequest<Me, Empty>(.show, "me"))
+            if server.tokenRequests().count == before + 1 { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(server.tokenRequests().count == before + 2)
+        #expect(ContinuousClock.now - started >= .seconds(1))
+        try await api.shutdown()
+    }
+
     @Test func aWrongSecretIsAnAuthenticationErrorNamingTheServersCode() async throws {
         let server = try #require(OAuthServer.current)
         let config = try server.clientCredentialsConfig("""

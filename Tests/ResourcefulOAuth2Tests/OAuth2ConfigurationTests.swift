@@ -25,6 +25,7 @@ import Testing
         Case(oauth2: #""clientId": "c", "issuer": "https://auth.example", "clientAuthentication": "tls_client_auth""#, key: "authentication.oauth2.clientAuthentication"),
         Case(oauth2: #""clientId": "c", "issuer": "https://auth.example", "scopes": ["read write"]"#, key: "authentication.oauth2.scopes"),
         Case(oauth2: #""clientId": "c", "issuer": "https://auth.example", "skew": -1"#, key: "authentication.oauth2.skew"),
+        Case(oauth2: #""clientId": "c", "issuer": "https://auth.example", "refusalBackoff": -1"#, key: "authentication.oauth2.refusalBackoff"),
         Case(oauth2: #""clientId": "c", "issuer": "https://auth.example", "clientSecret": {"storage": "vault"}"#, key: "authentication.oauth2.clientSecret.storage"),
         Case(oauth2: #""clientId": "c", "issuer": "https://auth.example", "privateKeyFile": "/nonexistent/key.pem""#, key: "authentication.oauth2.privateKeyFile"),
     ]

@@ -49,14 +49,16 @@ import Testing
             server.stub(.post, "/token", .json(raw: bad.body), .json(raw: bad.body))
             server.stub(.get, "/v1/me", .json(raw: #"{"client_id": "c"}"#))
             let api = try await Self.api(server, transport: transport)
-            for _ in 0..<2 {
+            for attempt in 0..<2 {
                 let error = await #expect(throws: APIError.self) { _ = try await api.call(AdHocRequest<Me, Empty>(.show, "me")) }
                 #expect(error?.kind == .authentication)
                 #expect(error?.description.contains("OAuth 2") == true)
                 #expect(error?.description.contains("mock-secret-2e7") == false)
+                // The second call meets the answer's error again, not asked for within the back-off.
+                #expect(error?.description.contains("refusalBackoff") == (attempt == 1))
             }
-            // Each call asked again: nothing was cached, nothing reached the API.
-            #expect(server.requests.filter { $0.path == "/token" }.count == 2)
+            // Nothing was cached, nothing reached the API; the server was asked once.
+            #expect(server.requests.filter { $0.path == "/token" }.count == 1)
             #expect(!server.requests.contains { $0.path == "/v1/me" })
         }
     }

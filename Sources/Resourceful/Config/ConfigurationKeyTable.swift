@@ -56,7 +56,7 @@ enum ConfigurationKeyTable {
                 "issuer", "tokenEndpoint", "deviceAuthorizationEndpoint", "authorizationEndpoint", "revocationEndpoint",
                 "clientId", "clientAuthentication", "clientSecret.storage", "clientSecret.name",
                 "privateKeyFile", "privateKey.storage", "privateKey.name", "keyId",
-                "grant", "scopes", "audience", "resource", "skew", "refreshTokenStorage",
+                "grant", "scopes", "audience", "resource", "skew", "refusalBackoff", "refreshTokenStorage",
             ]
         ),
         Module(
