@@ -9,15 +9,14 @@ extension OAuth2AuthenticationStorage {
         /// The epoch it was refused in: a logout or ``OAuth2AuthenticationStorage/invalidate()`` ends it.
         let epoch: UInt64
 
-        /// The back-off `error` earns, ended at `now`: `nil` when the back-off is off, or when the
-        /// server was not what failed (it could not be reached, a storage failed, the settings
-        /// cannot work, no refresh token is stored): asking again may then go otherwise at once.
+        /// The back-off `error` earns, ended at `now`: `nil` when the back-off is off, or when
+        /// asking again may go otherwise at once: the server could not be reached, a storage
+        /// failed, the settings cannot work, or a person must log in (another process's login
+        /// may store a new refresh token at any moment: each call reads it again).
         init?(_ error: any Error, at now: ContinuousClock.Instant, backoff: Duration, epoch: UInt64) {
             guard backoff > .zero, let error = error as? OAuth2Error else { return nil }
             switch error.kind {
             case .refused, .invalidResponse: break
-            // A person's refresh token the server refused; not one found missing here.
-            case .loginRequired where error.serverError != nil: break
             default: return nil
             }
             refused = error

@@ -83,7 +83,8 @@ public struct OAuth2Settings: Sendable, Equatable {
     /// usable token) is not asked again: calls in that time fail at once with the same error, so
     /// that a refused client or grant costs the server one request per interval, not one per call.
     /// A login, ``OAuth2AuthenticationStorage/invalidate()`` or a logout ends it; `.zero` turns it
-    /// off (5 seconds by default).
+    /// off (5 seconds by default). A server that cannot be reached is not backed off from, nor a
+    /// refused refresh token (a login in another process may store a new one at any moment).
     public var refusalBackoff: Duration
     /// The storage kind a person's refresh token is kept in.
     public var refreshTokenStorage: APIConfig.StorageKind

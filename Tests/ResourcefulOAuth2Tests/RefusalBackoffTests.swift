@@ -50,6 +50,25 @@ import Testing
         }
     }
 
+    @Test func aRefusedRefreshTokenIsNotBackedOffFromSoThatALoginElsewhereServesTheNextCall() async throws {
+        try await MockServer.withTransport { server, transport in
+            server.stub(.post, "/token", .json(raw: #"{"error": "invalid_grant"}"#, status: .badRequest), Self.token)
+            let settings = OAuth2Settings(
+                clientID: "c", tokenEndpoint: server.baseURL.appendingPathComponent("token"), grant: .refreshToken, refusalBackoff: .seconds(3600))
+            let stored = InMemoryWritableSecrets()
+            let name = OAuth2AuthenticationStorage.refreshTokenName(service: "s")
+            try await stored.storeSecret("refused-refresh-token-1", named: name)
+            let storage = try await OAuth2AuthenticationStorage(
+                settings: settings, transport: transport, clientSecret: InMemorySecrets(["c-client-secret": "backoff-secret-9d2"]), refreshTokens: stored)
+            let refused = await #expect(throws: OAuth2Error.self) { _ = try await storage.authenticationHeader(for: "s") }
+            #expect(refused?.kind == .loginRequired)
+            // Another process's login stores a new refresh token: the next call spends it at once.
+            try await stored.storeSecret("new-login-refresh-token-2", named: name)
+            #expect(try await storage.authenticationHeader(for: "s") == "Bearer backoff-token")
+            #expect(server.requests.count == 2)
+        }
+    }
+
     @Test func aServerThatCannotBeReachedIsNotBackedOffFrom() async throws {
         // A port nothing listens on: asking again may go otherwise at once.
         let closed = try await MockServer.start()
