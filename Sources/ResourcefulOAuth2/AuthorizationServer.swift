@@ -152,11 +152,11 @@ struct AuthorizationServer: Sendable {
         _ answer: (status: HTTPResponse.Status, body: Data, secrets: [String]), what: String, logger: Logger? = nil
     ) -> OAuth2Error {
         guard let error = try? JSONDecoder().decode(ErrorResponse.self, from: answer.body), !echoes(error.error, answer.secrets) else {
-            return OAuth2Error(.refused, "\(what) was answered with status \(answer.status.code)")
+            return OAuth2Error(.refused, "\(what) was answered with status \(answer.status.code)", status: Int(answer.status.code))
         }
         guard let code = error.code else {
             logger?.debug("OAuth 2 request refused", metadata: ["oauth2.request": .string(what)])
-            return OAuth2Error(.refused, "\(what) was refused (another error code)")
+            return OAuth2Error(.refused, "\(what) was refused (another error code)", status: Int(answer.status.code))
         }
         logger?.debug("OAuth 2 request refused", metadata: ["oauth2.error": .string(code), "oauth2.request": .string(what)])
         var detail = "\(what) was refused"
@@ -313,7 +313,7 @@ struct AuthorizationServer: Sendable {
 }
 
 /// Where the client secret is: a name in a secret storage, read at each token request (a
-/// rotated secret is used at once).
+/// rotated secret is used from the next one, once a refusal's back-off has passed).
 struct ClientSecret: Sendable {
     let storage: any SecretStorage
     let name: String

@@ -3,15 +3,18 @@ import Resourceful
 
 extension OAuth2AuthenticationStorage {
     /// A `client_credentials` token shared by the fleet: the one another instance kept, else one
-    /// asked for under the fleet's lease and kept for the others.
+    /// asked for under the fleet's lease and kept for the others (else `backingOff`, thrown).
     func sharedToken(
         from cache: any SharedTokenCache,
         for service: String,
         endpoints: OAuth2Endpoints,
         deadline: ContinuousClock.Instant,
-        replacing refused: String?
+        replacing refused: String?,
+        backingOff: OAuth2Error?
     ) async throws -> Token {
-        try await leased(.clientCredentials, from: cache, for: service, endpoints: endpoints, deadline: deadline, replacing: refused) {
+        try await leased(
+            .clientCredentials, from: cache, for: service, endpoints: endpoints, deadline: deadline, replacing: refused, backingOff: backingOff
+        ) {
             [self] in
             try await request([("grant_type", "client_credentials")], endpoints: endpoints, deadline: deadline)
         }
@@ -19,7 +22,8 @@ extension OAuth2AuthenticationStorage {
 
     /// A `refresh_token` grant's token shared by the fleet: the one another instance kept, else
     /// the stored refresh token spent under the fleet's lease (no other instance spends it
-    /// meanwhile), its rotated successor written only over it (``RotatingSecretStorage``).
+    /// meanwhile), its rotated successor written only over it (``RotatingSecretStorage``); else
+    /// `backingOff`, thrown.
     func sharedRenewal(
         from cache: any SharedTokenCache,
         for service: String,
@@ -27,9 +31,12 @@ extension OAuth2AuthenticationStorage {
         endpoints: OAuth2Endpoints,
         deadline: ContinuousClock.Instant,
         epoch: UInt64,
-        replacing refused: String?
+        replacing refused: String?,
+        backingOff: OAuth2Error?
     ) async throws -> Token {
-        try await leased(.refreshToken, from: cache, for: service, endpoints: endpoints, deadline: deadline, replacing: refused) {
+        try await leased(
+            .refreshToken, from: cache, for: service, endpoints: endpoints, deadline: deadline, replacing: refused, backingOff: backingOff
+        ) {
             [self] in
             // Not a lock file's hold: the lease is the fleet's, held by the cache.
             let hold = LockHold.notHeld("the fleet's lease is held instead")
@@ -87,7 +94,8 @@ extension OAuth2AuthenticationStorage {
     }
 
     /// The token of `grant` for `service` another instance kept (unless it is `refused`), else
-    /// the one `fetch` gets under the fleet's lease, kept for the others.
+    /// the one `fetch` gets under the fleet's lease, kept for the others; while `backingOff` from
+    /// a refusal, no lease is taken and nothing asked: `backingOff` is thrown.
     private func leased(
         _ grant: OAuth2Settings.Grant,
         from cache: any SharedTokenCache,
@@ -95,12 +103,14 @@ extension OAuth2AuthenticationStorage {
         endpoints: OAuth2Endpoints,
         deadline: ContinuousClock.Instant,
         replacing refused: String?,
+        backingOff: OAuth2Error?,
         fetch: @escaping @Sendable () async throws -> Token
     ) async throws -> Token {
         let name = Self.sharedTokenName(settings: settings, endpoints: endpoints, grant: grant, service: service)
         if refused == nil, let kept = await cache.token(named: name, deadline: deadline) {
             return Token(kept)
         }
+        if let backingOff { throw backingOff }
         let kept = try await cache.withLease(named: name, refusing: refused.flatMap { $0.isEmpty ? nil : $0 }, deadline: deadline) {
             let token = try await fetch()
             return SharedToken(header: token.header, renewIn: token.renewAt - .now, expiresAt: token.expiresAt, scope: token.scope)

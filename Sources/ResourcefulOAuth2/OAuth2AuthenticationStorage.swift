@@ -184,26 +184,34 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
         }
         let now = ContinuousClock.now
         let backoff = settings.refusalBackoff
+        let sharesTokens = sharedTokens != nil
         let lookup: Lookup = state.withLock { current in
             if let token = current.tokens[service] {
                 let stale = refused.map { $0 == token.header || $0.isEmpty } ?? (token.renewAt <= now)
                 if !stale { return .fresh(token) }
             }
             if let running = current.fetches[service] { return .wait(running.task) }
-            // Refused a moment ago: the server would say the same; it is not asked again yet.
+            // Refused a moment ago: the server would say the same; it is not asked again yet. A
+            // fleet's shared token, which another instance may have got meanwhile, is still read.
+            var backingOff: OAuth2Error?
             if let refusal = current.refusals[service] {
-                if refusal.epoch == current.epoch, now < refusal.until { return .backingOff(refusal.error(at: now)) }
-                current.refusals[service] = nil
+                if refusal.epoch == current.epoch, now < refusal.until {
+                    guard sharesTokens else { return .backingOff(refusal.error(at: now)) }
+                    backingOff = refusal.error(at: now)
+                } else {
+                    current.refusals[service] = nil
+                }
             }
             current.generation += 1
             let generation = current.generation
             let epoch = current.epoch
+            let held = current.tokens[service]?.header
             // One request for every caller: it runs in a task of its own, bounded by its own
             // deadline, and keeps its token for the next callers however its first caller fares.
             let task = Task { [self] in
                 let result: Result<Token, any Error>
                 do {
-                    result = .success(try await self.fetch(for: service, epoch: epoch, replacing: refused))
+                    result = .success(try await self.fetch(for: service, epoch: epoch, replacing: refused, backingOff: backingOff))
                 } catch {
                     result = .failure(error)
                 }
@@ -216,6 +224,9 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
                         state.tokens[service] = token
                         state.refusals[service] = nil
                     case .failure(let error):
+                        // Kept unless the server was not asked (a back-off's own error), or a
+                        // login's token came meanwhile.
+                        guard backingOff == nil, state.tokens[service]?.header == held else { return }
                         if let refusal = Refusal(error, at: ended, backoff: backoff, epoch: epoch) { state.refusals[service] = refusal }
                     }
                 }
@@ -234,16 +245,26 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
     }
 
     /// A new token for `service` by the configured grant (one other than `refused`, when a `401`
-    /// said that one is no longer good).
-    private func fetch(for service: String, epoch: UInt64, replacing refused: String?) async throws -> Token {
+    /// said that one is no longer good). While `backingOff` from a refusal, only a fleet's shared
+    /// token is read: the server is not asked, and `backingOff` is thrown when there is none.
+    private func fetch(for service: String, epoch: UInt64, replacing refused: String?, backingOff: OAuth2Error? = nil) async throws -> Token {
         let deadline = ContinuousClock.now + timeout
-        let endpoints = try await endpoints(deadline: deadline)
+        let endpoints: OAuth2Endpoints
+        if let known = state.withLock({ $0.endpoints }) {
+            endpoints = known
+        } else if let backingOff {
+            throw backingOff
+        } else {
+            endpoints = try await self.endpoints(deadline: deadline)
+        }
         switch settings.grant {
         case .clientCredentials:
             guard let sharedTokens else {
+                if let backingOff { throw backingOff }
                 return try await request([("grant_type", "client_credentials")], endpoints: endpoints, deadline: deadline)
             }
-            return try await sharedToken(from: sharedTokens, for: service, endpoints: endpoints, deadline: deadline, replacing: refused)
+            return try await sharedToken(
+                from: sharedTokens, for: service, endpoints: endpoints, deadline: deadline, replacing: refused, backingOff: backingOff)
         case .refreshToken:
             guard let refreshTokens else {
                 throw OAuth2Error(.configuration, "the refresh_token grant needs a writable storage for refresh tokens")
@@ -252,8 +273,9 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
             if let sharedTokens, refreshTokens is any RotatingSecretStorage {
                 return try await sharedRenewal(
                     from: sharedTokens, for: service, storage: refreshTokens, endpoints: endpoints, deadline: deadline, epoch: epoch,
-                    replacing: refused)
+                    replacing: refused, backingOff: backingOff)
             }
+            if let backingOff { throw backingOff }
             // Read, spent and replaced under the lock the processes share: another process's
             // renewal or logout waits for this one, and this one for theirs. A lock whose file was
             // removed or replaced before anything was spent (another process may hold the new
@@ -559,7 +581,7 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
 
     /// Forgets every cached access token, and what a token request still under way brings (its
     /// access token is not kept, its rotated refresh token not stored), so that the next call
-    /// gets a new one.
+    /// gets a new one; ends every refusal's back-off (``OAuth2Settings/refusalBackoff``).
     public func invalidate() {
         state.withLock { state in
             state.tokens = [:]

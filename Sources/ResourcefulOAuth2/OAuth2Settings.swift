@@ -82,9 +82,14 @@ public struct OAuth2Settings: Sendable, Equatable {
     /// How long a token request the server refused (an OAuth 2 error, or an answer that is not a
     /// usable token) is not asked again: calls in that time fail at once with the same error, so
     /// that a refused client or grant costs the server one request per interval, not one per call.
-    /// A login, ``OAuth2AuthenticationStorage/invalidate()`` or a logout ends it; `.zero` turns it
-    /// off (5 seconds by default). A server that cannot be reached is not backed off from, nor a
-    /// refused refresh token (a login in another process may store a new one at any moment).
+    /// Any other answer than a token counts (a `4xx`, `429` included, or a `200` that is not a
+    /// usable token, the server's metadata included) but a server failing (a `5xx`, `server_error`,
+    /// `temporarily_unavailable`) or not reached, and a refused refresh token (a login in another
+    /// process may store a new one at any moment: each call reads it again). A login through this
+    /// storage, ``OAuth2AuthenticationStorage/invalidate()`` or a logout ends it; a fix made in
+    /// another process (a client secret replaced in its storage) is seen once it has passed.
+    /// Zero or less turns it off; it lasts at most a day (5 seconds by default). With a fleet's
+    /// shared tokens, a token another instance got meanwhile is still read and used.
     public var refusalBackoff: Duration
     /// The storage kind a person's refresh token is kept in.
     public var refreshTokenStorage: APIConfig.StorageKind
@@ -97,8 +102,7 @@ public struct OAuth2Settings: Sendable, Equatable {
         clientAuthentication: ClientAuthentication = .clientSecretBasic,
         grant: Grant = .clientCredentials,
         scopes: [String] = [],
-        skew: Duration = .seconds(60),
-        refusalBackoff: Duration = .seconds(5)
+        skew: Duration = .seconds(60)
     ) {
         self.clientID = clientID
         self.issuer = issuer
@@ -107,7 +111,7 @@ public struct OAuth2Settings: Sendable, Equatable {
         self.grant = grant
         self.scopes = scopes
         self.skew = skew
-        self.refusalBackoff = refusalBackoff
+        refusalBackoff = .seconds(5)
         self.refreshTokenStorage = .keyring
     }
 

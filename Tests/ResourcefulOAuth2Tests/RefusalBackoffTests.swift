@@ -11,7 +11,8 @@ import Testing
 @Suite struct RefusalBackoffTests {
     /// A storage on `server`'s `/token` for client `c`, backing off refusals for `backoff`.
     static func storage(_ server: MockServer, transport: any HTTPTransport, backoff: Duration) async throws -> OAuth2AuthenticationStorage {
-        var settings = OAuth2Settings(clientID: "c", tokenEndpoint: server.baseURL.appendingPathComponent("token"), refusalBackoff: backoff)
+        var settings = OAuth2Settings(clientID: "c", tokenEndpoint: server.baseURL.appendingPathComponent("token"))
+        settings.refusalBackoff = backoff
         settings.clientSecretStorage = "memory"
         return try await OAuth2AuthenticationStorage(
             settings: settings, transport: transport, clientSecret: InMemorySecrets(["c-client-secret": "backoff-secret-9d2"]))
@@ -53,8 +54,8 @@ import Testing
     @Test func aRefusedRefreshTokenIsNotBackedOffFromSoThatALoginElsewhereServesTheNextCall() async throws {
         try await MockServer.withTransport { server, transport in
             server.stub(.post, "/token", .json(raw: #"{"error": "invalid_grant"}"#, status: .badRequest), Self.token)
-            let settings = OAuth2Settings(
-                clientID: "c", tokenEndpoint: server.baseURL.appendingPathComponent("token"), grant: .refreshToken, refusalBackoff: .seconds(3600))
+            var settings = OAuth2Settings(clientID: "c", tokenEndpoint: server.baseURL.appendingPathComponent("token"), grant: .refreshToken)
+            settings.refusalBackoff = .seconds(3600)
             let stored = InMemoryWritableSecrets()
             let name = OAuth2AuthenticationStorage.refreshTokenName(service: "s")
             try await stored.storeSecret("refused-refresh-token-1", named: name)
@@ -70,12 +71,13 @@ import Testing
     }
 
     @Test func aServerThatCannotBeReachedIsNotBackedOffFrom() async throws {
-        // A port nothing listens on: asking again may go otherwise at once.
-        let closed = try await MockServer.start()
-        let url = closed.baseURL
-        try await closed.shutdown()
         try await MockServer.withTransport { _, transport in
-            var settings = OAuth2Settings(clientID: "c", tokenEndpoint: url.appendingPathComponent("token"), refusalBackoff: .seconds(3600))
+            // A port nothing listens on any more: asking again may go otherwise at once.
+            let closed = try await MockServer.start()
+            let url = closed.baseURL
+            try await closed.shutdown()
+            var settings = OAuth2Settings(clientID: "c", tokenEndpoint: url.appendingPathComponent("token"))
+            settings.refusalBackoff = .seconds(3600)
             settings.clientSecretStorage = "memory"
             let storage = try await OAuth2AuthenticationStorage(
                 settings: settings, transport: transport, clientSecret: InMemorySecrets(["c-client-secret": "backoff-secret-9d2"]))
@@ -85,5 +87,109 @@ import Testing
                 #expect(failed?.description.contains("asked again") == false)
             }
         }
+    }
+
+    @Test(arguments: [
+        MockResponse.status(.badGateway),
+        MockResponse.json(raw: #"{"error": "temporarily_unavailable"}"#, status: .serviceUnavailable),
+        MockResponse.json(raw: #"{"error": "server_error"}"#, status: .badRequest),
+    ])
+    func aServerThatFailsIsNotBackedOffFrom(_ failure: MockResponse) async throws {
+        try await MockServer.withTransport { server, transport in
+            server.stub(.post, "/token", failure, Self.token)
+            let storage = try await Self.storage(server, transport: transport, backoff: .seconds(3600))
+            let failed = await #expect(throws: OAuth2Error.self) { _ = try await storage.authenticationHeader(for: "s") }
+            #expect(failed?.kind == .refused)
+            #expect(try await storage.authenticationHeader(for: "s") == "Bearer backoff-token")
+            #expect(server.requests.count == 2)
+        }
+    }
+
+    @Test func aTooManyRequestsAnswerIsBackedOffFrom() async throws {
+        try await MockServer.withTransport { server, transport in
+            server.stub(.post, "/token", .status(.tooManyRequests), Self.token)
+            let storage = try await Self.storage(server, transport: transport, backoff: .seconds(3600))
+            _ = await #expect(throws: OAuth2Error.self) { _ = try await storage.authenticationHeader(for: "s") }
+            let held = await #expect(throws: OAuth2Error.self) { _ = try await storage.authenticationHeader(for: "s") }
+            #expect(held?.description.contains("status 429") == true)
+            #expect(held?.description.contains("asked again in") == true)
+            #expect(server.requests.count == 1)
+        }
+    }
+
+    @Test(arguments: [Duration.seconds(Int64.max), .seconds(1e20), .seconds(-3600)])
+    func aBackoffSetInCodeOutOfAllProportionNeitherTrapsNorLastsPastADay(_ backoff: Duration) async throws {
+        try await MockServer.withTransport { server, transport in
+            server.stub(.post, "/token", Self.refusal, Self.token)
+            let storage = try await Self.storage(server, transport: transport, backoff: backoff)
+            _ = await #expect(throws: OAuth2Error.self) { _ = try await storage.authenticationHeader(for: "s") }
+            if backoff > .zero {
+                let held = await #expect(throws: OAuth2Error.self) { _ = try await storage.authenticationHeader(for: "s") }
+                #expect(held?.description.contains("asked again in 86400 s") == true)
+                #expect(server.requests.count == 1)
+            } else {
+                // Zero or less: off.
+                #expect(try await storage.authenticationHeader(for: "s") == "Bearer backoff-token")
+                #expect(server.requests.count == 2)
+            }
+        }
+    }
+
+    @Test func aLoginEndsTheBackoff() async throws {
+        try await MockServer.withTransport { server, transport in
+            let renewed = MockResponse.json(raw: #"{"access_token": "login-token", "token_type": "Bearer", "expires_in": 3600, "refresh_token": "login-refresh"}"#)
+            server.stub(.post, "/token", Self.refusal, renewed)
+            server.stub(.post, "/device", .json(raw: #"{"device_code": "dc-1", "user_code": "ABCD", "verification_uri": "https://auth.example/device", "expires_in": 120, "interval": 0}"#))
+            var settings = OAuth2Settings(clientID: "c", tokenEndpoint: server.baseURL.appendingPathComponent("token"), clientAuthentication: .none, grant: .refreshToken)
+            settings.refusalBackoff = .seconds(3600)
+            settings.deviceAuthorizationEndpoint = server.baseURL.appendingPathComponent("device")
+            let stored = InMemoryWritableSecrets()
+            try await stored.storeSecret("some-refresh-token", named: OAuth2AuthenticationStorage.refreshTokenName(service: "s"))
+            let storage = try await OAuth2AuthenticationStorage(settings: settings, transport: transport, refreshTokens: stored)
+            _ = await #expect(throws: OAuth2Error.self) { _ = try await storage.authenticationHeader(for: "s") }
+            let held = await #expect(throws: OAuth2Error.self) { _ = try await storage.refreshCredential(for: "s") }
+            #expect(held?.description.contains("asked again in") == true)
+            #expect(server.requests.filter { $0.path == "/token" }.count == 1)
+            _ = try await storage.logIn(service: "s") { _ in }
+            // A 401 now renews with the login's refresh token at once: the back-off ended.
+            #expect(try await storage.refreshCredential(for: "s") == "Bearer login-token")
+            #expect(server.requests.filter { $0.path == "/token" }.count == 3)
+        }
+    }
+
+    @Test func aFleetsSharedTokenIsStillReadWhileBackingOff() async throws {
+        try await MockServer.withTransport { server, transport in
+            server.stub(.post, "/token", Self.refusal, Self.token)
+            let cache = SharedTokensInMemory()
+            var settings = OAuth2Settings(clientID: "c", tokenEndpoint: server.baseURL.appendingPathComponent("token"))
+            settings.refusalBackoff = .seconds(3600)
+            settings.clientSecretStorage = "memory"
+            let secrets = InMemorySecrets(["c-client-secret": "backoff-secret-9d2"])
+            let refused = try await OAuth2AuthenticationStorage(settings: settings, transport: transport, clientSecret: secrets, sharedTokens: cache)
+            let other = try await OAuth2AuthenticationStorage(settings: settings, transport: transport, clientSecret: secrets, sharedTokens: cache)
+            _ = await #expect(throws: OAuth2Error.self) { _ = try await refused.authenticationHeader(for: "s") }
+            // Another instance gets a token and keeps it for the fleet: the refused one reads it.
+            #expect(try await other.authenticationHeader(for: "s") == "Bearer backoff-token")
+            #expect(try await refused.authenticationHeader(for: "s") == "Bearer backoff-token")
+            #expect(server.requests.count == 2)
+        }
+    }
+}
+
+/// A fleet's shared tokens in memory: what one storage keeps, another reads.
+final class SharedTokensInMemory: SharedTokenCache {
+    private let tokens = Locked<[String: SharedToken]>([:])
+
+    func token(named name: String, deadline: ContinuousClock.Instant) async -> SharedToken? {
+        tokens.withLock { $0[name] }
+    }
+
+    func withLease(
+        named name: String, refusing refused: String?, deadline: ContinuousClock.Instant,
+        fetch: @escaping @Sendable () async throws -> SharedToken
+    ) async throws -> SharedToken {
+        let token = try await fetch()
+        tokens.withLock { $0[name] = token }
+        return token
     }
 }
