@@ -6,7 +6,8 @@ import Resourceful
 /// with a budget that never makes a call wait and a breaker that never opens. Over
 /// ``CannedTransport``, so that nothing but the chain is measured, and over the network. A fourth
 /// chain puts two steps that only pass the call on where the limit steps stand: what any two steps
-/// cost, the floor under what the limit steps can cost.
+/// cost, the floor under what the limit steps can cost; two more configure the budget alone and the
+/// breaker alone.
 func registerUpstreamLimitBenchmarks(_ fixtures: Fixtures) {
     register(fixtures.cannedDependencies, "limits")
     // The same over the network (nginx under `make bench`): what the steps add to a whole call.
@@ -29,10 +30,16 @@ private func register(_ dependencies: APIDependencies, _ name: String) {
     configuredDependencies.apiConfig.limits.rate = RateBudget(requestsPerSecond: 1_000_000, burst: 1_000_000)
     configuredDependencies.apiConfig.limits.breaker = CircuitBreakerPolicy(minimumCalls: 1_000_000)
     let configured = API(dependencies: configuredDependencies)
-    let apis = [without, unconfigured, configured, emptyPair]
+    var budgetDependencies = dependencies
+    budgetDependencies.apiConfig.limits.rate = configuredDependencies.apiConfig.limits.rate
+    let budgetOnly = API(dependencies: budgetDependencies)
+    var breakerDependencies = dependencies
+    breakerDependencies.apiConfig.limits.breaker = configuredDependencies.apiConfig.limits.breaker
+    let breakerOnly = API(dependencies: breakerDependencies)
+    let apis = [without, unconfigured, configured, emptyPair, budgetOnly, breakerOnly]
     let names = [
         "api.call without the limit steps", "api.call limit steps unconfigured", "api.call budget and breaker configured",
-        "api.call two steps passing the call on",
+        "api.call two steps passing the call on", "api.call budget configured", "api.call breaker configured",
     ]
     Paired(names: names) { variant in
         blackHole(try await apis[variant].call(ShowUser()))

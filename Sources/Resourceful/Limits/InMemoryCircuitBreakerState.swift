@@ -79,9 +79,9 @@ public final class InMemoryCircuitBreakerState: CircuitBreakerState {
                 return
             }
             let window = policy.window
-            let width = window / InMemoryCircuitBreakerState.bucketCount
-            buckets.removeAll { now - $0.start >= window }
-            if let last = buckets.indices.last, now - buckets[last].start < width {
+            // Oldest first: most calls find the oldest bucket still in the window, and drop none.
+            if let oldest = buckets.first, now - oldest.start >= window { buckets.removeAll { now - $0.start >= window } }
+            if let last = buckets.indices.last, now - buckets[last].start < window / InMemoryCircuitBreakerState.bucketCount {
                 buckets[last].calls += 1
                 buckets[last].failures += failed ? 1 : 0
                 buckets[last].slow += slow ? 1 : 0

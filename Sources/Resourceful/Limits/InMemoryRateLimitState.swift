@@ -43,14 +43,20 @@ public final class InMemoryRateLimitState: RateLimitState {
     package var isEmpty: Bool { entries.withLock { $0.isEmpty } }
 
     public func reserve(_ upstream: String, budget: RateBudget?, maxWait: Duration) async -> RateLimitReservation {
-        reserveNow(upstream, budget: budget, maxWait: maxWait)
+        let now = ContinuousClock.now
+        return reserveNow(upstream, budget: budget, maxWait: maxWait, now: now)
     }
 
-    /// ``reserve(_:budget:maxWait:)`` without a suspension point: what the rate-limit step calls
-    /// when its state is this one. The upstream's entry is looked up once.
-    package func reserveNow(_ upstream: String, budget: RateBudget?, maxWait: Duration) -> RateLimitReservation {
+    /// ``reserve(_:budget:maxWait:)`` without a suspension point, for a place by `deadline`: what
+    /// the rate-limit step calls when its state is this one. The upstream's entry is looked up
+    /// once, the clock read once.
+    package func reserveNow(_ upstream: String, budget: RateBudget?, before deadline: ContinuousClock.Instant) -> RateLimitReservation {
         let now = ContinuousClock.now
-        return entries.withLock { table in
+        return reserveNow(upstream, budget: budget, maxWait: deadline - now, now: now)
+    }
+
+    private func reserveNow(_ upstream: String, budget: RateBudget?, maxWait: Duration, now: ContinuousClock.Instant) -> RateLimitReservation {
+        entries.withLock { table in
             let index = table.index(forKey: upstream)
             // Nothing known and nothing configured: nothing to hold.
             guard budget != nil || index != nil else { return .granted(wait: .zero) }

@@ -68,8 +68,7 @@ public struct CircuitBreakerMiddleware: APIMiddleware, AnswersFromTheStepsAfter 
         next: (TransportRequest, CallContext) async throws -> TransportResponse
     ) async throws -> TransportResponse {
         guard let policy = policy ?? context.options.upstreamLimits.breaker else { return try await next(request, context) }
-        let service = context.options.service
-        let upstream = RateLimitMiddleware.upstreamKey(service: service, request: request)
+        let upstream = RateLimitMiddleware.upstreamKey(options: context.options, request: request)
         // A state in memory is asked directly: no suspension point, no task-local value.
         let permit =
             if let memory {
@@ -78,6 +77,7 @@ public struct CircuitBreakerMiddleware: APIMiddleware, AnswersFromTheStepsAfter 
                 await onState(request) { await state.permit(upstream, policy: policy) }
             }
         if case .refused(let retryAfter, let failures, let calls) = permit {
+            let service = context.options.service
             let when = retryAfter.map { "probes go in \(RateLimitMiddleware.seconds($0))" } ?? "its probes are out"
             let why = calls > 0 ? " after \(failures) of \(calls) calls failed" : ""
             LimitMetrics.count("resourceful.breaker.refused", service: service, factory: metrics)
@@ -100,7 +100,14 @@ public struct CircuitBreakerMiddleware: APIMiddleware, AnswersFromTheStepsAfter 
             await record(Self.outcome(of: error), of: permit, upstream: upstream, policy: policy, request: request, context: context)
             throw error
         }
-        await record(outcome, of: permit, upstream: upstream, policy: policy, request: request, context: context)
+        // A state in memory counts without a suspension point, as it permitted.
+        if let memory {
+            if let transition = memory.recordNow(outcome, of: permit, for: upstream, policy: policy) {
+                report(transition, upstream: upstream, policy: policy, context: context)
+            }
+        } else {
+            await record(outcome, of: permit, upstream: upstream, policy: policy, request: request, context: context)
+        }
         return response
     }
 

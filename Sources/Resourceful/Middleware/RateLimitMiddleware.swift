@@ -64,19 +64,27 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
         return await SharedState.$callDeadline.withValue(request.deadline) { await body() }
     }
 
-    /// The name of the upstream `request` goes to for `service`: the service and the origin.
-    /// Made once per service and origin as written (``knownUpstreams``), so that a call to a known
-    /// upstream costs a lookup, not a URL's parse.
-    package static func upstreamKey(service: String, request: TransportRequest) -> String {
+    /// The name of the upstream `request` goes to for the service of `options`: the service and
+    /// the origin. The configured origin's is made once per ``API``; another's once per service
+    /// and origin as written (``knownUpstreams``), so that a call to a known upstream costs a
+    /// lookup, not a URL's parse.
+    package static func upstreamKey(options: RequestOptions, request: TransportRequest) -> String {
+        if let key = options.upstreamKey(toward: request.target.origin) { return key }
+        let service = options.service
         let written = WrittenUpstream(service: service, origin: request.target.origin)
         if let known = knownUpstreams.withLock({ $0[written] }) { return known }
-        let key = "\(service) \(Self.origin(of: request))"
+        let key = upstreamKey(service: service, origin: request.target.origin)
         knownUpstreams.withLock { known in
             // Bounded: many origins (a redirect's, a paginated link's) only make it start again.
             if known.count >= 256 { known.removeAll(keepingCapacity: true) }
             known[written] = key
         }
         return key
+    }
+
+    /// The name of the upstream at `origin` (as a request's target writes it) for `service`.
+    static func upstreamKey(service: String, origin: String) -> String {
+        "\(service) \(Self.origin(of: origin))"
     }
 
     /// A service and an origin as the request writes it.
@@ -101,12 +109,12 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
         if budget == nil, let memory, memory.isEmpty {
             return try await passOn(request, context: context, upstream: nil, limits: limits, next: next)
         }
-        let upstream = Self.upstreamKey(service: context.options.service, request: request)
+        let upstream = Self.upstreamKey(options: context.options, request: request)
         let deadline = RetryMiddleware.headDeadline(of: request, context: context)
         // A state in memory answers at once: no suspension, no task-local value.
         let reservation =
             if let memory {
-                memory.reserveNow(upstream, budget: budget, maxWait: deadline - .now)
+                memory.reserveNow(upstream, budget: budget, before: deadline)
             } else {
                 await onState(request) { await state.reserve(upstream, budget: budget, maxWait: deadline - .now, maxPause: limits.maxPause) }
             }
@@ -188,7 +196,7 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
         LimitMetrics.count("resourceful.ratelimit.refused", service: context.options.service, factory: metrics)
         return APIError(
             kind: .rateLimited,
-            detail: "\(context.options.service) at \(Self.origin(of: request)) takes no request for \(Self.seconds(wait)): after the call's deadline"
+            detail: "\(context.options.service) at \(Self.origin(of: request.target.origin)) takes no request for \(Self.seconds(wait)): after the call's deadline"
         )
     }
 
@@ -201,7 +209,7 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
         // An answer from the cache, or from another URL a redirect led to (maybe another
         // origin's), says nothing of this upstream's limits now.
         if !response.servedFromCache, response.redirects.isEmpty, Self.mayCarryLimits(response) {
-            let upstream = upstream ?? Self.upstreamKey(service: context.options.service, request: request)
+            let upstream = upstream ?? Self.upstreamKey(options: context.options, request: request)
             await onState(request) { await learn(from: response, upstream: upstream, limits: limits, context: context) }
         }
         return response
@@ -250,8 +258,8 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
     /// The origin as RFC 6454 compares it (scheme and host lower-cased, the default port
     /// written, no user information), so that spellings of one origin share one budget, and no
     /// user information reaches a row, a log line or an error.
-    private static func origin(of request: TransportRequest) -> String {
-        URL(string: request.target.origin).flatMap(Origin.init).map(\.description) ?? "(no origin)"
+    private static func origin(of written: String) -> String {
+        URL(string: written).flatMap(Origin.init).map(\.description) ?? "(no origin)"
     }
 
     /// `2.5 s`.

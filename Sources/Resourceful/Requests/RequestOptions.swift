@@ -1,3 +1,4 @@
+import Foundation
 public import HTTPTypes
 
 /// How one call is made: every per-request setting in one value, with its default in one place.
@@ -122,6 +123,11 @@ public struct RequestOptions: Sendable {
     package var redactor: Redactor { fixed.redactor }
     /// The upstream's rate budget and longest pause (``APIConfig/limits``), fixed per ``API``.
     package var upstreamLimits: APIConfig.UpstreamLimits { fixed.upstreamLimits }
+    /// The name of the upstream a request to `origin` (as its target writes it) goes to, made once
+    /// for the configured origin, where most calls go; `nil` for another origin.
+    package func upstreamKey(toward origin: String) -> String? {
+        origin == fixed.baseOrigin ? fixed.baseUpstream : nil
+    }
 
     /// What an ``API`` fixes for all its calls, made once and shared by every call's options:
     /// copying the options then copies one reference.
@@ -136,9 +142,14 @@ public struct RequestOptions: Sendable {
         /// The names of the configured base header fields, lower-cased.
         let baseHeaderNames: Set<String>
         let upstreamLimits: APIConfig.UpstreamLimits
+        /// The configured origin as a request's target writes it, and the name of its upstream.
+        let baseOrigin: String
+        let baseUpstream: String
 
         init(config: APIConfig) {
             upstreamLimits = config.limits
+            baseOrigin = RequestTarget(parsing: config.baseURL.absoluteString).origin
+            baseUpstream = RateLimitMiddleware.upstreamKey(service: config.service, origin: baseOrigin)
             service = config.service
             credentialField = config.credentialField
             sensitiveRedirectHeaders = config.http.sensitiveRedirectHeaders
