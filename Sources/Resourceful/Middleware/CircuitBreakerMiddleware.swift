@@ -81,7 +81,9 @@ public struct CircuitBreakerMiddleware: APIMiddleware, AnswersFromTheStepsAfter 
             let when = retryAfter.map { "probes go in \(RateLimitMiddleware.seconds($0))" } ?? "its probes are out"
             let why = calls > 0 ? " after \(failures) of \(calls) calls failed" : ""
             LimitMetrics.count("resourceful.breaker.refused", service: service, factory: metrics)
-            throw APIError(kind: .circuitOpen, detail: "the circuit of \(service) at \(request.target.origin) is open\(why): \(when)")
+            // The origin as compared (no user information an app's step or a redirect may have written).
+            let origin = RateLimitMiddleware.origin(of: request.target.origin)
+            throw APIError(kind: .circuitOpen, detail: "the circuit of \(service) at \(origin) is open\(why): \(when)")
         }
         let response: TransportResponse
         // The clock is read only for a policy that counts slow calls.

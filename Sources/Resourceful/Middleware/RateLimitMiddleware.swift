@@ -258,7 +258,7 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
     /// The origin as RFC 6454 compares it (scheme and host lower-cased, the default port
     /// written, no user information), so that spellings of one origin share one budget, and no
     /// user information reaches a row, a log line or an error.
-    private static func origin(of written: String) -> String {
+    package static func origin(of written: String) -> String {
         URL(string: written).flatMap(Origin.init).map(\.description) ?? "(no origin)"
     }
 

@@ -61,6 +61,31 @@ import Testing
         }
     }
 
+    /// An app's step that sends the request to its origin with user information written in.
+    struct UserInformationStep: APIMiddleware {
+        func intercept(
+            _ request: TransportRequest, context: CallContext,
+            next: (TransportRequest, CallContext) async throws -> TransportResponse
+        ) async throws -> TransportResponse {
+            var request = request
+            request.url = request.url.replacingOccurrences(of: "http://", with: "http://ada:breaker-pw-3d1@")
+            return try await next(request, context)
+        }
+    }
+
+    @Test func anOpenBreakersErrorNamesTheOriginWithoutUserInformation() async throws {
+        try await Harness.run(configure: { $0.retry.maxAttempts = 1; $0.limits.breaker = Self.policy }) { harness in
+            harness.server.stub(.get, "/v1/ticks", .json(raw: "{}", status: .serviceUnavailable))
+            let api = API(dependencies: harness.dependencies, middlewares: [UserInformationStep()] + API.defaultMiddlewares)
+            for _ in 0..<5 { _ = try? await api.call(Self.ticks) }
+            let error = await #expect(throws: APIError.self) { _ = try await api.call(Self.ticks) }
+            #expect(error?.kind == .circuitOpen)
+            #expect(error?.detail?.contains("at http://127.0.0.1:\(harness.server.port) is open") == true)
+            #expect(error.map { "\($0)" }?.contains("breaker-pw-3d1") == false)
+            #expect(error.map { "\($0)" }?.contains("ada") == false)
+        }
+    }
+
     @Test func anUpstreamThatAnswersSlowlyOpensTheBreaker() async throws {
         // Slow: an answer after 300 ms, three times the policy's 100 ms.
         let policy = CircuitBreakerPolicy(
