@@ -12,16 +12,18 @@ extension OAuth2AuthenticationStorage {
         /// The epoch it was refused in: a logout or ``OAuth2AuthenticationStorage/invalidate()`` ends it.
         let epoch: UInt64
 
-        /// The back-off `error` earns, ended at `now` (`backoff`, at most ``longest``): `nil` when
-        /// the back-off is off (zero or less), or when asking again may go otherwise at once: the
-        /// server could not be reached or failed (a `5xx`, `server_error`,
+        /// The back-off `error` of a request for `grant` earns, ended at `now` (`backoff`, at most
+        /// ``longest``): `nil` when the back-off is off (zero or less), or when asking again may go
+        /// otherwise at once: the server could not be reached or failed (a `5xx`, `server_error`,
         /// `temporarily_unavailable`), a storage failed, the settings cannot work, or a person must
-        /// log in (another process's login may store a new refresh token at any moment: each call
-        /// reads it again).
-        init?(_ error: any Error, at now: ContinuousClock.Instant, backoff: Duration, epoch: UInt64) {
+        /// log in with the `refresh_token` grant (another process's login may store a new refresh
+        /// token at any moment: each call reads it again).
+        init?(_ error: any Error, at now: ContinuousClock.Instant, backoff: Duration, grant: OAuth2Settings.Grant, epoch: UInt64) {
             guard backoff > .zero, let error = error as? OAuth2Error else { return nil }
             switch error.kind {
             case .refused, .invalidResponse: break
+            // A client's own grant refused (`access_denied`, `invalid_grant`): no login changes it.
+            case .loginRequired where grant == .clientCredentials && error.serverError != nil: break
             default: return nil
             }
             if let status = error.status, status >= 500 { return nil }

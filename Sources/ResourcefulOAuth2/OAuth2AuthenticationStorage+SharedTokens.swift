@@ -107,7 +107,10 @@ extension OAuth2AuthenticationStorage {
         fetch: @escaping @Sendable () async throws -> Token
     ) async throws -> Token {
         let name = Self.sharedTokenName(settings: settings, endpoints: endpoints, grant: grant, service: service)
-        if refused == nil, let kept = await cache.token(named: name, deadline: deadline) {
+        // Backing off, any kept token but the one a `401` refused will do: the server is not asked.
+        if refused == nil || backingOff != nil, let kept = await cache.token(named: name, deadline: deadline),
+            refused.map({ $0.isEmpty || $0 != kept.header }) ?? true
+        {
             return Token(kept)
         }
         if let backingOff { throw backingOff }

@@ -184,6 +184,7 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
         }
         let now = ContinuousClock.now
         let backoff = settings.refusalBackoff
+        let grant = settings.grant
         let sharesTokens = sharedTokens != nil
         let lookup: Lookup = state.withLock { current in
             if let token = current.tokens[service] {
@@ -227,7 +228,7 @@ public final class OAuth2AuthenticationStorage: AuthenticationStorage, Credentia
                         // Kept unless the server was not asked (a back-off's own error), or a
                         // login's token came meanwhile.
                         guard backingOff == nil, state.tokens[service]?.header == held else { return }
-                        if let refusal = Refusal(error, at: ended, backoff: backoff, epoch: epoch) { state.refusals[service] = refusal }
+                        if let refusal = Refusal(error, at: ended, backoff: backoff, grant: grant, epoch: epoch) { state.refusals[service] = refusal }
                     }
                 }
                 return try result.get()

@@ -79,17 +79,20 @@ public struct OAuth2Settings: Sendable, Equatable {
     public var resource: String?
     /// How long before its expiry a token is renewed.
     public var skew: Duration
-    /// How long a token request the server refused (an OAuth 2 error, or an answer that is not a
-    /// usable token) is not asked again: calls in that time fail at once with the same error, so
-    /// that a refused client or grant costs the server one request per interval, not one per call.
-    /// Any other answer than a token counts (a `4xx`, `429` included, or a `200` that is not a
-    /// usable token, the server's metadata included) but a server failing (a `5xx`, `server_error`,
-    /// `temporarily_unavailable`) or not reached, and a refused refresh token (a login in another
-    /// process may store a new one at any moment: each call reads it again). A login through this
-    /// storage, ``OAuth2AuthenticationStorage/invalidate()`` or a logout ends it; a fix made in
-    /// another process (a client secret replaced in its storage) is seen once it has passed.
-    /// Zero or less turns it off; it lasts at most a day (5 seconds by default). With a fleet's
-    /// shared tokens, a token another instance got meanwhile is still read and used.
+    /// How long a token request the server refused is not asked again: calls for the same service
+    /// in that time fail at once with the refusal's kind and code (its description says when the
+    /// server is asked again), so that a refused client or grant costs the server one request per
+    /// interval and service, not one per call.
+    ///
+    /// A refusal is a token endpoint's `4xx` (`429` included), a `200` that is not a usable token,
+    /// or server metadata that cannot be used; not a server failing (a `5xx`, `server_error`,
+    /// `temporarily_unavailable`) or not reached, nor a person's refresh token refused
+    /// (`invalid_grant` with the `refresh_token` grant: a login in another process may store a new
+    /// one at any moment, and each call reads it again). A login through this storage,
+    /// ``OAuth2AuthenticationStorage/invalidate()`` or a logout ends it; a fix made in another
+    /// process (a client secret replaced in its storage) is seen once it has passed. With a
+    /// fleet's shared tokens, a token another instance got meanwhile is still read and used. Zero
+    /// or less turns it off; it lasts at most a day (5 seconds by default).
     public var refusalBackoff: Duration
     /// The storage kind a person's refresh token is kept in.
     public var refreshTokenStorage: APIConfig.StorageKind

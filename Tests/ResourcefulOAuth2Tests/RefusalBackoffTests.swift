@@ -168,10 +168,75 @@ import Testing
             let refused = try await OAuth2AuthenticationStorage(settings: settings, transport: transport, clientSecret: secrets, sharedTokens: cache)
             let other = try await OAuth2AuthenticationStorage(settings: settings, transport: transport, clientSecret: secrets, sharedTokens: cache)
             _ = await #expect(throws: OAuth2Error.self) { _ = try await refused.authenticationHeader(for: "s") }
+            // Nothing kept yet: the back-off's error, and no request.
+            let held = await #expect(throws: OAuth2Error.self) { _ = try await refused.authenticationHeader(for: "s") }
+            #expect(held?.description.contains("asked again in") == true)
+            #expect(server.requests.count == 1)
             // Another instance gets a token and keeps it for the fleet: the refused one reads it.
             #expect(try await other.authenticationHeader(for: "s") == "Bearer backoff-token")
             #expect(try await refused.authenticationHeader(for: "s") == "Bearer backoff-token")
             #expect(server.requests.count == 2)
+        }
+    }
+
+    @Test func afterARefused401RenewalAFleetsNewerTokenIsRead() async throws {
+        try await MockServer.withTransport { server, transport in
+            server.stub(
+                .post, "/token", .json(raw: #"{"access_token": "first-token", "token_type": "Bearer", "expires_in": 3600}"#),
+                .status(.tooManyRequests), .json(raw: #"{"access_token": "second-token", "token_type": "Bearer", "expires_in": 3600}"#))
+            let cache = SharedTokensInMemory()
+            var settings = OAuth2Settings(clientID: "c", tokenEndpoint: server.baseURL.appendingPathComponent("token"))
+            settings.refusalBackoff = .seconds(3600)
+            settings.clientSecretStorage = "memory"
+            let secrets = InMemorySecrets(["c-client-secret": "backoff-secret-9d2"])
+            let a = try await OAuth2AuthenticationStorage(settings: settings, transport: transport, clientSecret: secrets, sharedTokens: cache)
+            let b = try await OAuth2AuthenticationStorage(settings: settings, transport: transport, clientSecret: secrets, sharedTokens: cache)
+            #expect(try await a.authenticationHeader(for: "s") == "Bearer first-token")
+            // A `401` makes A renew: refused (429), backed off.
+            _ = await #expect(throws: OAuth2Error.self) { _ = try await a.refreshCredential(for: "s") }
+            // B renews too and keeps a newer token for the fleet: A's next renewal reads it.
+            #expect(try await b.authenticationHeader(for: "s") == "Bearer first-token")
+            #expect(try await b.refreshCredential(for: "s") == "Bearer second-token")
+            #expect(try await a.refreshCredential(for: "s") == "Bearer second-token")
+            #expect(server.requests.count == 3)
+        }
+    }
+
+    @Test func callsDuringTheBackoffDoNotLengthenIt() async throws {
+        try await MockServer.withTransport { server, transport in
+            server.stub(.post, "/token", Self.refusal, Self.token)
+            var settings = OAuth2Settings(clientID: "c", tokenEndpoint: server.baseURL.appendingPathComponent("token"))
+            settings.refusalBackoff = .seconds(1)
+            settings.clientSecretStorage = "memory"
+            let storage = try await OAuth2AuthenticationStorage(
+                settings: settings, transport: transport, clientSecret: InMemorySecrets(["c-client-secret": "backoff-secret-9d2"]),
+                sharedTokens: SharedTokensInMemory())
+            let started = ContinuousClock.now
+            _ = await #expect(throws: OAuth2Error.self) { _ = try await storage.authenticationHeader(for: "s") }
+            // Calls every 50 ms, each backed off: the server is asked again once the second is up,
+            // not a second after the last of them.
+            let deadline = ContinuousClock.now + .seconds(20)
+            var header: String?
+            while header == nil, ContinuousClock.now < deadline {
+                header = try? await storage.authenticationHeader(for: "s")
+                if header == nil { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(header == "Bearer backoff-token")
+            #expect(server.requests.count == 2)
+            #expect(ContinuousClock.now - started >= .seconds(1))
+        }
+    }
+
+    @Test func aClientsOwnGrantRefusedIsBackedOffFrom() async throws {
+        try await MockServer.withTransport { server, transport in
+            server.stub(.post, "/token", .json(raw: #"{"error": "access_denied"}"#, status: .forbidden), Self.token)
+            let storage = try await Self.storage(server, transport: transport, backoff: .seconds(3600))
+            let refused = await #expect(throws: OAuth2Error.self) { _ = try await storage.authenticationHeader(for: "s") }
+            #expect(refused?.serverError == "access_denied")
+            let held = await #expect(throws: OAuth2Error.self) { _ = try await storage.authenticationHeader(for: "s") }
+            #expect(held?.serverError == "access_denied")
+            #expect(held?.description.contains("asked again in") == true)
+            #expect(server.requests.count == 1)
         }
     }
 }
