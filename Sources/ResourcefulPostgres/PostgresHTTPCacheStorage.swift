@@ -16,8 +16,10 @@ public import Resourceful
 /// ```
 ///
 /// Each entry is one row of `resourceful.http_cache`, named by the SHA-256 of its storage key;
-/// `Vary` variants and each credential's answers are rows of their own. The entry is kept in a
-/// compact, versioned byte format.
+/// each credential's answers are rows of their own. An answer that `Vary`s is kept with the
+/// values of the fields it names, one variant per key, as in memory: a request with other values
+/// is not served it, and the answer it gets replaces it. The entry is kept in a compact, versioned
+/// byte format.
 ///
 /// - **Per credential, sealed:** an entry whose storage key carries a credential's digest is
 ///   sealed with `keys` (AES-256-GCM, bound to its row's name, its key id beside it) and opened
