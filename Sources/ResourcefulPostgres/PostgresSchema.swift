@@ -4,7 +4,7 @@ import Foundation
 /// for those who apply it themselves) holds them: a test keeps the two the same.
 enum PostgresSchema {
     /// The schema's version, kept in `resourceful.version`.
-    static let version = 5
+    static let version = 4
 
     /// The lock every instance takes while it migrates: a transaction-scoped advisory lock, so that
     /// instances starting at once apply the schema once, and behind a pooler in transaction mode.
@@ -12,14 +12,14 @@ enum PostgresSchema {
 
     /// The whole script.
     static let script = #"""
--- Resourceful's state shared by a fleet, schema version 5, kept in a schema of its own:
+-- Resourceful's state shared by a fleet, schema version 4, kept in a schema of its own:
 -- `resourceful`.
 --
 -- ResourcefulPostgres creates and migrates it itself (`PostgresSharedState.prepare()`, or on first
 -- use), holding a transaction-scoped advisory lock so that instances starting at once apply it
 -- once (a database already at this version is only read, without the lock). Apply it yourself when the instances' role may not create a schema, then grant that role
 -- USAGE on the schema, SELECT, INSERT, UPDATE and DELETE on its tables and EXECUTE on its
--- functions: the module finds version 5 in `resourceful.version` and changes nothing. A database
+-- functions: the module finds version 4 in `resourceful.version` and changes nothing. A database
 -- at an earlier version is brought to this one by applying the whole script again: each step
 -- may be applied any number of times.
 --
@@ -159,19 +159,6 @@ BEGIN
     IF v_interval IS NOT NULL THEN
         v_interval := least(greatest(v_interval, 1), 86400000000);
         v_burst := least(greatest(coalesce(v_burst, 1), 1), 1000000);
-        -- A queue that ends further off than a day past a whole burst at this pace, which no
-        -- instance books (no call waits a day for its place), starts again now, so that it ends.
-        IF r.arrival_us > v_now + 86400000000 + v_interval * v_burst
-            OR r.capped_arrival_us > v_now + 86400000000 + v_interval * v_burst THEN
-            IF r.arrival_us > v_now + 86400000000 + v_interval * v_burst THEN
-                r.arrival_us := v_now;
-            END IF;
-            IF r.capped_arrival_us > v_now + 86400000000 + v_interval * v_burst THEN
-                r.capped_arrival_us := v_now;
-            END IF;
-            UPDATE resourceful.rate_limits SET arrival_us = r.arrival_us, capped_arrival_us = r.capped_arrival_us
-                WHERE upstream = p_upstream;
-        END IF;
     END IF;
     IF v_interval IS NULL THEN
         wait_us := v_mine - v_now;

@@ -112,27 +112,6 @@ struct PostgresRateLimitStateTests {
         }
     }
 
-    @Test("A queue a row holds a year ahead, which no instance books, starts again now: calls are not refused for it")
-    func aQueueWrittenAYearAheadStartsAgain() async throws {
-        let budget = try #require(RateBudget(requestsPerSecond: 10, burst: 5))
-        try await withInstances(1) { instances in
-            let state = instances[0].rateLimits
-            for column in ["arrival_us", "capped_arrival_us"] {
-                let upstream = "queue \(column) \(UUID())"
-                _ = try await rows(
-                    """
-                    INSERT INTO resourceful.rate_limits (upstream, \(column), touched_us)
-                    VALUES ('\(upstream)', resourceful.now_us() + 31536000000000, resourceful.now_us())
-                    RETURNING upstream
-                    """)
-                #expect(await state.reserve(upstream, budget: budget, maxWait: .seconds(5), maxPause: .seconds(300)) == .granted(wait: .zero))
-                let row = try await rows(
-                    "SELECT (coalesce(\(column), 0) < resourceful.now_us() + 3600000000)::text FROM resourceful.rate_limits WHERE upstream = '\(upstream)'")
-                #expect(row == ["true"], "\(column)")
-            }
-        }
-    }
-
     @Test("A pause one instance keeps holds every instance's calls, and only a longer one replaces it")
     func aPauseHoldsTheFleet() async throws {
         let upstream = "pause \(UUID())"
