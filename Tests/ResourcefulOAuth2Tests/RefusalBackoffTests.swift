@@ -9,13 +9,17 @@ import Testing
 /// time fail at once with the same error, and the server sees one request, not one per call
 /// (against Django: `ClientCredentialsTests`).
 @Suite struct RefusalBackoffTests {
-    /// A storage on `server`'s `/token` for client `c`, backing off refusals for `backoff`.
-    static func storage(_ server: MockServer, transport: any HTTPTransport, backoff: Duration) async throws -> OAuth2AuthenticationStorage {
+    /// A storage on `server`'s `/token` for client `c`, backing off refusals for `backoff`, sharing
+    /// its tokens through `sharedTokens` when given.
+    static func storage(
+        _ server: MockServer, transport: any HTTPTransport, backoff: Duration, sharedTokens: (any SharedTokenCache)? = nil
+    ) async throws -> OAuth2AuthenticationStorage {
         var settings = OAuth2Settings(clientID: "c", tokenEndpoint: server.baseURL.appendingPathComponent("token"))
         settings.refusalBackoff = backoff
         settings.clientSecretStorage = "memory"
         return try await OAuth2AuthenticationStorage(
-            settings: settings, transport: transport, clientSecret: InMemorySecrets(["c-client-secret": "backoff-secret-9d2"]))
+            settings: settings, transport: transport, clientSecret: InMemorySecrets(["c-client-secret": "backoff-secret-9d2"]),
+            sharedTokens: sharedTokens)
     }
 
     static let refusal = MockResponse.json(raw: #"{"error": "invalid_client"}"#, status: .unauthorized)
@@ -161,12 +165,8 @@ import Testing
         try await MockServer.withTransport { server, transport in
             server.stub(.post, "/token", Self.refusal, Self.token)
             let cache = SharedTokensInMemory()
-            var settings = OAuth2Settings(clientID: "c", tokenEndpoint: server.baseURL.appendingPathComponent("token"))
-            settings.refusalBackoff = .seconds(3600)
-            settings.clientSecretStorage = "memory"
-            let secrets = InMemorySecrets(["c-client-secret": "backoff-secret-9d2"])
-            let refused = try await OAuth2AuthenticationStorage(settings: settings, transport: transport, clientSecret: secrets, sharedTokens: cache)
-            let other = try await OAuth2AuthenticationStorage(settings: settings, transport: transport, clientSecret: secrets, sharedTokens: cache)
+            let refused = try await Self.storage(server, transport: transport, backoff: .seconds(3600), sharedTokens: cache)
+            let other = try await Self.storage(server, transport: transport, backoff: .seconds(3600), sharedTokens: cache)
             _ = await #expect(throws: OAuth2Error.self) { _ = try await refused.authenticationHeader(for: "s") }
             // Nothing kept yet: the back-off's error, and no request.
             let held = await #expect(throws: OAuth2Error.self) { _ = try await refused.authenticationHeader(for: "s") }
@@ -185,12 +185,8 @@ import Testing
                 .post, "/token", .json(raw: #"{"access_token": "first-token", "token_type": "Bearer", "expires_in": 3600}"#),
                 .status(.tooManyRequests), .json(raw: #"{"access_token": "second-token", "token_type": "Bearer", "expires_in": 3600}"#))
             let cache = SharedTokensInMemory()
-            var settings = OAuth2Settings(clientID: "c", tokenEndpoint: server.baseURL.appendingPathComponent("token"))
-            settings.refusalBackoff = .seconds(3600)
-            settings.clientSecretStorage = "memory"
-            let secrets = InMemorySecrets(["c-client-secret": "backoff-secret-9d2"])
-            let a = try await OAuth2AuthenticationStorage(settings: settings, transport: transport, clientSecret: secrets, sharedTokens: cache)
-            let b = try await OAuth2AuthenticationStorage(settings: settings, transport: transport, clientSecret: secrets, sharedTokens: cache)
+            let a = try await Self.storage(server, transport: transport, backoff: .seconds(3600), sharedTokens: cache)
+            let b = try await Self.storage(server, transport: transport, backoff: .seconds(3600), sharedTokens: cache)
             #expect(try await a.authenticationHeader(for: "s") == "Bearer first-token")
             // A `401` makes A renew: refused (429), backed off.
             _ = await #expect(throws: OAuth2Error.self) { _ = try await a.refreshCredential(for: "s") }
@@ -205,12 +201,7 @@ import Testing
     @Test func callsDuringTheBackoffDoNotLengthenIt() async throws {
         try await MockServer.withTransport { server, transport in
             server.stub(.post, "/token", Self.refusal, Self.token)
-            var settings = OAuth2Settings(clientID: "c", tokenEndpoint: server.baseURL.appendingPathComponent("token"))
-            settings.refusalBackoff = .seconds(1)
-            settings.clientSecretStorage = "memory"
-            let storage = try await OAuth2AuthenticationStorage(
-                settings: settings, transport: transport, clientSecret: InMemorySecrets(["c-client-secret": "backoff-secret-9d2"]),
-                sharedTokens: SharedTokensInMemory())
+            let storage = try await Self.storage(server, transport: transport, backoff: .seconds(1), sharedTokens: SharedTokensInMemory())
             let started = ContinuousClock.now
             _ = await #expect(throws: OAuth2Error.self) { _ = try await storage.authenticationHeader(for: "s") }
             // Calls every 50 ms, each backed off: the server is asked again once the second is up,
