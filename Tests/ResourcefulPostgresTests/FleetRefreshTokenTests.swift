@@ -149,6 +149,8 @@ struct FleetRefreshTokenTests {
             group.addTask { await locker.run() }
             defer { group.cancelAll() }
             group.addTask {
+                // Ended however the transaction ends: a lock that fails fails the test, never hangs it.
+                defer { nowLocked.finish() }
                 try await locker.withTransaction(logger: logger) { session in
                     for try await _ in try await session.query("SELECT 1 FROM resourceful.refresh_tokens WHERE name = \(row) FOR UPDATE", logger: logger) {}
                     nowLocked.yield()
