@@ -70,6 +70,7 @@ struct PostgresConnectionSettings: Sendable {
         if let interval = try keys.seconds("retryInterval", allowZero: false) { options.retryInterval = interval }
         if let refresh = try keys.seconds("breakerRefresh", allowZero: true) { options.breakerRefresh = refresh }
         if let lease = try keys.seconds("probeLease", allowZero: false) { options.probeLease = lease }
+        if let lease = try keys.seconds("tokenLease", allowZero: false) { options.tokenLease = lease }
         let sealing = keys.scoped(to: "sealingKey")
         sealingKey = try Self.secretName(sealing)
         previousSealingKeys = try sealing.stringArray("previousNames") ?? []
@@ -81,6 +82,11 @@ struct PostgresConnectionSettings: Sendable {
         case "askAlone": whenUnavailable = .askAlone
         case "fail": whenUnavailable = .fail
         default: throw keys.invalid("whenUnavailable", expected: "askAlone or fail")
+        }
+        switch try keys.string("budgetsWhenUnavailable") ?? "useMemory" {
+        case "useMemory": options.rateLimitsWhenUnavailable = .useMemory
+        case "fail": options.rateLimitsWhenUnavailable = .fail
+        default: throw keys.invalid("budgetsWhenUnavailable", expected: "useMemory or fail")
         }
         sharesCache = try keys.bool("cache") ?? false
         cacheMaxBytes = try keys.int("cacheMaxBytes", in: 0...(1 << 40), unit: "bytes") ?? cacheMaxBytes

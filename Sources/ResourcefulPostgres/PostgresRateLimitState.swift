@@ -9,12 +9,27 @@ public import Resourceful
 /// upstream, the database server's clock, so that the instances' clocks do not matter): one round
 /// trip per call to an upstream with a budget or a pause known, before the call waits its turn.
 /// A call whose deadline comes before the store's answer is refused: it cannot be known to have a
-/// place before its deadline. While the store is unavailable (see ``PostgresSharedState``), the instance keeps its own budgets
-/// in memory, as ``InMemoryRateLimitState`` does, and returns to the shared ones once it answers.
+/// place before its deadline. While the store is unavailable (see ``PostgresSharedState``), the
+/// instance keeps its own budgets in memory, as ``InMemoryRateLimitState`` does, and returns to
+/// the shared ones once it answers; or, with ``WhenUnavailable/fail``, calls with a configured
+/// budget fail with ``APIError/Kind/sharedStateUnavailable`` meanwhile, without being sent, for
+/// an upstream that enforces its budget across the fleet's instances (what is learned from
+/// answers, and pauses, each instance keeps for itself meanwhile, as it hears them too).
 ///
 /// Get one from ``PostgresSharedState/rateLimits``.
 public final class PostgresRateLimitState: RateLimitState {
+    /// What a call does while the store cannot be used
+    /// (``PostgresSharedState/Options/rateLimitsWhenUnavailable``).
+    public enum WhenUnavailable: Sendable {
+        /// Keeps the budgets and pauses in this instance's memory: the fleet may send more than
+        /// its budget until the store is back (each instance keeps the whole budget).
+        case useMemory
+        /// Fails a call with a configured budget, without sending it.
+        case fail
+    }
+
     private let store: PostgresStore
+    private let whenUnavailable: WhenUnavailable
     /// What serves while the store is unavailable.
     private let fallback = InMemoryRateLimitState()
 
@@ -30,8 +45,9 @@ public final class PostgresRateLimitState: RateLimitState {
     private let written = Locked([String: Written]())
     private static let maximumWritten = 10_000
 
-    init(store: PostgresStore) {
+    init(store: PostgresStore, whenUnavailable: WhenUnavailable) {
         self.store = store
+        self.whenUnavailable = whenUnavailable
     }
 
     /// A place in `upstream`'s shared budget; from memory while the store is unavailable. A
@@ -63,7 +79,11 @@ public final class PostgresRateLimitState: RateLimitState {
         let wait: Int64
         switch answer {
         case .answered(.some(let row)): (granted, wait) = row
-        case .answered(.none), .unavailable: return await fallback.reserve(upstream, budget: budget, maxWait: maxWait)
+        case .answered(.none), .unavailable:
+            // Only a configured budget is failed for: what is learned from answers, and pauses,
+            // each instance hears for itself too.
+            guard whenUnavailable == .useMemory || budget == nil else { return .unavailable(reason: "the fleet's shared state did not answer") }
+            return await fallback.reserve(upstream, budget: budget, maxWait: maxWait)
         // The call's deadline came before the fleet's answer: it cannot be known to have a place
         // before it, so it has none (the fleet's budget is never overrun by calls near their end).
         case .cutShort: return .refused(wait: Swift.max(maxWait, .zero))

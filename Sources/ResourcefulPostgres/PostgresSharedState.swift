@@ -26,7 +26,7 @@ public import ServiceLifecycle
 /// ``Options/statementTimeout`` makes the store unavailable for ``Options/retryInterval``: meanwhile
 /// each instance keeps its budgets and breakers in memory, with one warning logged, and returns to
 /// the shared ones when the store answers again (one notice). A call never waits past its deadline
-/// for the store, and never fails because of it.
+/// for the store, and fails because of it only when ``Options/rateLimitsWhenUnavailable`` says so.
 ///
 /// **Round trips per call.** One for a call to an upstream with a budget or a pause known (its
 /// place in the budget); none for a closed breaker read within the last
@@ -45,6 +45,17 @@ public final class PostgresSharedState: Service, Sendable {
         /// instances that never said how their probe ended (killed ones): 30 s, a call's default
         /// time-out.
         public var probeLease: Duration = .seconds(30)
+        /// How long an instance waits for another's lease on a token (``PostgresTokenCache``)
+        /// before it stops waiting: 10 s. A holder that is killed loses its lease at once; one
+        /// that lives on and holds it (hung, or not one of the fleet's own builds) holds the
+        /// others this long at most. Then an instance does what ``PostgresTokenCache/WhenUnavailable``
+        /// says (asks alone, or fails the call). Keep it above the token endpoint's slowest
+        /// answer, or a slow answer makes the others ask too.
+        public var tokenLease: Duration = .seconds(10)
+        /// What a call with a configured rate budget does while the store is unavailable:
+        /// ``PostgresRateLimitState/WhenUnavailable/useMemory`` (the default: each instance keeps
+        /// the budget alone) or ``PostgresRateLimitState/WhenUnavailable/fail``.
+        public var rateLimitsWhenUnavailable: PostgresRateLimitState.WhenUnavailable = .useMemory
 
         /// The defaults above.
         public init() {}
@@ -56,6 +67,8 @@ public final class PostgresSharedState: Service, Sendable {
     public let rateLimits: PostgresRateLimitState
     /// Circuit breakers shared by the fleet.
     public let circuitBreakers: PostgresCircuitBreakerState
+    /// How the state uses its store.
+    public let options: Options
     let store: PostgresStore
 
     /// Shared state kept through a client of its own, connecting as `configuration` says; it logs
@@ -88,8 +101,9 @@ public final class PostgresSharedState: Service, Sendable {
     /// `additionalStartupParameters`, as the other initializer does.
     public init(client: PostgresClient, options: Options = Options(), logger: Logger) {
         self.client = client
+        self.options = options
         store = PostgresStore(client: client, logger: logger, statementTimeout: options.statementTimeout, retryInterval: options.retryInterval)
-        rateLimits = PostgresRateLimitState(store: store)
+        rateLimits = PostgresRateLimitState(store: store, whenUnavailable: options.rateLimitsWhenUnavailable)
         circuitBreakers = PostgresCircuitBreakerState(store: store, refresh: options.breakerRefresh, probeLease: options.probeLease)
     }
 

@@ -29,7 +29,7 @@ public import Resourceful
 ///   and the secret's name; none for a server that asks for none;
 /// - `tls`: `require` (the default: verified against the system's roots, or `caFile`'s
 ///   certificates) or `disable`, for a loopback host only;
-/// - `statementTimeout`, `retryInterval`, `breakerRefresh`, `probeLease`: seconds
+/// - `statementTimeout`, `retryInterval`, `breakerRefresh`, `probeLease`, `tokenLease`: seconds
 ///   (``PostgresSharedState/Options``);
 /// - `sealingKey.storage`, `sealingKey.name` and `sealingKey.previousNames`: the secrets (64 hex
 ///   digits, or base64 of 32 bytes) rows holding tokens and credentialed answers are sealed with
@@ -38,6 +38,7 @@ public import Resourceful
 ///   never kept unsealed): `client_credentials` tokens, and the refresh tokens of an OAuth 2
 ///   storage whose `refreshTokenStorage` is `sharedState` (``PostgresRefreshTokenStorage``);
 ///   `whenUnavailable` (`askAlone` or `fail`, ``PostgresTokenCache/WhenUnavailable``);
+/// - `budgetsWhenUnavailable`: `useMemory` or `fail` (``PostgresSharedState/Options/rateLimitsWhenUnavailable``);
 /// - `cache`: whether ``SharedState/httpCache`` holds a ``PostgresHTTPCacheStorage`` (`false`),
 ///   of at most `cacheMaxBytes` (64 MiB).
 ///

@@ -12,9 +12,11 @@ public import Resourceful
 /// lock of the token's row in `resourceful.leases`, held by a transaction, which works behind a
 /// pooler in transaction mode and which no role without rights on the table can take — reads again (another instance may have kept one while this one waited),
 /// asks the authorization server only when still needed, keeps the answer and releases the lease
-/// with the transaction. The others wait for the lease within their deadline (PostgreSQL's
-/// `lock_timeout`); a holder that dies (even by `kill -9`) loses its connection, and with it the
-/// lease, at once.
+/// with the transaction. The others wait for the lease within their deadline and at most
+/// ``PostgresSharedState/Options/tokenLease`` (PostgreSQL's `lock_timeout`); a holder that dies
+/// (even by `kill -9`) loses its connection, and with it the lease, at once. A lease held longer
+/// (a holder that hangs, or a session that is not one of the fleet's own builds) is treated as
+/// the store being unavailable for that call: ``WhenUnavailable`` decides.
 ///
 /// Tokens are sealed (AES-256-GCM under ``SharedStateKeys``, bound to their row), and rows are
 /// named by a digest of what the token is for: no table, log line or error holds a token.
@@ -35,12 +37,17 @@ public final class PostgresTokenCache: SharedTokenCache {
     private let store: PostgresStore
     private let keys: SharedStateKeys
     private let whenUnavailable: WhenUnavailable
+    /// How long a call waits for another instance's lease.
+    private let leaseTime: Duration
+    /// When a lease held past ``leaseTime`` was last said (once a minute at most).
+    private let overstayed = Locked<ContinuousClock.Instant?>(nil)
 
     /// Tokens kept through `sharedState`'s connections, sealed with `keys`.
     public init(sharedState: PostgresSharedState, keys: SharedStateKeys, whenUnavailable: WhenUnavailable = .askAlone) {
         store = sharedState.store
         self.keys = keys
         self.whenUnavailable = whenUnavailable
+        leaseTime = sharedState.options.tokenLease
     }
 
     /// The token kept under `name` while it is not due; `nil` otherwise, or when the store does
@@ -67,6 +74,10 @@ public final class PostgresTokenCache: SharedTokenCache {
         // A token the server gave is used even when the store fails to keep it: never asked twice.
         let fetched = Locked<SharedToken?>(nil)
         let started = ContinuousClock.now
+        // Another instance's lease is waited for until the call's deadline, or the lease time
+        // when that comes first (then only is PostgreSQL's lock_timeout the lease's).
+        let leaseEnds = started + Swift.max(leaseTime, .milliseconds(1))
+        let waitUntil = Swift.min(deadline, leaseEnds)
         let outcome: Leased
         do {
             guard store.isAvailable else { throw PostgresSharedStateError("the shared state is unavailable") }
@@ -82,7 +93,9 @@ public final class PostgresTokenCache: SharedTokenCache {
                 do {
                     let leased = try await client.withTransaction(logger: logger) { connection in
                         connected.settle(.success(()))
-                        return try await Self.leased(row, refusing: refused, deadline: deadline, keys: keys, on: connection, logger: logger) {
+                        return try await Self.leased(
+                            row, refusing: refused, deadline: deadline, leaseBy: waitUntil, keys: keys, on: connection, logger: logger
+                        ) {
                             let token = try await fetch()
                             fetched.withLock { $0 = token }
                             // The token is the caller's once the store has had its time to keep
@@ -122,6 +135,11 @@ public final class PostgresTokenCache: SharedTokenCache {
                 store.noteFailure("token lease", error)
                 return token
             }
+            // Another instance held the lease past the lease time (not the call's deadline): it
+            // is not let hold this call longer; the store itself answered.
+            if Self.leaseNotHadInTime(inner), leaseEnds < deadline, ContinuousClock.now < deadline {
+                return try await overstayedLease(fetch: fetch)
+            }
             // Waiting out another instance's lease (lock_timeout, the call's deadline) says
             // nothing of the store: the lease was not had in time.
             if Self.leaseNotHadInTime(inner) || ContinuousClock.now >= deadline {
@@ -140,6 +158,25 @@ public final class PostgresTokenCache: SharedTokenCache {
         }
         store.noteSuccess(startedAt: started)
         return outcome.token
+    }
+
+    /// A call that waited ``leaseTime`` for another instance's lease: asks alone, or fails, as
+    /// ``WhenUnavailable`` says; said once a minute at most.
+    private func overstayedLease(fetch: @Sendable () async throws -> SharedToken) async throws -> SharedToken {
+        let now = ContinuousClock.now
+        let says = overstayed.withLock { last in
+            guard last.map({ now - $0 >= .seconds(60) }) ?? true else { return false }
+            last = now
+            return true
+        }
+        let action = whenUnavailable == .askAlone ? "calls ask for their own tokens meanwhile" : "calls that need a new token fail meanwhile"
+        if says {
+            store.logger.warning("Shared state: a token's lease was held past the lease time (\(RateLimitMiddleware.seconds(leaseTime))); \(action)")
+        }
+        guard whenUnavailable == .askAlone else {
+            throw PostgresSharedStateError("another instance held the token's lease past the lease time (\(RateLimitMiddleware.seconds(leaseTime)))")
+        }
+        return try await fetch()
     }
 
     /// Whether `error` is PostgreSQL giving up waiting for the lease (`lock_timeout`, or a
@@ -164,11 +201,12 @@ public final class PostgresTokenCache: SharedTokenCache {
     /// In the lease's transaction: waits for the lease within the deadline, reads again, fetches
     /// when still needed and keeps the new token.
     private static func leased(
-        _ row: String, refusing refused: String?, deadline: ContinuousClock.Instant, keys: SharedStateKeys,
-        on connection: PostgresConnection, logger: Logger, fetch: @Sendable () async throws -> SharedToken
+        _ row: String, refusing refused: String?, deadline: ContinuousClock.Instant, leaseBy: ContinuousClock.Instant,
+        keys: SharedStateKeys, on connection: PostgresConnection, logger: Logger, fetch: @Sendable () async throws -> SharedToken
     ) async throws -> Leased {
         let wait = "\(Swift.max(Int64((deadline - .now) / .milliseconds(1)), 1))ms"
-        try await connection.query("SELECT pg_catalog.set_config('lock_timeout', \(wait), true), pg_catalog.set_config('statement_timeout', \(wait), true)", logger: logger)
+        let lease = "\(Swift.max(Int64((leaseBy - .now) / .milliseconds(1)), 1))ms"
+        try await connection.query("SELECT pg_catalog.set_config('lock_timeout', \(lease), true), pg_catalog.set_config('statement_timeout', \(wait), true)", logger: logger)
         // A holder whose host vanishes (power, partition) is not seen by TCP for hours: the
         // server ends its session, and the lease with it, once it has idled past the deadline.
         let idle = "\(Swift.max(Int64((deadline - .now) / .milliseconds(1)), 1) + 5000)ms"

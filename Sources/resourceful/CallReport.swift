@@ -98,7 +98,7 @@ enum CallReport {
         case .authentication: CallExitCode.credentials
         case .transport where error.underlying is CassetteError:
             (error.underlying as? CassetteError)?.kind == .noRecording ? CallExitCode.transport : CallExitCode.localFile
-        case .transport, .timeout, .responseTooLarge, .cancelled, .rateLimited, .circuitOpen: CallExitCode.transport
+        case .transport, .timeout, .responseTooLarge, .cancelled, .rateLimited, .circuitOpen, .sharedStateUnavailable: CallExitCode.transport
         case .tls: CallExitCode.tls
         case .redirectRefused, .tooManyRedirects: CallExitCode.redirectRefused
         // A configuration refused (one not chosen, a storage's settings) is not a request

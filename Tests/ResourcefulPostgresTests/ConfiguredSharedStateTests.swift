@@ -73,6 +73,36 @@ struct ConfiguredSharedStateTests {
         }
     }
 
+    @Test("budgetsWhenUnavailable: fail fails a budgeted call, unsent, while the configured store cannot be reached; useMemory sends it")
+    func aConfiguredBudgetFailsWithoutItsStore() async throws {
+        // A port nothing listens on: the store is unavailable from the first statement.
+        let closed = try Nginx.freePort()
+        try await MockServer.withRunning { server in
+            server.stub(.get, "/v1/ticks", .json(raw: #"{"n": 1}"#))
+            for (choice, fails) in [("fail", true), ("useMemory", false)] {
+                let config = try Config(secrets: [:]) { _ in
+                    """
+                    {"baseURL": "\(server.baseURL.absoluteString)/v1", "service": "ticks", "limits": {"rate": {"requestsPerSecond": 100, "burst": 10}},
+                     "sharedState": {"kind": "postgres", "postgres": {"host": "127.0.0.1", "port": \(closed), "database": "d", "username": "u",
+                       "tls": "disable", "statementTimeout": 0.2, "budgetsWhenUnavailable": "\(choice)"}}}
+                    """
+                }
+                defer { config.remove() }
+                let api = API(dependencies: try await config.dependencies())
+                let before = server.requests.count
+                if fails {
+                    let error = await #expect(throws: APIError.self) { _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "ticks")) }
+                    #expect(error?.kind == .sharedStateUnavailable, "\(String(describing: error))")
+                    #expect(server.requests.count == before)
+                } else {
+                    _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "ticks"))
+                    #expect(server.requests.count == before + 1)
+                }
+                try await api.shutdown()
+            }
+        }
+    }
+
     @Test("Two instances configured alike ask the token endpoint once, and keep the token sealed")
     func configuredInstancesShareTheirToken() async throws {
         let database = try await makeDatabase("tokens")
@@ -221,6 +251,14 @@ struct ConfiguredSharedStateTests {
             name: "the fleet's refresh tokens without a key to seal them",
             sharedState: #"{"kind": "postgres", "postgres": {"host": "127.0.0.1", "database": "d", "username": "u", "tls": "disable"}}"#,
             key: "authentication.oauth2.refreshTokenStorage"),
+        Refused(
+            name: "a choice for budgets that is not one",
+            sharedState: #"{"kind": "postgres", "postgres": {"host": "127.0.0.1", "database": "d", "username": "u", "budgetsWhenUnavailable": "sometimes"}}"#,
+            key: "sharedState.postgres.budgetsWhenUnavailable"),
+        Refused(
+            name: "a token lease of no time",
+            sharedState: #"{"kind": "postgres", "postgres": {"host": "127.0.0.1", "database": "d", "username": "u", "tokenLease": 0}}"#,
+            key: "sharedState.postgres.tokenLease"),
         Refused(
             name: "a mistyped key", sharedState: #"{"kind": "postgres", "postgres": {"hots": "127.0.0.1"}}"#, key: "sharedState.postgres.hots"),
     ]

@@ -63,9 +63,9 @@ enum ConfigurationKeyTable {
             section: "sharedState", kind: "postgres", name: "ResourcefulPostgres",
             keys: [
                 "host", "port", "database", "username", "password.storage", "password.name", "tls", "caFile",
-                "statementTimeout", "retryInterval", "breakerRefresh", "probeLease",
+                "statementTimeout", "retryInterval", "breakerRefresh", "probeLease", "tokenLease",
                 "sealingKey.storage", "sealingKey.name", "sealingKey.previousNames",
-                "tokens", "whenUnavailable", "cache", "cacheMaxBytes",
+                "tokens", "whenUnavailable", "budgetsWhenUnavailable", "cache", "cacheMaxBytes",
             ]
         ),
     ]

@@ -12,7 +12,7 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         private enum Code: String, Sendable, Hashable {
             case invalidRequest, invalidConfiguration, encodingFailed, authentication, transport, tls, timeout, cancelled
             case responseTooLarge, unacceptableStatus, unauthorized, tooManyRedirects, redirectRefused, tooManyPages
-            case unsupportedContentEncoding, decodingFailed, file, middleware, rateLimited, circuitOpen
+            case unsupportedContentEncoding, decodingFailed, file, middleware, rateLimited, circuitOpen, sharedStateUnavailable
         }
 
         private let code: Code
@@ -88,6 +88,12 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         /// to it failed of late, so this one failed at once, without a connection.
         /// ``APIError/detail`` names the upstream and when probes go again. Never retried.
         public static let circuitOpen = Kind(code: .circuitOpen)
+
+        /// The state an upstream's limits are kept in (a fleet's, in a database) could not be
+        /// used, and it is set to fail calls rather than keep the limits in this process alone
+        /// (``RateLimitReservation/unavailable(reason:)``). ``APIError/detail`` names the upstream
+        /// and what failed, never a value. Nothing was sent; never retried.
+        public static let sharedStateUnavailable = Kind(code: .sharedStateUnavailable)
 
         /// The kind's name.
         public var description: String { code.rawValue }

@@ -5,6 +5,8 @@ import CoreMetrics
 ///
 /// - `resourceful.ratelimit.wait` (timer): how long a call waited for its place in a budget.
 /// - `resourceful.ratelimit.refused` (counter): calls that failed with ``APIError/Kind/rateLimited``.
+/// - `resourceful.ratelimit.unavailable` (counter): calls that failed with
+///   ``APIError/Kind/sharedStateUnavailable`` (a budget's state set to fail when it cannot be used).
 /// - `resourceful.ratelimit.pauses` (counter): pauses an upstream asked for that were new or longer.
 /// - `resourceful.breaker.transitions` (counter, `state`: `open` or `closed`): changes of a breaker.
 /// - `resourceful.breaker.refused` (counter): calls that failed with ``APIError/Kind/circuitOpen``.

@@ -73,4 +73,8 @@ public enum RateLimitReservation: Sendable, Equatable {
     case granted(wait: Duration)
     /// No place within the longest wait allowed: the caller would have waited `wait`.
     case refused(wait: Duration)
+    /// The state could not be used, and is set to fail calls rather than answer from this
+    /// process alone (a fleet's budget an upstream enforces across instances): the call fails
+    /// with ``APIError/Kind/sharedStateUnavailable``. `reason` says what failed, never a value.
+    case unavailable(reason: String)
 }

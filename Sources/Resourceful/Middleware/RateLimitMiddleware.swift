@@ -121,6 +121,8 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
         switch reservation {
         case .refused(let wait):
             throw refusal(waiting: wait, request: request, context: context)
+        case .unavailable(let reason):
+            throw unavailable(reason, request: request, context: context)
         case .granted(let wait) where wait > .zero:
             try await waitForPlace(wait, upstream: upstream, budget: budget, limits: limits, deadline: deadline, request: request, context: context)
         case .granted:
@@ -170,6 +172,7 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
             let wait: Duration
             switch await onState(request, { await state.reserve(upstream, budget: budget, maxWait: deadline - .now, maxPause: limits.maxPause) }) {
             case .refused(let needed): throw refusal(waiting: needed, request: request, context: context)
+            case .unavailable(let reason): throw unavailable(reason, request: request, context: context)
             case .granted(let granted): wait = Swift.max(granted, said)
             }
             held += said
@@ -197,6 +200,15 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
         return APIError(
             kind: .rateLimited,
             detail: "\(context.options.service) at \(Self.origin(of: request.target.origin)) takes no request for \(Self.seconds(wait)): after the call's deadline"
+        )
+    }
+
+    /// The error of a call whose budget's state could not be used, and says to fail.
+    private func unavailable(_ reason: String, request: TransportRequest, context: CallContext) -> APIError {
+        LimitMetrics.count("resourceful.ratelimit.unavailable", service: context.options.service, factory: metrics)
+        return APIError(
+            kind: .sharedStateUnavailable,
+            detail: "the rate budget of \(context.options.service) at \(Self.origin(of: request.target.origin)) could not be used (\(reason)): nothing was sent"
         )
     }
 
@@ -263,7 +275,7 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
     }
 
     /// `2.5 s`.
-    static func seconds(_ duration: Duration) -> String {
+    package static func seconds(_ duration: Duration) -> String {
         let milliseconds = duration.nanoseconds / 1_000_000
         return milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : String(format: "%.3f s", Double(milliseconds) / 1000)
     }

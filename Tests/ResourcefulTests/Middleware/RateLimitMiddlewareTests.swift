@@ -197,6 +197,32 @@ import Testing
         }
     }
 
+    /// A store that cannot be used and is set to say so rather than answer from memory.
+    struct Unavailable: RateLimitState {
+        func reserve(_ upstream: String, budget: RateBudget?, maxWait: Duration) async -> RateLimitReservation {
+            .unavailable(reason: "the store did not answer")
+        }
+        func release(_ upstream: String, budget: RateBudget?) async {}
+        func pause(_ upstream: String, for duration: Duration) async -> Bool { false }
+        func learn(_ upstream: String, budget: RateBudget, for lifetime: Duration) async {}
+    }
+
+    @Test func aStateThatCannotBeUsedFailsTheCallUnsentAndCountsIt() async throws {
+        try await Harness.run(configure: { $0.limits.rate = RateBudget(requestsPerSecond: 10, burst: 1) }) { harness in
+            let arrivals = Arrivals()
+            Self.route(harness.server, first: nil, arrivals: arrivals)
+            let metrics = TestMetrics()
+            let api = API(dependencies: harness.dependencies, middlewares: API.defaultMiddlewares + [RateLimitMiddleware(state: Unavailable(), metrics: metrics)])
+            let error = await #expect(throws: APIError.self) { _ = try await api.call(Self.ticks) }
+            #expect(error?.kind == .sharedStateUnavailable)
+            #expect(error?.description.contains("the store did not answer") == true, "\(String(describing: error))")
+            // Not retried, not sent.
+            #expect(arrivals.all.isEmpty)
+            let counted = try metrics.expectCounter("resourceful.ratelimit.unavailable", [("service", Harness.service)])
+            #expect(counted.totalValue == 1)
+        }
+    }
+
     @Test func pausesWaitsAndRefusalsAreCountedByService() async throws {
         try await Harness.run(configure: { $0.retry.maxAttempts = 1; $0.timeout = .seconds(5) }) { harness in
             let arrivals = Arrivals()
