@@ -389,5 +389,21 @@ final class PostgresStore: Sendable {
             DELETE FROM resourceful.breakers WHERE touched_us < resourceful.now_us() - \(idle)
                 AND open_until_us <= resourceful.now_us()
             """, logger: logger)
+        // A token past its renewal is never read again, only replaced: one no instance replaced
+        // for ten minutes is left behind (a scope or client no longer used). A row a lease holder
+        // is replacing is locked, and skipped.
+        try await client.query(
+            """
+            DELETE FROM resourceful.tokens WHERE name IN (
+                SELECT name FROM resourceful.tokens WHERE renew_at_us < resourceful.now_us() - \(idle)
+                    AND touched_us < resourceful.now_us() - \(idle) FOR UPDATE SKIP LOCKED)
+            """, logger: logger)
+        // A lease row no instance holds (a held one is locked, and skipped) and none took for ten
+        // minutes: the next taker makes it again.
+        try await client.query(
+            """
+            DELETE FROM resourceful.leases WHERE name IN (
+                SELECT name FROM resourceful.leases WHERE taken_us < resourceful.now_us() - \(idle) FOR UPDATE SKIP LOCKED)
+            """, logger: logger)
     }
 }
