@@ -84,8 +84,8 @@ struct PostgresConnectionSettings: Sendable {
         default: throw keys.invalid("whenUnavailable", expected: "askAlone or fail")
         }
         switch try keys.string("budgetsWhenUnavailable") ?? "useMemory" {
-        case "useMemory": options.rateLimitsWhenUnavailable = .useMemory
-        case "fail": options.rateLimitsWhenUnavailable = .fail
+        case "useMemory": options.budgetsWhenUnavailable = .useMemory
+        case "fail": options.budgetsWhenUnavailable = .fail
         default: throw keys.invalid("budgetsWhenUnavailable", expected: "useMemory or fail")
         }
         sharesCache = try keys.bool("cache") ?? false

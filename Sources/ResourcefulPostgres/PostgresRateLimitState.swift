@@ -19,7 +19,7 @@ public import Resourceful
 /// Get one from ``PostgresSharedState/rateLimits``.
 public final class PostgresRateLimitState: RateLimitState {
     /// What a call does while the store cannot be used
-    /// (``PostgresSharedState/Options/rateLimitsWhenUnavailable``).
+    /// (``PostgresSharedState/Options/budgetsWhenUnavailable``).
     public enum WhenUnavailable: Sendable {
         /// Keeps the budgets and pauses in this instance's memory: the fleet may send more than
         /// its budget until the store is back (each instance keeps the whole budget).
@@ -69,7 +69,10 @@ public final class PostgresRateLimitState: RateLimitState {
         let burst = budget.map { Int32($0.burst) }
         let limit = Self.microseconds(maxWait)
         let longest = Self.microseconds(maxPause)
-        let answer = await store.answer("reserve", deadline: started + maxWait) { client -> (Bool, Int64)? in
+        // A call that fails without the store tries it itself, within its wait: one answering
+        // again (or marked unavailable by another kind's statement) serves it at once.
+        let strict = whenUnavailable == .fail && budget != nil
+        let answer = await store.answer("reserve", deadline: started + maxWait, evenWhenUnavailable: strict) { client -> (Bool, Int64)? in
             let rows = try await client.query(
                 "SELECT granted, wait_us FROM resourceful.reserve(\(upstream), \(interval), \(burst), \(limit), \(longest))")
             for try await row in rows.decode((Bool, Int64).self) { return row }
@@ -82,11 +85,13 @@ public final class PostgresRateLimitState: RateLimitState {
         case .answered(.none), .unavailable:
             // Only a configured budget is failed for: what is learned from answers, and pauses,
             // each instance hears for itself too.
-            guard whenUnavailable == .useMemory || budget == nil else { return .unavailable(reason: "the fleet's shared state did not answer") }
+            guard !strict else { return .unavailable(reason: "the fleet's shared state did not answer") }
             return await fallback.reserve(upstream, budget: budget, maxWait: maxWait)
         // The call's deadline came before the fleet's answer: it cannot be known to have a place
         // before it, so it has none (the fleet's budget is never overrun by calls near their end).
-        case .cutShort: return .refused(wait: Swift.max(maxWait, .zero))
+        case .cutShort:
+            guard !strict || store.isAvailable else { return .unavailable(reason: "the fleet's shared state did not answer") }
+            return .refused(wait: Swift.max(maxWait, .zero))
         }
         let waited = ContinuousClock.now - started
         let left = Duration.microseconds(Swift.max(wait, 0))

@@ -26,7 +26,9 @@ public import ServiceLifecycle
 /// ``Options/statementTimeout`` makes the store unavailable for ``Options/retryInterval``: meanwhile
 /// each instance keeps its budgets and breakers in memory, with one warning logged, and returns to
 /// the shared ones when the store answers again (one notice). A call never waits past its deadline
-/// for the store, and fails because of it only when ``Options/rateLimitsWhenUnavailable`` says so.
+/// for the store, and fails because of it only where it is told to:
+/// ``Options/budgetsWhenUnavailable`` for budgets, ``PostgresTokenCache/WhenUnavailable`` for
+/// tokens.
 ///
 /// **Round trips per call.** One for a call to an upstream with a budget or a pause known (its
 /// place in the budget); none for a closed breaker read within the last
@@ -46,16 +48,18 @@ public final class PostgresSharedState: Service, Sendable {
         /// time-out.
         public var probeLease: Duration = .seconds(30)
         /// How long an instance waits for another's lease on a token (``PostgresTokenCache``)
-        /// before it stops waiting: 10 s. A holder that is killed loses its lease at once; one
-        /// that lives on and holds it (hung, or not one of the fleet's own builds) holds the
-        /// others this long at most. Then an instance does what ``PostgresTokenCache/WhenUnavailable``
-        /// says (asks alone, or fails the call). Keep it above the token endpoint's slowest
-        /// answer, or a slow answer makes the others ask too.
-        public var tokenLease: Duration = .seconds(10)
+        /// before it stops waiting: 30 s, an OAuth 2 token request's default time-out. A holder
+        /// that is killed loses its lease at once; one that lives on and holds it (hung, or not
+        /// one of the fleet's own builds) holds the others this long at most. Then an instance
+        /// takes a token kept meanwhile, or does what ``PostgresTokenCache/WhenUnavailable``
+        /// says (asks alone, or fails the call). Keep it at or above the token request's
+        /// time-out: a holder still waiting for a slow token endpoint makes the others ask too
+        /// once it has passed. Less than a millisecond counts as one.
+        public var tokenLease: Duration = .seconds(30)
         /// What a call with a configured rate budget does while the store is unavailable:
         /// ``PostgresRateLimitState/WhenUnavailable/useMemory`` (the default: each instance keeps
         /// the budget alone) or ``PostgresRateLimitState/WhenUnavailable/fail``.
-        public var rateLimitsWhenUnavailable: PostgresRateLimitState.WhenUnavailable = .useMemory
+        public var budgetsWhenUnavailable: PostgresRateLimitState.WhenUnavailable = .useMemory
 
         /// The defaults above.
         public init() {}
@@ -103,7 +107,7 @@ public final class PostgresSharedState: Service, Sendable {
         self.client = client
         self.options = options
         store = PostgresStore(client: client, logger: logger, statementTimeout: options.statementTimeout, retryInterval: options.retryInterval)
-        rateLimits = PostgresRateLimitState(store: store, whenUnavailable: options.rateLimitsWhenUnavailable)
+        rateLimits = PostgresRateLimitState(store: store, whenUnavailable: options.budgetsWhenUnavailable)
         circuitBreakers = PostgresCircuitBreakerState(store: store, refresh: options.breakerRefresh, probeLease: options.probeLease)
     }
 

@@ -38,7 +38,7 @@ public import Resourceful
 ///   never kept unsealed): `client_credentials` tokens, and the refresh tokens of an OAuth 2
 ///   storage whose `refreshTokenStorage` is `sharedState` (``PostgresRefreshTokenStorage``);
 ///   `whenUnavailable` (`askAlone` or `fail`, ``PostgresTokenCache/WhenUnavailable``);
-/// - `budgetsWhenUnavailable`: `useMemory` or `fail` (``PostgresSharedState/Options/rateLimitsWhenUnavailable``);
+/// - `budgetsWhenUnavailable`: `useMemory` or `fail` (``PostgresSharedState/Options/budgetsWhenUnavailable``);
 /// - `cache`: whether ``SharedState/httpCache`` holds a ``PostgresHTTPCacheStorage`` (`false`),
 ///   of at most `cacheMaxBytes` (64 MiB).
 ///

@@ -86,6 +86,7 @@ public final class PostgresTokenCache: SharedTokenCache {
             try await store.prepared(until: connectBy)
             let client = store.client
             let connected = Outcome<Void>()
+            let leaseHad = Outcome<Void>()
             let settled = Outcome<Leased>()
             let grace = Locked<Task<Void, Never>?>(nil)
             let keepFor = store.statementTimeout
@@ -94,7 +95,8 @@ public final class PostgresTokenCache: SharedTokenCache {
                     let leased = try await client.withTransaction(logger: logger) { connection in
                         connected.settle(.success(()))
                         return try await Self.leased(
-                            row, refusing: refused, deadline: deadline, leaseBy: waitUntil, keys: keys, on: connection, logger: logger
+                            row, refusing: refused, deadline: deadline, leaseBy: waitUntil, keys: keys, on: connection, logger: logger,
+                            onLease: { leaseHad.settle(.success(())) }
                         ) {
                             let token = try await fetch()
                             fetched.withLock { $0 = token }
@@ -113,12 +115,16 @@ public final class PostgresTokenCache: SharedTokenCache {
                     settled.settle(.success(leased))
                 } catch {
                     connected.settle(.failure(error))
+                    leaseHad.settle(.failure(error))
                     settled.settle(.failure(error))
                 }
                 grace.withLock { $0?.cancel() }
             }
             do {
                 try await connected.value(deadline: connectBy)
+                // The server ends a wait for the lease at the lease time (lock_timeout); a store
+                // that does not say so within its own time after it hangs, and is left alone.
+                try await leaseHad.value(deadline: Swift.min(deadline, waitUntil + store.statementTimeout))
                 outcome = try await settled.value(deadline: deadline)
             } catch {
                 work.cancel()
@@ -137,8 +143,9 @@ public final class PostgresTokenCache: SharedTokenCache {
             }
             // Another instance held the lease past the lease time (not the call's deadline): it
             // is not let hold this call longer; the store itself answered.
-            if Self.leaseNotHadInTime(inner), leaseEnds < deadline, ContinuousClock.now < deadline {
-                return try await overstayedLease(fetch: fetch)
+            let now = ContinuousClock.now
+            if Self.sqlState(inner) == "55P03", leaseEnds < deadline, now >= leaseEnds, now < deadline {
+                return try await overstayedLease(row: row, refusing: refused, deadline: deadline, fetch: fetch)
             }
             // Waiting out another instance's lease (lock_timeout, the call's deadline) says
             // nothing of the store: the lease was not had in time.
@@ -160,9 +167,17 @@ public final class PostgresTokenCache: SharedTokenCache {
         return outcome.token
     }
 
-    /// A call that waited ``leaseTime`` for another instance's lease: asks alone, or fails, as
+    /// A call that waited ``leaseTime`` for another instance's lease: takes the token kept
+    /// meanwhile (the holder may have kept one as the wait ended), else asks alone, or fails, as
     /// ``WhenUnavailable`` says; said once a minute at most.
-    private func overstayedLease(fetch: @Sendable () async throws -> SharedToken) async throws -> SharedToken {
+    private func overstayedLease(
+        row: String, refusing refused: String?, deadline: ContinuousClock.Instant, fetch: @Sendable () async throws -> SharedToken
+    ) async throws -> SharedToken {
+        let keys = self.keys
+        let kept = await store.run("token", deadline: deadline) { client -> SharedToken? in
+            try await Self.read(row, keys: keys, on: { try await client.query($0) })
+        }
+        if let token = kept ?? nil, token.header != refused { return token }
         let now = ContinuousClock.now
         let says = overstayed.withLock { last in
             guard last.map({ now - $0 >= .seconds(60) }) ?? true else { return false }
@@ -171,7 +186,9 @@ public final class PostgresTokenCache: SharedTokenCache {
         }
         let action = whenUnavailable == .askAlone ? "calls ask for their own tokens meanwhile" : "calls that need a new token fail meanwhile"
         if says {
-            store.logger.warning("Shared state: a token's lease was held past the lease time (\(RateLimitMiddleware.seconds(leaseTime))); \(action)")
+            store.logger.warning(
+                "Shared state: a token's lease was held past the lease time (\(RateLimitMiddleware.seconds(leaseTime))); \(action)",
+                metadata: ["resourceful.shared-state": "postgres"])
         }
         guard whenUnavailable == .askAlone else {
             throw PostgresSharedStateError("another instance held the token's lease past the lease time (\(RateLimitMiddleware.seconds(leaseTime)))")
@@ -182,8 +199,13 @@ public final class PostgresTokenCache: SharedTokenCache {
     /// Whether `error` is PostgreSQL giving up waiting for the lease (`lock_timeout`, or a
     /// statement cancelled).
     private static func leaseNotHadInTime(_ error: any Error) -> Bool {
-        guard let state = (error as? PSQLError)?.serverInfo?[.sqlState] else { return false }
+        let state = sqlState(error)
         return state == "55P03" || state == "57014"
+    }
+
+    /// The SQLSTATE of a PostgreSQL error.
+    private static func sqlState(_ error: any Error) -> String? {
+        (error as? PSQLError)?.serverInfo?[.sqlState]
     }
 
     /// What the lease's transaction came to.
@@ -202,8 +224,12 @@ public final class PostgresTokenCache: SharedTokenCache {
     /// when still needed and keeps the new token.
     private static func leased(
         _ row: String, refusing refused: String?, deadline: ContinuousClock.Instant, leaseBy: ContinuousClock.Instant,
-        keys: SharedStateKeys, on connection: PostgresConnection, logger: Logger, fetch: @Sendable () async throws -> SharedToken
+        keys: SharedStateKeys, on connection: PostgresConnection, logger: Logger, onLease: () -> Void,
+        fetch: @Sendable () async throws -> SharedToken
     ) async throws -> Leased {
+        // Waiting for the row's lock, and seeing the holder's token once it is had, both take
+        // READ COMMITTED, whatever the role's default.
+        try await connection.query("SET TRANSACTION ISOLATION LEVEL READ COMMITTED", logger: logger)
         let wait = "\(Swift.max(Int64((deadline - .now) / .milliseconds(1)), 1))ms"
         let lease = "\(Swift.max(Int64((leaseBy - .now) / .milliseconds(1)), 1))ms"
         try await connection.query("SELECT pg_catalog.set_config('lock_timeout', \(lease), true), pg_catalog.set_config('statement_timeout', \(wait), true)", logger: logger)
@@ -218,6 +244,7 @@ public final class PostgresTokenCache: SharedTokenCache {
             INSERT INTO resourceful.leases AS l (name, taken_us) VALUES ('token ' || \(row), resourceful.now_us())
             ON CONFLICT (name) DO UPDATE SET taken_us = excluded.taken_us
             """, logger: logger)
+        onLease()
         if let kept = try await read(row, keys: keys, on: { try await connection.query($0, logger: logger) }),
             kept.header != refused
         {

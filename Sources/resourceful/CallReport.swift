@@ -30,7 +30,8 @@ enum CallExitCode {
               file cannot be written
           3   a credential storage, the keyring or the OAuth 2 server failed
           4   no usable answer: connection, time-out, too large, interrupted,
-              the upstream's rate limit or open circuit
+              the upstream's rate limit or open circuit, a fleet's budget
+              that cannot be kept
           5   the configuration cannot be loaded or does not describe the service
           6   the request cannot be built, or the answer cannot be read
           7   the TLS handshake failed

@@ -20,7 +20,8 @@ struct CleanUpTests {
             INSERT INTO resourceful.tokens (name, key_id, sealed, renew_at_us, touched_us) VALUES
                 ('old \(tag)', 'k', '\\x00', \(old), \(old)),
                 ('due soon \(tag)', 'k', '\\x00', resourceful.now_us() + 600000000, \(old)),
-                ('replaced now \(tag)', 'k', '\\x00', \(old), resourceful.now_us())
+                ('replaced now \(tag)', 'k', '\\x00', \(old), resourceful.now_us()),
+                ('being replaced \(tag)', 'k', '\\x00', \(old), \(old))
             RETURNING name
             """)
         _ = try await rows(
@@ -31,7 +32,10 @@ struct CleanUpTests {
             """)
         let logger = Logger(label: "clean-up-tests")
         let locker = PostgresClient(configuration: connection(to: try suiteServer()))
-        let cleaner = PostgresClient(configuration: connection(to: try suiteServer()))
+        // A clean-up that waited for a locked row would fail here, not hang.
+        var cleaning = connection(to: try suiteServer())
+        cleaning.options.additionalStartupParameters = [("lock_timeout", "5000")]
+        let cleaner = PostgresClient(configuration: cleaning)
         let (locked, nowLocked) = AsyncStream<Bool>.makeStream()
         let (released, release) = AsyncStream<Void>.makeStream()
         let leases = try await withThrowingTaskGroup(of: Void.self) { clients in
@@ -49,6 +53,13 @@ struct CleanUpTests {
                     for try await _ in try await session.query("SELECT 1 FROM resourceful.leases WHERE name = \(name) FOR UPDATE", logger: logger) {
                         found = true
                     }
+                    // A lease holder writing its token: that row is locked too.
+                    let replacing = "being replaced \(tag)"
+                    var writing = false
+                    for try await _ in try await session.query("SELECT 1 FROM resourceful.tokens WHERE name = \(replacing) FOR UPDATE", logger: logger) {
+                        writing = true
+                    }
+                    found = found && writing
                     nowLocked.yield(found)
                     for await _ in released { break }
                 }
@@ -69,6 +80,6 @@ struct CleanUpTests {
         }
         #expect(leases == ["held \(tag)", "taken now \(tag)"])
         let tokens = try await rows("SELECT name FROM resourceful.tokens WHERE name LIKE '% \(tag)' ORDER BY name")
-        #expect(tokens == ["due soon \(tag)", "replaced now \(tag)"])
+        #expect(tokens == ["being replaced \(tag)", "due soon \(tag)", "replaced now \(tag)"])
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Logging
+import PostgresNIO
 import ProcessTestSupport
 import Resourceful
 @testable import ResourcefulPostgres
@@ -16,17 +17,19 @@ struct WhenUnavailableTests {
     /// Holds the lease on `name` through `holder` (a live session of the fleet, its token request
     /// unanswered) while `body` runs; the request is let go on every path.
     static func holdingLease<T: Sendable>(
-        _ name: String, through holder: PostgresTokenCache, _ body: @Sendable () async throws -> T
+        _ name: String, through holder: PostgresTokenCache, refusing refused: String? = nil, _ body: @Sendable () async throws -> T
     ) async throws -> T {
         let (released, release) = AsyncStream<Void>.makeStream()
         let (held, holding) = AsyncStream<Void>.makeStream()
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {
-                _ = try? await holder.withLease(named: name, refusing: nil, deadline: .now + .seconds(120)) {
+                _ = try? await holder.withLease(named: name, refusing: refused, deadline: .now + .seconds(120)) {
                     holding.yield()
                     for await _ in released { break }
                     return SharedToken(header: "Bearer held-token", renewIn: .seconds(600))
                 }
+                // Ended without asking (or failing): the wait for the lease ends too.
+                holding.finish()
                 return nil
             }
             defer {
@@ -70,6 +73,69 @@ struct WhenUnavailableTests {
         }
     }
 
+    @Test("A lease held past the lease time: a token kept meanwhile is taken, not asked for; a refused one is not")
+    func aTokenKeptMeanwhileIsTakenAfterTheLeaseTime() async throws {
+        var options = PostgresSharedState.Options.patient
+        options.tokenLease = .seconds(1)
+        let name = "kept meanwhile \(UUID())"
+        try await withInstances(2, options: options) { instances in
+            let keys = try SharedStateKeys(current: "k", keys: ["k": Self.keys])
+            let holder = PostgresTokenCache(sharedState: instances[0], keys: keys)
+            let waiter = PostgresTokenCache(sharedState: instances[1], keys: keys)
+            let kept = try await holder.withLease(named: name, refusing: nil, deadline: .now + .seconds(60)) {
+                SharedToken(header: "Bearer kept-token", renewIn: .seconds(600))
+            }
+            let asked = Locked(0)
+            // The holder replaces the kept token (it was refused) and hangs while asking.
+            let (taken, replaced) = try await Self.holdingLease(name, through: holder, refusing: kept.header) {
+                let taken = try await waiter.withLease(named: name, refusing: nil, deadline: .now + .seconds(60)) {
+                    asked.withLock { $0 += 1 }
+                    return SharedToken(header: "Bearer own-token", renewIn: .seconds(600))
+                }
+                let replaced = try await waiter.withLease(named: name, refusing: kept.header, deadline: .now + .seconds(60)) {
+                    asked.withLock { $0 += 1 }
+                    return SharedToken(header: "Bearer own-token", renewIn: .seconds(600))
+                }
+                return (taken, replaced)
+            }
+            #expect(taken.header == "Bearer kept-token")
+            #expect(replaced.header == "Bearer own-token")
+            #expect(asked.withLock { $0 } == 1)
+        }
+    }
+
+    @Test("A store that hangs while a call waits for a lease is left after its own time: the call asks alone, well before its deadline")
+    func aStoreHungDuringTheLeaseWaitIsLeft() async throws {
+        let server = try suiteServer()
+        var options = PostgresSharedState.Options.patient
+        options.tokenLease = .seconds(3)
+        options.statementTimeout = .seconds(2)
+        let name = "hung \(UUID())"
+        try await withInstances(2, options: options) { instances in
+            let keys = try SharedStateKeys(current: "k", keys: ["k": Self.keys])
+            let holder = PostgresTokenCache(sharedState: instances[0], keys: keys)
+            let waiter = PostgresTokenCache(sharedState: instances[1], keys: keys)
+            let deadline = ContinuousClock.now + .seconds(60)
+            let token = try await Self.holdingLease(name, through: holder) {
+                try await withThrowingTaskGroup(of: SharedToken?.self) { group in
+                    group.addTask {
+                        try await waiter.withLease(named: name, refusing: nil, deadline: deadline) {
+                            SharedToken(header: "Bearer own-token", renewIn: .seconds(600))
+                        }
+                    }
+                    // Once the waiter waits for the holder's lock, the server stops answering.
+                    try await poll { try await rows("SELECT count(*)::text FROM pg_catalog.pg_locks WHERE NOT granted") != ["0"] }
+                    server.freeze()
+                    defer { server.thaw() }
+                    return try await group.next() ?? nil
+                }
+            }
+            #expect(token?.header == "Bearer own-token")
+            #expect(ContinuousClock.now < deadline)
+            #expect(!instances[1].isAvailable)
+        }
+    }
+
     @Test("With whenUnavailable: fail, a lease held past the lease time fails the call, typed, without asking")
     func aLeaseHeldPastItsTimeFailsAStrictCall() async throws {
         var options = PostgresSharedState.Options.patient
@@ -109,6 +175,7 @@ struct WhenUnavailableTests {
                 holding.finish()
             }
             async let first = holder.withLease(named: name, refusing: nil, deadline: .now + .seconds(60)) {
+                defer { holding.finish() }
                 holding.yield()
                 for await _ in released { break }
                 return SharedToken(header: "Bearer holders-token", renewIn: .seconds(600))
@@ -131,27 +198,25 @@ struct WhenUnavailableTests {
     @Test("A budget set to fail while the store is down fails the call unsent; a call without a budget goes; useMemory serves it")
     func aBudgetSetToFailFailsWhileTheStoreIsDown() async throws {
         var strictOptions = PostgresSharedState.Options.patient
-        strictOptions.retryInterval = .seconds(600)
-        strictOptions.rateLimitsWhenUnavailable = .fail
+        strictOptions.statementTimeout = .milliseconds(500)
+        strictOptions.budgetsWhenUnavailable = .fail
         var lenientOptions = strictOptions
-        lenientOptions.rateLimitsWhenUnavailable = .useMemory
+        lenientOptions.budgetsWhenUnavailable = .useMemory
+        // A port nothing listens on: a store that is down.
+        let server = try suiteServer()
+        let store = PostgresClient.Configuration(
+            host: "127.0.0.1", port: try Nginx.freePort(), username: server.username, password: server.password, database: "postgres", tls: .disable)
         try await MockServer.withRunning { server in
             server.route(.get, "/v1/ticks") { _ in .json(raw: #"{"n": 1}"#) }
-            var budgeted = APIConfig(baseURL: server.baseURL.appendingPathComponent("v1"), service: "strict")
-            budgeted.limits.rate = RateBudget(requestsPerSecond: 100, burst: 10)
-            budgeted.retry = .never
-            var free = budgeted
-            free.limits.rate = nil
-            let (withBudget, withoutBudget) = (budgeted, free)
             let ticks = AdHocRequest<Empty, Empty>(.show, "ticks")
             for (options, fails) in [(strictOptions, true), (lenientOptions, false)] {
-                try await withInstances(1, options: options) { instances in
-                    let shared = instances[0]
-                    shared.store.noteFailure("reserve", PostgresSharedStateError("a test's outage"))
-                    #expect(!shared.isAvailable)
+                let shared = PostgresSharedState(configuration: store, options: options, logger: Logger(label: "down"))
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { await shared.run() }
+                    defer { group.cancelAll() }
                     let before = server.requests.count
-                    let api = API(dependencies: try await APIDependencies.live(config: withBudget), middlewares: API.defaultMiddlewares(sharedState: shared.state))
-                    let free = API(dependencies: try await APIDependencies.live(config: withoutBudget), middlewares: API.defaultMiddlewares(sharedState: shared.state))
+                    let api = try await Self.api(server, budgeted: true, shared: shared)
+                    let free = try await Self.api(server, budgeted: false, shared: shared)
                     if fails {
                         let error = await #expect(throws: APIError.self) { _ = try await api.call(ticks) }
                         #expect(error?.kind == .sharedStateUnavailable)
@@ -168,5 +233,35 @@ struct WhenUnavailableTests {
                 }
             }
         }
+    }
+
+    @Test("A budget set to fail is served by a store that answers, although another statement marked it unavailable")
+    func aStrictBudgetTriesTheStoreItself() async throws {
+        var options = PostgresSharedState.Options.patient
+        options.retryInterval = .seconds(600)
+        options.budgetsWhenUnavailable = .fail
+        try await MockServer.withRunning { server in
+            server.route(.get, "/v1/ticks") { _ in .json(raw: #"{"n": 1}"#) }
+            try await withInstances(1, options: options) { instances in
+                let shared = instances[0]
+                // Another kind's statement failed: the store counts as unavailable for 10 minutes.
+                shared.store.noteFailure("cache write", PostgresSharedStateError("a slow write"))
+                #expect(!shared.isAvailable)
+                let api = try await Self.api(server, budgeted: true, shared: shared)
+                _ = try await api.call(AdHocRequest<Empty, Empty>(.show, "ticks"))
+                #expect(server.requests.count == 1)
+                // It answered: the store is the fleet's again, for every kind.
+                #expect(shared.isAvailable)
+                try await api.shutdown()
+            }
+        }
+    }
+
+    /// An API on `server` whose limits are kept in `shared`, with a budget or without.
+    static func api(_ server: MockServer, budgeted: Bool, shared: PostgresSharedState) async throws -> API {
+        var config = APIConfig(baseURL: server.baseURL.appendingPathComponent("v1"), service: "strict")
+        config.limits.rate = budgeted ? RateBudget(requestsPerSecond: 100, burst: 10) : nil
+        config.retry = .never
+        return API(dependencies: try await APIDependencies.live(config: config), middlewares: API.defaultMiddlewares(sharedState: shared.state))
     }
 }

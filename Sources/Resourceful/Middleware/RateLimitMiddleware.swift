@@ -208,7 +208,7 @@ public struct RateLimitMiddleware: APIMiddleware, AnswersFromTheStepsAfter {
         LimitMetrics.count("resourceful.ratelimit.unavailable", service: context.options.service, factory: metrics)
         return APIError(
             kind: .sharedStateUnavailable,
-            detail: "the rate budget of \(context.options.service) at \(Self.origin(of: request.target.origin)) could not be used (\(reason)): nothing was sent"
+            detail: "the rate budget of \(context.options.service) at \(Self.origin(of: request.target.origin)) could not be used (\(reason)): the request was not sent"
         )
     }
 
