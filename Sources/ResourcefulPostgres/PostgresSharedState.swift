@@ -48,14 +48,15 @@ public final class PostgresSharedState: Service, Sendable {
         /// time-out.
         public var probeLease: Duration = .seconds(30)
         /// How long an instance waits for another's lease on a token (``PostgresTokenCache``)
-        /// before it stops waiting: 30 s, an OAuth 2 token request's default time-out. A holder
+        /// before it stops waiting: 10 s, a third of a token request's default time-out. A holder
         /// that is killed loses its lease at once; one that lives on and holds it (hung, or not
         /// one of the fleet's own builds) holds the others this long at most. Then an instance
         /// takes a token kept meanwhile, or does what ``PostgresTokenCache/WhenUnavailable``
-        /// says (asks alone, or fails the call). Keep it at or above the token request's
-        /// time-out: a holder still waiting for a slow token endpoint makes the others ask too
-        /// once it has passed. Less than a millisecond counts as one.
-        public var tokenLease: Duration = .seconds(30)
+        /// says (asks alone, or fails the call). A token endpoint slower than this makes the
+        /// waiting instances ask too (with `askAlone`): raise it for one that is; at or above
+        /// the calls' time-out, a lease is waited for to their deadline. Less than a millisecond
+        /// counts as one.
+        public var tokenLease: Duration = .seconds(10)
         /// What a call with a configured rate budget does while the store is unavailable:
         /// ``PostgresRateLimitState/WhenUnavailable/useMemory`` (the default: each instance keeps
         /// the budget alone) or ``PostgresRateLimitState/WhenUnavailable/fail``.

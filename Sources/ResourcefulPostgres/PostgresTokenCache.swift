@@ -86,6 +86,7 @@ public final class PostgresTokenCache: SharedTokenCache {
             try await store.prepared(until: connectBy)
             let client = store.client
             let connected = Outcome<Void>()
+            let lockWaitEnds = Outcome<ContinuousClock.Instant>()
             let leaseHad = Outcome<Void>()
             let settled = Outcome<Leased>()
             let grace = Locked<Task<Void, Never>?>(nil)
@@ -96,8 +97,10 @@ public final class PostgresTokenCache: SharedTokenCache {
                         connected.settle(.success(()))
                         return try await Self.leased(
                             row, refusing: refused, deadline: deadline, leaseBy: waitUntil, keys: keys, on: connection, logger: logger,
-                            onLease: { leaseHad.settle(.success(())) }
+                            onLockWait: { lockWaitEnds.settle(.success($0)) }, onLease: { leaseHad.settle(.success(())) }
                         ) {
+                            // A wait the caller gave up on asks nothing: the caller went on without it.
+                            try Task.checkCancellation()
                             let token = try await fetch()
                             fetched.withLock { $0 = token }
                             // The token is the caller's once the store has had its time to keep
@@ -115,6 +118,7 @@ public final class PostgresTokenCache: SharedTokenCache {
                     settled.settle(.success(leased))
                 } catch {
                     connected.settle(.failure(error))
+                    lockWaitEnds.settle(.failure(error))
                     leaseHad.settle(.failure(error))
                     settled.settle(.failure(error))
                 }
@@ -122,9 +126,16 @@ public final class PostgresTokenCache: SharedTokenCache {
             }
             do {
                 try await connected.value(deadline: connectBy)
-                // The server ends a wait for the lease at the lease time (lock_timeout); a store
-                // that does not say so within its own time after it hangs, and is left alone.
-                try await leaseHad.value(deadline: Swift.min(deadline, waitUntil + store.statementTimeout))
+                // The statements before the lease take the store's own time; the server ends the
+                // wait for the lease at the lease time (lock_timeout). A store that does not say so
+                // within its own time after that hangs, or another holder took the lease in turn:
+                // the wait is over either way.
+                let lockEnds = try await lockWaitEnds.value(deadline: Swift.min(deadline, .now + store.statementTimeout))
+                do {
+                    try await leaseHad.value(deadline: Swift.min(deadline, lockEnds + store.statementTimeout))
+                } catch let error as APIError where error.kind == .timeout {
+                    throw LeaseWaitOverran()
+                }
                 outcome = try await settled.value(deadline: deadline)
             } catch {
                 work.cancel()
@@ -144,7 +155,7 @@ public final class PostgresTokenCache: SharedTokenCache {
             // Another instance held the lease past the lease time (not the call's deadline): it
             // is not let hold this call longer; the store itself answered.
             let now = ContinuousClock.now
-            if Self.sqlState(inner) == "55P03", leaseEnds < deadline, now >= leaseEnds, now < deadline {
+            if Self.sqlState(inner) == "55P03" || inner is LeaseWaitOverran, leaseEnds < deadline, now >= leaseEnds, now < deadline {
                 return try await overstayedLease(row: row, refusing: refused, deadline: deadline, fetch: fetch)
             }
             // Waiting out another instance's lease (lock_timeout, the call's deadline) says
@@ -178,6 +189,13 @@ public final class PostgresTokenCache: SharedTokenCache {
             try await Self.read(row, keys: keys, on: { try await client.query($0) })
         }
         if let token = kept ?? nil, token.header != refused { return token }
+        // The store itself did not answer (it hangs): as when it is unavailable.
+        guard kept != nil else {
+            guard whenUnavailable == .askAlone else {
+                throw PostgresSharedStateError("no token could be had under the fleet's lease: the shared state did not answer")
+            }
+            return try await fetch()
+        }
         let now = ContinuousClock.now
         let says = overstayed.withLock { last in
             guard last.map({ now - $0 >= .seconds(60) }) ?? true else { return false }
@@ -208,6 +226,9 @@ public final class PostgresTokenCache: SharedTokenCache {
         (error as? PSQLError)?.serverInfo?[.sqlState]
     }
 
+    /// The wait for the lease outlasted the server's own end of it by the store's time.
+    private struct LeaseWaitOverran: Error {}
+
     /// What the lease's transaction came to.
     private struct Leased: Sendable {
         var token: SharedToken
@@ -224,19 +245,27 @@ public final class PostgresTokenCache: SharedTokenCache {
     /// when still needed and keeps the new token.
     private static func leased(
         _ row: String, refusing refused: String?, deadline: ContinuousClock.Instant, leaseBy: ContinuousClock.Instant,
-        keys: SharedStateKeys, on connection: PostgresConnection, logger: Logger, onLease: () -> Void,
-        fetch: @Sendable () async throws -> SharedToken
+        keys: SharedStateKeys, on connection: PostgresConnection, logger: Logger,
+        onLockWait: (ContinuousClock.Instant) -> Void, onLease: () -> Void, fetch: @Sendable () async throws -> SharedToken
     ) async throws -> Leased {
         // Waiting for the row's lock, and seeing the holder's token once it is had, both take
         // READ COMMITTED, whatever the role's default.
         try await connection.query("SET TRANSACTION ISOLATION LEVEL READ COMMITTED", logger: logger)
-        let wait = "\(Swift.max(Int64((deadline - .now) / .milliseconds(1)), 1))ms"
-        let lease = "\(Swift.max(Int64((leaseBy - .now) / .milliseconds(1)), 1))ms"
-        try await connection.query("SELECT pg_catalog.set_config('lock_timeout', \(lease), true), pg_catalog.set_config('statement_timeout', \(wait), true)", logger: logger)
+        // In whole milliseconds, rounded up (the server's waits end no earlier than asked), within
+        // what PostgreSQL takes for a time-out (a 32-bit count of milliseconds, room left to add).
+        func milliseconds(until instant: ContinuousClock.Instant) -> Int64 {
+            Int64(Swift.min(Swift.max(((instant - .now) / .milliseconds(1)).rounded(.up), 1), 2_000_000_000))
+        }
         // A holder whose host vanishes (power, partition) is not seen by TCP for hours: the
         // server ends its session, and the lease with it, once it has idled past the deadline.
-        let idle = "\(Swift.max(Int64((deadline - .now) / .milliseconds(1)), 1) + 5000)ms"
-        try await connection.query("SELECT pg_catalog.set_config('idle_in_transaction_session_timeout', \(idle), true)", logger: logger)
+        let lockFor = milliseconds(until: leaseBy)
+        try await connection.query(
+            """
+            SELECT pg_catalog.set_config('lock_timeout', \("\(lockFor)ms"), true),
+                pg_catalog.set_config('statement_timeout', \("\(milliseconds(until: deadline))ms"), true),
+                pg_catalog.set_config('idle_in_transaction_session_timeout', \("\(milliseconds(until: deadline) + 5000)ms"), true)
+            """, logger: logger)
+        onLockWait(.now + .milliseconds(lockFor))
         // The lease is the lock of a row only the fleet's role may write (not an advisory lock,
         // which any role that may connect could take and hold).
         try await connection.query(

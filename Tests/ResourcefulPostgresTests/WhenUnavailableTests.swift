@@ -44,29 +44,46 @@ struct WhenUnavailableTests {
         }
     }
 
-    @Test("A lease another live session holds past the lease time: the call asks alone after it, well before its deadline")
-    func aLeaseHeldPastItsTimeIsNotWaitedFor() async throws {
+    /// Two instances' token caches, a lease holder's and a waiter's (failing rather than asking
+    /// alone when `strict`), under `tokenLease` and, when given, `statementTimeout`.
+    static func withHolderAndWaiter<T: Sendable>(
+        tokenLease: Duration = PostgresSharedState.Options().tokenLease, statementTimeout: Duration? = nil, strict: Bool = false,
+        _ body: @Sendable (_ holder: PostgresTokenCache, _ waiter: PostgresTokenCache, _ instances: [PostgresSharedState]) async throws -> T
+    ) async throws -> T {
         var options = PostgresSharedState.Options.patient
-        options.tokenLease = .seconds(1)
-        let name = "held \(UUID())"
-        try await withInstances(2, options: options) { instances in
+        options.tokenLease = tokenLease
+        if let statementTimeout { options.statementTimeout = statementTimeout }
+        return try await withInstances(2, options: options) { instances in
             let keys = try SharedStateKeys(current: "k", keys: ["k": Self.keys])
             let holder = PostgresTokenCache(sharedState: instances[0], keys: keys)
-            let waiter = PostgresTokenCache(sharedState: instances[1], keys: keys)
+            let waiter = PostgresTokenCache(sharedState: instances[1], keys: keys, whenUnavailable: strict ? .fail : .askAlone)
+            return try await body(holder, waiter, instances)
+        }
+    }
+
+    /// The token a waiter gets when it asks alone, counted in `asked`.
+    static func ownToken(counting asked: Locked<Int>) -> SharedToken {
+        asked.withLock { $0 += 1 }
+        return SharedToken(header: "Bearer own-token", renewIn: .seconds(600))
+    }
+
+    @Test("With the defaults, a lease another live session holds past the lease time: the call asks alone after it, before its deadline")
+    func aLeaseHeldPastItsTimeIsNotWaitedFor() async throws {
+        let name = "held \(UUID())"
+        // The default lease time, and a token request's default time-out.
+        let lease = PostgresSharedState.Options().tokenLease
+        try await Self.withHolderAndWaiter { holder, waiter, instances in
             let asked = Locked(0)
-            let deadline = ContinuousClock.now + .seconds(60)
+            let deadline = ContinuousClock.now + .seconds(30)
             let (token, waited) = try await Self.holdingLease(name, through: holder) {
                 let started = ContinuousClock.now
-                let token = try await waiter.withLease(named: name, refusing: nil, deadline: deadline) {
-                    asked.withLock { $0 += 1 }
-                    return SharedToken(header: "Bearer own-token", renewIn: .seconds(600))
-                }
+                let token = try await waiter.withLease(named: name, refusing: nil, deadline: deadline) { Self.ownToken(counting: asked) }
                 return (token, ContinuousClock.now - started)
             }
             #expect(token.header == "Bearer own-token")
             #expect(asked.withLock { $0 } == 1)
             // Not before the lease time, and not held to the call's deadline.
-            #expect(waited >= .seconds(1))
+            #expect(waited >= lease)
             #expect(ContinuousClock.now < deadline)
             // The store answered all along: the budgets and breakers still use it.
             #expect(instances[1].isAvailable)
@@ -75,26 +92,17 @@ struct WhenUnavailableTests {
 
     @Test("A lease held past the lease time: a token kept meanwhile is taken, not asked for; a refused one is not")
     func aTokenKeptMeanwhileIsTakenAfterTheLeaseTime() async throws {
-        var options = PostgresSharedState.Options.patient
-        options.tokenLease = .seconds(1)
         let name = "kept meanwhile \(UUID())"
-        try await withInstances(2, options: options) { instances in
-            let keys = try SharedStateKeys(current: "k", keys: ["k": Self.keys])
-            let holder = PostgresTokenCache(sharedState: instances[0], keys: keys)
-            let waiter = PostgresTokenCache(sharedState: instances[1], keys: keys)
+        try await Self.withHolderAndWaiter(tokenLease: .seconds(1)) { holder, waiter, _ in
             let kept = try await holder.withLease(named: name, refusing: nil, deadline: .now + .seconds(60)) {
                 SharedToken(header: "Bearer kept-token", renewIn: .seconds(600))
             }
             let asked = Locked(0)
             // The holder replaces the kept token (it was refused) and hangs while asking.
             let (taken, replaced) = try await Self.holdingLease(name, through: holder, refusing: kept.header) {
-                let taken = try await waiter.withLease(named: name, refusing: nil, deadline: .now + .seconds(60)) {
-                    asked.withLock { $0 += 1 }
-                    return SharedToken(header: "Bearer own-token", renewIn: .seconds(600))
-                }
+                let taken = try await waiter.withLease(named: name, refusing: nil, deadline: .now + .seconds(60)) { Self.ownToken(counting: asked) }
                 let replaced = try await waiter.withLease(named: name, refusing: kept.header, deadline: .now + .seconds(60)) {
-                    asked.withLock { $0 += 1 }
-                    return SharedToken(header: "Bearer own-token", renewIn: .seconds(600))
+                    Self.ownToken(counting: asked)
                 }
                 return (taken, replaced)
             }
@@ -107,21 +115,14 @@ struct WhenUnavailableTests {
     @Test("A store that hangs while a call waits for a lease is left after its own time: the call asks alone, well before its deadline")
     func aStoreHungDuringTheLeaseWaitIsLeft() async throws {
         let server = try suiteServer()
-        var options = PostgresSharedState.Options.patient
-        options.tokenLease = .seconds(3)
-        options.statementTimeout = .seconds(2)
         let name = "hung \(UUID())"
-        try await withInstances(2, options: options) { instances in
-            let keys = try SharedStateKeys(current: "k", keys: ["k": Self.keys])
-            let holder = PostgresTokenCache(sharedState: instances[0], keys: keys)
-            let waiter = PostgresTokenCache(sharedState: instances[1], keys: keys)
+        try await Self.withHolderAndWaiter(tokenLease: .seconds(3), statementTimeout: .seconds(2)) { holder, waiter, instances in
+            let asked = Locked(0)
             let deadline = ContinuousClock.now + .seconds(60)
             let token = try await Self.holdingLease(name, through: holder) {
                 try await withThrowingTaskGroup(of: SharedToken?.self) { group in
                     group.addTask {
-                        try await waiter.withLease(named: name, refusing: nil, deadline: deadline) {
-                            SharedToken(header: "Bearer own-token", renewIn: .seconds(600))
-                        }
+                        try await waiter.withLease(named: name, refusing: nil, deadline: deadline) { Self.ownToken(counting: asked) }
                     }
                     // Once the waiter waits for the holder's lock, the server stops answering.
                     try await poll { try await rows("SELECT count(*)::text FROM pg_catalog.pg_locks WHERE NOT granted") != ["0"] }
@@ -131,6 +132,7 @@ struct WhenUnavailableTests {
                 }
             }
             #expect(token?.header == "Bearer own-token")
+            #expect(asked.withLock { $0 } == 1)
             #expect(ContinuousClock.now < deadline)
             #expect(!instances[1].isAvailable)
         }
@@ -138,13 +140,8 @@ struct WhenUnavailableTests {
 
     @Test("With whenUnavailable: fail, a lease held past the lease time fails the call, typed, without asking")
     func aLeaseHeldPastItsTimeFailsAStrictCall() async throws {
-        var options = PostgresSharedState.Options.patient
-        options.tokenLease = .seconds(1)
         let name = "held strictly \(UUID())"
-        try await withInstances(2, options: options) { instances in
-            let keys = try SharedStateKeys(current: "k", keys: ["k": Self.keys])
-            let holder = PostgresTokenCache(sharedState: instances[0], keys: keys)
-            let strict = PostgresTokenCache(sharedState: instances[1], keys: keys, whenUnavailable: .fail)
+        try await Self.withHolderAndWaiter(tokenLease: .seconds(1), strict: true) { holder, strict, _ in
             let deadline = ContinuousClock.now + .seconds(60)
             let error = try await Self.holdingLease(name, through: holder) {
                 await #expect(throws: PostgresSharedStateError.self) {
@@ -161,13 +158,8 @@ struct WhenUnavailableTests {
 
     @Test("A lease its holder gives back within the lease time is waited for: its token is taken, nothing asked")
     func aLeaseGivenBackInTimeIsWaitedFor() async throws {
-        var options = PostgresSharedState.Options.patient
-        options.tokenLease = .seconds(30)
         let name = "quick \(UUID())"
-        try await withInstances(2, options: options) { instances in
-            let keys = try SharedStateKeys(current: "k", keys: ["k": Self.keys])
-            let holder = PostgresTokenCache(sharedState: instances[0], keys: keys)
-            let waiter = PostgresTokenCache(sharedState: instances[1], keys: keys)
+        try await Self.withHolderAndWaiter(tokenLease: .seconds(30)) { holder, waiter, _ in
             let (released, release) = AsyncStream<Void>.makeStream()
             let (held, holding) = AsyncStream<Void>.makeStream()
             defer {
