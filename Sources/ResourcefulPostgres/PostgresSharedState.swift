@@ -50,12 +50,12 @@ public final class PostgresSharedState: Service, Sendable {
         /// How long an instance waits for another's lease on a token (``PostgresTokenCache``)
         /// before it stops waiting: 10 s, a third of a token request's default time-out. A holder
         /// that is killed loses its lease at once; one that lives on and holds it (hung, or not
-        /// one of the fleet's own builds) holds the others this long at most. Then an instance
-        /// takes a token kept meanwhile, or does what ``PostgresTokenCache/WhenUnavailable``
-        /// says (asks alone, or fails the call). A token endpoint slower than this makes the
-        /// waiting instances ask too (with `askAlone`): raise it for one that is; at or above
-        /// the calls' time-out, a lease is waited for to their deadline. Less than a millisecond
-        /// counts as one.
+        /// one of the fleet's own builds) holds the others this long (and the store's statement
+        /// time when it hangs meanwhile). Then an instance takes a token kept meanwhile, or does
+        /// what ``PostgresTokenCache/WhenUnavailable`` says (asks alone, or fails the call). A
+        /// token endpoint slower than this makes the waiting instances ask too (with `askAlone`)
+        /// or fail (with `fail`): raise it for one that is; at or above the calls' time-out, a
+        /// lease is waited for to their deadline. Less than a millisecond counts as one.
         public var tokenLease: Duration = .seconds(10)
         /// What a call with a configured rate budget does while the store is unavailable:
         /// ``PostgresRateLimitState/WhenUnavailable/useMemory`` (the default: each instance keeps

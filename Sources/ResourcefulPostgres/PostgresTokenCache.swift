@@ -12,11 +12,12 @@ public import Resourceful
 /// lock of the token's row in `resourceful.leases`, held by a transaction, which works behind a
 /// pooler in transaction mode and which no role without rights on the table can take — reads again (another instance may have kept one while this one waited),
 /// asks the authorization server only when still needed, keeps the answer and releases the lease
-/// with the transaction. The others wait for the lease within their deadline and at most
-/// ``PostgresSharedState/Options/tokenLease`` (PostgreSQL's `lock_timeout`); a holder that dies
-/// (even by `kill -9`) loses its connection, and with it the lease, at once. A lease held longer
-/// (a holder that hangs, or a session that is not one of the fleet's own builds) is treated as
-/// the store being unavailable for that call: ``WhenUnavailable`` decides.
+/// with the transaction. The others wait for the lease within their deadline and for
+/// ``PostgresSharedState/Options/tokenLease`` (PostgreSQL's `lock_timeout`; with the store's
+/// statement time on top when it hangs); a holder that dies (even by `kill -9`) loses its
+/// connection, and with it the lease, at once. After a lease held longer (a holder that hangs, or
+/// a session that is not one of the fleet's own builds), a call takes a token kept meanwhile, or
+/// else does what ``WhenUnavailable`` says.
 ///
 /// Tokens are sealed (AES-256-GCM under ``SharedStateKeys``, bound to their row), and rows are
 /// named by a digest of what the token is for: no table, log line or error holds a token.
@@ -126,11 +127,11 @@ public final class PostgresTokenCache: SharedTokenCache {
             }
             do {
                 try await connected.value(deadline: connectBy)
-                // The statements before the lease take the store's own time; the server ends the
+                // The two statements before the lease take the store's own time; the server ends the
                 // wait for the lease at the lease time (lock_timeout). A store that does not say so
                 // within its own time after that hangs, or another holder took the lease in turn:
                 // the wait is over either way.
-                let lockEnds = try await lockWaitEnds.value(deadline: Swift.min(deadline, .now + store.statementTimeout))
+                let lockEnds = try await lockWaitEnds.value(deadline: Swift.min(deadline, .now + store.statementTimeout * 2))
                 do {
                     try await leaseHad.value(deadline: Swift.min(deadline, lockEnds + store.statementTimeout))
                 } catch let error as APIError where error.kind == .timeout {

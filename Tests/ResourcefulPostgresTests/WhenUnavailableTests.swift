@@ -112,27 +112,40 @@ struct WhenUnavailableTests {
         }
     }
 
-    @Test("A store that hangs while a call waits for a lease is left after its own time: the call asks alone, well before its deadline")
-    func aStoreHungDuringTheLeaseWaitIsLeft() async throws {
+    @Test(
+        "A store that hangs while a call waits for a lease is left after its own time: the call asks alone (or fails, strict), before its deadline",
+        arguments: [false, true])
+    func aStoreHungDuringTheLeaseWaitIsLeft(strict: Bool) async throws {
         let server = try suiteServer()
         let name = "hung \(UUID())"
-        try await Self.withHolderAndWaiter(tokenLease: .seconds(3), statementTimeout: .seconds(2)) { holder, waiter, instances in
+        try await Self.withHolderAndWaiter(tokenLease: .seconds(3), statementTimeout: .seconds(2), strict: strict) { holder, waiter, instances in
             let asked = Locked(0)
             let deadline = ContinuousClock.now + .seconds(60)
-            let token = try await Self.holdingLease(name, through: holder) {
-                try await withThrowingTaskGroup(of: SharedToken?.self) { group in
+            let outcome = try await Self.holdingLease(name, through: holder) {
+                try await withThrowingTaskGroup(of: Result<SharedToken, any Error>.self) { group in
                     group.addTask {
-                        try await waiter.withLease(named: name, refusing: nil, deadline: deadline) { Self.ownToken(counting: asked) }
+                        do {
+                            return .success(try await waiter.withLease(named: name, refusing: nil, deadline: deadline) { Self.ownToken(counting: asked) })
+                        } catch {
+                            return .failure(error)
+                        }
                     }
                     // Once the waiter waits for the holder's lock, the server stops answering.
                     try await poll { try await rows("SELECT count(*)::text FROM pg_catalog.pg_locks WHERE NOT granted") != ["0"] }
                     server.freeze()
                     defer { server.thaw() }
-                    return try await group.next() ?? nil
+                    return try await group.next()
                 }
             }
-            #expect(token?.header == "Bearer own-token")
-            #expect(asked.withLock { $0 } == 1)
+            if strict {
+                // Said as the store's failure, not as a lease held too long.
+                #expect(throws: PostgresSharedStateError.self) { _ = try outcome?.get() }
+                #expect("\(String(describing: outcome))".contains("did not answer"))
+                #expect(asked.withLock { $0 } == 0)
+            } else {
+                #expect((try outcome?.get())?.header == "Bearer own-token")
+                #expect(asked.withLock { $0 } == 1)
+            }
             #expect(ContinuousClock.now < deadline)
             #expect(!instances[1].isAvailable)
         }
