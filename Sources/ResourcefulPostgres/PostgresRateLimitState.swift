@@ -72,12 +72,25 @@ public final class PostgresRateLimitState: RateLimitState {
         // A call that fails without the store tries it itself, within its wait: one answering
         // again (or marked unavailable by another kind's statement) serves it at once.
         let strict = whenUnavailable == .fail && budget != nil
+        // Set once this call stops waiting for the answer.
+        let gone = Locked(false)
         let answer = await store.answer("reserve", deadline: started + maxWait, evenWhenUnavailable: strict) { client -> (Bool, Int64)? in
             let rows = try await client.query(
                 "SELECT granted, wait_us FROM resourceful.reserve(\(upstream), \(interval), \(burst), \(limit), \(longest))")
-            for try await row in rows.decode((Bool, Int64).self) { return row }
-            return nil
+            var found: (Bool, Int64)?
+            for try await row in rows.decode((Bool, Int64).self) {
+                found = row
+                break
+            }
+            // A statement is not cancelled with its caller: one a hung store ran late took a
+            // place for a call that went on without it (failed, or served from memory), and
+            // gives it back.
+            if let (granted, _) = found, granted, Task.isCancelled || gone.withLock({ $0 }) {
+                try await client.query("SELECT resourceful.release(\(upstream), \(interval), \(burst), \(longest))")
+            }
+            return found
         }
+        if case .answered = answer {} else { gone.withLock { $0 = true } }
         let granted: Bool
         let wait: Int64
         switch answer {

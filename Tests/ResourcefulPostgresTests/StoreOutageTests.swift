@@ -136,4 +136,33 @@ struct StoreOutageTests {
             #expect(!logs.entries.contains { "\($0.message) \($0.metadata)".contains(during) })
         }
     }
+
+    @Test("A place a hung store grants late, to a call that stopped waiting, is given back", arguments: [false, true])
+    func aPlaceGrantedLateIsGivenBack(strict: Bool) async throws {
+        let server = try suiteServer()
+        var options = PostgresSharedState.Options.patient
+        options.statementTimeout = .seconds(1)
+        options.budgetsWhenUnavailable = strict ? .fail : .useMemory
+        // One place an hour: a place kept would hold the next call for an hour.
+        let budget = try #require(RateBudget(requestsPerSecond: 1.0 / 3600, burst: 1))
+        try await withInstances(1, options: options) { instances in
+            let state = instances[0].rateLimits
+            // A connection open before the server hangs: the statement reaches it and waits there.
+            _ = await state.reserve("warm \(UUID())", budget: budget, maxWait: .seconds(5))
+            let upstream = "late \(UUID())"
+            server.freeze()
+            let place = await state.reserve(upstream, budget: budget, maxWait: .milliseconds(300))
+            server.thaw()
+            // Not had within the call's wait: refused (its deadline came first), never granted.
+            if case .granted = place { Issue.record("a place granted by a store that hung: \(place)") }
+            // The statement the server ran once let go took the place, and gave it back.
+            try await poll {
+                try await rows(
+                    """
+                    SELECT count(*)::text FROM resourceful.rate_limits
+                    WHERE upstream = '\(upstream)' AND coalesce(arrival_us, 0) <= resourceful.now_us()
+                    """) == ["1"]
+            }
+        }
+    }
 }
