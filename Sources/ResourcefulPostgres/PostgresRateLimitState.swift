@@ -72,25 +72,29 @@ public final class PostgresRateLimitState: RateLimitState {
         // A call that fails without the store tries it itself, within its wait: one answering
         // again (or marked unavailable by another kind's statement) serves it at once.
         let strict = whenUnavailable == .fail && budget != nil
-        // Set once this call stops waiting for the answer.
-        let gone = Locked(false)
+        // The statement runs to its answer in a task of its own: a store that hangs answers late,
+        // and a place it grants then to a call that went on without it (refused, failed, or
+        // served from memory) is given back, by whichever side learns of it second.
+        let place = Locked(LatePlace.awaited)
         let answer = await store.answer("reserve", deadline: started + maxWait, evenWhenUnavailable: strict) { client -> (Bool, Int64)? in
-            let rows = try await client.query(
-                "SELECT granted, wait_us FROM resourceful.reserve(\(upstream), \(interval), \(burst), \(limit), \(longest))")
-            var found: (Bool, Int64)?
-            for try await row in rows.decode((Bool, Int64).self) {
-                found = row
-                break
-            }
-            // A statement is not cancelled with its caller: one a hung store ran late took a
-            // place for a call that went on without it (failed, or served from memory), and
-            // gives it back.
-            if let (granted, _) = found, granted, Task.isCancelled || gone.withLock({ $0 }) {
-                try await client.query("SELECT resourceful.release(\(upstream), \(interval), \(burst), \(longest))")
-            }
-            return found
+            try await Task {
+                let rows = try await client.query(
+                    "SELECT granted, wait_us FROM resourceful.reserve(\(upstream), \(interval), \(burst), \(limit), \(longest))")
+                var found: (Bool, Int64)?
+                for try await row in rows.decode((Bool, Int64).self) {
+                    found = row
+                    break
+                }
+                if let (granted, _) = found, granted, place.withLock({ $0.taken() }) {
+                    _ = try? await client.query("SELECT resourceful.release(\(upstream), \(interval), \(burst), \(longest))")
+                }
+                return found
+            }.value
         }
-        if case .answered = answer {} else { gone.withLock { $0 = true } }
+        if case .answered = answer {} else if place.withLock({ $0.abandoned() }) {
+            // Granted by the store as this call stopped waiting: given back there only.
+            _ = await releaseShared(upstream, budget: budget, maxPause: maxPause)
+        }
         let granted: Bool
         let wait: Int64
         switch answer {
@@ -126,6 +130,13 @@ public final class PostgresRateLimitState: RateLimitState {
     /// Gives back a place a call did not use, taken with
     /// ``reserve(_:budget:maxWait:maxPause:)`` and the same `maxPause`.
     public func release(_ upstream: String, budget: RateBudget?, maxPause: Duration) async {
+        let done = await releaseShared(upstream, budget: budget, maxPause: maxPause)
+        // A place taken from memory while the store was unavailable goes back there.
+        if !done, !store.isAvailable { await fallback.release(upstream, budget: budget) }
+    }
+
+    /// Gives back a place in the store's budget; whether the store did.
+    private func releaseShared(_ upstream: String, budget: RateBudget?, maxPause: Duration) async -> Bool {
         let interval = budget.map { Self.microseconds($0.interval) }
         let burst = budget.map { Int32($0.burst) }
         let longest = Self.microseconds(maxPause)
@@ -133,14 +144,12 @@ public final class PostgresRateLimitState: RateLimitState {
         // A place is given back by a call that was cancelled: the statement is not (it would be
         // cut short, and the place kept), and it has a statement's time whatever the call's
         // deadline.
-        let done = await Task {
+        return await Task {
             await store.run("release", deadline: .now + store.statementTimeout) { client in
                 try await client.query("SELECT resourceful.release(\(upstream), \(interval), \(burst), \(longest))")
                 return true
             }
-        }.value
-        // A place taken from memory while the store was unavailable goes back there.
-        if done == nil, !store.isAvailable { await fallback.release(upstream, budget: budget) }
+        }.value != nil
     }
 
     /// Pauses `upstream` for the whole fleet, unless a longer pause is already kept (at most a
@@ -219,6 +228,29 @@ public final class PostgresRateLimitState: RateLimitState {
         }
         guard let left else { return await fallback.remainingPause(of: upstream) }
         return .microseconds(left)
+    }
+
+    /// A reservation's place, as its statement and its caller learn of it.
+    private enum LatePlace {
+        /// Neither has ended.
+        case awaited
+        /// The statement was granted a place before the caller stopped waiting.
+        case granted
+        /// The caller stopped waiting first.
+        case abandoned
+
+        /// The statement was granted a place: whether it must give it back (the caller is gone).
+        mutating func taken() -> Bool {
+            if self == .abandoned { return true }
+            self = .granted
+            return false
+        }
+
+        /// The caller stopped waiting: whether it must give back a place granted meanwhile.
+        mutating func abandoned() -> Bool {
+            defer { self = .abandoned }
+            return self == .granted
+        }
     }
 
     /// `duration` in whole microseconds, rounded up, within what a `bigint` holds with room to add.
