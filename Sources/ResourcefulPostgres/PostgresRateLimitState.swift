@@ -72,28 +72,35 @@ public final class PostgresRateLimitState: RateLimitState {
         // A call that fails without the store tries it itself, within its wait: one answering
         // again (or marked unavailable by another kind's statement) serves it at once.
         let strict = whenUnavailable == .fail && budget != nil
-        // The statement runs to its answer in a task of its own: a store that hangs answers late,
-        // and a place it grants then to a call that went on without it (refused, failed, or
-        // served from memory) is given back, by whichever side learns of it second.
+        // A statement sent runs to its answer in a task of its own (one not sent by the store's
+        // time never is: a connection is waited for as long as the call waits): a store that
+        // hangs answers late, and a place it grants then to a call that went on without it
+        // (refused, failed, or served from memory) is given back, by whichever side learns of it
+        // second.
         let place = Locked(LatePlace.awaited)
+        let logger = store.logger
         let answer = await store.answer("reserve", deadline: started + maxWait, evenWhenUnavailable: strict) { client -> (Bool, Int64)? in
-            try await Task {
-                let rows = try await client.query(
-                    "SELECT granted, wait_us FROM resourceful.reserve(\(upstream), \(interval), \(burst), \(limit), \(longest))")
-                var found: (Bool, Int64)?
-                for try await row in rows.decode((Bool, Int64).self) {
-                    found = row
-                    break
-                }
-                if let (granted, _) = found, granted, place.withLock({ $0.taken() }) {
-                    _ = try? await client.query("SELECT resourceful.release(\(upstream), \(interval), \(burst), \(longest))")
-                }
-                return found
-            }.value
+            try await client.withConnection { connection in
+                try await Task {
+                    let rows = try await connection.query(
+                        "SELECT granted, wait_us FROM resourceful.reserve(\(upstream), \(interval), \(burst), \(limit), \(longest))",
+                        logger: logger)
+                    var found: (Bool, Int64)?
+                    for try await row in rows.decode((Bool, Int64).self) {
+                        found = row
+                        break
+                    }
+                    if let (granted, _) = found, granted, place.withLock({ $0.taken() }) {
+                        _ = try? await connection.query("SELECT resourceful.release(\(upstream), \(interval), \(burst), \(longest))", logger: logger)
+                    }
+                    return found
+                }.value
+            }
         }
         if case .answered = answer {} else if place.withLock({ $0.abandoned() }) {
-            // Granted by the store as this call stopped waiting: given back there only.
-            _ = await releaseShared(upstream, budget: budget, maxPause: maxPause)
+            // Granted by the store as this call stopped waiting: given back there, without
+            // holding the call.
+            giveBack(upstream, interval: interval, burst: burst, longest: longest)
         }
         let granted: Bool
         let wait: Int64
@@ -115,7 +122,7 @@ public final class PostgresRateLimitState: RateLimitState {
         guard granted else { return .refused(wait: left + waited) }
         // The answer took time to come back: a place that now lies past the deadline is given back.
         guard left + waited <= maxWait else {
-            await release(upstream, budget: budget, maxPause: maxPause)
+            giveBack(upstream, interval: interval, burst: burst, longest: longest)
             return .refused(wait: left + waited)
         }
         return .granted(wait: left)
@@ -133,6 +140,19 @@ public final class PostgresRateLimitState: RateLimitState {
         let done = await releaseShared(upstream, budget: budget, maxPause: maxPause)
         // A place taken from memory while the store was unavailable goes back there.
         if !done, !store.isAvailable { await fallback.release(upstream, budget: budget) }
+    }
+
+    /// Gives back a place the store granted to a call that will not use it, in the background
+    /// (the call is not held past its deadline for it), whatever the store's health says: the
+    /// store answered the reservation.
+    private func giveBack(_ upstream: String, interval: Int64?, burst: Int32?, longest: Int64) {
+        let client = store.client
+        let time = store.statementTimeout
+        Task {
+            _ = try? await Deadline.run(until: .now + time) {
+                try await client.query("SELECT resourceful.release(\(upstream), \(interval), \(burst), \(longest))")
+            }
+        }
     }
 
     /// Gives back a place in the store's budget; whether the store did.
