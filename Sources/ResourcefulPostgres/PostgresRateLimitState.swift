@@ -91,7 +91,7 @@ public final class PostgresRateLimitState: RateLimitState {
                         break
                     }
                     if let (granted, _) = found, granted, place.withLock({ $0.taken() }) {
-                        _ = try? await connection.query("SELECT resourceful.release(\(upstream), \(interval), \(burst), \(longest))", logger: logger)
+                        _ = try? await connection.query(Self.releasing(upstream, interval, burst, longest), logger: logger)
                     }
                     return found
                 }.value
@@ -150,7 +150,7 @@ public final class PostgresRateLimitState: RateLimitState {
         let time = store.statementTimeout
         Task {
             _ = try? await Deadline.run(until: .now + time) {
-                try await client.query("SELECT resourceful.release(\(upstream), \(interval), \(burst), \(longest))")
+                try await client.query(Self.releasing(upstream, interval, burst, longest))
             }
         }
     }
@@ -166,7 +166,7 @@ public final class PostgresRateLimitState: RateLimitState {
         // deadline.
         return await Task {
             await store.run("release", deadline: .now + store.statementTimeout) { client in
-                try await client.query("SELECT resourceful.release(\(upstream), \(interval), \(burst), \(longest))")
+                try await client.query(Self.releasing(upstream, interval, burst, longest))
                 return true
             }
         }.value != nil
@@ -248,6 +248,11 @@ public final class PostgresRateLimitState: RateLimitState {
         }
         guard let left else { return await fallback.remainingPause(of: upstream) }
         return .microseconds(left)
+    }
+
+    /// The statement that gives back a place in `upstream`'s budget.
+    private static func releasing(_ upstream: String, _ interval: Int64?, _ burst: Int32?, _ longest: Int64) -> PostgresQuery {
+        "SELECT resourceful.release(\(upstream), \(interval), \(burst), \(longest))"
     }
 
     /// A reservation's place, as its statement and its caller learn of it.

@@ -54,12 +54,16 @@ public final class PostgresTokenCache: SharedTokenCache {
     /// The token kept under `name` while it is not due; `nil` otherwise, or when the store does
     /// not answer in time.
     public func token(named name: String, deadline: ContinuousClock.Instant) async -> SharedToken? {
-        let row = SharedStateKeys.name(name)
+        await kept(SharedStateKeys.name(name), deadline: deadline) ?? nil
+    }
+
+    /// The token kept in row `row` while it is not due (`.some(nil)` for none); `nil` when the
+    /// store does not answer in time.
+    private func kept(_ row: String, deadline: ContinuousClock.Instant) async -> SharedToken?? {
         let keys = self.keys
-        let found = await store.run("token", deadline: deadline) { client -> SharedToken? in
+        return await store.run("token", deadline: deadline) { client -> SharedToken? in
             try await Self.read(row, keys: keys, on: { try await client.query($0) })
         }
-        return found ?? nil
     }
 
     /// A token got under the fleet's lease on `name`.
@@ -185,10 +189,7 @@ public final class PostgresTokenCache: SharedTokenCache {
     private func overstayedLease(
         row: String, refusing refused: String?, deadline: ContinuousClock.Instant, fetch: @Sendable () async throws -> SharedToken
     ) async throws -> SharedToken {
-        let keys = self.keys
-        let kept = await store.run("token", deadline: deadline) { client -> SharedToken? in
-            try await Self.read(row, keys: keys, on: { try await client.query($0) })
-        }
+        let kept = await kept(row, deadline: deadline)
         if let token = kept ?? nil, token.header != refused { return token }
         // The store itself did not answer (it hangs): as when it is unavailable.
         guard kept != nil else {
